@@ -1,0 +1,13 @@
+dnl Linux-only calls that make durability cheap, each with a portable fallback
+dnl in src/syncbatch.c and src/rootfs.c when missing.
+AC_DEFUN([DEBUNPACK_SYNC_CHECKS], [
+  AC_CHECK_FUNCS([sync_file_range syncfs posix_fadvise fdatasync])
+  AC_CHECK_HEADERS([linux/openat2.h])
+  AC_CHECK_DECLS([SYS_openat2], [], [], [[#include <sys/syscall.h>]])
+])
+
+dnl Warnings every build gets; -Werror is left to the caller (CI sets it).
+AC_DEFUN([DEBUNPACK_WARNINGS], [
+  WARN_CFLAGS="-Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2"
+  AC_SUBST([WARN_CFLAGS])
+])

@@ -1,0 +1,32 @@
+/* Parsing a package's control file (RFC 822 style fields). */
+#ifndef DEBUNPACK_CONTROL_H
+#define DEBUNPACK_CONTROL_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+struct control_field {
+	char *name;
+	char *value;	/* continuation lines joined with '\n', as dpkg keeps them */
+};
+
+struct control {
+	struct control_field *fields;
+	size_t nfields;
+};
+
+/*
+ * Parse one stanza of LEN bytes.  Package, Version and Architecture must be
+ * present and non-empty; field names are unique.  On success *OUT is owned
+ * by the caller (control_free).  Errors return -EINVAL with ERR filled.
+ */
+int control_parse(const char *text, size_t len, struct control **out,
+    struct dbp_error *err);
+
+/* Value of field NAME (case-insensitive, as in deb-control(5)), or NULL. */
+const char *control_get(const struct control *c, const char *name);
+
+void control_free(struct control *c);
+
+#endif

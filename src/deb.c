@@ -1,0 +1,323 @@
+/* Reading the .deb container: debian-binary, control.tar.*, data.tar.*. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "deb.h"
+
+/* A control file larger than this is hostile, not a package. */
+#define DEB_CONTROL_MAX	(1024 * 1024)
+
+enum deb_state { DEB_AT_CONTROL, DEB_AT_DATA, DEB_IN_DATA, DEB_DONE };
+
+struct deb {
+	int fd;			/* the package file */
+	struct archive *ar;	/* the outer ar container */
+	struct archive *tar;	/* reader of the current member, or NULL */
+	enum deb_state state;
+	char member[64];	/* name of the current member */
+};
+
+static const struct {
+	const char *suffix;
+	int (*support)(struct archive *);
+} deb_filters[] = {
+	{ "",		NULL },
+	{ ".gz",	archive_read_support_filter_gzip },
+	{ ".xz",	archive_read_support_filter_xz },
+	{ ".zst",	archive_read_support_filter_zstd },
+	{ ".bz2",	archive_read_support_filter_bzip2 },
+	{ ".lzma",	archive_read_support_filter_lzma },
+};
+
+/* libarchive's own message says more than its errno, which is often -1. */
+static int
+deb_ar_err(struct archive *a, const char *what, struct dbp_error *err)
+{
+	const char *s = archive_error_string(a);
+
+	return dbp_err(err, 0, "", "%s: %s", what,
+	    s != NULL ? s : "unknown error");
+}
+
+/*
+ * Next member that is not ignorable: returns 1 with its name in d->member,
+ * 0 at the end of the container, or an error.
+ */
+static int
+deb_next_member(struct deb *d, struct dbp_error *err)
+{
+	struct archive_entry *ae;
+	const char *name;
+	int r;
+
+	for (;;) {
+		r = archive_read_next_header(d->ar, &ae);
+		if (r == ARCHIVE_EOF)
+			return 0;
+		if (r != ARCHIVE_OK)
+			return deb_ar_err(d->ar, "bad ar container", err);
+		name = archive_entry_pathname(ae);
+		if (name == NULL)
+			name = "";
+		if (name[0] == '_')
+			continue;
+		if (strlen(name) >= sizeof(d->member))
+			return dbp_err(err, EINVAL, "",
+			    "unexpected ar member with a long name");
+		strcpy(d->member, name);
+		return 1;
+	}
+}
+
+int
+deb_open(struct deb **out, const char *filename, struct dbp_error *err)
+{
+	struct archive_entry *ae;
+	struct deb *d;
+	char buf[16];
+	ssize_t n;
+	int r;
+
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return dbp_err(err, ENOMEM, "", "cannot open");
+	d->fd = -1;
+	if ((d->ar = archive_read_new()) == NULL) {
+		free(d);
+		return dbp_err(err, ENOMEM, "", "cannot open");
+	}
+	archive_read_support_format_ar(d->ar);
+	d->fd = open(filename, O_RDONLY | O_CLOEXEC);
+	if (d->fd < 0) {
+		r = dbp_err(err, errno, "", "cannot open");
+		goto fail;
+	}
+	if (archive_read_open_fd(d->ar, d->fd, 64 * 1024) != ARCHIVE_OK) {
+		r = deb_ar_err(d->ar, "cannot read", err);
+		goto fail;
+	}
+	r = archive_read_next_header(d->ar, &ae);
+	if (r != ARCHIVE_OK) {
+		r = r == ARCHIVE_EOF ?
+		    dbp_err(err, EINVAL, "", "empty ar container") :
+		    deb_ar_err(d->ar, "not a debian package", err);
+		goto fail;
+	}
+	if (archive_entry_pathname(ae) == NULL ||
+	    strcmp(archive_entry_pathname(ae), "debian-binary") != 0) {
+		r = dbp_err(err, EINVAL, "",
+		    "first member is not 'debian-binary'");
+		goto fail;
+	}
+	n = archive_read_data(d->ar, buf, sizeof(buf) - 1);
+	if (n < 0) {
+		r = deb_ar_err(d->ar, "cannot read debian-binary", err);
+		goto fail;
+	}
+	buf[n] = '\0';
+	/* dpkg accepts any 2.x and a trailing newline; the major is what matters. */
+	if (n < 4 || buf[0] != '2' || buf[1] != '.' ||
+	    memchr(buf, '\n', (size_t)n) == NULL) {
+		r = dbp_err(err, EINVAL, "",
+		    "unsupported format version in debian-binary");
+		goto fail;
+	}
+	d->state = DEB_AT_CONTROL;
+	*out = d;
+	return 0;
+fail:
+	deb_close(d);
+	return r;
+}
+
+/*
+ * Feed the current ar member to an inner reader without copying: libarchive
+ * hands out its own buffer and the inner reader consumes it before asking
+ * for the next one.
+ */
+static la_ssize_t
+deb_member_read(struct archive *a, void *cookie, const void **buf)
+{
+	struct deb *d = cookie;
+	size_t size;
+	la_int64_t off;
+	int r;
+
+	r = archive_read_data_block(d->ar, buf, &size, &off);
+	if (r == ARCHIVE_EOF)
+		return 0;
+	if (r != ARCHIVE_OK) {
+		archive_set_error(a, archive_errno(d->ar), "%s",
+		    archive_error_string(d->ar) != NULL ?
+		    archive_error_string(d->ar) : "read error");
+		return -1;
+	}
+	return (la_ssize_t)size;
+}
+
+/* Open the member named PREFIX + a known compression suffix as a tar. */
+static int
+deb_member_open(struct deb *d, const char *prefix, struct dbp_error *err)
+{
+	size_t plen = strlen(prefix), i;
+	const char *suffix;
+
+	if (strncmp(d->member, prefix, plen) != 0)
+		return dbp_err(err, EINVAL, "", "expected member '%s*', found"
+		    " '%s'", prefix, d->member);
+	suffix = d->member + plen;
+	for (i = 0; i < sizeof(deb_filters) / sizeof(deb_filters[0]); i++)
+		if (strcmp(suffix, deb_filters[i].suffix) == 0)
+			break;
+	if (i == sizeof(deb_filters) / sizeof(deb_filters[0]))
+		return dbp_err(err, EINVAL, "",
+		    "unsupported compression in member '%s'", d->member);
+	d->tar = archive_read_new();
+	if (d->tar == NULL)
+		return dbp_err(err, ENOMEM, "", "cannot read '%s'", d->member);
+	/*
+	 * Only the filter the name announces: a data.tar.xz that holds
+	 * something else is as broken as dpkg says it is.
+	 */
+	if (deb_filters[i].support != NULL &&
+	    deb_filters[i].support(d->tar) != ARCHIVE_OK)
+		return deb_ar_err(d->tar, d->member, err);
+	archive_read_support_format_tar(d->tar);
+	if (archive_read_open(d->tar, d, NULL, deb_member_read, NULL) !=
+	    ARCHIVE_OK)
+		return deb_ar_err(d->tar, d->member, err);
+	return 0;
+}
+
+static void
+deb_member_close(struct deb *d)
+{
+	if (d->tar != NULL)
+		archive_read_free(d->tar);
+	d->tar = NULL;
+}
+
+int
+deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
+{
+	struct archive_entry *ae;
+	char *text = NULL;
+	int found = 0, r;
+
+	if (d->state != DEB_AT_CONTROL)
+		return dbp_err(err, EINVAL, "", "control member already read");
+	r = deb_next_member(d, err);
+	if (r <= 0)
+		return r < 0 ? r : dbp_err(err, EINVAL, "",
+		    "missing control member");
+	if ((r = deb_member_open(d, "control.tar", err)) != 0)
+		return r;
+	while ((r = archive_read_next_header(d->tar, &ae)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(ae);
+		la_int64_t size = archive_entry_size(ae);
+		la_ssize_t n;
+
+		if (name != NULL && strncmp(name, "./", 2) == 0)
+			name += 2;
+		if (name == NULL || strcmp(name, "control") != 0 ||
+		    archive_entry_filetype(ae) != AE_IFREG)
+			continue;
+		if (found) {
+			r = dbp_err(err, EINVAL, "control",
+			    "appears twice in %s", d->member);
+			goto out;
+		}
+		if (size < 0 || size > DEB_CONTROL_MAX) {
+			r = dbp_err(err, EFBIG, "control", "too large");
+			goto out;
+		}
+		text = malloc((size_t)size + 1);
+		if (text == NULL) {
+			r = dbp_err(err, ENOMEM, "control", "cannot read");
+			goto out;
+		}
+		n = archive_read_data(d->tar, text, (size_t)size);
+		if (n != size) {
+			r = n < 0 ? deb_ar_err(d->tar, d->member, err) :
+			    dbp_err(err, EINVAL, "control", "truncated");
+			goto out;
+		}
+		r = control_parse(text, (size_t)size, ctl, err);
+		if (r != 0)
+			goto out;
+		found = 1;
+	}
+	if (r != ARCHIVE_EOF) {
+		r = deb_ar_err(d->tar, d->member, err);
+		goto out;
+	}
+	r = found ? 0 : dbp_err(err, EINVAL, "", "%s has no control file",
+	    d->member);
+out:
+	if (r != 0 && found) {
+		control_free(*ctl);
+		*ctl = NULL;
+	}
+	free(text);
+	deb_member_close(d);
+	d->state = DEB_AT_DATA;
+	return r;
+}
+
+int
+deb_data_open(struct deb *d, struct archive **tar, struct dbp_error *err)
+{
+	int r;
+
+	if (d->state != DEB_AT_DATA)
+		return dbp_err(err, EINVAL, "", "data member out of order");
+	r = deb_next_member(d, err);
+	if (r <= 0)
+		return r < 0 ? r : dbp_err(err, EINVAL, "",
+		    "missing data member");
+	if ((r = deb_member_open(d, "data.tar", err)) != 0)
+		return r;
+	d->state = DEB_IN_DATA;
+	*tar = d->tar;
+	return 0;
+}
+
+int
+deb_finish(struct deb *d, struct dbp_error *err)
+{
+	int r;
+
+	deb_member_close(d);
+	d->state = DEB_DONE;
+	r = deb_next_member(d, err);
+	if (r > 0)
+		return dbp_err(err, EINVAL, "", "unexpected member '%s' after"
+		    " the data member", d->member);
+	return r;
+}
+
+const char *
+deb_data_member(const struct deb *d)
+{
+	return d->member;
+}
+
+void
+deb_close(struct deb *d)
+{
+	if (d == NULL)
+		return;
+	deb_member_close(d);
+	archive_read_free(d->ar);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d);
+}

@@ -1,0 +1,42 @@
+/* Reading the .deb container: debian-binary, control.tar.*, data.tar.*. */
+#ifndef DEBUNPACK_DEB_H
+#define DEBUNPACK_DEB_H
+
+#include "control.h"
+#include "error.h"
+
+struct archive;
+struct deb;
+
+/*
+ * Open FILENAME and check that it starts with a "debian-binary" member of
+ * format 2.x.  Errors name the problem; ERR->pkg is left to the caller.
+ */
+int deb_open(struct deb **out, const char *filename, struct dbp_error *err);
+
+/*
+ * Read the control member and parse its "control" file.  Must be called
+ * once, right after deb_open.  *CTL is owned by the caller.
+ */
+int deb_read_control(struct deb *d, struct control **ctl,
+    struct dbp_error *err);
+
+/*
+ * Move to the data member and return a libarchive reader of its tar
+ * stream, decompressed as it is read (nothing is held in memory beyond
+ * libarchive's buffers).  The reader stays owned by D.
+ */
+int deb_data_open(struct deb *d, struct archive **tar, struct dbp_error *err);
+
+/*
+ * After the data tar reached its end: check that only ignorable members
+ * ('_' prefix, dpkg's rule) follow.
+ */
+int deb_finish(struct deb *d, struct dbp_error *err);
+
+/* Name of the data member ("data.tar.xz"), for messages and statistics. */
+const char *deb_data_member(const struct deb *d);
+
+void deb_close(struct deb *d);
+
+#endif

@@ -1,0 +1,494 @@
+/* The directories a run touches: lookup, creation, a bounded fd cache, fixups. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <search.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dirs.h"
+
+#define DIR_NONE	SIZE_MAX
+
+struct dir {
+	char *path;		/* root-relative path it was first reached by */
+	dev_t dev;
+	ino_t ino;
+	size_t parent;		/* for created directories: where to rmdir */
+	const char *base;	/* last component, inside path */
+	unsigned flags;
+	int fd;			/* -1 when not open */
+	unsigned long used;	/* LRU stamp of the fd */
+	struct dir_meta meta;
+	bool has_mtime;
+};
+
+/* Keys of the two lookup trees: by path (aliases too) and by inode. */
+struct dir_key {
+	const char *path;
+	dev_t dev;
+	ino_t ino;
+	size_t idx;
+};
+
+struct dirs {
+	const struct rootfs *rf;
+	struct dir *v;
+	size_t n, cap;
+	void *bypath, *byino;
+	struct dir_key **keys;	/* every key, to free them */
+	size_t nkeys;
+	char **aliases;		/* second paths to known directories */
+	size_t naliases;
+	size_t *created;	/* indexes in creation order */
+	size_t ncreated;
+	size_t maxfds, nopen;
+	unsigned long clock;
+	int (*guard)(void *, size_t, const char *);
+	void *guard_ctx;
+};
+
+static int
+dirs_cmp_path(const void *a, const void *b)
+{
+	return strcmp(((const struct dir_key *)a)->path,
+	    ((const struct dir_key *)b)->path);
+}
+
+static int
+dirs_cmp_ino(const void *a, const void *b)
+{
+	const struct dir_key *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return 0;
+}
+
+int
+dirs_new(struct dirs **out, const struct rootfs *rf, size_t maxfds)
+{
+	struct dirs *d;
+
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return -ENOMEM;
+	d->rf = rf;
+	d->maxfds = maxfds < 4 ? 4 : maxfds;
+	*out = d;
+	return 0;
+}
+
+static void
+dirs_nofree(void *p)
+{
+	(void)p;
+}
+
+void
+dirs_free(struct dirs *d)
+{
+	size_t i;
+
+	if (d == NULL)
+		return;
+	for (i = 0; i < d->n; i++) {
+		if (d->v[i].fd >= 0)
+			close(d->v[i].fd);
+		free(d->v[i].path);
+	}
+	tdestroy(d->bypath, dirs_nofree);
+	tdestroy(d->byino, dirs_nofree);
+	for (i = 0; i < d->nkeys; i++)
+		free(d->keys[i]);
+	for (i = 0; i < d->naliases; i++)
+		free(d->aliases[i]);
+	free(d->aliases);
+	free(d->keys);
+	free(d->created);
+	free(d->v);
+	free(d);
+}
+
+/* Put FD in the cache for IDX, closing the least recently used one if full. */
+static void
+dirs_cache(struct dirs *d, size_t idx, int fd)
+{
+	size_t i, victim = DIR_NONE;
+
+	if (d->nopen >= d->maxfds) {
+		for (i = 0; i < d->n; i++)
+			if (d->v[i].fd >= 0 && (victim == DIR_NONE ||
+			    d->v[i].used < d->v[victim].used))
+				victim = i;
+		close(d->v[victim].fd);
+		d->v[victim].fd = -1;
+		d->nopen--;
+	}
+	d->v[idx].fd = fd;
+	d->v[idx].used = ++d->clock;
+	d->nopen++;
+}
+
+static int
+dirs_key_add(struct dirs *d, void **tree, size_t idx, const char *path,
+    int (*cmp)(const void *, const void *))
+{
+	struct dir_key *k, **kv;
+
+	kv = realloc(d->keys, (d->nkeys + 1) * sizeof(*kv));
+	if (kv == NULL)
+		return -ENOMEM;
+	d->keys = kv;
+	if ((k = calloc(1, sizeof(*k))) == NULL)
+		return -ENOMEM;
+	k->path = path;
+	k->dev = d->v[idx].dev;
+	k->ino = d->v[idx].ino;
+	k->idx = idx;
+	if (tsearch(k, tree, cmp) == NULL) {
+		free(k);
+		return -ENOMEM;
+	}
+	d->keys[d->nkeys++] = k;
+	return 0;
+}
+
+/* Keep an alias path string alive until dirs_free; takes PATH. */
+static int
+dirs_alias(struct dirs *d, char *path, size_t idx)
+{
+	char **a;
+	int r;
+
+	a = realloc(d->aliases, (d->naliases + 1) * sizeof(*a));
+	if (a == NULL) {
+		free(path);
+		return -ENOMEM;
+	}
+	d->aliases = a;
+	d->aliases[d->naliases++] = path;
+	r = dirs_key_add(d, &d->bypath, idx, path, dirs_cmp_path);
+	return r;
+}
+
+/* Add a directory whose descriptor FD is open; takes FD. */
+static int
+dirs_add(struct dirs *d, const char *rel, int fd, size_t parent,
+    unsigned flags, size_t *idx)
+{
+	struct dir_key key, **found;
+	struct stat st;
+	struct dir *v;
+	char *path;
+	int r;
+
+	if (fstat(fd, &st) != 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if ((path = strdup(rel)) == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	memset(&key, 0, sizeof(key));
+	key.dev = st.st_dev;
+	key.ino = st.st_ino;
+	found = tfind(&key, &d->byino, dirs_cmp_ino);
+	if (found != NULL) {
+		/* Another path to a known directory (merged-/usr "bin"). */
+		close(fd);
+		*idx = (*found)->idx;
+		return dirs_alias(d, path, *idx);
+	}
+	v = realloc(d->v, (d->n + 1) * sizeof(*v));
+	if (v == NULL) {
+		free(path);
+		close(fd);
+		return -ENOMEM;
+	}
+	d->v = v;
+	v = &d->v[d->n];
+	memset(v, 0, sizeof(*v));
+	v->path = path;
+	v->base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
+	v->dev = st.st_dev;
+	v->ino = st.st_ino;
+	v->parent = parent;
+	v->flags = flags;
+	v->fd = -1;
+	*idx = d->n++;
+	if ((r = dirs_key_add(d, &d->bypath, *idx, path, dirs_cmp_path)) != 0 ||
+	    (r = dirs_key_add(d, &d->byino, *idx, path, dirs_cmp_ino)) != 0) {
+		close(fd);
+		return r;
+	}
+	dirs_cache(d, *idx, fd);
+	return 0;
+}
+
+static int
+dirs_note_created(struct dirs *d, size_t idx)
+{
+	size_t *c;
+
+	c = realloc(d->created, (d->ncreated + 1) * sizeof(*c));
+	if (c == NULL)
+		return -ENOMEM;
+	d->created = c;
+	d->created[d->ncreated++] = idx;
+	return 0;
+}
+
+/* Split REL into parent and last component, in BUF. */
+static const char *
+dirs_split(const char *rel, char *buf, size_t n, const char **base)
+{
+	const char *slash = strrchr(rel, '/');
+
+	if (slash == NULL) {
+		*base = rel;
+		return "";
+	}
+	snprintf(buf, n, "%.*s", (int)(slash - rel), rel);
+	*base = slash + 1;
+	return buf;
+}
+
+int
+dirs_get(struct dirs *d, const char *rel, bool create, size_t *idx,
+    struct dbp_error *err)
+{
+	struct dir_key key, **found;
+	char parent[PATH_MAX];
+	const char *base;
+	size_t pidx;
+	int fd, pfd, r;
+
+	memset(&key, 0, sizeof(key));
+	key.path = rel;
+	found = tfind(&key, &d->bypath, dirs_cmp_path);
+	if (found != NULL) {
+		*idx = (*found)->idx;
+		return 0;
+	}
+	fd = rootfs_resolve(d->rf, rel, O_RDONLY | O_DIRECTORY);
+	if (fd >= 0) {
+		r = dirs_add(d, rel, fd, DIR_NONE, 0, idx);
+		return r == 0 ? 0 : dbp_err(err, -r, rel, "cannot open directory");
+	}
+	if (fd == -ENOTDIR)
+		return dbp_err(err, ENOTDIR, rel, "exists and is not a directory");
+	if (fd != -ENOENT || !create || rel[0] == '\0')
+		return dbp_err(err, -fd, rel, "cannot open directory");
+
+	if ((r = dirs_get(d, dirs_split(rel, parent, sizeof(parent), &base),
+	    true, &pidx, err)) != 0)
+		return r;
+	if (d->guard != NULL && d->guard(d->guard_ctx, pidx, base) != 0)
+		return dbp_err(err, ENOTDIR, rel, "is a file of this run and"
+		    " cannot also be a directory");
+	if ((pfd = dirs_fd(d, pidx)) < 0)
+		return dbp_err(err, -pfd, d->v[pidx].path, "cannot open directory");
+	/*
+	 * 0700 until dirs_fixup: the final mode may forbid writing, and a
+	 * half-made directory should not be open to others.
+	 */
+	if (mkdirat(pfd, base, 0700) != 0) {
+		if (errno == EEXIST)
+			/* Resolving said ENOENT: a dangling symlink is in the way. */
+			return dbp_err(err, ENOTDIR, rel,
+			    "exists and is not a directory");
+		return dbp_err(err, errno, rel, "cannot create directory");
+	}
+	d->v[pidx].flags |= DIR_NAMES;
+	d->v[pidx].flags &= ~DIR_SYNCED;
+	fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		r = errno;
+		unlinkat(pfd, base, AT_REMOVEDIR);
+		return dbp_err(err, r, rel, "cannot open directory");
+	}
+	if ((r = dirs_add(d, rel, fd, pidx, DIR_CREATED | DIR_META, idx)) != 0 ||
+	    (r = dirs_note_created(d, *idx)) != 0) {
+		unlinkat(pfd, base, AT_REMOVEDIR);
+		return dbp_err(err, -r, rel, "cannot create directory");
+	}
+	/* A directory without an archive entry gets what tar would give it. */
+	d->v[*idx].meta.mode = 0755;
+	return 0;
+}
+
+void
+dirs_set_guard(struct dirs *d, int (*guard)(void *, size_t, const char *),
+    void *ctx)
+{
+	d->guard = guard;
+	d->guard_ctx = ctx;
+}
+
+int
+dirs_fd(struct dirs *d, size_t idx)
+{
+	struct dir *v = &d->v[idx];
+	struct stat st;
+	int fd;
+
+	if (v->fd >= 0) {
+		v->used = ++d->clock;
+		return v->fd;
+	}
+	fd = rootfs_resolve(d->rf, v->path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	/* The path must still lead to the same directory. */
+	if (fstat(fd, &st) != 0 || st.st_dev != v->dev || st.st_ino != v->ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	dirs_cache(d, idx, fd);
+	return fd;
+}
+
+const char *
+dirs_path(const struct dirs *d, size_t idx)
+{
+	return d->v[idx].path;
+}
+
+unsigned
+dirs_flags(const struct dirs *d, size_t idx)
+{
+	return d->v[idx].flags;
+}
+
+void
+dirs_mark(struct dirs *d, size_t idx, unsigned flags)
+{
+	d->v[idx].flags |= flags;
+	if (flags & (DIR_NAMES | DIR_META))
+		d->v[idx].flags &= ~DIR_SYNCED;
+}
+
+size_t
+dirs_count(const struct dirs *d)
+{
+	return d->n;
+}
+
+size_t
+dirs_created(const struct dirs *d)
+{
+	return d->ncreated;
+}
+
+void
+dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m)
+{
+	if (!(d->v[idx].flags & DIR_CREATED))
+		return;
+	d->v[idx].meta = *m;
+	d->v[idx].has_mtime = true;
+	dirs_mark(d, idx, DIR_META);
+}
+
+int
+dirs_fixup(struct dirs *d, struct dbp_error *err)
+{
+	struct timespec ts[2];
+	size_t i;
+	int fd;
+
+	for (i = d->ncreated; i-- > 0;) {
+		struct dir *v = &d->v[d->created[i]];
+
+		if (!(v->flags & DIR_META) || (v->flags & DIR_GONE))
+			continue;
+		if ((fd = dirs_fd(d, d->created[i])) < 0)
+			return dbp_err(err, -fd, v->path, "cannot open directory");
+		/* chown first: it clears setgid, which the mode then restores. */
+		if (v->meta.chown && fchown(fd, v->meta.uid, v->meta.gid) != 0)
+			return dbp_err(err, errno, v->path, "cannot change owner");
+		if (fchmod(fd, v->meta.mode & 07777) != 0)
+			return dbp_err(err, errno, v->path, "cannot change mode");
+		if (v->has_mtime) {
+			ts[0] = v->meta.mtime;
+			ts[1] = v->meta.mtime;
+			if (futimens(fd, ts) != 0)
+				return dbp_err(err, errno, v->path,
+				    "cannot set times");
+		}
+	}
+	return 0;
+}
+
+int
+dirs_sync_one(struct dirs *d, size_t idx, unsigned long *count,
+    struct dbp_error *err)
+{
+	struct dir *v = &d->v[idx];
+	int fd;
+
+	if (!(v->flags & (DIR_NAMES | DIR_META)) ||
+	    (v->flags & (DIR_SYNCED | DIR_GONE)))
+		return 0;
+	if ((fd = dirs_fd(d, idx)) < 0)
+		return dbp_err(err, -fd, v->path, "cannot open directory");
+	(*count)++;
+	if (fsync(fd) != 0)
+		return dbp_err(err, errno, v->path, "cannot sync directory");
+	v->flags |= DIR_SYNCED;
+	return 0;
+}
+
+int
+dirs_sync(struct dirs *d, unsigned long *count, struct dbp_error *err)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < d->n; i++)
+		if ((r = dirs_sync_one(d, i, count, err)) != 0)
+			return r;
+	return 0;
+}
+
+int
+dirs_remove_created(struct dirs *d)
+{
+	size_t i;
+	int fd, r = 0;
+
+	for (i = d->ncreated; i-- > 0;) {
+		struct dir *v = &d->v[d->created[i]];
+
+		if (v->flags & DIR_GONE)
+			continue;
+		if ((fd = dirs_fd(d, v->parent)) < 0) {
+			r = r == 0 ? fd : r;
+			continue;
+		}
+		if (unlinkat(fd, v->base, AT_REMOVEDIR) != 0) {
+			/* Not empty: it holds files already renamed; keep it. */
+			if (errno != ENOTEMPTY && errno != EEXIST && r == 0)
+				r = -errno;
+			continue;
+		}
+		if (v->fd >= 0) {
+			close(v->fd);
+			v->fd = -1;
+			d->nopen--;
+		}
+		v->flags |= DIR_GONE;
+		dirs_mark(d, v->parent, DIR_NAMES);
+	}
+	return r;
+}

@@ -1,0 +1,95 @@
+/* The directories a run touches: lookup, creation, a bounded fd cache, fixups. */
+#ifndef DEBUNPACK_DIRS_H
+#define DEBUNPACK_DIRS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "error.h"
+#include "rootfs.h"
+
+/* Flags of a directory in the table. */
+#define DIR_CREATED	0x01	/* made by this run: removed on abort */
+#define DIR_NAMES	0x02	/* gained or lost names: fsync it at commit */
+#define DIR_META	0x04	/* archive metadata to apply at commit */
+#define DIR_SYNCED	0x08	/* fsynced since its last change */
+#define DIR_GONE	0x10	/* created, then removed by an abort */
+
+struct dir_meta {
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	struct timespec mtime;
+	bool chown;
+};
+
+struct dirs;
+
+/*
+ * MAXFDS bounds how many directory descriptors stay open at once; past it
+ * the oldest is closed and reopened by path when needed again.
+ */
+int dirs_new(struct dirs **out, const struct rootfs *rf, size_t maxfds);
+void dirs_free(struct dirs *d);
+
+/*
+ * Index of directory REL ("" is the root), resolved inside the root.  With
+ * CREATE, missing components are made (mode 0700 until dirs_fixup runs,
+ * so a package can fill a directory whose final mode forbids writing).
+ * Two paths reaching one directory (merged-/usr "bin" and "usr/bin") get
+ * one index.  Errors: -ENOTDIR when a component exists as something else.
+ */
+int dirs_get(struct dirs *d, const char *rel, bool create, size_t *idx,
+    struct dbp_error *err);
+
+/*
+ * GUARD is asked before a missing directory BASE is made in directory
+ * PIDX; a non-zero answer refuses it (a file of this run is pending there).
+ */
+void dirs_set_guard(struct dirs *d, int (*guard)(void *ctx, size_t pidx,
+    const char *base), void *ctx);
+
+/* Descriptor of directory IDX, reopened if it was evicted; -errno on error. */
+int dirs_fd(struct dirs *d, size_t idx);
+
+const char *dirs_path(const struct dirs *d, size_t idx);
+unsigned dirs_flags(const struct dirs *d, size_t idx);
+void dirs_mark(struct dirs *d, size_t idx, unsigned flags);
+size_t dirs_count(const struct dirs *d);
+
+/* Number of directories this run created. */
+size_t dirs_created(const struct dirs *d);
+
+/*
+ * Remember archive metadata for IDX.  Only directories created by this run
+ * take it: an existing directory (or symlink to one) is kept as it is.
+ */
+void dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m);
+
+/*
+ * Apply remembered metadata, deepest directories first, after every name
+ * is in place: creating entries inside a directory changes its mtime, and a
+ * read-only mode would stop the renames.
+ */
+int dirs_fixup(struct dirs *d, struct dbp_error *err);
+
+/*
+ * fsync every directory flagged DIR_NAMES or DIR_META and not yet synced.
+ * COUNT is incremented per fsync call.
+ */
+int dirs_sync(struct dirs *d, unsigned long *count, struct dbp_error *err);
+
+/* The same for directory IDX alone (perfile mode, after each rename). */
+int dirs_sync_one(struct dirs *d, size_t idx, unsigned long *count,
+    struct dbp_error *err);
+
+/*
+ * Undo: remove the directories this run created, deepest first.  Used on
+ * failure after every temporary file is gone; best effort, returns the
+ * first error.
+ */
+int dirs_remove_created(struct dirs *d);
+
+#endif

@@ -1,0 +1,321 @@
+/* debunpack: install .deb packages into a root, durably and fast. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <archive.h>
+
+#include "control.h"
+#include "deb.h"
+#include "dirs.h"
+#include "error.h"
+#include "escape.h"
+#include "manifest.h"
+#include "rootfs.h"
+#include "stats.h"
+#include "syncbatch.h"
+#include "unpack.h"
+#include "users.h"
+
+enum { OPT_STATS = 256, OPT_SKIP_DEVICES, OPT_SYNC_MODE, OPT_ROOT };
+
+static const struct option main_options[] = {
+	{ "help",		no_argument,		NULL, 'h' },
+	{ "quiet",		no_argument,		NULL, 'q' },
+	{ "root",		required_argument,	NULL, OPT_ROOT },
+	{ "skip-devices",	no_argument,		NULL, OPT_SKIP_DEVICES },
+	{ "stats",		optional_argument,	NULL, OPT_STATS },
+	{ "sync-mode",		required_argument,	NULL, OPT_SYNC_MODE },
+	{ "verbose",		no_argument,		NULL, 'v' },
+	{ "version",		no_argument,		NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct main_opts {
+	const char *root;
+	const char *mode;
+	int stats;		/* 0 none, 1 text, 2 json */
+	bool skip_devices;
+	int verbose;		/* -1 quiet, 0 normal, 1 verbose */
+};
+
+/* Where the run is, for warnings printed from library callbacks. */
+struct main_ctx {
+	const struct main_opts *opts;
+	const char *pkg;
+};
+
+static volatile sig_atomic_t main_stop;
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+	    "usage: debunpack [--root DIR] [--skip-devices] [--stats[=json]]\n"
+	    "                 [--sync-mode batched|perfile|none] [-q | -v] "
+	    "PKG.deb...\n"
+	    "       debunpack --help | --version\n"
+	    "\n"
+	    "  -h, --help            show this help and exit\n"
+	    "  -q, --quiet           print errors only\n"
+	    "      --root DIR        install under DIR (default /)\n"
+	    "      --skip-devices    when not root, skip device nodes with a"
+	    " warning\n"
+	    "      --stats[=json]    print counts, sync calls and phase times\n"
+	    "      --sync-mode MODE  batched (default), perfile or none\n"
+	    "  -v, --verbose         name each package as it is unpacked\n"
+	    "  -V, --version         show the version and exit\n");
+}
+
+static void
+main_on_signal(int sig)
+{
+	(void)sig;
+	main_stop = 1;
+}
+
+static void
+main_print_error(const struct dbp_error *err)
+{
+	char pkg[PATH_MAX], path[PATH_MAX];
+
+	fprintf(stderr, "debunpack: ");
+	if (err->pkg[0] != '\0')
+		fprintf(stderr, "%s: ", escape_name(err->pkg, pkg, sizeof(pkg)));
+	if (err->path[0] != '\0')
+		fprintf(stderr, "'%s': ",
+		    escape_name(err->path, path, sizeof(path)));
+	fprintf(stderr, "%s", err->msg[0] != '\0' ? err->msg : "failed");
+	if (err->errnum != 0)
+		fprintf(stderr, ": %s", strerror(err->errnum));
+	fputc('\n', stderr);
+}
+
+static void
+main_warn(void *ctx, const char *path, const char *msg)
+{
+	struct main_ctx *mc = ctx;
+	char pkg[PATH_MAX], p[PATH_MAX];
+
+	if (mc->opts->verbose < 0)
+		return;
+	fprintf(stderr, "debunpack: warning: %s: '%s': %s\n",
+	    escape_name(mc->pkg != NULL ? mc->pkg : "", pkg, sizeof(pkg)),
+	    escape_name(path != NULL ? path : "", p, sizeof(p)), msg);
+}
+
+static int
+main_parse(int argc, char **argv, struct main_opts *o)
+{
+	const char *const *m;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->root = "/";
+	o->mode = "batched";
+	while ((c = getopt_long(argc, argv, "hqvV", main_options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("debunpack %s\n%s\n", PACKAGE_VERSION,
+			    archive_version_details());
+			exit(0);
+		case 'q':
+			o->verbose = -1;
+			break;
+		case 'v':
+			o->verbose = 1;
+			break;
+		case OPT_ROOT:
+			o->root = optarg;
+			break;
+		case OPT_SKIP_DEVICES:
+			o->skip_devices = true;
+			break;
+		case OPT_STATS:
+			if (optarg == NULL || strcmp(optarg, "text") == 0)
+				o->stats = 1;
+			else if (strcmp(optarg, "json") == 0)
+				o->stats = 2;
+			else {
+				fprintf(stderr, "debunpack: --stats takes 'json'"
+				    " or nothing, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case OPT_SYNC_MODE:
+			for (m = syncbatch_modes; *m != NULL; m++)
+				if (strcmp(*m, optarg) == 0)
+					break;
+			if (*m == NULL) {
+				fprintf(stderr, "debunpack: unknown sync mode"
+				    " '%s' (batched, perfile or none)\n", optarg);
+				return -1;
+			}
+			o->mode = *m;
+			break;
+		default:
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "debunpack: no package given\n");
+		return -1;
+	}
+	return optind;
+}
+
+/*
+ * Descriptors the batch may keep open: half the soft limit, leaving the
+ * rest for directories, the package being read and the C library.
+ */
+static size_t
+main_fd_budget(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 512;
+	return rl.rlim_cur > 256 ? (size_t)(rl.rlim_cur / 2) : 64;
+}
+
+static int
+main_unpack_one(struct unpack *u, const char *file, unsigned idx,
+    const struct main_opts *o, struct stats *st, struct dbp_error *err)
+{
+	struct control *ctl = NULL;
+	struct archive *tar;
+	struct deb *d;
+	char esc[PATH_MAX];
+	int r;
+
+	if ((r = deb_open(&d, file, err)) != 0)
+		return r;
+	if ((r = deb_read_control(d, &ctl, err)) == 0) {
+		if (o->verbose > 0)
+			fprintf(stderr, "debunpack: unpacking %s %s (%s) from %s\n",
+			    control_get(ctl, "Package"),
+			    control_get(ctl, "Version"),
+			    control_get(ctl, "Architecture"),
+			    escape_name(file, esc, sizeof(esc)));
+		if ((r = deb_data_open(d, &tar, err)) == 0 &&
+		    (r = unpack_archive(u, tar, idx, err)) == 0)
+			r = deb_finish(d, err);
+	}
+	if (r == 0)
+		st->packages++;
+	control_free(ctl);
+	deb_close(d);
+	return r;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct main_opts o;
+	struct main_ctx mc;
+	struct unpack_opts uo;
+	struct rootfs rf = { -1, false };
+	struct users *users = NULL;
+	struct dirs *dirs = NULL;
+	struct syncbatch *sb = NULL;
+	struct manifest *man = NULL;
+	struct unpack *u = NULL;
+	struct stats st;
+	struct dbp_error err;
+	struct sigaction sa;
+	double t0;
+	int first, i, r, status = 1;
+
+	if ((first = main_parse(argc, argv, &o)) < 0) {
+		usage(stderr);
+		return 2;
+	}
+	memset(&st, 0, sizeof(st));
+	dbp_err_clear(&err);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = main_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	mc.opts = &o;
+	mc.pkg = NULL;
+	memset(&uo, 0, sizeof(uo));
+	uo.chown = geteuid() == 0;
+	uo.devices = geteuid() == 0;
+	uo.skip_devices = o.skip_devices;
+	uo.stop = &main_stop;
+	uo.warn = main_warn;
+	uo.warn_ctx = &mc;
+
+	if ((r = rootfs_open(&rf, o.root, &err)) != 0)
+		goto out;
+	if (uo.chown && (r = users_load(&users, &rf)) != 0) {
+		dbp_err(&err, -r, "etc/passwd", "cannot read users");
+		goto out;
+	}
+	if ((r = dirs_new(&dirs, &rf, 256)) != 0 ||
+	    (r = manifest_new(&man)) != 0 ||
+	    (r = syncbatch_new(&sb, o.mode, dirs, &st, main_fd_budget())) != 0 ||
+	    (r = unpack_new(&u, &uo, dirs, sb, man, users, &st)) != 0) {
+		dbp_err(&err, -r, NULL, "cannot start");
+		goto out;
+	}
+
+	t0 = stats_now();
+	for (i = first; i < argc; i++) {
+		mc.pkg = argv[i];
+		if ((r = main_unpack_one(u, argv[i], (unsigned)(i - first), &o,
+		    &st, &err)) != 0) {
+			dbp_err_pkg(&err, argv[i]);
+			goto abort;
+		}
+	}
+	mc.pkg = NULL;
+	st.phase[PH_EXTRACT] = stats_now() - t0;
+	/* Past this point a signal no longer stops the run: commit finishes. */
+	if (main_stop) {
+		dbp_err(&err, EINTR, NULL, "interrupted");
+		goto abort;
+	}
+	if ((r = syncbatch_commit(sb, &err)) != 0)
+		goto abort;
+	if (o.verbose > 0)
+		fprintf(stderr, "debunpack: %zu paths committed (%s)\n",
+		    manifest_count(man), o.mode);
+	if (o.stats == 1)
+		stats_write_text(stdout, &st);
+	else if (o.stats == 2)
+		stats_write_json(stdout, &st);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		dbp_err(&err, errno, NULL, "cannot write to standard output");
+		goto out;
+	}
+	status = 0;
+	goto out;
+abort:
+	if (syncbatch_abort(sb) != 0 && o.verbose >= 0)
+		fprintf(stderr, "debunpack: warning: cleanup after the error"
+		    " was incomplete; run the same command again\n");
+out:
+	if (status != 0)
+		main_print_error(&err);
+	unpack_free(u);
+	syncbatch_free(sb);
+	manifest_free(man);
+	dirs_free(dirs);
+	users_free(users);
+	rootfs_close(&rf);
+	return status;
+}

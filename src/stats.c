@@ -1,0 +1,77 @@
+/* Counters and phase timers of one run, and their text and JSON forms. */
+#include "config.h"
+
+#include <time.h>
+
+#include "stats.h"
+
+static const char *const stats_entry_names[ST_NENTRY] = {
+	"file", "hardlink", "symlink", "dir", "char", "block", "fifo",
+	"skipped",
+};
+
+static const char *const stats_call_names[SC_NCALL] = {
+	"sync_file_range_write", "sync_file_range_wait", "fadvise",
+	"fdatasync", "fsync", "syncfs", "rename", "reopen",
+};
+
+static const char *const stats_phase_names[PH_NPHASE] = {
+	"extract", "writeback_wait", "fdatasync", "rename", "dir_sync",
+};
+
+double
+stats_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void
+stats_write_text(FILE *fp, const struct stats *st)
+{
+	double total = 0;
+	int i;
+
+	fprintf(fp, "sync mode:  %s\n", st->mode);
+	fprintf(fp, "packages:   %lu\n", st->packages);
+	fprintf(fp, "entries:   ");
+	for (i = 0; i < ST_NENTRY; i++)
+		fprintf(fp, " %s %lu", stats_entry_names[i], st->entries[i]);
+	fprintf(fp, "\nbytes:      %llu\n", (unsigned long long)st->bytes);
+	fprintf(fp, "calls:     ");
+	for (i = 0; i < SC_NCALL; i++)
+		fprintf(fp, " %s %lu", stats_call_names[i], st->calls[i]);
+	fprintf(fp, "\nseconds:   ");
+	for (i = 0; i < PH_NPHASE; i++) {
+		fprintf(fp, " %s %.3f", stats_phase_names[i], st->phase[i]);
+		total += st->phase[i];
+	}
+	fprintf(fp, " total %.3f\n", total);
+}
+
+void
+stats_write_json(FILE *fp, const struct stats *st)
+{
+	double total = 0;
+	int i;
+
+	fprintf(fp, "{\"sync_mode\":\"%s\",\"packages\":%lu,\"entries\":{",
+	    st->mode, st->packages);
+	for (i = 0; i < ST_NENTRY; i++)
+		fprintf(fp, "%s\"%s\":%lu", i ? "," : "", stats_entry_names[i],
+		    st->entries[i]);
+	fprintf(fp, "},\"bytes\":%llu,\"calls\":{",
+	    (unsigned long long)st->bytes);
+	for (i = 0; i < SC_NCALL; i++)
+		fprintf(fp, "%s\"%s\":%lu", i ? "," : "", stats_call_names[i],
+		    st->calls[i]);
+	fprintf(fp, "},\"seconds\":{");
+	for (i = 0; i < PH_NPHASE; i++) {
+		fprintf(fp, "%s\"%s\":%.6f", i ? "," : "", stats_phase_names[i],
+		    st->phase[i]);
+		total += st->phase[i];
+	}
+	fprintf(fp, ",\"total\":%.6f}}\n", total);
+}

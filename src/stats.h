@@ -1,0 +1,40 @@
+/* Counters and phase timers of one run, and their text and JSON forms. */
+#ifndef DEBUNPACK_STATS_H
+#define DEBUNPACK_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum stats_entry {
+	ST_FILE, ST_HARDLINK, ST_SYMLINK, ST_DIR, ST_CHAR, ST_BLOCK, ST_FIFO,
+	ST_SKIPPED, ST_NENTRY
+};
+
+enum stats_call {
+	SC_SYNC_FILE_RANGE_WRITE, SC_SYNC_FILE_RANGE_WAIT, SC_FADVISE,
+	SC_FDATASYNC, SC_FSYNC, SC_SYNCFS, SC_RENAME, SC_REOPEN, SC_NCALL
+};
+
+enum stats_phase {
+	PH_EXTRACT, PH_WAIT, PH_FDATASYNC, PH_RENAME, PH_DIRSYNC, PH_NPHASE
+};
+
+struct stats {
+	const char *mode;
+	unsigned long packages;
+	unsigned long entries[ST_NENTRY];
+	uint64_t bytes;
+	unsigned long calls[SC_NCALL];
+	double phase[PH_NPHASE];	/* seconds */
+};
+
+/* Monotonic clock in seconds, for phase timers. */
+double stats_now(void);
+
+/* Human-readable report, several lines. */
+void stats_write_text(FILE *fp, const struct stats *st);
+
+/* The same as one JSON object and a newline. */
+void stats_write_json(FILE *fp, const struct stats *st);
+
+#endif

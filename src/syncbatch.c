@@ -1,0 +1,433 @@
+/* When and how written files become durable: the sync strategies and the commit. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "syncbatch.h"
+
+enum sb_state { SB_PENDING, SB_RENAMED, SB_GONE };
+
+struct sb_item {
+	size_t dir;
+	char *path;		/* root-relative, for messages */
+	const char *name;	/* last component of path */
+	char *tmp;
+	int fd;			/* open until commit, or -1 */
+	bool data;		/* regular file: its data must be made durable */
+	enum sb_state state;
+};
+
+struct syncbatch;
+
+/*
+ * A strategy.  The extraction code never asks which one runs: it calls
+ * syncbatch_written and syncbatch_commit, and these call the hooks.
+ */
+struct syncbatch_ops {
+	const char *name;
+	bool keep_fds;		/* keep written files open until the commit */
+	/* a regular file is fully written; it->fd is open */
+	int (*written)(struct syncbatch *, struct sb_item *,
+	    struct dbp_error *);
+	/* before any rename: every file's data is durable after it */
+	int (*data_barrier)(struct syncbatch *, struct dbp_error *);
+	/* right after one rename */
+	int (*renamed)(struct syncbatch *, struct sb_item *,
+	    struct dbp_error *);
+	/* after all renames and directory fixups: names are durable */
+	int (*names_barrier)(struct syncbatch *, struct dbp_error *);
+};
+
+struct syncbatch {
+	const struct syncbatch_ops *ops;
+	struct dirs *dirs;
+	struct stats *st;
+	struct sb_item *v;
+	size_t n, cap;
+	size_t maxfds, nopen;
+};
+
+static int
+sb_close(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
+{
+	int r;
+
+	if (it->fd < 0)
+		return 0;
+	r = close(it->fd);
+	it->fd = -1;
+	sb->nopen--;
+	/* A close error is a write error reported late: the data is not safe. */
+	if (r != 0 && errno != EINTR)
+		return dbp_err(err, errno, it->path, "cannot close");
+	return 0;
+}
+
+/*
+ * Descriptor of a written file: the one kept open, or the temporary
+ * reopened by name (*REOPENED tells the caller to close it).
+ */
+static int
+sb_item_fd(struct syncbatch *sb, struct sb_item *it, bool *reopened,
+    struct dbp_error *err)
+{
+	int dfd, fd;
+
+	*reopened = false;
+	if (it->fd >= 0)
+		return it->fd;
+	if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
+		return dbp_err(err, -dfd, dirs_path(sb->dirs, it->dir),
+		    "cannot open directory");
+	sb->st->calls[SC_REOPEN]++;
+	fd = openat(dfd, it->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return dbp_err(err, errno, it->path, "cannot reopen");
+	*reopened = true;
+	return fd;
+}
+
+/* --- batched: start writeback early, wait and flush once at the end --- */
+
+static int
+batched_written(struct syncbatch *sb, struct sb_item *it,
+    struct dbp_error *err)
+{
+#ifdef HAVE_SYNC_FILE_RANGE
+	/*
+	 * Start writeback now, without waiting: by the commit most data is
+	 * on its way, and the fdatasync calls find little left to write.
+	 */
+	sb->st->calls[SC_SYNC_FILE_RANGE_WRITE]++;
+	if (sync_file_range(it->fd, 0, 0, SYNC_FILE_RANGE_WRITE) != 0 &&
+	    errno != ENOSYS && errno != EINVAL)
+		return dbp_err(err, errno, it->path, "cannot start writeback");
+#elif defined(HAVE_POSIX_FADVISE)
+	/* What dpkg falls back to: DONTNEED starts writeback of dirty pages. */
+	sb->st->calls[SC_FADVISE]++;
+	(void)posix_fadvise(it->fd, 0, 0, POSIX_FADV_DONTNEED);
+#else
+	(void)sb;
+	(void)it;
+	(void)err;
+#endif
+	return 0;
+}
+
+static int
+batched_data_barrier(struct syncbatch *sb, struct dbp_error *err)
+{
+	double t0 = stats_now();
+	bool reopened;
+	size_t i;
+	int fd, r;
+
+#ifdef HAVE_SYNC_FILE_RANGE
+	/* Wait for all writeback first, so the flushes below overlap nothing. */
+	for (i = 0; i < sb->n; i++) {
+		struct sb_item *it = &sb->v[i];
+
+		if (!it->data || it->state != SB_PENDING)
+			continue;
+		if ((fd = sb_item_fd(sb, it, &reopened, err)) < 0)
+			return fd;
+		sb->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
+		r = sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE);
+		if (r != 0)
+			r = errno == ENOSYS || errno == EINVAL ? 0 :
+			    dbp_err(err, errno, it->path, "cannot wait for"
+			    " writeback");
+		if (reopened)
+			close(fd);
+		if (r != 0)
+			return r;
+	}
+#endif
+	sb->st->phase[PH_WAIT] += stats_now() - t0;
+	t0 = stats_now();
+	/*
+	 * The first fdatasync commits the journal transaction that holds
+	 * every file's metadata; the others mostly find nothing to do.
+	 */
+	for (i = 0; i < sb->n; i++) {
+		struct sb_item *it = &sb->v[i];
+
+		if (!it->data || it->state != SB_PENDING)
+			continue;
+		if ((fd = sb_item_fd(sb, it, &reopened, err)) < 0)
+			return fd;
+		sb->st->calls[SC_FDATASYNC]++;
+		r = fdatasync(fd) != 0 ?
+		    dbp_err(err, errno, it->path, "cannot sync") : 0;
+		if (reopened)
+			close(fd);
+		else if (r == 0)
+			r = sb_close(sb, it, err);
+		if (r != 0)
+			return r;
+	}
+	sb->st->phase[PH_FDATASYNC] += stats_now() - t0;
+	return 0;
+}
+
+static int
+sync_names(struct syncbatch *sb, struct dbp_error *err)
+{
+	return dirs_sync(sb->dirs, &sb->st->calls[SC_FSYNC], err);
+}
+
+/* --- perfile: the classic write, fsync, rename, fsync directory --- */
+
+static int
+perfile_written(struct syncbatch *sb, struct sb_item *it,
+    struct dbp_error *err)
+{
+	sb->st->calls[SC_FSYNC]++;
+	if (fsync(it->fd) != 0)
+		return dbp_err(err, errno, it->path, "cannot sync");
+	return 0;
+}
+
+static int
+perfile_renamed(struct syncbatch *sb, struct sb_item *it,
+    struct dbp_error *err)
+{
+	return dirs_sync_one(sb->dirs, it->dir, &sb->st->calls[SC_FSYNC], err);
+}
+
+/* --- none: atomic renames, no durability --- */
+
+static int
+none_barrier(struct syncbatch *sb, struct dbp_error *err)
+{
+	(void)sb;
+	(void)err;
+	return 0;
+}
+
+static int
+none_written(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
+{
+	(void)it;
+	return none_barrier(sb, err);
+}
+
+static const struct syncbatch_ops syncbatch_strategies[] = {
+	{ "batched", true, batched_written, batched_data_barrier, NULL,
+	    sync_names },
+	{ "perfile", false, perfile_written, none_barrier, perfile_renamed,
+	    sync_names },
+	{ "none", false, none_written, none_barrier, NULL, none_barrier },
+};
+
+const char *const syncbatch_modes[] = { "batched", "perfile", "none", NULL };
+
+int
+syncbatch_new(struct syncbatch **out, const char *mode, struct dirs *dirs,
+    struct stats *st, size_t maxfds)
+{
+	struct syncbatch *sb;
+	size_t i;
+
+	for (i = 0; i < sizeof(syncbatch_strategies) /
+	    sizeof(syncbatch_strategies[0]); i++)
+		if (strcmp(mode, syncbatch_strategies[i].name) == 0)
+			break;
+	if (i == sizeof(syncbatch_strategies) / sizeof(syncbatch_strategies[0]))
+		return -EINVAL;
+	if ((sb = calloc(1, sizeof(*sb))) == NULL)
+		return -ENOMEM;
+	sb->ops = &syncbatch_strategies[i];
+	sb->dirs = dirs;
+	sb->st = st;
+	sb->maxfds = maxfds;
+	st->mode = sb->ops->name;
+	*out = sb;
+	return 0;
+}
+
+int
+syncbatch_add(struct syncbatch *sb, size_t dir, const char *path,
+    const char *tmp, size_t *idx)
+{
+	struct sb_item *it;
+
+	if (sb->n == sb->cap) {
+		size_t cap = sb->cap ? sb->cap * 2 : 256;
+
+		if ((it = realloc(sb->v, cap * sizeof(*it))) == NULL)
+			return -ENOMEM;
+		sb->v = it;
+		sb->cap = cap;
+	}
+	it = &sb->v[sb->n];
+	memset(it, 0, sizeof(*it));
+	it->dir = dir;
+	it->fd = -1;
+	it->path = strdup(path);
+	it->tmp = strdup(tmp);
+	if (it->path == NULL || it->tmp == NULL) {
+		free(it->path);
+		free(it->tmp);
+		return -ENOMEM;
+	}
+	it->name = strrchr(it->path, '/') != NULL ?
+	    strrchr(it->path, '/') + 1 : it->path;
+	*idx = sb->n++;
+	return 0;
+}
+
+int
+syncbatch_written(struct syncbatch *sb, size_t idx, int fd,
+    struct dbp_error *err)
+{
+	struct sb_item *it = &sb->v[idx];
+	int r, r2;
+
+	it->fd = fd;
+	it->data = true;
+	sb->nopen++;
+	r = sb->ops->written(sb, it, err);
+	/* Past the limit the file is reopened by name at the commit. */
+	if (r != 0 || !sb->ops->keep_fds || sb->nopen > sb->maxfds) {
+		r2 = sb_close(sb, it, err);
+		if (r == 0)
+			r = r2;
+	}
+	return r;
+}
+
+static int
+sb_unlink_tmp(struct syncbatch *sb, struct sb_item *it)
+{
+	int dfd;
+
+	if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
+		return dfd;
+	if (unlinkat(dfd, it->tmp, 0) != 0 && errno != ENOENT)
+		return -errno;
+	dirs_mark(sb->dirs, it->dir, DIR_NAMES);
+	return 0;
+}
+
+int
+syncbatch_drop(struct syncbatch *sb, size_t idx, struct dbp_error *err)
+{
+	struct sb_item *it = &sb->v[idx];
+	int r;
+
+	if (it->state != SB_PENDING)
+		return 0;
+	if ((r = sb_close(sb, it, err)) != 0)
+		return r;
+	if ((r = sb_unlink_tmp(sb, it)) != 0)
+		return dbp_err(err, -r, it->path, "cannot remove temporary");
+	it->state = SB_GONE;
+	return 0;
+}
+
+const char *
+syncbatch_tmpname(const struct syncbatch *sb, size_t idx)
+{
+	return sb->v[idx].tmp;
+}
+
+size_t
+syncbatch_dir(const struct syncbatch *sb, size_t idx)
+{
+	return sb->v[idx].dir;
+}
+
+int
+syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
+{
+	double t0;
+	size_t i;
+	int dfd, r;
+
+	/* Data first: a name must never point at data that is not durable. */
+	if ((r = sb->ops->data_barrier(sb, err)) != 0)
+		return r;
+	t0 = stats_now();
+	for (i = 0; i < sb->n; i++) {
+		struct sb_item *it = &sb->v[i];
+
+		if (it->state != SB_PENDING)
+			continue;
+		if ((r = sb_close(sb, it, err)) != 0)
+			return r;
+		if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
+			return dbp_err(err, -dfd, dirs_path(sb->dirs, it->dir),
+			    "cannot open directory");
+		sb->st->calls[SC_RENAME]++;
+		if (renameat(dfd, it->tmp, dfd, it->name) != 0)
+			return dbp_err(err, errno, it->path, "cannot rename");
+		it->state = SB_RENAMED;
+		dirs_mark(sb->dirs, it->dir, DIR_NAMES);
+		if (sb->ops->renamed != NULL &&
+		    (r = sb->ops->renamed(sb, it, err)) != 0)
+			return r;
+	}
+	/* Modes and mtimes of new directories go last: the renames change them. */
+	r = dirs_fixup(sb->dirs, err);
+	sb->st->phase[PH_RENAME] += stats_now() - t0;
+	if (r != 0)
+		return r;
+	t0 = stats_now();
+	r = sb->ops->names_barrier(sb, err);
+	sb->st->phase[PH_DIRSYNC] += stats_now() - t0;
+	return r;
+}
+
+int
+syncbatch_abort(struct syncbatch *sb)
+{
+	struct dbp_error ignored;
+	size_t i;
+	int r = 0, r2;
+
+	for (i = 0; i < sb->n; i++) {
+		struct sb_item *it = &sb->v[i];
+
+		if (it->state != SB_PENDING)
+			continue;
+		sb_close(sb, it, &ignored);
+		if ((r2 = sb_unlink_tmp(sb, it)) != 0 && r == 0)
+			r = r2;
+		it->state = SB_GONE;
+	}
+	if ((r2 = dirs_remove_created(sb->dirs)) != 0 && r == 0)
+		r = r2;
+	/*
+	 * Directories that survive hold files that were already renamed:
+	 * give them their final metadata and make the state durable, since
+	 * a rerun keeps existing directories as they are.
+	 */
+	if ((r2 = dirs_fixup(sb->dirs, &ignored)) != 0 && r == 0)
+		r = r2;
+	if ((r2 = sb->ops->names_barrier(sb, &ignored)) != 0 && r == 0)
+		r = r2;
+	return r;
+}
+
+void
+syncbatch_free(struct syncbatch *sb)
+{
+	size_t i;
+
+	if (sb == NULL)
+		return;
+	for (i = 0; i < sb->n; i++) {
+		if (sb->v[i].fd >= 0)
+			close(sb->v[i].fd);
+		free(sb->v[i].path);
+		free(sb->v[i].tmp);
+	}
+	free(sb->v);
+	free(sb);
+}

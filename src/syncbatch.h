@@ -1,0 +1,68 @@
+/* When and how written files become durable: the sync strategies and the commit. */
+#ifndef DEBUNPACK_SYNCBATCH_H
+#define DEBUNPACK_SYNCBATCH_H
+
+#include <stddef.h>
+
+#include "dirs.h"
+#include "error.h"
+#include "stats.h"
+
+struct syncbatch;
+
+/* The strategy names, NULL-terminated, in the order --help lists them. */
+extern const char *const syncbatch_modes[];
+
+/*
+ * A batch for the whole run.  MODE is one of syncbatch_modes (-EINVAL
+ * otherwise).  MAXFDS bounds the file descriptors of written files kept
+ * open until the commit; past it files are closed and reopened by name.
+ * DIRS and ST must outlive the batch.
+ */
+int syncbatch_new(struct syncbatch **out, const char *mode, struct dirs *dirs,
+    struct stats *st, size_t maxfds);
+
+/*
+ * Register temporary TMP, already created in directory DIR, that will be
+ * renamed at commit to the last component of PATH (root-relative).  Register right after creating it, before
+ * writing, so that an abort removes it.  *IDX identifies it afterwards.
+ */
+int syncbatch_add(struct syncbatch *sb, size_t dir, const char *path,
+    const char *tmp, size_t *idx);
+
+/*
+ * The data and metadata of regular file IDX are written through FD: start
+ * making it durable as the strategy says.  Takes FD (closed now or at
+ * commit; a close error is reported where it happens).
+ */
+int syncbatch_written(struct syncbatch *sb, size_t idx, int fd,
+    struct dbp_error *err);
+
+/*
+ * A later entry of the run replaces the not yet committed IDX: remove its
+ * temporary now so that the new one can take the name.
+ */
+int syncbatch_drop(struct syncbatch *sb, size_t idx, struct dbp_error *err);
+
+/* Temporary name of IDX, for linking to it. */
+const char *syncbatch_tmpname(const struct syncbatch *sb, size_t idx);
+size_t syncbatch_dir(const struct syncbatch *sb, size_t idx);
+
+/*
+ * Make every registered file durable, rename all over their final names,
+ * apply directory metadata and make the names durable.  Nothing is renamed
+ * before all data is durable.  If a rename fails, the paths before it are
+ * new and the rest old; call syncbatch_abort to remove what is left.
+ */
+int syncbatch_commit(struct syncbatch *sb, struct dbp_error *err);
+
+/*
+ * Undo whatever is not committed: close files, remove every temporary
+ * still present and the directories the run created that are empty.
+ * Returns the first error met (the cleanup goes on past it).
+ */
+int syncbatch_abort(struct syncbatch *sb);
+
+void syncbatch_free(struct syncbatch *sb);
+
+#endif

@@ -1,0 +1,553 @@
+/* Turning data.tar entries into temporary objects under the root, ready to commit. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "unpack.h"
+
+struct unpack {
+	struct unpack_opts opts;
+	struct dirs *dirs;
+	struct syncbatch *sb;
+	struct manifest *man;
+	const struct users *users;
+	struct stats *st;
+	unsigned pkg;
+	unsigned long tmpseq;	/* for temporaries of over-long names */
+};
+
+/* Where a non-directory entry goes, and the temporary it is made under. */
+struct unpack_target {
+	char path[PATH_MAX];	/* root-relative final path */
+	const char *name;	/* last component, inside path */
+	size_t dir;
+	int dfd;
+	char tmp[NAME_MAX + 1];
+	size_t item;
+};
+
+/* Refuses to make a directory where this run already put a file. */
+static int
+unpack_dir_guard(void *ctx, size_t pidx, const char *base)
+{
+	struct unpack *u = ctx;
+
+	return manifest_find(u->man, pidx, base) != NULL ? -EEXIST : 0;
+}
+
+int
+unpack_new(struct unpack **out, const struct unpack_opts *opts,
+    struct dirs *dirs, struct syncbatch *sb, struct manifest *man,
+    const struct users *users, struct stats *st)
+{
+	struct unpack *u;
+
+	if ((u = calloc(1, sizeof(*u))) == NULL)
+		return -ENOMEM;
+	u->opts = *opts;
+	u->dirs = dirs;
+	u->sb = sb;
+	u->man = man;
+	u->users = users;
+	u->st = st;
+	dirs_set_guard(dirs, unpack_dir_guard, u);
+	*out = u;
+	return 0;
+}
+
+void
+unpack_free(struct unpack *u)
+{
+	if (u != NULL)
+		dirs_set_guard(u->dirs, NULL, NULL);
+	free(u);
+}
+
+static int
+unpack_reserved(const char *comp, size_t len)
+{
+	size_t sl = strlen(UNPACK_TMP_SUFFIX), pl = strlen(UNPACK_TMP_PREFIX);
+
+	return (len >= sl &&
+	    memcmp(comp + len - sl, UNPACK_TMP_SUFFIX, sl) == 0) ||
+	    (len >= pl && memcmp(comp, UNPACK_TMP_PREFIX, pl) == 0);
+}
+
+int
+unpack_path(const char *raw, char *out, size_t n, struct dbp_error *err)
+{
+	const char *p = raw, *c, *slash;
+	size_t len;
+
+	if (raw == NULL)
+		return dbp_err(err, EINVAL, "", "entry without a name");
+	if (strchr(raw, '\n') != NULL)
+		return dbp_err(err, EINVAL, raw, "name contains a newline");
+	/* "./usr/bin/x", "/usr/bin/x" and "usr/bin/x" are the same path. */
+	for (;;) {
+		if (p[0] == '/')
+			p++;
+		else if (p[0] == '.' && p[1] == '/')
+			p += 2;
+		else
+			break;
+	}
+	if (strcmp(p, ".") == 0)
+		p += 1;
+	len = strlen(p);
+	while (len > 0 && p[len - 1] == '/')
+		len--;
+	if (len >= n || len >= PATH_MAX)
+		return dbp_err(err, ENAMETOOLONG, raw, "path too long");
+	memcpy(out, p, len);
+	out[len] = '\0';
+	if (len == 0) {
+		if (raw[0] == '\0')
+			return dbp_err(err, EINVAL, "", "entry with an empty name");
+		return 0;
+	}
+	for (c = out; c != NULL; c = slash != NULL ? slash + 1 : NULL) {
+		size_t cl;
+
+		slash = strchr(c, '/');
+		cl = slash != NULL ? (size_t)(slash - c) : strlen(c);
+		if (cl == 0)
+			return dbp_err(err, EINVAL, raw, "empty path component");
+		if ((cl == 1 && c[0] == '.') ||
+		    (cl == 2 && c[0] == '.' && c[1] == '.'))
+			return dbp_err(err, EINVAL, raw,
+			    "path contains a '%.*s' component", (int)cl, c);
+		if (cl > NAME_MAX)
+			return dbp_err(err, ENAMETOOLONG, raw,
+			    "path component too long");
+		if (unpack_reserved(c, cl))
+			return dbp_err(err, EINVAL, raw,
+			    "name reserved for temporary files");
+	}
+	return 0;
+}
+
+static void
+unpack_split(char *path, char *parent, const char **name)
+{
+	char *slash = strrchr(path, '/');
+
+	if (slash == NULL) {
+		parent[0] = '\0';
+		*name = path;
+		return;
+	}
+	memcpy(parent, path, (size_t)(slash - path));
+	parent[slash - path] = '\0';
+	*name = slash + 1;
+}
+
+/*
+ * Find the directory of T->path (creating it), refuse to replace a
+ * directory by a non-directory, drop what an earlier entry of this run
+ * made at the same path, and choose the temporary name.
+ */
+static int
+unpack_prepare(struct unpack *u, struct unpack_target *t,
+    struct dbp_error *err)
+{
+	char parent[PATH_MAX];
+	struct manifest_entry *e;
+	struct stat st;
+	int r;
+
+	unpack_split(t->path, parent, &t->name);
+	if ((r = dirs_get(u->dirs, parent, true, &t->dir, err)) != 0)
+		return r;
+	if ((t->dfd = dirs_fd(u->dirs, t->dir)) < 0)
+		return dbp_err(err, -t->dfd, parent, "cannot open directory");
+	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode))
+		return dbp_err(err, EISDIR, t->path,
+		    "is a directory, not replacing it");
+	/* Within one run the later entry wins (dpkg-deb -x does the same). */
+	e = manifest_find(u->man, t->dir, t->name);
+	if (e != NULL && (r = syncbatch_drop(u->sb, e->item, err)) != 0)
+		return r;
+	if (strlen(t->name) + strlen(UNPACK_TMP_SUFFIX) <= NAME_MAX)
+		snprintf(t->tmp, sizeof(t->tmp), "%s" UNPACK_TMP_SUFFIX,
+		    t->name);
+	else
+		snprintf(t->tmp, sizeof(t->tmp), UNPACK_TMP_PREFIX "%lu",
+		    u->tmpseq++);
+	return 0;
+}
+
+/*
+ * A temporary name already taken is left over from an interrupted run
+ * (this run's own were dropped in unpack_prepare): remove it once.
+ */
+static int
+unpack_stale(struct unpack_target *t, int tries)
+{
+	if (errno != EEXIST || tries > 0)
+		return 0;
+	return unlinkat(t->dfd, t->tmp, 0) == 0;
+}
+
+/* Register the temporary just made, or remove it if that fails. */
+static int
+unpack_register(struct unpack *u, struct unpack_target *t, unsigned type,
+    struct dbp_error *err)
+{
+	int r;
+
+	if ((r = syncbatch_add(u->sb, t->dir, t->path, t->tmp, &t->item)) != 0) {
+		unlinkat(t->dfd, t->tmp, 0);
+		return dbp_err(err, -r, t->path, "cannot register");
+	}
+	dirs_mark(u->dirs, t->dir, DIR_NAMES);
+	if ((r = manifest_put(u->man, t->dir, t->name, t->item, u->pkg,
+	    type)) != 0)
+		return dbp_err(err, -r, t->path, "cannot register");
+	return 0;
+}
+
+static void
+unpack_owner(struct unpack *u, struct archive_entry *ae, uid_t *uid,
+    gid_t *gid)
+{
+	*uid = users_uid(u->users, archive_entry_uname(ae),
+	    (uid_t)archive_entry_uid(ae));
+	*gid = users_gid(u->users, archive_entry_gname(ae),
+	    (gid_t)archive_entry_gid(ae));
+}
+
+static void
+unpack_times(struct archive_entry *ae, struct timespec ts[2])
+{
+	ts[1].tv_sec = archive_entry_mtime(ae);
+	ts[1].tv_nsec = archive_entry_mtime_nsec(ae);
+	ts[0] = ts[1];
+}
+
+/*
+ * Owner, mode and times of a temporary that is not a regular file.  The
+ * mode goes after chown, which would clear setuid and setgid bits.
+ */
+static int
+unpack_meta_at(struct unpack *u, struct unpack_target *t,
+    struct archive_entry *ae, bool link, struct dbp_error *err)
+{
+	struct timespec ts[2];
+	uid_t uid;
+	gid_t gid;
+
+	if (u->opts.chown) {
+		unpack_owner(u, ae, &uid, &gid);
+		if (fchownat(t->dfd, t->tmp, uid, gid, AT_SYMLINK_NOFOLLOW) != 0)
+			return dbp_err(err, errno, t->path,
+			    "cannot change owner");
+	}
+	if (!link && fchmodat(t->dfd, t->tmp, archive_entry_perm(ae), 0) != 0)
+		return dbp_err(err, errno, t->path, "cannot change mode");
+	unpack_times(ae, ts);
+	if (utimensat(t->dfd, t->tmp, ts, AT_SYMLINK_NOFOLLOW) != 0)
+		return dbp_err(err, errno, t->path, "cannot set times");
+	return 0;
+}
+
+static int
+unpack_stopped(struct unpack *u, const char *path, struct dbp_error *err)
+{
+	if (u->opts.stop != NULL && *u->opts.stop)
+		return dbp_err(err, EINTR, path, "interrupted");
+	return 0;
+}
+
+/* Stream the entry's data into FD; memory use does not depend on its size. */
+static int
+unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
+    int fd, const char *path, struct dbp_error *err)
+{
+	la_int64_t size = archive_entry_size(ae), off, end = 0;
+	const void *buf;
+	size_t len;
+	ssize_t w;
+	int r;
+
+	for (;;) {
+		r = archive_read_data_block(a, &buf, &len, &off);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN)
+			return dbp_err(err, 0, path, "%s",
+			    archive_error_string(a) != NULL ?
+			    archive_error_string(a) : "read error");
+		if ((r = unpack_stopped(u, path, err)) != 0)
+			return r;
+		while (len > 0) {
+			/* Offsets skip holes of sparse entries. */
+			w = pwrite(fd, buf, len, off);
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				return dbp_err(err, errno, path, "cannot write");
+			}
+			buf = (const char *)buf + w;
+			len -= (size_t)w;
+			off += w;
+			u->st->bytes += (uint64_t)w;
+		}
+		if (off > end)
+			end = off;
+	}
+	/* A sparse file may end in a hole. */
+	if (end < size && ftruncate(fd, size) != 0)
+		return dbp_err(err, errno, path, "cannot write");
+	return 0;
+}
+
+static int
+unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
+    struct unpack_target *t, struct dbp_error *err)
+{
+	struct timespec ts[2];
+	int fd, tries, r;
+	uid_t uid;
+	gid_t gid;
+
+	for (tries = 0;; tries++) {
+		fd = openat(t->dfd, t->tmp, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || !unpack_stale(t, tries))
+			break;
+	}
+	if (fd < 0)
+		return dbp_err(err, errno, t->path, "cannot create");
+	if ((r = unpack_register(u, t, AE_IFREG, err)) != 0) {
+		close(fd);
+		return r;
+	}
+	r = unpack_data(u, a, ae, fd, t->path, err);
+	/*
+	 * Metadata before the data is made durable, so that the same
+	 * journal commit carries it; mode after chown, which clears setuid.
+	 */
+	if (r == 0 && u->opts.chown) {
+		unpack_owner(u, ae, &uid, &gid);
+		if (fchown(fd, uid, gid) != 0)
+			r = dbp_err(err, errno, t->path, "cannot change owner");
+	}
+	if (r == 0 && fchmod(fd, archive_entry_perm(ae)) != 0)
+		r = dbp_err(err, errno, t->path, "cannot change mode");
+	unpack_times(ae, ts);
+	if (r == 0 && futimens(fd, ts) != 0)
+		r = dbp_err(err, errno, t->path, "cannot set times");
+	if (r != 0) {
+		close(fd);
+		return r;
+	}
+	u->st->entries[ST_FILE]++;
+	return syncbatch_written(u->sb, t->item, fd, err);
+}
+
+static int
+unpack_symlink(struct unpack *u, struct archive_entry *ae,
+    struct unpack_target *t, struct dbp_error *err)
+{
+	const char *target = archive_entry_symlink(ae);
+	int tries, r;
+
+	if (target == NULL || target[0] == '\0')
+		return dbp_err(err, EINVAL, t->path, "symlink without a target");
+	for (tries = 0;; tries++) {
+		r = symlinkat(target, t->dfd, t->tmp);
+		if (r == 0 || !unpack_stale(t, tries))
+			break;
+	}
+	if (r != 0)
+		return dbp_err(err, errno, t->path, "cannot create symlink");
+	if ((r = unpack_register(u, t, AE_IFLNK, err)) != 0 ||
+	    (r = unpack_meta_at(u, t, ae, true, err)) != 0)
+		return r;
+	u->st->entries[ST_SYMLINK]++;
+	return 0;
+}
+
+static int
+unpack_node(struct unpack *u, struct archive_entry *ae,
+    struct unpack_target *t, struct dbp_error *err)
+{
+	unsigned type = archive_entry_filetype(ae);
+	mode_t kind = type == AE_IFCHR ? S_IFCHR : type == AE_IFBLK ?
+	    S_IFBLK : S_IFIFO;
+	int tries, r;
+
+	for (tries = 0;; tries++) {
+		r = mknodat(t->dfd, t->tmp, kind | 0600,
+		    kind == S_IFIFO ? 0 : archive_entry_rdev(ae));
+		if (r == 0 || !unpack_stale(t, tries))
+			break;
+	}
+	if (r != 0)
+		return dbp_err(err, errno, t->path, "cannot create %s",
+		    kind == S_IFIFO ? "fifo" : "device node");
+	if ((r = unpack_register(u, t, type, err)) != 0 ||
+	    (r = unpack_meta_at(u, t, ae, false, err)) != 0)
+		return r;
+	u->st->entries[kind == S_IFCHR ? ST_CHAR : kind == S_IFBLK ?
+	    ST_BLOCK : ST_FIFO]++;
+	return 0;
+}
+
+/* A hardlink joins the temporary of a regular file of the same package. */
+static int
+unpack_hardlink(struct unpack *u, struct archive_entry *ae,
+    struct unpack_target *t, struct dbp_error *err)
+{
+	char target[PATH_MAX], parent[PATH_MAX];
+	struct manifest_entry *e;
+	const char *tname;
+	size_t tdir = 0, titem;
+	int tdfd, tries, r;
+
+	if ((r = unpack_path(archive_entry_hardlink(ae), target,
+	    sizeof(target), err)) != 0)
+		return r;
+	unpack_split(target, parent, &tname);
+	e = NULL;
+	if (target[0] != '\0' &&
+	    dirs_get(u->dirs, parent, false, &tdir, NULL) == 0)
+		e = manifest_find(u->man, tdir, tname);
+	if (e == NULL || e->pkg != u->pkg || e->type != AE_IFREG)
+		return dbp_err(err, EINVAL, t->path, "hardlink target '%s' is"
+		    " not a file of this package", target);
+	titem = e->item;
+	if (tdir == t->dir && strcmp(tname, t->name) == 0)
+		return dbp_err(err, EINVAL, t->path, "hardlink to itself");
+	if ((r = unpack_prepare(u, t, err)) != 0)
+		return r;
+	if ((tdfd = dirs_fd(u->dirs, syncbatch_dir(u->sb, titem))) < 0 ||
+	    (t->dfd = dirs_fd(u->dirs, t->dir)) < 0)
+		return dbp_err(err, tdfd < 0 ? -tdfd : -t->dfd, t->path,
+		    "cannot open directory");
+	for (tries = 0;; tries++) {
+		r = linkat(tdfd, syncbatch_tmpname(u->sb, titem), t->dfd,
+		    t->tmp, 0);
+		if (r == 0 || !unpack_stale(t, tries))
+			break;
+	}
+	if (r != 0)
+		return dbp_err(err, errno, t->path, "cannot link");
+	if ((r = unpack_register(u, t, AE_IFREG, err)) != 0)
+		return r;
+	u->st->entries[ST_HARDLINK]++;
+	return 0;
+}
+
+static int
+unpack_dir(struct unpack *u, struct archive_entry *ae, const char *path,
+    struct dbp_error *err)
+{
+	struct dir_meta m;
+	size_t idx;
+	int r;
+
+	if ((r = dirs_get(u->dirs, path, true, &idx, err)) != 0)
+		return r;
+	memset(&m, 0, sizeof(m));
+	m.mode = archive_entry_perm(ae);
+	m.chown = u->opts.chown;
+	if (m.chown)
+		unpack_owner(u, ae, &m.uid, &m.gid);
+	m.mtime.tv_sec = archive_entry_mtime(ae);
+	m.mtime.tv_nsec = archive_entry_mtime_nsec(ae);
+	dirs_set_meta(u->dirs, idx, &m);
+	u->st->entries[ST_DIR]++;
+	return 0;
+}
+
+static int
+unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
+    struct dbp_error *err)
+{
+	struct unpack_target t;
+	unsigned type = archive_entry_filetype(ae);
+	int r;
+
+	if ((r = unpack_path(archive_entry_pathname(ae), t.path,
+	    sizeof(t.path), err)) != 0)
+		return r;
+	if ((r = unpack_stopped(u, t.path, err)) != 0)
+		return r;
+	if (archive_entry_hardlink(ae) == NULL && type == AE_IFDIR)
+		return t.path[0] == '\0' ? 0 : unpack_dir(u, ae, t.path, err);
+	if (t.path[0] == '\0')
+		return dbp_err(err, EINVAL, ".", "the root can only be a"
+		    " directory");
+	if (archive_entry_hardlink(ae) != NULL) {
+		/* Locate our own directory first, for the self-link check. */
+		char parent[PATH_MAX];
+
+		unpack_split(t.path, parent, &t.name);
+		if ((r = dirs_get(u->dirs, parent, true, &t.dir, err)) != 0)
+			return r;
+		return unpack_hardlink(u, ae, &t, err);
+	}
+	if ((type == AE_IFCHR || type == AE_IFBLK) && !u->opts.devices) {
+		if (!u->opts.skip_devices)
+			return dbp_err(err, EPERM, t.path, "device nodes need"
+			    " root (--skip-devices skips them)");
+		if (u->opts.warn != NULL)
+			u->opts.warn(u->opts.warn_ctx, t.path,
+			    "device node skipped: not running as root");
+		u->st->entries[ST_SKIPPED]++;
+		return 0;
+	}
+	switch (type) {
+	case AE_IFREG:
+	case AE_IFLNK:
+	case AE_IFCHR:
+	case AE_IFBLK:
+	case AE_IFIFO:
+		break;
+	default:
+		return dbp_err(err, EINVAL, t.path, "unsupported entry type");
+	}
+	if ((r = unpack_prepare(u, &t, err)) != 0)
+		return r;
+	if (type == AE_IFREG)
+		return unpack_file(u, a, ae, &t, err);
+	if (type == AE_IFLNK)
+		return unpack_symlink(u, ae, &t, err);
+	return unpack_node(u, ae, &t, err);
+}
+
+int
+unpack_archive(struct unpack *u, struct archive *tar, unsigned pkg,
+    struct dbp_error *err)
+{
+	struct archive_entry *ae;
+	int r;
+
+	u->pkg = pkg;
+	for (;;) {
+		r = archive_read_next_header(tar, &ae);
+		if (r == ARCHIVE_EOF)
+			return 0;
+		/* ARCHIVE_WARN is a name charset notice: the entry is usable. */
+		if (r < ARCHIVE_WARN)
+			return dbp_err(err, 0, "", "%s",
+			    archive_error_string(tar) != NULL ?
+			    archive_error_string(tar) : "read error");
+		if ((r = unpack_entry(u, tar, ae, err)) != 0)
+			return r;
+	}
+}

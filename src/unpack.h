@@ -1,0 +1,58 @@
+/* Turning data.tar entries into temporary objects under the root, ready to commit. */
+#ifndef DEBUNPACK_UNPACK_H
+#define DEBUNPACK_UNPACK_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "dirs.h"
+#include "error.h"
+#include "manifest.h"
+#include "stats.h"
+#include "syncbatch.h"
+#include "users.h"
+
+struct archive;
+
+/* Suffix of temporary names: NAME.debunpack-new is renamed over NAME. */
+#define UNPACK_TMP_SUFFIX	".debunpack-new"
+/* Names too long for the suffix use .debunpack-new.N instead. */
+#define UNPACK_TMP_PREFIX	".debunpack-new."
+
+struct unpack_opts {
+	bool chown;		/* apply owners (the caller runs as root) */
+	bool devices;		/* may create character and block devices */
+	bool skip_devices;	/* when !devices, skip them with a warning */
+	/* set from a signal handler: stop at the next entry or block */
+	const volatile sig_atomic_t *stop;
+	/* a warning for the user (PATH may be NULL); may be NULL */
+	void (*warn)(void *ctx, const char *path, const char *msg);
+	void *warn_ctx;
+};
+
+struct unpack;
+
+/* The pieces are borrowed and must outlive the unpacker. */
+int unpack_new(struct unpack **out, const struct unpack_opts *opts,
+    struct dirs *dirs, struct syncbatch *sb, struct manifest *man,
+    const struct users *users, struct stats *st);
+void unpack_free(struct unpack *u);
+
+/*
+ * Extract every entry of TAR (a data.tar reader) as package number PKG.
+ * Non-directories land under temporary names registered with the batch;
+ * directories are created at once.  On error ERR names the entry; what
+ * was made stays registered so that syncbatch_abort removes it.
+ */
+int unpack_archive(struct unpack *u, struct archive *tar, unsigned pkg,
+    struct dbp_error *err);
+
+/*
+ * Normalise archive path RAW into OUT (size N): leading "./" and "/"
+ * and trailing "/" removed.  Empty, ".", ".." and over-long components,
+ * newlines and names reserved for temporaries are errors.  OUT is "" for
+ * the root itself.
+ */
+int unpack_path(const char *raw, char *out, size_t n, struct dbp_error *err);
+
+#endif
