@@ -89,23 +89,23 @@ control_parse_line(struct control *c, const char *line, size_t len,
 
 	if (line[0] == ' ' || line[0] == '\t') {
 		if (c->nfields == 0)
-			return dbp_err(err, EINVAL, "control",
+			return dbp_err(err, 0, "control",
 			    "continuation line before the first field");
 		return control_continue(c, line + 1, len - 1);
 	}
 	colon = memchr(line, ':', len);
 	if (colon == NULL)
-		return dbp_err(err, EINVAL, "control",
+		return dbp_err(err, 0, "control",
 		    "line without a field name");
 	nlen = (size_t)(colon - line);
 	if (!control_valid_name(line, nlen))
-		return dbp_err(err, EINVAL, "control", "invalid field name");
+		return dbp_err(err, 0, "control", "invalid field name");
 	val = colon + 1;
 	vlen = control_trim(&val, len - nlen - 1);
 	for (size_t i = 0; i < c->nfields; i++)
 		if (strlen(c->fields[i].name) == nlen &&
 		    strncasecmp(c->fields[i].name, line, nlen) == 0)
-			return dbp_err(err, EINVAL, "control",
+			return dbp_err(err, 0, "control",
 			    "duplicate field '%.*s'", (int)nlen, line);
 	return control_add(c, line, nlen, val, vlen);
 }
@@ -120,7 +120,7 @@ control_parse(const char *text, size_t len, struct control **out,
 	int r = 0;
 
 	if (memchr(text, '\0', len) != NULL)
-		return dbp_err(err, EINVAL, "control", "contains a NUL byte");
+		return dbp_err(err, 0, "control", "contains a NUL byte");
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;
@@ -140,7 +140,7 @@ control_parse(const char *text, size_t len, struct control **out,
 			while (q < end && isspace((unsigned char)*q))
 				q++;
 			if (q < end)
-				r = dbp_err(err, EINVAL, "control",
+				r = dbp_err(err, 0, "control",
 				    "more than one stanza");
 			break;
 		}
@@ -151,7 +151,7 @@ control_parse(const char *text, size_t len, struct control **out,
 		const char *v = control_get(c, control_required[i]);
 
 		if (v == NULL || v[0] == '\0')
-			r = dbp_err(err, EINVAL, "control",
+			r = dbp_err(err, 0, "control",
 			    "missing field '%s'", control_required[i]);
 	}
 	if (r == -ENOMEM)

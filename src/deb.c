@@ -70,7 +70,7 @@ deb_next_member(struct deb *d, struct dbp_error *err)
 		if (name[0] == '_')
 			continue;
 		if (strlen(name) >= sizeof(d->member))
-			return dbp_err(err, EINVAL, "",
+			return dbp_err(err, 0, "",
 			    "unexpected ar member with a long name");
 		strcpy(d->member, name);
 		return 1;
@@ -107,13 +107,13 @@ deb_open(struct deb **out, const char *filename, struct dbp_error *err)
 	r = archive_read_next_header(d->ar, &ae);
 	if (r != ARCHIVE_OK) {
 		r = r == ARCHIVE_EOF ?
-		    dbp_err(err, EINVAL, "", "empty ar container") :
+		    dbp_err(err, 0, "", "empty ar container") :
 		    deb_ar_err(d->ar, "not a debian package", err);
 		goto fail;
 	}
 	if (archive_entry_pathname(ae) == NULL ||
 	    strcmp(archive_entry_pathname(ae), "debian-binary") != 0) {
-		r = dbp_err(err, EINVAL, "",
+		r = dbp_err(err, 0, "",
 		    "first member is not 'debian-binary'");
 		goto fail;
 	}
@@ -126,7 +126,7 @@ deb_open(struct deb **out, const char *filename, struct dbp_error *err)
 	/* dpkg accepts any 2.x and a trailing newline; the major is what matters. */
 	if (n < 4 || buf[0] != '2' || buf[1] != '.' ||
 	    memchr(buf, '\n', (size_t)n) == NULL) {
-		r = dbp_err(err, EINVAL, "",
+		r = dbp_err(err, 0, "",
 		    "unsupported format version in debian-binary");
 		goto fail;
 	}
@@ -171,14 +171,14 @@ deb_member_open(struct deb *d, const char *prefix, struct dbp_error *err)
 	const char *suffix;
 
 	if (strncmp(d->member, prefix, plen) != 0)
-		return dbp_err(err, EINVAL, "", "expected member '%s*', found"
+		return dbp_err(err, 0, "", "expected member '%s*', found"
 		    " '%s'", prefix, d->member);
 	suffix = d->member + plen;
 	for (i = 0; i < sizeof(deb_filters) / sizeof(deb_filters[0]); i++)
 		if (strcmp(suffix, deb_filters[i].suffix) == 0)
 			break;
 	if (i == sizeof(deb_filters) / sizeof(deb_filters[0]))
-		return dbp_err(err, EINVAL, "",
+		return dbp_err(err, 0, "",
 		    "unsupported compression in member '%s'", d->member);
 	d->tar = archive_read_new();
 	if (d->tar == NULL)
@@ -213,10 +213,10 @@ deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 	int found = 0, r;
 
 	if (d->state != DEB_AT_CONTROL)
-		return dbp_err(err, EINVAL, "", "control member already read");
+		return dbp_err(err, 0, "", "control member already read");
 	r = deb_next_member(d, err);
 	if (r <= 0)
-		return r < 0 ? r : dbp_err(err, EINVAL, "",
+		return r < 0 ? r : dbp_err(err, 0, "",
 		    "missing control member");
 	if ((r = deb_member_open(d, "control.tar", err)) != 0)
 		return r;
@@ -231,7 +231,7 @@ deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 		    archive_entry_filetype(ae) != AE_IFREG)
 			continue;
 		if (found) {
-			r = dbp_err(err, EINVAL, "control",
+			r = dbp_err(err, 0, "control",
 			    "appears twice in %s", d->member);
 			goto out;
 		}
@@ -247,7 +247,7 @@ deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 		n = archive_read_data(d->tar, text, (size_t)size);
 		if (n != size) {
 			r = n < 0 ? deb_ar_err(d->tar, d->member, err) :
-			    dbp_err(err, EINVAL, "control", "truncated");
+			    dbp_err(err, 0, "control", "truncated");
 			goto out;
 		}
 		r = control_parse(text, (size_t)size, ctl, err);
@@ -259,7 +259,7 @@ deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 		r = deb_ar_err(d->tar, d->member, err);
 		goto out;
 	}
-	r = found ? 0 : dbp_err(err, EINVAL, "", "%s has no control file",
+	r = found ? 0 : dbp_err(err, 0, "", "%s has no control file",
 	    d->member);
 out:
 	if (r != 0 && found) {
@@ -278,10 +278,10 @@ deb_data_open(struct deb *d, struct archive **tar, struct dbp_error *err)
 	int r;
 
 	if (d->state != DEB_AT_DATA)
-		return dbp_err(err, EINVAL, "", "data member out of order");
+		return dbp_err(err, 0, "", "data member out of order");
 	r = deb_next_member(d, err);
 	if (r <= 0)
-		return r < 0 ? r : dbp_err(err, EINVAL, "",
+		return r < 0 ? r : dbp_err(err, 0, "",
 		    "missing data member");
 	if ((r = deb_member_open(d, "data.tar", err)) != 0)
 		return r;
@@ -299,7 +299,7 @@ deb_finish(struct deb *d, struct dbp_error *err)
 	d->state = DEB_DONE;
 	r = deb_next_member(d, err);
 	if (r > 0)
-		return dbp_err(err, EINVAL, "", "unexpected member '%s' after"
+		return dbp_err(err, 0, "", "unexpected member '%s' after"
 		    " the data member", d->member);
 	return r;
 }

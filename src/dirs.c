@@ -26,6 +26,7 @@ struct dir {
 	unsigned long used;	/* LRU stamp of the fd */
 	struct dir_meta meta;
 	bool has_mtime;
+	struct timespec times[2];	/* atime, mtime before the run */
 };
 
 /* Keys of the two lookup trees: by path (aliases too) and by inode. */
@@ -225,6 +226,8 @@ dirs_add(struct dirs *d, const char *rel, int fd, size_t parent,
 	v->parent = parent;
 	v->flags = flags;
 	v->fd = -1;
+	v->times[0] = st.st_atim;
+	v->times[1] = st.st_mtim;
 	*idx = d->n++;
 	if ((r = dirs_key_add(d, &d->bypath, *idx, path, dirs_cmp_path)) != 0 ||
 	    (r = dirs_key_add(d, &d->byino, *idx, path, dirs_cmp_ino)) != 0) {
@@ -264,8 +267,8 @@ dirs_split(const char *rel, char *buf, size_t n, const char **base)
 }
 
 int
-dirs_get(struct dirs *d, const char *rel, bool create, size_t *idx,
-    struct dbp_error *err)
+dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
+    size_t *idx, struct dbp_error *err)
 {
 	struct dir_key key, **found;
 	char parent[PATH_MAX];
@@ -286,26 +289,26 @@ dirs_get(struct dirs *d, const char *rel, bool create, size_t *idx,
 		return r == 0 ? 0 : dbp_err(err, -r, rel, "cannot open directory");
 	}
 	if (fd == -ENOTDIR)
-		return dbp_err(err, ENOTDIR, rel, "exists and is not a directory");
+		return dbp_err(err, 0, rel, "exists and is not a directory");
 	if (fd != -ENOENT || !create || rel[0] == '\0')
 		return dbp_err(err, -fd, rel, "cannot open directory");
 
 	if ((r = dirs_get(d, dirs_split(rel, parent, sizeof(parent), &base),
-	    true, &pidx, err)) != 0)
+	    true, 0755, &pidx, err)) != 0)
 		return r;
 	if (d->guard != NULL && d->guard(d->guard_ctx, pidx, base) != 0)
-		return dbp_err(err, ENOTDIR, rel, "is a file of this run and"
+		return dbp_err(err, 0, rel, "is a file of this run and"
 		    " cannot also be a directory");
 	if ((pfd = dirs_fd(d, pidx)) < 0)
 		return dbp_err(err, -pfd, d->v[pidx].path, "cannot open directory");
 	/*
-	 * 0700 until dirs_fixup: the final mode may forbid writing, and a
-	 * half-made directory should not be open to others.
+	 * Near the final mode from the start, so that a run killed before
+	 * dirs_fixup leaves usable directories; never without owner write.
 	 */
-	if (mkdirat(pfd, base, 0700) != 0) {
+	if (mkdirat(pfd, base, (mode | S_IRWXU) & 0777) != 0) {
 		if (errno == EEXIST)
 			/* Resolving said ENOENT: a dangling symlink is in the way. */
-			return dbp_err(err, ENOTDIR, rel,
+			return dbp_err(err, 0, rel,
 			    "exists and is not a directory");
 		return dbp_err(err, errno, rel, "cannot create directory");
 	}
@@ -323,7 +326,7 @@ dirs_get(struct dirs *d, const char *rel, bool create, size_t *idx,
 		return dbp_err(err, -r, rel, "cannot create directory");
 	}
 	/* A directory without an archive entry gets what tar would give it. */
-	d->v[*idx].meta.mode = 0755;
+	d->v[*idx].meta.mode = mode;
 	return 0;
 }
 
@@ -426,6 +429,8 @@ dirs_fixup(struct dirs *d, struct dbp_error *err)
 				return dbp_err(err, errno, v->path,
 				    "cannot set times");
 		}
+		/* perfile synced it after its renames: this change needs one more. */
+		dirs_mark(d, d->created[i], DIR_META);
 	}
 	return 0;
 }
@@ -491,4 +496,21 @@ dirs_remove_created(struct dirs *d)
 		dirs_mark(d, v->parent, DIR_NAMES);
 	}
 	return r;
+}
+
+void
+dirs_restore_times(struct dirs *d)
+{
+	size_t i;
+	int fd;
+
+	for (i = 0; i < d->n; i++) {
+		struct dir *v = &d->v[i];
+
+		if ((v->flags & (DIR_CREATED | DIR_RENAMED)) ||
+		    !(v->flags & DIR_NAMES))
+			continue;
+		if ((fd = dirs_fd(d, i)) >= 0 && futimens(fd, v->times) == 0)
+			dirs_mark(d, i, DIR_META);
+	}
 }

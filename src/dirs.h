@@ -16,6 +16,7 @@
 #define DIR_META	0x04	/* archive metadata to apply at commit */
 #define DIR_SYNCED	0x08	/* fsynced since its last change */
 #define DIR_GONE	0x10	/* created, then removed by an abort */
+#define DIR_RENAMED	0x20	/* a name in it was committed */
 
 struct dir_meta {
 	mode_t mode;
@@ -36,13 +37,14 @@ void dirs_free(struct dirs *d);
 
 /*
  * Index of directory REL ("" is the root), resolved inside the root.  With
- * CREATE, missing components are made (mode 0700 until dirs_fixup runs,
- * so a package can fill a directory whose final mode forbids writing).
+ * CREATE, missing components are made: REL itself with MODE, parents with
+ * 0755, owner-writable in any case until dirs_fixup applies the final
+ * metadata (a package may fill a directory whose final mode forbids it).
  * Two paths reaching one directory (merged-/usr "bin" and "usr/bin") get
  * one index.  Errors: -ENOTDIR when a component exists as something else.
  */
-int dirs_get(struct dirs *d, const char *rel, bool create, size_t *idx,
-    struct dbp_error *err);
+int dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
+    size_t *idx, struct dbp_error *err);
 
 /*
  * GUARD is asked before a missing directory BASE is made in directory
@@ -91,5 +93,12 @@ int dirs_sync_one(struct dirs *d, size_t idx, unsigned long *count,
  * first error.
  */
 int dirs_remove_created(struct dirs *d);
+
+/*
+ * Undo: give directories that existed before the run, and in which nothing
+ * was committed, back their access and modification times (creating and
+ * removing temporaries changed them).  Best effort.
+ */
+void dirs_restore_times(struct dirs *d);
 
 #endif

@@ -16,8 +16,10 @@ struct dbp_error {
 };
 
 /*
- * Record an error and return -errnum (or -EINVAL when errnum is 0), so a
- * caller can write "return dbp_err(err, errno, path, "cannot sync");".
+ * Record an error and return -errnum, so a caller can write
+ * "return dbp_err(err, errno, path, "cannot sync");".  ERRNUM 0 means the
+ * message says it all (a malformed archive): nothing is appended to it
+ * when printed, and -EINVAL is returned.
  * The package name is left untouched: the layer that knows it sets it.
  */
 int dbp_err(struct dbp_error *err, int errnum, const char *path,

@@ -368,7 +368,7 @@ syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
 		if (renameat(dfd, it->tmp, dfd, it->name) != 0)
 			return dbp_err(err, errno, it->path, "cannot rename");
 		it->state = SB_RENAMED;
-		dirs_mark(sb->dirs, it->dir, DIR_NAMES);
+		dirs_mark(sb->dirs, it->dir, DIR_NAMES | DIR_RENAMED);
 		if (sb->ops->renamed != NULL &&
 		    (r = sb->ops->renamed(sb, it, err)) != 0)
 			return r;
@@ -410,6 +410,7 @@ syncbatch_abort(struct syncbatch *sb)
 	 */
 	if ((r2 = dirs_fixup(sb->dirs, &ignored)) != 0 && r == 0)
 		r = r2;
+	dirs_restore_times(sb->dirs);
 	if ((r2 = sb->ops->names_barrier(sb, &ignored)) != 0 && r == 0)
 		r = r2;
 	return r;

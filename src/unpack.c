@@ -91,9 +91,9 @@ unpack_path(const char *raw, char *out, size_t n, struct dbp_error *err)
 	size_t len;
 
 	if (raw == NULL)
-		return dbp_err(err, EINVAL, "", "entry without a name");
+		return dbp_err(err, 0, "", "entry without a name");
 	if (strchr(raw, '\n') != NULL)
-		return dbp_err(err, EINVAL, raw, "name contains a newline");
+		return dbp_err(err, 0, raw, "name contains a newline");
 	/* "./usr/bin/x", "/usr/bin/x" and "usr/bin/x" are the same path. */
 	for (;;) {
 		if (p[0] == '/')
@@ -114,7 +114,7 @@ unpack_path(const char *raw, char *out, size_t n, struct dbp_error *err)
 	out[len] = '\0';
 	if (len == 0) {
 		if (raw[0] == '\0')
-			return dbp_err(err, EINVAL, "", "entry with an empty name");
+			return dbp_err(err, 0, "", "entry with an empty name");
 		return 0;
 	}
 	for (c = out; c != NULL; c = slash != NULL ? slash + 1 : NULL) {
@@ -123,16 +123,16 @@ unpack_path(const char *raw, char *out, size_t n, struct dbp_error *err)
 		slash = strchr(c, '/');
 		cl = slash != NULL ? (size_t)(slash - c) : strlen(c);
 		if (cl == 0)
-			return dbp_err(err, EINVAL, raw, "empty path component");
+			return dbp_err(err, 0, raw, "empty path component");
 		if ((cl == 1 && c[0] == '.') ||
 		    (cl == 2 && c[0] == '.' && c[1] == '.'))
-			return dbp_err(err, EINVAL, raw,
+			return dbp_err(err, 0, raw,
 			    "path contains a '%.*s' component", (int)cl, c);
 		if (cl > NAME_MAX)
 			return dbp_err(err, ENAMETOOLONG, raw,
 			    "path component too long");
 		if (unpack_reserved(c, cl))
-			return dbp_err(err, EINVAL, raw,
+			return dbp_err(err, 0, raw,
 			    "name reserved for temporary files");
 	}
 	return 0;
@@ -168,13 +168,13 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 	int r;
 
 	unpack_split(t->path, parent, &t->name);
-	if ((r = dirs_get(u->dirs, parent, true, &t->dir, err)) != 0)
+	if ((r = dirs_get(u->dirs, parent, true, 0755, &t->dir, err)) != 0)
 		return r;
 	if ((t->dfd = dirs_fd(u->dirs, t->dir)) < 0)
 		return dbp_err(err, -t->dfd, parent, "cannot open directory");
 	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISDIR(st.st_mode))
-		return dbp_err(err, EISDIR, t->path,
+		return dbp_err(err, 0, t->path,
 		    "is a directory, not replacing it");
 	/* Within one run the later entry wins (dpkg-deb -x does the same). */
 	e = manifest_find(u->man, t->dir, t->name);
@@ -366,7 +366,7 @@ unpack_symlink(struct unpack *u, struct archive_entry *ae,
 	int tries, r;
 
 	if (target == NULL || target[0] == '\0')
-		return dbp_err(err, EINVAL, t->path, "symlink without a target");
+		return dbp_err(err, 0, t->path, "symlink without a target");
 	for (tries = 0;; tries++) {
 		r = symlinkat(target, t->dfd, t->tmp);
 		if (r == 0 || !unpack_stale(t, tries))
@@ -424,14 +424,14 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 	unpack_split(target, parent, &tname);
 	e = NULL;
 	if (target[0] != '\0' &&
-	    dirs_get(u->dirs, parent, false, &tdir, NULL) == 0)
+	    dirs_get(u->dirs, parent, false, 0, &tdir, NULL) == 0)
 		e = manifest_find(u->man, tdir, tname);
 	if (e == NULL || e->pkg != u->pkg || e->type != AE_IFREG)
-		return dbp_err(err, EINVAL, t->path, "hardlink target '%s' is"
+		return dbp_err(err, 0, t->path, "hardlink target '%s' is"
 		    " not a file of this package", target);
 	titem = e->item;
 	if (tdir == t->dir && strcmp(tname, t->name) == 0)
-		return dbp_err(err, EINVAL, t->path, "hardlink to itself");
+		return dbp_err(err, 0, t->path, "hardlink to itself");
 	if ((r = unpack_prepare(u, t, err)) != 0)
 		return r;
 	if ((tdfd = dirs_fd(u->dirs, syncbatch_dir(u->sb, titem))) < 0 ||
@@ -460,7 +460,8 @@ unpack_dir(struct unpack *u, struct archive_entry *ae, const char *path,
 	size_t idx;
 	int r;
 
-	if ((r = dirs_get(u->dirs, path, true, &idx, err)) != 0)
+	if ((r = dirs_get(u->dirs, path, true, archive_entry_perm(ae), &idx,
+	    err)) != 0)
 		return r;
 	memset(&m, 0, sizeof(m));
 	m.mode = archive_entry_perm(ae);
@@ -490,14 +491,14 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	if (archive_entry_hardlink(ae) == NULL && type == AE_IFDIR)
 		return t.path[0] == '\0' ? 0 : unpack_dir(u, ae, t.path, err);
 	if (t.path[0] == '\0')
-		return dbp_err(err, EINVAL, ".", "the root can only be a"
+		return dbp_err(err, 0, ".", "the root can only be a"
 		    " directory");
 	if (archive_entry_hardlink(ae) != NULL) {
 		/* Locate our own directory first, for the self-link check. */
 		char parent[PATH_MAX];
 
 		unpack_split(t.path, parent, &t.name);
-		if ((r = dirs_get(u->dirs, parent, true, &t.dir, err)) != 0)
+		if ((r = dirs_get(u->dirs, parent, true, 0755, &t.dir, err)) != 0)
 			return r;
 		return unpack_hardlink(u, ae, &t, err);
 	}
@@ -519,7 +520,7 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	case AE_IFIFO:
 		break;
 	default:
-		return dbp_err(err, EINVAL, t.path, "unsupported entry type");
+		return dbp_err(err, 0, t.path, "unsupported entry type");
 	}
 	if ((r = unpack_prepare(u, &t, err)) != 0)
 		return r;

@@ -145,6 +145,9 @@
  *	symlink ./usr/bin/hi hello
  */
 
+/* getline(), strdup() and reallocarray() even under a strict -std=. */
+#define _DEFAULT_SOURCE
+
 #include <sys/types.h>
 
 #include <archive.h>
@@ -160,7 +163,7 @@
 #include <unistd.h>
 
 #define DEFAULT_TIME	1700000000LL
-/* Largest value an 11-digit octal tar or ar-ish field can carry. */
+/* Largest value an 11-digit octal tar field (size, mtime) can hold. */
 #define MAX_OCTAL11	077777777777LL
 #define MAX_PAYLOAD	((long long)1 << 34)
 
@@ -573,8 +576,9 @@ part_lookup(struct desc *d, const char *s)
 	return &d->parts[name_lookup(d, s, part_names, PART_COUNT, "member")];
 }
 
+/* Takes ownership of path. */
 static struct entry *
-entry_new(struct desc *d, enum etype type, const char *path)
+entry_new(struct desc *d, enum etype type, char *path)
 {
 	struct entry *e;
 
@@ -585,7 +589,7 @@ entry_new(struct desc *d, enum etype type, const char *path)
 	e = &d->ents[d->nents++];
 	memset(e, 0, sizeof(*e));
 	e->type = type;
-	e->path = xstrdup(path);
+	e->path = path;
 	e->owner = d->owner;
 	e->mtime = d->mtime;
 	e->line = d->line;
@@ -1113,13 +1117,6 @@ sink_write(struct archive *a, void *cookie, const void *p, size_t n)
 	return (la_ssize_t)n;
 }
 
-/*
- * Everything goes through memory unblocked (bytes_per_block 0): the tar
- * then has no 10240-byte tail padding, every header lands in the buffer
- * as soon as archive_write_header() returns, which is what makes
- * tar-size-lie patchable, and compressed streams carry no trailing
- * zeros that a strict decompressor would reject.
- */
 static struct archive *
 la_open(void)
 {
@@ -1130,6 +1127,13 @@ la_open(void)
 	return a;
 }
 
+/*
+ * Everything goes through memory unblocked (bytes_per_block 0): the tar
+ * then has no 10240-byte tail padding, every header lands in the buffer
+ * as soon as archive_write_header() returns, which is what makes
+ * tar-size-lie patchable, and compressed streams carry no trailing
+ * zeros that a strict decompressor would reject.
+ */
 static void
 la_start(struct archive *a, struct buf *out)
 {
@@ -1168,7 +1172,7 @@ content_write(const struct desc *d, const struct entry *e, const char *path,
     struct archive *a)
 {
 	static unsigned char chunk[65536];
-	uint64_t state, v;
+	uint64_t state, v = 0;
 	size_t left, n, i;
 
 	switch (e->ctype) {
@@ -1188,10 +1192,12 @@ content_write(const struct desc *d, const struct entry *e, const char *path,
 		state = rng_seed(path);
 		for (left = e->size; left > 0; left -= n) {
 			n = left < sizeof(chunk) ? left : sizeof(chunk);
-			for (i = 0; i < n; i += 8) {
-				v = rng_next(&state);
-				memcpy(chunk + i, &v,
-				    n - i < 8 ? n - i : 8);
+			/* Byte by byte, so content is endian-neutral. */
+			for (i = 0; i < n; i++) {
+				if (i % 8 == 0)
+					v = rng_next(&state);
+				chunk[i] = (unsigned char)v;
+				v >>= 8;
 			}
 			la_write(d, e->line, a, chunk, n);
 		}
@@ -1442,7 +1448,8 @@ part_build(struct desc *d, enum part_id id)
 		n = 1;
 		if (!d->no_control)
 			n = 2;
-		memcpy(ents + n, d->ctl, d->nctl * sizeof(*ents));
+		if (d->nctl > 0)
+			memcpy(ents + n, d->ctl, d->nctl * sizeof(*ents));
 		tar_build(d, id, ents, n + d->nctl, &tar);
 		free(ents);
 	}

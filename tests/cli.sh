@@ -1,0 +1,44 @@
+#!/bin/sh
+# The command line: help, version, usage errors and their exit codes.
+. "${srcdir:-.}/tests/lib.sh"
+
+"$DEBUNPACK" --help > "$T/out" || fail "--help exit $?"
+grep -q '^usage: debunpack' "$T/out" || fail "--help text"
+"$DEBUNPACK" --version > "$T/out" || fail "--version exit $?"
+grep -q '^debunpack [0-9]' "$T/out" || fail "--version text"
+grep -q 'libarchive' "$T/out" || fail "--version must name libarchive"
+
+usage_error() {
+	if "$DEBUNPACK" "$@" > "$T/out" 2> "$T/err"; then
+		fail "accepted: $*"
+	else
+		rc=$?
+	fi
+	[ "$rc" = 2 ] || fail "exit $rc for: $*"
+	grep -q 'usage:' "$T/err" || fail "no usage for: $*"
+	[ ! -s "$T/out" ] || fail "stdout written for: $*"
+}
+usage_error
+usage_error --sync-mode fast x.deb
+usage_error --stats=xml x.deb
+usage_error --no-such-option x.deb
+usage_error --root
+
+deb=$(build_deb comp-gz)
+mkdir "$T/r"
+"$DEBUNPACK" --root "$T/r" --stats=json "$deb" > "$T/json" || fail "stats json"
+[ "$(wc -l < "$T/json")" = 1 ] || fail "json is not one line"
+if command -v python3 >/dev/null; then
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["packages"]==1 and d["sync_mode"]=="batched" and d["calls"]["rename"]>0, d' "$T/json" ||
+	    fail "json: $(cat "$T/json")"
+fi
+rm -rf "$T/r"; mkdir "$T/r"
+"$DEBUNPACK" --root "$T/r" --stats --sync-mode perfile "$deb" > "$T/text" || fail "stats text"
+grep -q '^sync mode:  perfile' "$T/text" || fail "stats text: $(cat "$T/text")"
+grep -q 'fdatasync 0 fsync [1-9]' "$T/text" || fail "perfile calls: $(cat "$T/text")"
+rm -rf "$T/r"; mkdir "$T/r"
+"$DEBUNPACK" -v --root "$T/r" "$deb" 2> "$T/err" > /dev/null || fail "-v"
+grep -q 'unpacking comp-gz' "$T/err" || fail "-v: $(cat "$T/err")"
+"$DEBUNPACK" --root "$T/nonexistent" "$deb" 2> "$T/err" && fail "missing root"
+grep -q "cannot open root" "$T/err" || fail "missing root message: $(cat "$T/err")"
+echo ok

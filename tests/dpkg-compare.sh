@@ -1,0 +1,32 @@
+#!/bin/sh
+# Every fixture, in every sync mode, unpacks to the tree dpkg-deb -x makes.
+. "${srcdir:-.}/tests/lib.sh"
+
+command -v dpkg-deb >/dev/null || skip "dpkg-deb not installed"
+
+fixtures="alltypes deep many usrmerge-plain pax underscore-ok
+comp-xz comp-gz comp-zst comp-bz2 comp-lzma comp-none"
+if is_root; then
+	fixtures="$fixtures devices"
+else
+	echo "not root: device nodes are covered by nonroot.sh only"
+fi
+
+for f in $fixtures; do
+	src=$FIXTURES/$f.desc
+	[ "$f" = usrmerge-plain ] && src=$FIXTURES/usrmerge.desc
+	deb=$(build_deb "$f" "$src")
+	mkdir "$T/ref-$f"
+	dpkg-deb -x "$deb" "$T/ref-$f" || fail "dpkg-deb -x $f"
+	for mode in batched perfile none; do
+		out=$T/out-$f-$mode
+		mkdir "$out"
+		"$DEBUNPACK" -q --root "$out" --sync-mode "$mode" "$deb" ||
+		    fail "$f ($mode): exit $?"
+		dpkg_same "$deb" "$T/ref-$f" "$out"
+		no_temps "$out"
+		rm -rf "$out"
+	done
+	rm -rf "$T/ref-$f"
+	echo "ok $f"
+done

@@ -1,0 +1,102 @@
+# Shared helpers of the integration tests: scratch space, fixtures, tree listings.
+# Sourced by tests/*.sh; the Makefile exports DEBUNPACK, MKDEB and FIXTURES.
+
+set -eu
+
+: "${DEBUNPACK:=$PWD/debunpack}"
+: "${MKDEB:=$PWD/tests/mkdeb}"
+: "${FIXTURES:=$(dirname "$0")/fixtures}"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/debunpack-test.XXXXXX")
+cleanup_hooks=""
+cleanup() {
+	# Hooks undo mounts and loop devices that may already be gone.
+	set +e
+	eval "$cleanup_hooks"
+	# Read-only directories from fixtures would stop rm.
+	chmod -R u+rwx "$T" 2>/dev/null || true
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+is_root() {
+	[ "$(id -u)" = 0 ]
+}
+
+# build_deb NAME [DESC]: build fixture NAME.desc (from FIXTURES or DESC) into $T/NAME.deb
+build_deb() {
+	desc=${2:-$FIXTURES/$1.desc}
+	"$MKDEB" "$desc" "$T/$1.deb" || fail "mkdeb $desc"
+	echo "$T/$1.deb"
+}
+
+# tree_list DIR: one line per path below DIR, sorted: type, mode, size,
+# mtime, hardlink group, link target.  Hardlinked files name the first path
+# of their inode, so two trees with the same link structure list alike.
+# Sizes of directories and mtimes of symlinks depend on the filesystem and on
+# tar versions respectively, so only what dpkg-deb -x defines is listed.
+tree_list() {
+	(cd "$1" && find . -mindepth 1 -printf '%i\t%y\t%m\t%s\t%T@\t%n\t%p\t%l\n') |
+	    LC_ALL=C sort -t "$(printf '\t')" -k7,7 |
+	    awk -F '\t' -v dirtimes="${2:-yes}" '
+		{
+			size = ($2 == "d") ? "-" : $4
+			mtime = $5; sub(/\.0+$/, "", mtime)
+			if ($2 == "d" && dirtimes == "no") mtime = "-"
+			link = "-"
+			if ($2 == "f" && $6 > 1) {
+				if (!($1 in first)) first[$1] = $7
+				link = first[$1]
+			}
+			printf "%s %s %s %s %s %s -> %s\n", $7, $2, $3, size, mtime, link, $8
+		}'
+}
+
+# same_tree A B [no]: listings and file contents are equal; with "no",
+# directory mtimes are left out (directories that existed before a run are
+# kept as they were, so their times are not the archive's).
+same_tree() {
+	snapshot "$1" "$T/list.a" "${3:-yes}"
+	snapshot "$2" "$T/list.b" "${3:-yes}"
+	diff -u "$T/list.a" "$T/list.b" || fail "trees differ: $1 $2"
+}
+
+# no_temps DIR: no temporary name of debunpack is left below DIR.
+no_temps() {
+	left=$(find "$1" -name '*.debunpack-new' -o -name '.debunpack-new.*')
+	[ -z "$left" ] || fail "temporaries left: $left"
+}
+
+# snapshot DIR OUT [no]: everything about DIR, contents by checksum, for
+# before/after comparisons of failed runs.
+snapshot() {
+	tree_list "$1" "${3:-yes}" > "$2"
+	(cd "$1" && find . -type f -exec sha256sum {} + | LC_ALL=C sort -k2) >> "$2"
+}
+
+# dpkg_same DEB REF ROOT: ROOT holds what dpkg-deb -x put in REF.  Directory
+# mtimes are checked against the archive instead: GNU tar makes symlinks
+# and hardlinks at the end of an extraction, after it set the times of
+# their directories, so its own directory times are not the archive's.
+dpkg_same() {
+	same_tree "$2" "$3" no
+	dpkg-deb --fsys-tarfile "$1" | TZ=UTC0 tar -tv --full-time |
+	    awk '$1 ~ /^d/ { sub(/^\.\/?/, "", $6); print $4 " " $5 "\t" $6 }' |
+	    while IFS="$(printf '\t')" read -r when name; do
+		[ -n "$name" ] || continue
+		want=$(TZ=UTC0 date -d "$when" +%s)
+		got=$(stat -c %Y "$3/$name")
+		[ "$want" = "$got" ] || fail "directory $name: mtime $got, archive says $want"
+	    done
+}

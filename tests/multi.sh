@@ -1,0 +1,47 @@
+#!/bin/sh
+# Several packages in one run: one batch, command-line order, later one wins.
+. "${srcdir:-.}/tests/lib.sh"
+
+for p in a b c; do
+	cat > "$T/$p.desc" <<D
+control-field Package pkg$p
+control-field Version 1.0
+control-field Architecture all
+dir ./usr/ 0755
+dir ./usr/share/ 0755
+dir ./usr/share/$p/ 0755
+file ./usr/share/$p/own 0644 text:$p\\n
+file ./usr/share/shared 0644 text:from\\s$p\\n
+gen 50 ./usr/share/$p/f 0644 300
+D
+	build_deb "$p" "$T/$p.desc" >/dev/null
+done
+
+root=$T/root
+mkdir "$root"
+"$DEBUNPACK" --root "$root" --stats=json "$T/a.deb" "$T/b.deb" "$T/c.deb" \
+    > "$T/stats.json" || fail "three packages"
+[ "$(cat "$root/usr/share/shared")" = "from c" ] || fail "later package must win"
+for p in a b c; do
+	[ "$(cat "$root/usr/share/$p/own")" = "$p" ] || fail "$p own file"
+done
+no_temps "$root"
+grep -q '"packages":3' "$T/stats.json" || fail "stats: $(cat "$T/stats.json")"
+# One batch: each file synced once, and each directory once, at the end.
+grep -q '"fdatasync":154,' "$T/stats.json" || fail "fdatasync count: $(cat "$T/stats.json")"
+grep -q '"fsync":6,' "$T/stats.json" || fail "dir fsync count: $(cat "$T/stats.json")"
+
+# Same in reverse order: a wins.
+rm -rf "$root"; mkdir "$root"
+"$DEBUNPACK" -q --root "$root" "$T/c.deb" "$T/b.deb" "$T/a.deb" || fail "reverse"
+[ "$(cat "$root/usr/share/shared")" = "from a" ] || fail "reverse order"
+no_temps "$root"
+
+# A failing package anywhere in the batch leaves nothing of the others.
+printf 'garbage' > "$T/bad.deb"
+rm -rf "$root"; mkdir "$root"
+"$DEBUNPACK" -q --root "$root" "$T/a.deb" "$T/b.deb" "$T/bad.deb" 2> "$T/err" &&
+    fail "bad package accepted"
+[ -z "$(ls -A "$root")" ] || fail "root not restored: $(find "$root")"
+grep -q "bad.deb" "$T/err" || fail "error does not name the package: $(cat "$T/err")"
+echo ok

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Real Debian packages unpack exactly as dpkg-deb -x unpacks them.
+. "${srcdir:-.}/tests/lib.sh"
+
+command -v apt-get >/dev/null || skip "apt-get missing"
+pkgs="base-files tzdata bash coreutils mawk libc-bin"
+(cd "$T" && apt-get download $pkgs > "$T/apt.log" 2>&1) ||
+    skip "cannot download packages (archive not reachable?)"
+for deb in "$T"/*.deb; do
+	name=$(basename "$deb")
+	mkdir "$T/ref"
+	dpkg-deb -x "$deb" "$T/ref"
+	for mode in batched perfile none; do
+		mkdir "$T/out"
+		"$DEBUNPACK" -q --root "$T/out" --sync-mode $mode "$deb" || fail "$name $mode"
+		dpkg_same "$deb" "$T/ref" "$T/out"
+		no_temps "$T/out"
+		rm -rf "$T/out"
+	done
+	rm -rf "$T/ref"
+	echo "ok $name"
+done
+# All of them as one batch.
+mkdir "$T/all"
+"$DEBUNPACK" -q --root "$T/all" "$T"/*.deb || fail "one batch"
+no_temps "$T/all"
+echo ok
