@@ -1,0 +1,57 @@
+#!/bin/sh
+# The whole test suite, as CI runs it: warnings as errors, make check, the
+# same again under ASan+UBSan, unit tests and one run under valgrind, and
+# make distcheck.  Set QUICK=1 to stop after the first make check.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+check() {	# DIR: make check, showing the logs of what failed
+	if ! make -s -C "$1" -j"$(nproc)" check; then
+		for log in "$1"/tests/*.log; do
+			grep -q '^FAIL\|^ERROR' "${log%.log}.trs" 2>/dev/null &&
+			    { echo "=== $log"; tail -n 40 "$log"; }
+		done
+		exit 1
+	fi
+}
+
+echo "== build (-Werror) and make check"
+CONFIGURE_FLAGS=--enable-werror sh tests/setup.sh
+check build
+[ "${QUICK:-0}" = 1 ] && exit 0
+
+echo "== ASan+UBSan build and make check"
+BUILD=build-asan CONFIGURE_FLAGS=--enable-werror \
+    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+    sh tests/setup.sh
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 check build-asan
+
+echo "== valgrind: unit tests and one run of every sync mode"
+for t in build/tests/check_*; do
+	[ -x "$t" ] || continue
+	CK_FORK=no valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	    --error-exitcode=1 "$t" > /dev/null || { echo "valgrind: $t"; exit 1; }
+done
+vg=$(mktemp -d)
+trap 'rm -rf "$vg"' EXIT
+build/tests/mkdeb tests/fixtures/alltypes.desc "$vg/a.deb"
+for mode in batched perfile none; do
+	mkdir "$vg/$mode"
+	valgrind -q --leak-check=full --error-exitcode=1 \
+	    build/debunpack -q --root "$vg/$mode" --sync-mode $mode "$vg/a.deb" ||
+	    { echo "valgrind: debunpack --sync-mode $mode"; exit 1; }
+done
+# An error path too: the second package is broken.
+build/tests/mkdeb tests/fixtures/bad/truncated.desc "$vg/t.deb"
+if valgrind -q --leak-check=full --error-exitcode=3 build/debunpack -q \
+    --root "$vg/none" "$vg/a.deb" "$vg/t.deb" 2>/dev/null; then
+	echo "valgrind: broken package accepted"; exit 1
+elif [ $? = 3 ]; then
+	echo "valgrind: errors on the failure path"; exit 1
+fi
+
+echo "== make distcheck"
+make -s -C build distcheck > build/distcheck.log 2>&1 ||
+    { tail -n 60 build/distcheck.log; exit 1; }
+echo "all tests passed"

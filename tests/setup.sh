@@ -1,0 +1,39 @@
+#!/bin/sh
+# Set-up on a fresh Debian machine: build dependencies (when root), then an
+# out-of-tree build in $BUILD (default build/).  Reruns only do what is missing.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+# Build: autotools, libarchive and the compressors' libraries, Check.
+# Tests: dpkg-deb (dpkg), mkfs for ext4/xfs/btrfs, losetup/mount, setpriv
+# (util-linux), valgrind, python3 for JSON checks, apt for real packages.
+deps="gcc make autoconf automake pkg-config libarchive-dev zlib1g-dev
+liblzma-dev libzstd-dev libbz2-dev check dpkg e2fsprogs xfsprogs btrfs-progs
+mount util-linux valgrind python3 apt xz-utils zstd"
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	missing=""
+	for p in $deps; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+		    grep -q 'install ok installed' || missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		echo "setup: installing$missing"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		    --no-install-recommends $missing > /dev/null
+	fi
+elif ! pkg-config --exists libarchive check 2>/dev/null; then
+	echo "setup: not root: install the build dependencies first:" >&2
+	echo "  apt-get install $(echo $deps)" >&2
+	exit 1
+fi
+
+cd "$top"
+[ -x configure ] || autoreconf -fi
+build=${BUILD:-build}
+mkdir -p "$build"
+cd "$build"
+# shellcheck disable=SC2086 # CONFIGURE_FLAGS holds several words
+[ -f Makefile ] || "$top/configure" -q ${CONFIGURE_FLAGS:-}
+make -s -j"$(nproc)"
