@@ -177,16 +177,18 @@ main_parse(int argc, char **argv, struct main_opts *o)
 
 /*
  * Descriptors the batch may keep open: half the soft limit, leaving the
- * rest for directories, the package being read and the C library.
+ * rest for directories, the package being read and the C library, and no
+ * more than 1024: past that, reopening costs less than the kernel memory.
  */
 static size_t
 main_fd_budget(void)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-		return 512;
-	return rl.rlim_cur > 256 ? (size_t)(rl.rlim_cur / 2) : 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur / 2 > 1024)
+		return 1024;
+	return rl.rlim_cur > 128 ? (size_t)(rl.rlim_cur / 2) - 32 : 16;
 }
 
 static int
