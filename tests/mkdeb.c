@@ -267,6 +267,16 @@ struct desc {
 
 	struct owner	 owner;
 	long long	 mtime;
+
+	/*
+	 * Entries copy the owner by value, so one name is shared by many
+	 * entries and by d->owner, and the default "root" is a literal;
+	 * keeping every allocated name here lets desc_free() release each
+	 * exactly once.
+	 */
+	char		**names;
+	size_t		 nnames;
+	size_t		 namecap;
 };
 
 static const char *const comp_names[] = {
@@ -860,6 +870,17 @@ cmd_tar_size_lie(struct desc *d, const char *p, struct buf *tok)
 	lex_end(d, &p);
 }
 
+static const char *
+owner_name(struct desc *d, const struct buf *tok, const char *what)
+{
+	if (d->nnames == d->namecap) {
+		d->namecap = d->namecap ? d->namecap * 2 : 8;
+		d->names = xreallocarray(d->names, d->namecap,
+		    sizeof(*d->names));
+	}
+	return d->names[d->nnames++] = tok_str(d, tok, what);
+}
+
 static void
 cmd_owner(struct desc *d, const char *p, struct buf *tok)
 {
@@ -869,11 +890,11 @@ cmd_owner(struct desc *d, const char *p, struct buf *tok)
 	lex_need(d, &p, tok, "gid");
 	d->owner.gid = num_parse(d, (const char *)tok->data, 10, 0,
 	    UINT32_MAX, "gid");
-	/* Entries keep pointers to these, so they are never freed. */
+	/* Entries keep pointers to these; desc_free() releases them. */
 	lex_need(d, &p, tok, "user name");
-	d->owner.uname = tok_str(d, tok, "user name");
+	d->owner.uname = owner_name(d, tok, "user name");
 	lex_need(d, &p, tok, "group name");
-	d->owner.gname = tok_str(d, tok, "group name");
+	d->owner.gname = owner_name(d, tok, "group name");
 	lex_end(d, &p);
 }
 
@@ -1063,6 +1084,43 @@ desc_init(struct desc *d, const char *file)
 	d->order[1].kind = MEM_CONTROL;
 	d->order[2].kind = MEM_DATA;
 	d->norder = 3;
+}
+
+/* Owner names are not the entry's own; see struct desc. */
+static void
+entries_free(struct entry *ents, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(ents[i].path);
+		free(ents[i].target);
+		buf_free(&ents[i].text);
+	}
+	free(ents);
+}
+
+/* Only so that leak checkers see a clean exit; d is left zeroed. */
+static void
+desc_free(struct desc *d)
+{
+	size_t i;
+	int id;
+
+	entries_free(d->ctl, d->nctl);
+	entries_free(d->ents, d->nents);
+	for (i = 0; i < d->nlies; i++)
+		free(d->lies[i].path);
+	free(d->lies);
+	for (i = 0; i < d->nnames; i++)
+		free(d->names[i]);
+	free(d->names);
+	free(d->order);
+	for (id = 0; id < PART_COUNT; id++)
+		buf_free(&d->parts[id].payload);
+	buf_free(&d->control);
+	buf_free(&d->debbin);
+	memset(d, 0, sizeof(*d));
 }
 
 static void
@@ -1598,5 +1656,7 @@ main(int argc, char *argv[])
 	}
 	deb_build(&d, &deb);
 	deb_write(argv[2], &deb);
+	buf_free(&deb);
+	desc_free(&d);
 	return 0;
 }
