@@ -124,6 +124,9 @@ control_parse(const char *text, size_t len, struct control **out,
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return -ENOMEM;
+	/* Blank lines before the stanza are skipped, as dpkg does. */
+	while (p < end && (*p == '\n' || *p == '\r'))
+		p++;
 	for (; p < end && r == 0; p = nl + 1) {
 		size_t ll;
 

@@ -288,17 +288,21 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 		r = dirs_add(d, rel, fd, DIR_NONE, 0, idx);
 		return r == 0 ? 0 : dbp_err(err, -r, rel, "cannot open directory");
 	}
-	if (fd == -ENOTDIR)
-		return dbp_err(err, 0, rel, "exists and is not a directory");
+	if (fd == -ENOTDIR) {
+		dbp_err(err, 0, rel, "exists and is not a directory");
+		return -ENOTDIR;
+	}
 	if (fd != -ENOENT || !create || rel[0] == '\0')
 		return dbp_err(err, -fd, rel, "cannot open directory");
 
 	if ((r = dirs_get(d, dirs_split(rel, parent, sizeof(parent), &base),
 	    true, 0755, &pidx, err)) != 0)
 		return r;
-	if (d->guard != NULL && d->guard(d->guard_ctx, pidx, base) != 0)
-		return dbp_err(err, 0, rel, "is a file of this run and"
-		    " cannot also be a directory");
+	if (d->guard != NULL && d->guard(d->guard_ctx, pidx, base) != 0) {
+		dbp_err(err, 0, rel, "is a file of this run and cannot also"
+		    " be a directory");
+		return -ENOTDIR;
+	}
 	if ((pfd = dirs_fd(d, pidx)) < 0)
 		return dbp_err(err, -pfd, d->v[pidx].path, "cannot open directory");
 	/*
@@ -306,10 +310,11 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 	 * dirs_fixup leaves usable directories; never without owner write.
 	 */
 	if (mkdirat(pfd, base, (mode | S_IRWXU) & 0777) != 0) {
-		if (errno == EEXIST)
+		if (errno == EEXIST) {
 			/* Resolving said ENOENT: a dangling symlink is in the way. */
-			return dbp_err(err, 0, rel,
-			    "exists and is not a directory");
+			dbp_err(err, 0, rel, "exists and is not a directory");
+			return -ENOTDIR;
+		}
 		return dbp_err(err, errno, rel, "cannot create directory");
 	}
 	d->v[pidx].flags |= DIR_NAMES;

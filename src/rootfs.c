@@ -90,7 +90,7 @@ static int
 rootfs_walk(const struct rootfs *rf, const char *rel, int flags)
 {
 	char *pending, *comp, *next, link[PATH_MAX];
-	int stack[PATH_MAX / 2], depth = 0, links = 0, fd, r;
+	int stack[PATH_MAX / 2], depth = 0, links = 0, fd, r, slash;
 	size_t plen;
 	struct stat st;
 
@@ -112,8 +112,10 @@ rootfs_walk(const struct rootfs *rf, const char *rel, int flags)
 			r = r < 0 ? -errno : r;
 			goto out;
 		}
+		/* A slash after the last component asks for a directory. */
 		next = strchr(comp, '/');
-		if (next != NULL)
+		slash = next != NULL;
+		if (slash)
 			*next++ = '\0';
 		else
 			next = comp + strlen(comp);
@@ -149,17 +151,18 @@ rootfs_walk(const struct rootfs *rf, const char *rel, int flags)
 				r = -ENAMETOOLONG;
 				goto out;
 			}
-			/* Splice: PENDING becomes "TARGET/REST". */
-			memmove(pending + n + 1, next, plen + 1);
+			/* Splice: PENDING becomes "TARGET/REST", or "TARGET". */
+			memmove(pending + n + slash, next, plen + 1);
 			memcpy(pending, link, (size_t)n);
-			pending[n] = '/';
+			if (slash)
+				pending[n] = '/';
 			comp = pending;
 			if (link[0] == '/')
 				while (depth > 0)
 					close(stack[depth--]);
 			continue;
 		}
-		if (*next == '\0' && !S_ISDIR(st.st_mode)) {
+		if (*next == '\0' && !slash && !S_ISDIR(st.st_mode)) {
 			/* Last component and not a directory: open it itself. */
 			close(fd);
 			r = openat(stack[depth], comp,

@@ -1,4 +1,4 @@
-/* Unit tests of control.c: parsing one control stanza and looking up its fields. */
+/* Unit tests of control.c: parsing one stanza, looking up its fields. */
 #include "config.h"
 
 #include <check.h>
@@ -206,7 +206,7 @@ START_TEST(test_control_two_stanzas)
 }
 END_TEST
 
-/* LEN bounds the parse: nothing past it is read, and no terminator is needed. */
+/* LEN bounds the parse: nothing past it is read, no terminator needed. */
 START_TEST(test_control_length_bounded)
 {
 	static const char full[] = MINIMAL "Garbage without colon\n";

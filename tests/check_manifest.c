@@ -1,0 +1,214 @@
+/* Unit tests of manifest.c: recording, finding and updating installed paths. */
+#include "config.h"
+
+#include <archive_entry.h>
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "manifest.h"
+
+START_TEST(test_manifest_empty)
+{
+	struct manifest *m;
+
+	ck_assert_int_eq(manifest_new(&m), 0);
+	ck_assert_uint_eq(manifest_count(m), 0);
+	ck_assert_ptr_null(manifest_find(m, 0, "ls"));
+	ck_assert_ptr_null(manifest_find(m, 0, ""));
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_manifest_put_find)
+{
+	struct manifest *m;
+	struct manifest_entry *e;
+	char name[16];
+
+	ck_assert_int_eq(manifest_new(&m), 0);
+	strcpy(name, "ls");
+	ck_assert_int_eq(manifest_put(m, 3, name, 17, 2, AE_IFREG), 0);
+	/* The manifest keeps its own copy of the name. */
+	strcpy(name, "XX");
+	e = manifest_find(m, 3, "ls");
+	ck_assert_ptr_nonnull(e);
+	ck_assert_uint_eq(e->dir, 3);
+	ck_assert_str_eq(e->name, "ls");
+	ck_assert_uint_eq(e->item, 17);
+	ck_assert_uint_eq(e->pkg, 2);
+	ck_assert_uint_eq(e->type, AE_IFREG);
+	ck_assert_uint_eq(manifest_count(m), 1);
+	ck_assert_ptr_null(manifest_find(m, 3, "XX"));
+	ck_assert_ptr_null(manifest_find(m, 3, "l"));
+	ck_assert_ptr_null(manifest_find(m, 3, "lss"));
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_manifest_keyed_by_dir)
+{
+	struct manifest *m;
+	struct manifest_entry *a, *b;
+
+	ck_assert_int_eq(manifest_new(&m), 0);
+	ck_assert_int_eq(manifest_put(m, 1, "x", 10, 0, AE_IFREG), 0);
+	ck_assert_int_eq(manifest_put(m, 2, "x", 20, 0, AE_IFLNK), 0);
+	ck_assert_uint_eq(manifest_count(m), 2);
+	a = manifest_find(m, 1, "x");
+	b = manifest_find(m, 2, "x");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_ne(a, b);
+	ck_assert_uint_eq(a->item, 10);
+	ck_assert_uint_eq(b->item, 20);
+	ck_assert_uint_eq(b->type, AE_IFLNK);
+	ck_assert_ptr_null(manifest_find(m, 0, "x"));
+	ck_assert_ptr_null(manifest_find(m, 3, "x"));
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_manifest_update_in_place)
+{
+	struct manifest *m;
+	struct manifest_entry *e, *e2;
+
+	ck_assert_int_eq(manifest_new(&m), 0);
+	ck_assert_int_eq(manifest_put(m, 5, "sh", 1, 0, AE_IFREG), 0);
+	e = manifest_find(m, 5, "sh");
+	ck_assert_ptr_nonnull(e);
+	/* A later package replaces the path: one entry, new fields. */
+	ck_assert_int_eq(manifest_put(m, 5, "sh", 9, 1, AE_IFLNK), 0);
+	ck_assert_uint_eq(manifest_count(m), 1);
+	e2 = manifest_find(m, 5, "sh");
+	ck_assert_ptr_eq(e, e2);
+	ck_assert_uint_eq(e2->item, 9);
+	ck_assert_uint_eq(e2->pkg, 1);
+	ck_assert_uint_eq(e2->type, AE_IFLNK);
+	ck_assert_uint_eq(e2->dir, 5);
+	ck_assert_str_eq(e2->name, "sh");
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_manifest_free_null)
+{
+	manifest_free(NULL);
+}
+END_TEST
+
+START_TEST(test_manifest_many_entries)
+{
+	struct manifest *m;
+	struct manifest_entry *e;
+	char name[32];
+	size_t dir, i, n = 0;
+
+	ck_assert_int_eq(manifest_new(&m), 0);
+	for (dir = 0; dir < 100; dir++)
+		for (i = 0; i < 200; i++) {
+			snprintf(name, sizeof(name), "file-%05zu", i);
+			ck_assert_int_eq(manifest_put(m, dir, name,
+			    dir * 1000 + i, (unsigned)(dir % 7), AE_IFREG), 0);
+			n++;
+		}
+	ck_assert_uint_eq(manifest_count(m), n);
+	/* Replace every third entry: the count stays. */
+	for (dir = 0; dir < 100; dir++)
+		for (i = 0; i < 200; i += 3) {
+			snprintf(name, sizeof(name), "file-%05zu", i);
+			ck_assert_int_eq(manifest_put(m, dir, name, i, 99,
+			    AE_IFLNK), 0);
+		}
+	ck_assert_uint_eq(manifest_count(m), n);
+	for (dir = 0; dir < 100; dir++)
+		for (i = 0; i < 200; i++) {
+			snprintf(name, sizeof(name), "file-%05zu", i);
+			e = manifest_find(m, dir, name);
+			ck_assert_ptr_nonnull(e);
+			ck_assert_uint_eq(e->dir, dir);
+			ck_assert_str_eq(e->name, name);
+			if (i % 3 == 0) {
+				ck_assert_uint_eq(e->item, i);
+				ck_assert_uint_eq(e->pkg, 99);
+				ck_assert_uint_eq(e->type, AE_IFLNK);
+			} else {
+				ck_assert_uint_eq(e->item, dir * 1000 + i);
+				ck_assert_uint_eq(e->pkg, dir % 7);
+				ck_assert_uint_eq(e->type, AE_IFREG);
+			}
+		}
+	ck_assert_ptr_null(manifest_find(m, 100, "file-00000"));
+	ck_assert_ptr_null(manifest_find(m, 0, "file-00200"));
+	manifest_free(m);
+}
+END_TEST
+
+START_TEST(test_manifest_odd_names)
+{
+	static const char *const names[] = {
+		"", "a", "ab", "a\xc3\xa9", "a b", "\x7f", "-", ".hidden",
+		"name.debunpack-new",
+	};
+	struct manifest *m;
+	size_t i, n = sizeof(names) / sizeof(names[0]);
+	char *longname;
+
+	ck_assert_int_eq(manifest_new(&m), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(manifest_put(m, 0, names[i], i, 0, AE_IFREG),
+		    0);
+	longname = malloc(4096);
+	ck_assert_ptr_nonnull(longname);
+	memset(longname, 'n', 4095);
+	longname[4095] = '\0';
+	ck_assert_int_eq(manifest_put(m, 0, longname, n, 0, AE_IFREG), 0);
+	ck_assert_uint_eq(manifest_count(m), n + 1);
+	for (i = 0; i < n; i++) {
+		ck_assert_ptr_nonnull(manifest_find(m, 0, names[i]));
+		ck_assert_uint_eq(manifest_find(m, 0, names[i])->item, i);
+	}
+	ck_assert_uint_eq(manifest_find(m, 0, longname)->item, n);
+	/* Directory indexes at the ends of the range are ordinary keys. */
+	ck_assert_int_eq(manifest_put(m, (size_t)-1, "top", 1, 0, AE_IFREG), 0);
+	ck_assert_ptr_nonnull(manifest_find(m, (size_t)-1, "top"));
+	ck_assert_ptr_null(manifest_find(m, 0, "top"));
+	free(longname);
+	manifest_free(m);
+}
+END_TEST
+
+static Suite *
+manifest_suite(void)
+{
+	Suite *s = suite_create("manifest");
+	TCase *tc;
+
+	tc = tcase_create("core");
+	tcase_add_test(tc, test_manifest_empty);
+	tcase_add_test(tc, test_manifest_put_find);
+	tcase_add_test(tc, test_manifest_keyed_by_dir);
+	tcase_add_test(tc, test_manifest_update_in_place);
+	tcase_add_test(tc, test_manifest_free_null);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("limits");
+	tcase_add_test(tc, test_manifest_many_entries);
+	tcase_add_test(tc, test_manifest_odd_names);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(manifest_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

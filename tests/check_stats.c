@@ -1,0 +1,275 @@
+/* Unit tests of stats.c: the text and JSON reports of a run's counters. */
+#include "config.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+static const char *const entry_keys[] = {
+	"file", "hardlink", "symlink", "dir", "char", "block", "fifo",
+	"skipped",
+};
+static const char *const call_keys[] = {
+	"sync_file_range_write", "sync_file_range_wait", "fadvise",
+	"fdatasync", "fsync", "syncfs", "rename", "reopen",
+};
+static const char *const phase_keys[] = {
+	"extract", "writeback_wait", "fdatasync", "rename", "dir_sync", "total",
+};
+
+/* Run FN on ST into a string; the caller frees it. */
+static char *
+report(void (*fn)(FILE *, const struct stats *), const struct stats *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	fp = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(fp);
+	fn(fp, st);
+	ck_assert_int_eq(fclose(fp), 0);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(strlen(buf), len);
+	return buf;
+}
+
+static void
+fill(struct stats *st)
+{
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	st->mode = "batched";
+	st->packages = 3;
+	for (i = 0; i < ST_NENTRY; i++)
+		st->entries[i] = 10 + (unsigned long)i;
+	st->bytes = 123456789;
+	for (i = 0; i < SC_NCALL; i++)
+		st->calls[i] = 100 + (unsigned long)i;
+	st->phase[PH_EXTRACT] = 1.5;
+	st->phase[PH_WAIT] = 0.25;
+	st->phase[PH_FDATASYNC] = 0.125;
+	st->phase[PH_RENAME] = 0.0625;
+	st->phase[PH_DIRSYNC] = 0.0625;
+}
+
+static void
+assert_has(const char *s, const char *part)
+{
+	ck_assert_msg(strstr(s, part) != NULL, "\"%s\" not in \"%s\"", part, s);
+}
+
+/* S holds "KEY":{ ... "NAME":... } with each of NAMES inside the object. */
+static void
+assert_object(const char *s, const char *key, const char *const *names,
+    size_t n)
+{
+	char want[64];
+	const char *obj, *end;
+	size_t i;
+
+	snprintf(want, sizeof(want), "\"%s\":{", key);
+	obj = strstr(s, want);
+	ck_assert_msg(obj != NULL, "no object \"%s\" in %s", key, s);
+	end = strchr(obj, '}');
+	ck_assert_ptr_nonnull(end);
+	for (i = 0; i < n; i++) {
+		const char *k;
+
+		snprintf(want, sizeof(want), "\"%s\":", names[i]);
+		k = strstr(obj, want);
+		ck_assert_msg(k != NULL && k < end, "key \"%s\" not in \"%s\"",
+		    names[i], key);
+	}
+}
+
+/* One JSON object on one line, braces and quotes balanced, no empty members. */
+static void
+assert_json_line(const char *s)
+{
+	size_t len = strlen(s);
+	int depth = 0, quotes = 0;
+	const char *p;
+
+	ck_assert_uint_gt(len, 2);
+	ck_assert_int_eq(s[0], '{');
+	ck_assert_int_eq(s[len - 1], '\n');
+	ck_assert_int_eq(s[len - 2], '}');
+	ck_assert_ptr_eq(strchr(s, '\n'), s + len - 1);
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '"')
+			quotes++;
+		else if (*p == '{')
+			depth++;
+		else if (*p == '}') {
+			depth--;
+			/* The outer object closes only at the very end. */
+			ck_assert_msg(depth > 0 || p == s + len - 2,
+			    "object closed early at offset %td", p - s);
+		}
+		ck_assert_int_ge(depth, 0);
+	}
+	ck_assert_int_eq(depth, 0);
+	ck_assert_int_eq(quotes % 2, 0);
+	ck_assert_ptr_null(strstr(s, ",}"));
+	ck_assert_ptr_null(strstr(s, "{,"));
+	ck_assert_ptr_null(strstr(s, ",,"));
+	ck_assert_ptr_null(strstr(s, "nan"));
+	ck_assert_ptr_null(strstr(s, "(null)"));
+}
+
+START_TEST(test_stats_json_one_line)
+{
+	struct stats st;
+	char *s;
+
+	fill(&st);
+	s = report(stats_write_json, &st);
+	assert_json_line(s);
+	ck_assert_msg(strncmp(s, "{\"sync_mode\":\"batched\",", 23) == 0,
+	    "does not start with the sync mode: %s", s);
+	assert_has(s, "\"packages\":3,");
+	assert_has(s, "\"bytes\":123456789,");
+	assert_object(s, "entries", entry_keys,
+	    sizeof(entry_keys) / sizeof(entry_keys[0]));
+	assert_object(s, "calls", call_keys,
+	    sizeof(call_keys) / sizeof(call_keys[0]));
+	assert_object(s, "seconds", phase_keys,
+	    sizeof(phase_keys) / sizeof(phase_keys[0]));
+	free(s);
+}
+END_TEST
+
+START_TEST(test_stats_json_values)
+{
+	struct stats st;
+	char *s;
+
+	fill(&st);
+	s = report(stats_write_json, &st);
+	assert_has(s, "\"entries\":{\"file\":10,\"hardlink\":11,");
+	assert_has(s, "\"skipped\":17}");
+	assert_has(s, "\"calls\":{\"sync_file_range_write\":100,");
+	assert_has(s, "\"rename\":106,\"reopen\":107}");
+	assert_has(s, "\"extract\":1.500000,");
+	assert_has(s, "\"dir_sync\":0.062500,");
+	/* The total is the sum of the phases. */
+	assert_has(s, "\"total\":2.000000}}");
+	free(s);
+}
+END_TEST
+
+START_TEST(test_stats_text_sync_mode)
+{
+	struct stats st;
+	char *s;
+
+	fill(&st);
+	st.mode = "perfile";
+	s = report(stats_write_text, &st);
+	ck_assert_msg(strncmp(s, "sync mode:", 10) == 0,
+	    "first line is not \"sync mode:\": %s", s);
+	assert_has(s, "sync mode:  perfile\n");
+	assert_has(s, "\npackages:   3\n");
+	assert_has(s, "\nbytes:      123456789\n");
+	assert_has(s, "\nentries:    file 10 hardlink 11");
+	assert_has(s, "\ncalls:      sync_file_range_write 100");
+	assert_has(s, " reopen 107\n");
+	assert_has(s, "\nseconds:    extract 1.500");
+	assert_has(s, " total 2.000\n");
+	ck_assert_int_eq(s[strlen(s) - 1], '\n');
+	free(s);
+}
+END_TEST
+
+START_TEST(test_stats_now_monotonic)
+{
+	double a, b;
+
+	a = stats_now();
+	b = stats_now();
+	ck_assert(a > 0);
+	ck_assert(b >= a);
+}
+END_TEST
+
+START_TEST(test_stats_zero)
+{
+	struct stats st;
+	char *s;
+
+	memset(&st, 0, sizeof(st));
+	st.mode = "none";
+	s = report(stats_write_json, &st);
+	assert_json_line(s);
+	assert_has(s, "\"sync_mode\":\"none\"");
+	assert_has(s, "\"bytes\":0,");
+	assert_has(s, "\"total\":0.000000}}");
+	free(s);
+	s = report(stats_write_text, &st);
+	assert_has(s, "sync mode:  none\n");
+	free(s);
+}
+END_TEST
+
+START_TEST(test_stats_large_counters)
+{
+	struct stats st;
+	char *s, want[64];
+
+	memset(&st, 0, sizeof(st));
+	st.mode = "batched";
+	st.bytes = UINT64_MAX;
+	st.packages = (unsigned long)-1;
+	st.entries[ST_FILE] = (unsigned long)-1;
+	st.calls[SC_REOPEN] = (unsigned long)-1;
+	s = report(stats_write_json, &st);
+	assert_json_line(s);
+	assert_has(s, "\"bytes\":18446744073709551615,");
+	snprintf(want, sizeof(want), "\"packages\":%lu,", (unsigned long)-1);
+	assert_has(s, want);
+	snprintf(want, sizeof(want), "\"reopen\":%lu}", (unsigned long)-1);
+	assert_has(s, want);
+	free(s);
+	s = report(stats_write_text, &st);
+	assert_has(s, "bytes:      18446744073709551615\n");
+	free(s);
+}
+END_TEST
+
+static Suite *
+stats_suite(void)
+{
+	Suite *s = suite_create("stats");
+	TCase *tc;
+
+	tc = tcase_create("core");
+	tcase_add_test(tc, test_stats_json_one_line);
+	tcase_add_test(tc, test_stats_json_values);
+	tcase_add_test(tc, test_stats_text_sync_mode);
+	tcase_add_test(tc, test_stats_now_monotonic);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("limits");
+	tcase_add_test(tc, test_stats_zero);
+	tcase_add_test(tc, test_stats_large_counters);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(stats_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,609 @@
+/* Unit tests of syncbatch.c: each strategy's commit, counters, drop, abort. */
+#include "config.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "syncbatch.h"
+
+#define TMP_SUFFIX	".debunpack-new"
+
+static char base_dir[64];	/* per TCase; its teardown catches leftovers */
+static char scratch[128];	/* the root of each test */
+static struct rootfs rf;
+
+/* One batch over the scratch root. */
+struct fx {
+	struct dirs *dirs;
+	struct syncbatch *sb;
+	struct stats st;
+};
+static struct fx f;	/* the batch under test, freed by the teardown */
+
+static void
+fx_open(struct fx *fb, const char *mode, size_t maxfds)
+{
+	memset(fb, 0, sizeof(*fb));
+	ck_assert_int_eq(dirs_new(&fb->dirs, &rf, 4), 0);
+	ck_assert_int_eq(syncbatch_new(&fb->sb, mode, fb->dirs, &fb->st, maxfds),
+	    0);
+	ck_assert_str_eq(fb->st.mode, mode);
+}
+
+/* Free the batch (also after a failed assertion in no-fork mode). */
+static void
+fx_close(struct fx *fb)
+{
+	syncbatch_free(fb->sb);
+	dirs_free(fb->dirs);
+	fb->sb = NULL;
+	fb->dirs = NULL;
+}
+
+static int
+unlock_entry(const char *path, const struct stat *sb, int type,
+    struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (type == FTW_D || type == FTW_DNR)
+		chmod(path, 0700);
+	return 0;
+}
+
+static int
+remove_entry(const char *path, const struct stat *sb, int type,
+    struct FTW *ftw)
+{
+	(void)sb;
+	(void)type;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void
+rm_rf(const char *path)
+{
+	nftw(path, unlock_entry, 16, FTW_PHYS);
+	nftw(path, remove_entry, 16, FTW_PHYS | FTW_DEPTH);
+}
+
+static void
+base_setup(void)
+{
+	snprintf(base_dir, sizeof(base_dir), "/tmp/check_syncbatch.XXXXXX");
+	if (mkdtemp(base_dir) == NULL) {
+		perror("mkdtemp");
+		abort();
+	}
+}
+
+static void
+base_teardown(void)
+{
+	rm_rf(base_dir);
+}
+
+static void
+scratch_setup(void)
+{
+	struct dbp_error err;
+
+	umask(022);
+	memset(&f, 0, sizeof(f));
+	snprintf(scratch, sizeof(scratch), "%s/t.XXXXXX", base_dir);
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	ck_assert_int_eq(rootfs_open(&rf, scratch, &err), 0);
+}
+
+static void
+scratch_teardown(void)
+{
+	fx_close(&f);
+	rootfs_close(&rf);
+	rm_rf(scratch);
+}
+
+/* REL in the scratch root, in a static buffer: one use per expression. */
+static const char *
+at(const char *rel)
+{
+	static char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", scratch, rel);
+	return p;
+}
+
+static bool
+exists(const char *rel)
+{
+	struct stat st;
+
+	return lstat(at(rel), &st) == 0;
+}
+
+static void
+write_file(const char *rel, const char *content)
+{
+	FILE *fp = fopen(at(rel), "w");
+
+	ck_assert_msg(fp != NULL, "create %s: %s", rel, strerror(errno));
+	fputs(content, fp);
+	ck_assert_int_eq(fclose(fp), 0);
+}
+
+static void
+assert_content(const char *rel, const char *want)
+{
+	char buf[256];
+	size_t n;
+	FILE *fp;
+
+	fp = fopen(at(rel), "r");
+	ck_assert_msg(fp != NULL, "open %s: %s", rel, strerror(errno));
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	ck_assert_msg(strcmp(buf, want) == 0, "%s holds \"%s\", not \"%s\"",
+	    rel, buf, want);
+}
+
+static int ntemps;
+
+static int
+count_temp(const char *path, const struct stat *sb, int type,
+    struct FTW *ftw)
+{
+	(void)sb;
+	(void)type;
+	if (strstr(path + ftw->base, TMP_SUFFIX) != NULL)
+		ntemps++;
+	return 0;
+}
+
+/* Temporaries left anywhere in the root. */
+static int
+count_temps(void)
+{
+	ntemps = 0;
+	ck_assert_int_eq(nftw(scratch, count_temp, 16, FTW_PHYS), 0);
+	return ntemps;
+}
+
+static int
+count_fds(void)
+{
+	struct dirent *de;
+	DIR *dir;
+	int n = 0;
+
+	dir = opendir("/proc/self/fd");
+	ck_assert_ptr_nonnull(dir);
+	while ((de = readdir(dir)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+/* Directory of PATH (made if missing) and its last component. */
+static size_t
+parent_of(struct fx *fb, const char *path, const char **name)
+{
+	struct dbp_error err;
+	char parent[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t dir;
+
+	snprintf(parent, sizeof(parent), "%.*s",
+	    slash != NULL ? (int)(slash - path) : 0, path);
+	*name = slash != NULL ? slash + 1 : path;
+	ck_assert_int_eq(dirs_get(fb->dirs, parent, true, 0755, &dir, &err), 0);
+	return dir;
+}
+
+/*
+ * What the extraction does for a regular file: create NAME.debunpack-new
+ * next to PATH, register it, write CONTENT, hand the fd to the batch.
+ */
+static size_t
+add_file(struct fx *fb, const char *path, const char *content)
+{
+	struct dbp_error err;
+	char tmp[NAME_MAX + 1];
+	const char *name;
+	size_t dir, item, len = strlen(content);
+	int dfd, fd;
+
+	dir = parent_of(fb, path, &name);
+	snprintf(tmp, sizeof(tmp), "%s" TMP_SUFFIX, name);
+	dfd = dirs_fd(fb->dirs, dir);
+	ck_assert_int_ge(dfd, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ck_assert_msg(fd >= 0, "create %s: %s", tmp, strerror(errno));
+	ck_assert_int_eq(syncbatch_add(fb->sb, dir, path, tmp, &item), 0);
+	dirs_mark(fb->dirs, dir, DIR_NAMES);
+	ck_assert_str_eq(syncbatch_tmpname(fb->sb, item), tmp);
+	ck_assert_uint_eq(syncbatch_dir(fb->sb, item), dir);
+	ck_assert_int_eq(write(fd, content, len), (ssize_t)len);
+	ck_assert_int_eq(syncbatch_written(fb->sb, item, fd, &err), 0);
+	return item;
+}
+
+/* A symlink: registered, never written. */
+static size_t
+add_symlink(struct fx *fb, const char *path, const char *target)
+{
+	char tmp[NAME_MAX + 1];
+	const char *name;
+	size_t dir, item;
+
+	dir = parent_of(fb, path, &name);
+	snprintf(tmp, sizeof(tmp), "%s" TMP_SUFFIX, name);
+	ck_assert_int_eq(symlinkat(target, dirs_fd(fb->dirs, dir), tmp), 0);
+	ck_assert_int_eq(syncbatch_add(fb->sb, dir, path, tmp, &item), 0);
+	dirs_mark(fb->dirs, dir, DIR_NAMES);
+	return item;
+}
+
+static const char *const file_dirs[] = { "", "a/", "a/b/", "c/d/e/" };
+#define NFILES	12
+
+/* Commit NFILES files over new and existing directories in MODE. */
+static void
+commit_files(struct fx *fb, const char *mode)
+{
+	struct dbp_error err;
+	char path[64], content[64];
+	struct stat st;
+	int i;
+
+	mkdir(at("a"), 0755);
+	fx_open(fb, mode, 64);
+	for (i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof(path), "%sfile%d", file_dirs[i % 4], i);
+		snprintf(content, sizeof(content), "content of %d\n", i);
+		add_file(fb, path, content);
+	}
+	ck_assert_int_eq(count_temps(), NFILES);
+	dbp_err_clear(&err);
+	ck_assert_msg(syncbatch_commit(fb->sb, &err) == 0, "commit: %s: %s",
+	    err.path, err.msg);
+	for (i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof(path), "%sfile%d", file_dirs[i % 4], i);
+		snprintf(content, sizeof(content), "content of %d\n", i);
+		assert_content(path, content);
+	}
+	ck_assert_int_eq(count_temps(), 0);
+	ck_assert_uint_eq(fb->st.calls[SC_RENAME], NFILES);
+	/* Directories the batch made got their final mode at commit. */
+	ck_assert_int_eq(stat(at("c/d/e"), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0755);
+}
+
+START_TEST(test_syncbatch_modes_list)
+{
+	ck_assert_str_eq(syncbatch_modes[0], "batched");
+	ck_assert_str_eq(syncbatch_modes[1], "perfile");
+	ck_assert_str_eq(syncbatch_modes[2], "none");
+	ck_assert_ptr_null(syncbatch_modes[3]);
+}
+END_TEST
+
+START_TEST(test_syncbatch_commit_batched)
+{
+
+	commit_files(&f, "batched");
+#ifdef HAVE_SYNC_FILE_RANGE
+	ck_assert_uint_eq(f.st.calls[SC_SYNC_FILE_RANGE_WRITE], NFILES);
+	ck_assert_uint_eq(f.st.calls[SC_SYNC_FILE_RANGE_WAIT], NFILES);
+#elif defined(HAVE_POSIX_FADVISE)
+	ck_assert_uint_eq(f.st.calls[SC_FADVISE], NFILES);
+#endif
+	ck_assert_uint_eq(f.st.calls[SC_FDATASYNC], NFILES);
+	/* Each file's data once; the names once per directory. */
+	ck_assert_uint_ge(f.st.calls[SC_FSYNC], 1);
+	ck_assert_uint_lt(f.st.calls[SC_FSYNC], NFILES);
+	ck_assert_uint_eq(f.st.calls[SC_REOPEN], 0);
+	fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_syncbatch_commit_perfile)
+{
+
+	commit_files(&f, "perfile");
+	/* Every file, then its directory after each rename. */
+	ck_assert_uint_ge(f.st.calls[SC_FSYNC], 2 * NFILES);
+	ck_assert_uint_eq(f.st.calls[SC_FDATASYNC], 0);
+	ck_assert_uint_eq(f.st.calls[SC_SYNC_FILE_RANGE_WRITE], 0);
+	fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_syncbatch_commit_none)
+{
+
+	commit_files(&f, "none");
+	ck_assert_uint_eq(f.st.calls[SC_FSYNC], 0);
+	ck_assert_uint_eq(f.st.calls[SC_FDATASYNC], 0);
+	ck_assert_uint_eq(f.st.calls[SC_SYNCFS], 0);
+	ck_assert_uint_eq(f.st.calls[SC_SYNC_FILE_RANGE_WRITE], 0);
+	ck_assert_uint_eq(f.st.calls[SC_SYNC_FILE_RANGE_WAIT], 0);
+	ck_assert_uint_eq(f.st.calls[SC_FADVISE], 0);
+	fx_close(&f);
+}
+END_TEST
+
+/* Directories made for the batch get their mode once every name is in. */
+START_TEST(test_syncbatch_commit_dir_fixup)
+{
+	struct dbp_error err;
+	struct dir_meta m;
+	struct stat st;
+	size_t dir;
+
+	fx_open(&f, "none", 64);
+	add_file(&f, "ro/file", "x");
+	ck_assert_int_eq(dirs_get(f.dirs, "ro", false, 0, &dir, &err), 0);
+	memset(&m, 0, sizeof(m));
+	m.mode = 0555;
+	m.mtime.tv_sec = 1234567890;
+	dirs_set_meta(f.dirs, dir, &m);
+	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
+	assert_content("ro/file", "x");
+	ck_assert_int_eq(stat(at("ro"), &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0555);
+	/* The rename did not come after the mtime was set. */
+	ck_assert_int_eq(st.st_mtim.tv_sec, 1234567890);
+	fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_syncbatch_symlink_item)
+{
+	struct dbp_error err;
+	char buf[64];
+	ssize_t n;
+
+	fx_open(&f, "batched", 64);
+	add_file(&f, "bin/prog", "#!/bin/sh\n");
+	add_symlink(&f, "bin/alias", "prog");
+	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
+	n = readlink(at("bin/alias"), buf, sizeof(buf) - 1);
+	ck_assert_int_eq(n, 4);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, "prog");
+	ck_assert_uint_eq(f.st.calls[SC_RENAME], 2);
+	/* Only regular files have data to flush. */
+	ck_assert_uint_eq(f.st.calls[SC_FDATASYNC], 1);
+	ck_assert_int_eq(count_temps(), 0);
+	fx_close(&f);
+}
+END_TEST
+
+START_TEST(test_syncbatch_drop)
+{
+	struct dbp_error err;
+	size_t first;
+
+	fx_open(&f, "batched", 64);
+	first = add_file(&f, "etc/conf", "old");
+	ck_assert_int_eq(syncbatch_drop(f.sb, first, &err), 0);
+	ck_assert(!exists("etc/conf" TMP_SUFFIX));
+	/* Dropping twice is harmless. */
+	ck_assert_int_eq(syncbatch_drop(f.sb, first, &err), 0);
+	/* The later entry takes the same temporary name. */
+	add_file(&f, "etc/conf", "new");
+	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
+	assert_content("etc/conf", "new");
+	ck_assert_uint_eq(f.st.calls[SC_RENAME], 1);
+	ck_assert_uint_eq(f.st.calls[SC_FDATASYNC], 1);
+	ck_assert_int_eq(count_temps(), 0);
+	fx_close(&f);
+}
+END_TEST
+
+/* Abort removes temporaries and new directories, and nothing that was there. */
+static void
+abort_case(const char *mode)
+{
+	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	struct stat st;
+
+	ck_assert_int_eq(mkdir(at("keep"), 0755), 0);
+	write_file("keep/old", "original");
+	ck_assert_int_eq(utimensat(AT_FDCWD, at("keep"), old, 0), 0);
+	fx_open(&f, mode, 64);
+	add_file(&f, "keep/old", "replacement");
+	add_file(&f, "keep/added", "added");
+	add_file(&f, "fresh/deep/f", "f");
+	add_file(&f, "fresh/g", "g");
+	add_symlink(&f, "fresh/link", "g");
+	ck_assert_int_eq(count_temps(), 5);
+	ck_assert_int_eq(syncbatch_abort(f.sb), 0);
+	ck_assert_int_eq(count_temps(), 0);
+	ck_assert(!exists("fresh"));
+	ck_assert(!exists("keep/added"));
+	assert_content("keep/old", "original");
+	/* The directory looks untouched: its times are given back too. */
+	ck_assert_int_eq(stat(at("keep"), &st), 0);
+	ck_assert_int_eq(st.st_mtim.tv_sec, 1000000000);
+	fx_close(&f);
+}
+
+START_TEST(test_syncbatch_abort_batched)
+{
+	abort_case("batched");
+}
+END_TEST
+
+START_TEST(test_syncbatch_abort_perfile)
+{
+	abort_case("perfile");
+}
+END_TEST
+
+START_TEST(test_syncbatch_abort_none)
+{
+	abort_case("none");
+}
+END_TEST
+
+START_TEST(test_syncbatch_unknown_mode)
+{
+	static const char *const bad[] = { "fast", "", "Batched", "batched ",
+	    "perfil" };
+	size_t i;
+
+	ck_assert_int_eq(dirs_new(&f.dirs, &rf, 4), 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(syncbatch_new(&f.sb, bad[i], f.dirs, &f.st, 16),
+		    -EINVAL);
+		ck_assert_ptr_null(f.sb);
+		ck_assert_ptr_null(f.st.mode);
+	}
+}
+END_TEST
+
+/* Past MAXFDS written files are closed and reopened by name to flush them. */
+START_TEST(test_syncbatch_reopen)
+{
+	enum { FILES = 20, MAXFDS = 2 };
+	struct dbp_error err;
+	char path[32], content[32];
+	int before, i;
+
+	before = count_fds();
+	fx_open(&f, "batched", MAXFDS);
+	for (i = 0; i < FILES; i++) {
+		snprintf(path, sizeof(path), "d%d/f%d", i % 3, i);
+		snprintf(content, sizeof(content), "data %d", i);
+		add_file(&f, path, content);
+		/* Kept files plus the directory cache (at most 4). */
+		ck_assert_int_le(count_fds() - before, MAXFDS + 4);
+	}
+	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
+	ck_assert_uint_gt(f.st.calls[SC_REOPEN], 0);
+	ck_assert_uint_eq(f.st.calls[SC_FDATASYNC], FILES);
+	ck_assert_uint_eq(f.st.calls[SC_RENAME], FILES);
+	for (i = 0; i < FILES; i++) {
+		snprintf(path, sizeof(path), "d%d/f%d", i % 3, i);
+		snprintf(content, sizeof(content), "data %d", i);
+		assert_content(path, content);
+	}
+	ck_assert_int_eq(count_temps(), 0);
+	fx_close(&f);
+	ck_assert_int_eq(count_fds(), before);
+}
+END_TEST
+
+/* More items than the first allocation holds. */
+START_TEST(test_syncbatch_many_files)
+{
+	enum { FILES = 600 };
+	struct dbp_error err;
+	char path[32], content[32];
+	int i;
+
+	fx_open(&f, "none", 64);
+	for (i = 0; i < FILES; i++) {
+		snprintf(path, sizeof(path), "m%d/f%d", i % 7, i);
+		snprintf(content, sizeof(content), "%d", i);
+		add_file(&f, path, content);
+	}
+	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
+	ck_assert_uint_eq(f.st.calls[SC_RENAME], FILES);
+	for (i = 0; i < FILES; i += 37) {
+		snprintf(path, sizeof(path), "m%d/f%d", i % 7, i);
+		snprintf(content, sizeof(content), "%d", i);
+		assert_content(path, content);
+	}
+	ck_assert_int_eq(count_temps(), 0);
+	fx_close(&f);
+}
+END_TEST
+
+/* An abort after some files were dropped and some fds evicted. */
+START_TEST(test_syncbatch_abort_after_reopen)
+{
+	char path[32];
+	size_t item;
+	int i;
+
+	fx_open(&f, "batched", 2);
+	for (i = 0; i < 10; i++) {
+		snprintf(path, sizeof(path), "x%d/y/f", i);
+		item = add_file(&f, path, "z");
+		if (i % 4 == 0) {
+			struct dbp_error err;
+
+			ck_assert_int_eq(syncbatch_drop(f.sb, item, &err), 0);
+		}
+	}
+	ck_assert_int_eq(syncbatch_abort(f.sb), 0);
+	ck_assert_int_eq(count_temps(), 0);
+	for (i = 0; i < 10; i++) {
+		snprintf(path, sizeof(path), "x%d", i);
+		ck_assert(!exists(path));
+	}
+	fx_close(&f);
+}
+END_TEST
+
+static Suite *
+syncbatch_suite(void)
+{
+	Suite *s = suite_create("syncbatch");
+	TCase *tc;
+
+	tc = tcase_create("core");
+	tcase_set_timeout(tc, 30);
+	tcase_add_unchecked_fixture(tc, base_setup, base_teardown);
+	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
+	tcase_add_test(tc, test_syncbatch_modes_list);
+	tcase_add_test(tc, test_syncbatch_commit_batched);
+	tcase_add_test(tc, test_syncbatch_commit_perfile);
+	tcase_add_test(tc, test_syncbatch_commit_none);
+	tcase_add_test(tc, test_syncbatch_commit_dir_fixup);
+	tcase_add_test(tc, test_syncbatch_symlink_item);
+	tcase_add_test(tc, test_syncbatch_drop);
+	tcase_add_test(tc, test_syncbatch_abort_batched);
+	tcase_add_test(tc, test_syncbatch_abort_perfile);
+	tcase_add_test(tc, test_syncbatch_abort_none);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("limits");
+	tcase_set_timeout(tc, 30);
+	tcase_add_unchecked_fixture(tc, base_setup, base_teardown);
+	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
+	tcase_add_test(tc, test_syncbatch_unknown_mode);
+	tcase_add_test(tc, test_syncbatch_reopen);
+	tcase_add_test(tc, test_syncbatch_many_files);
+	tcase_add_test(tc, test_syncbatch_abort_after_reopen);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(syncbatch_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
