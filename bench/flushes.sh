@@ -39,6 +39,12 @@ done
 "$top/build/tests/mkdeb" "$work/pkg.desc" "$work/pkg.deb"
 echo "package: $files files of $size bytes in $d directories"
 
+# jbd2_commits DEV: ext4 journal commits so far, empty for other filesystems.
+jbd2_commits() {
+	f=$(ls /proc/fs/jbd2/"$1"-*/info 2>/dev/null | head -n 1)
+	[ -z "$f" ] || awk 'NR == 1 { print $1 }' "$f"
+}
+
 for fs in "$@"; do
 	case $fs in
 	ext4) mkfs="mkfs.ext4 -q -F -b 4096" ;;
@@ -59,12 +65,15 @@ for fs in "$@"; do
 			rm -rf "$mnt/root"; mkdir "$mnt/root"
 			sync; echo 3 > /proc/sys/vm/drop_caches
 			before=$(awk '{ print $16 }' "/sys/block/$dev/stat")
+			jbefore=$(jbd2_commits "$dev")
 			t0=$(date +%s.%N)
 			"$bin" --root "$mnt/root" --sync-mode $mode --stats=json "$work/pkg.deb" > "$work/stats"
 			t1=$(date +%s.%N)
 			after=$(awk '{ print $16 }' "/sys/block/$dev/stat")
-			printf '%-6s run %d %-8s wall %6.3fs flushes %6d  %s\n' "$fs" "$r" "$mode" \
-			    "$(awk "BEGIN { print $t1 - $t0 }")" $((after - before)) "$(cat "$work/stats")"
+			jafter=$(jbd2_commits "$dev")
+			printf '%-6s run %d %-8s wall %6.3fs flushes %6d jbd2 %5s  %s\n' "$fs" "$r" "$mode" \
+			    "$(awk "BEGIN { print $t1 - $t0 }")" $((after - before)) \
+			    "$([ -n "$jbefore" ] && echo $((jafter - jbefore)) || echo -)" "$(cat "$work/stats")"
 		done
 		r=$((r + 1))
 	done
