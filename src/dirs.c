@@ -251,30 +251,15 @@ dirs_note_created(struct dirs *d, size_t idx)
 	return 0;
 }
 
-/* Split REL into parent and last component, in BUF. */
-static const char *
-dirs_split(const char *rel, char *buf, size_t n, const char **base)
-{
-	const char *slash = strrchr(rel, '/');
-
-	if (slash == NULL) {
-		*base = rel;
-		return "";
-	}
-	snprintf(buf, n, "%.*s", (int)(slash - rel), rel);
-	*base = slash + 1;
-	return buf;
-}
-
-int
-dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
-    size_t *idx, struct dbp_error *err)
+/*
+ * REL from the table, or opened if it exists (resolved inside the root):
+ * 0 with *IDX, or -errno (-ENOENT when it does not exist).
+ */
+static int
+dirs_find(struct dirs *d, const char *rel, size_t *idx)
 {
 	struct dir_key key, **found;
-	char parent[PATH_MAX];
-	const char *base;
-	size_t pidx;
-	int fd, pfd, r;
+	int fd;
 
 	memset(&key, 0, sizeof(key));
 	key.path = rel;
@@ -284,30 +269,29 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 		return 0;
 	}
 	fd = rootfs_resolve(d->rf, rel, O_RDONLY | O_DIRECTORY);
-	if (fd >= 0) {
-		r = dirs_add(d, rel, fd, DIR_NONE, 0, idx);
-		return r == 0 ? 0 : dbp_err(err, -r, rel, "cannot open directory");
-	}
-	if (fd == -ENOTDIR) {
-		dbp_err(err, 0, rel, "exists and is not a directory");
-		return -ENOTDIR;
-	}
-	if (fd != -ENOENT || !create || rel[0] == '\0')
-		return dbp_err(err, -fd, rel, "cannot open directory");
+	if (fd < 0)
+		return fd;
+	return dirs_add(d, rel, fd, DIR_NONE, 0, idx);
+}
 
-	if ((r = dirs_get(d, dirs_split(rel, parent, sizeof(parent), &base),
-	    true, 0755, &pidx, err)) != 0)
-		return r;
+/* Make directory BASE inside directory PIDX; REL is its whole path. */
+static int
+dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
+    mode_t mode, size_t *idx, struct dbp_error *err)
+{
+	int fd, pfd, r;
+
 	if (d->guard != NULL && d->guard(d->guard_ctx, pidx, base) != 0) {
 		dbp_err(err, 0, rel, "is a file of this run and cannot also"
 		    " be a directory");
 		return -ENOTDIR;
 	}
 	if ((pfd = dirs_fd(d, pidx)) < 0)
-		return dbp_err(err, -pfd, d->v[pidx].path, "cannot open directory");
+		return dbp_err(err, -pfd, d->v[pidx].path,
+		    "cannot open directory");
 	/*
 	 * Near the final mode from the start, so that a run killed before
-	 * dirs_fixup leaves usable directories; never without owner write.
+	 * dirs_fixup leaves usable directories; never without owner access.
 	 */
 	if (mkdirat(pfd, base, (mode | S_IRWXU) & 0777) != 0) {
 		if (errno == EEXIST) {
@@ -317,8 +301,7 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 		}
 		return dbp_err(err, errno, rel, "cannot create directory");
 	}
-	d->v[pidx].flags |= DIR_NAMES;
-	d->v[pidx].flags &= ~DIR_SYNCED;
+	dirs_mark(d, pidx, DIR_NAMES);
 	fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		r = errno;
@@ -333,6 +316,80 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 	/* A directory without an archive entry gets what tar would give it. */
 	d->v[*idx].meta.mode = mode;
 	return 0;
+}
+
+static int
+dirs_find_err(int r, const char *rel, struct dbp_error *err)
+{
+	if (r == -ENOTDIR) {
+		dbp_err(err, 0, rel, "exists and is not a directory");
+		return r;
+	}
+	return dbp_err(err, -r, rel, "cannot open directory");
+}
+
+int
+dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
+    size_t *idx, struct dbp_error *err)
+{
+	char *path, *slash;
+	size_t pidx, start;
+	int r;
+
+	r = dirs_find(d, rel, idx);
+	if (r == 0 || (r == -ENOENT && !create))
+		return r == 0 ? 0 : dirs_find_err(r, rel, err);
+	if (r != -ENOENT || rel[0] == '\0')
+		return dirs_find_err(r, rel, err);
+	if ((path = strdup(rel)) == NULL)
+		return dbp_err(err, ENOMEM, rel, "cannot create directory");
+	/*
+	 * Up to the deepest ancestor that exists, then down creating the
+	 * rest: a loop, not recursion, so that an archive's depth cannot
+	 * exhaust the stack.
+	 */
+	for (;;) {
+		if ((slash = strrchr(path, '/')) == NULL) {
+			r = dirs_find(d, "", &pidx);
+			start = 0;
+			break;
+		}
+		*slash = '\0';
+		r = dirs_find(d, path, &pidx);
+		if (r != -ENOENT) {
+			if (r != 0)
+				r = dirs_find_err(r, path, err);
+			start = (size_t)(slash - path) + 1;
+			*slash = '/';
+			break;
+		}
+	}
+	if (r != 0) {
+		if (r == -ENOENT || start == 0)
+			r = dirs_find_err(r, "", err);
+		free(path);
+		return r;
+	}
+	/* Restore the slashes cut on the way up. */
+	strcpy(path, rel);
+	for (;;) {
+		bool last;
+
+		slash = strchr(path + start, '/');
+		last = slash == NULL;
+		if (!last)
+			*slash = '\0';
+		r = dirs_make(d, pidx, path, path + start, last ? mode : 0755,
+		    &pidx, err);
+		if (r != 0 || last)
+			break;
+		*slash = '/';
+		start = (size_t)(slash - path) + 1;
+	}
+	free(path);
+	if (r == 0)
+		*idx = pidx;
+	return r;
 }
 
 void
@@ -354,8 +411,21 @@ dirs_fd(struct dirs *d, size_t idx)
 		v->used = ++d->clock;
 		return v->fd;
 	}
-	fd = rootfs_resolve(d->rf, v->path, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
+	if ((v->flags & DIR_CREATED) && v->parent != DIR_NONE) {
+		int pfd = dirs_fd(d, v->parent);
+
+		/*
+		 * Through its parent, not by path: the commit may have
+		 * replaced a symlink on the path it was first reached by.
+		 */
+		if (pfd < 0)
+			return pfd;
+		fd = openat(pfd, v->base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+	} else if ((fd = rootfs_resolve(d->rf, v->path,
+	    O_RDONLY | O_DIRECTORY)) < 0)
 		return fd;
 	/* The path must still lead to the same directory. */
 	if (fstat(fd, &st) != 0 || st.st_dev != v->dev || st.st_ino != v->ino) {
@@ -398,14 +468,31 @@ dirs_created(const struct dirs *d)
 	return d->ncreated;
 }
 
-void
-dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m)
+int
+dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m,
+    struct dbp_error *err)
 {
-	if (!(d->v[idx].flags & DIR_CREATED))
-		return;
-	d->v[idx].meta = *m;
-	d->v[idx].has_mtime = true;
+	struct dir *v = &d->v[idx];
+	int fd;
+
+	if (!(v->flags & DIR_CREATED))
+		return 0;
+	v->meta = *m;
+	v->has_mtime = true;
 	dirs_mark(d, idx, DIR_META);
+	/*
+	 * Owner and mode now, so that a run killed before dirs_fixup leaves
+	 * them right (a rerun keeps existing directories as they are); only
+	 * the mtime must wait for the renames.  Without root the owner keeps
+	 * access until the fixup.
+	 */
+	if ((fd = dirs_fd(d, idx)) < 0)
+		return dbp_err(err, -fd, v->path, "cannot open directory");
+	if (m->chown && fchown(fd, m->uid, m->gid) != 0)
+		return dbp_err(err, errno, v->path, "cannot change owner");
+	if (fchmod(fd, (m->mode & 07777) | (m->chown ? 0 : S_IRWXU)) != 0)
+		return dbp_err(err, errno, v->path, "cannot change mode");
+	return 0;
 }
 
 int

@@ -65,10 +65,12 @@ size_t dirs_count(const struct dirs *d);
 size_t dirs_created(const struct dirs *d);
 
 /*
- * Remember archive metadata for IDX.  Only directories created by this run
- * take it: an existing directory (or symlink to one) is kept as it is.
+ * Archive metadata for IDX.  Only directories created by this run take
+ * it: an existing directory (or symlink to one) is kept as it is.  Owner
+ * and mode are applied at once, the mtime by dirs_fixup.
  */
-void dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m);
+int dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m,
+    struct dbp_error *err);
 
 /*
  * Apply remembered metadata, deepest directories first, after every name

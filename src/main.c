@@ -85,7 +85,7 @@ main_on_signal(int sig)
 static void
 main_print_error(const struct dbp_error *err)
 {
-	char pkg[PATH_MAX], path[PATH_MAX];
+	char pkg[PATH_MAX], path[PATH_MAX], msg[1024];
 
 	fprintf(stderr, "debunpack: ");
 	if (err->pkg[0] != '\0')
@@ -93,7 +93,9 @@ main_print_error(const struct dbp_error *err)
 	if (err->path[0] != '\0')
 		fprintf(stderr, "'%s': ",
 		    escape_name(err->path, path, sizeof(path)));
-	fprintf(stderr, "%s", err->msg[0] != '\0' ? err->msg : "failed");
+	/* Messages quote archive strings too (member names, link targets). */
+	fprintf(stderr, "%s", err->msg[0] != '\0' ?
+	    escape_name(err->msg, msg, sizeof(msg)) : "failed");
 	if (err->errnum != 0)
 		fprintf(stderr, ": %s", strerror(err->errnum));
 	fputc('\n', stderr);
@@ -176,19 +178,25 @@ main_parse(int argc, char **argv, struct main_opts *o)
 }
 
 /*
- * Descriptors the batch may keep open: half the soft limit, leaving the
- * rest for directories, the package being read and the C library, and no
- * more than 1024: past that, reopening costs less than the kernel memory.
+ * Descriptors a run may keep open: the soft limit less a reserve for the
+ * package being read, the root, standard streams and the C library, and
+ * no more than 2048 (past that, reopening costs less than the kernel
+ * memory).  A quarter, up to 256, caches directories; the rest keeps
+ * written files open until the commit.
  */
-static size_t
-main_fd_budget(void)
+static void
+main_fd_budget(size_t *files, size_t *dirs)
 {
 	struct rlimit rl;
+	size_t n = 2048;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur / 2 > 1024)
-		return 1024;
-	return rl.rlim_cur > 128 ? (size_t)(rl.rlim_cur / 2) - 32 : 16;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < n + 16)
+		n = rl.rlim_cur > 32 ? (size_t)rl.rlim_cur - 16 : 16;
+	*dirs = n / 4 < 256 ? n / 4 : 256;
+	if (*dirs < 4)
+		*dirs = 4;
+	*files = n - *dirs > 4 ? n - *dirs : 4;
 }
 
 static int
@@ -204,12 +212,18 @@ main_unpack_one(struct unpack *u, const char *file, unsigned idx,
 	if ((r = deb_open(&d, file, err)) != 0)
 		return r;
 	if ((r = deb_read_control(d, &ctl, err)) == 0) {
-		if (o->verbose > 0)
+		if (o->verbose > 0) {
+			char name[256], ver[256], arch[64];
+
 			fprintf(stderr, "debunpack: unpacking %s %s (%s) from %s\n",
-			    control_get(ctl, "Package"),
-			    control_get(ctl, "Version"),
-			    control_get(ctl, "Architecture"),
+			    escape_name(control_get(ctl, "Package"), name,
+			    sizeof(name)),
+			    escape_name(control_get(ctl, "Version"), ver,
+			    sizeof(ver)),
+			    escape_name(control_get(ctl, "Architecture"), arch,
+			    sizeof(arch)),
 			    escape_name(file, esc, sizeof(esc)));
+		}
 		if ((r = deb_data_open(d, &tar, err)) == 0 &&
 		    (r = unpack_archive(u, tar, idx, err)) == 0)
 			r = deb_finish(d, err);
@@ -236,6 +250,7 @@ main(int argc, char **argv)
 	struct stats st;
 	struct dbp_error err;
 	struct sigaction sa;
+	size_t maxfiles, maxdirs;
 	double t0;
 	int first, i, r, status = 1;
 
@@ -267,9 +282,10 @@ main(int argc, char **argv)
 		dbp_err(&err, -r, "etc/passwd", "cannot read users");
 		goto out;
 	}
-	if ((r = dirs_new(&dirs, &rf, 256)) != 0 ||
+	main_fd_budget(&maxfiles, &maxdirs);
+	if ((r = dirs_new(&dirs, &rf, maxdirs)) != 0 ||
 	    (r = manifest_new(&man)) != 0 ||
-	    (r = syncbatch_new(&sb, o.mode, dirs, &st, main_fd_budget())) != 0 ||
+	    (r = syncbatch_new(&sb, o.mode, dirs, &st, maxfiles)) != 0 ||
 	    (r = unpack_new(&u, &uo, dirs, sb, man, users, &st)) != 0) {
 		dbp_err(&err, -r, NULL, "cannot start");
 		goto out;

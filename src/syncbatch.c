@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "syncbatch.h"
@@ -20,7 +21,11 @@ struct sb_item {
 	int fd;			/* open until commit, or -1 */
 	bool data;		/* regular file: its data must be made durable */
 	enum sb_state state;
+	size_t link_of;		/* hardlink: item of the file it links to */
+	size_t nlinks;		/* hardlinks made to this item */
 };
+
+#define SB_NONE	((size_t)-1)
 
 struct syncbatch;
 
@@ -50,6 +55,7 @@ struct syncbatch {
 	struct sb_item *v;
 	size_t n, cap;
 	size_t maxfds, nopen;
+	bool renamed;		/* the commit renamed at least one name */
 };
 
 static int
@@ -66,6 +72,18 @@ sb_close(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
 	if (r != 0 && errno != EINTR)
 		return dbp_err(err, errno, it->path, "cannot close");
 	return 0;
+}
+
+/* Whether a file closed now can be opened again for reading. */
+static bool
+sb_reopenable(int fd)
+{
+	struct stat st;
+
+	if (geteuid() == 0)
+		return true;
+	return fstat(fd, &st) == 0 && (st.st_mode & S_IRUSR) &&
+	    st.st_uid == geteuid();
 }
 
 /*
@@ -269,6 +287,7 @@ syncbatch_add(struct syncbatch *sb, size_t dir, const char *path,
 	memset(it, 0, sizeof(*it));
 	it->dir = dir;
 	it->fd = -1;
+	it->link_of = SB_NONE;
 	it->path = strdup(path);
 	it->tmp = strdup(tmp);
 	if (it->path == NULL || it->tmp == NULL) {
@@ -294,12 +313,61 @@ syncbatch_written(struct syncbatch *sb, size_t idx, int fd,
 	sb->nopen++;
 	r = sb->ops->written(sb, it, err);
 	/* Past the limit the file is reopened by name at the commit. */
+	if (r == 0 && sb->ops->keep_fds && sb->nopen > sb->maxfds &&
+	    !sb_reopenable(fd)) {
+		/* It could not be: make it durable now, at the cost of a flush. */
+		sb->st->calls[SC_FDATASYNC]++;
+		if (fdatasync(fd) != 0)
+			r = dbp_err(err, errno, it->path, "cannot sync");
+		it->data = false;
+	}
 	if (r != 0 || !sb->ops->keep_fds || sb->nopen > sb->maxfds) {
 		r2 = sb_close(sb, it, err);
 		if (r == 0)
 			r = r2;
 	}
 	return r;
+}
+
+int
+syncbatch_link(struct syncbatch *sb, size_t idx, size_t target)
+{
+	if (target >= sb->n || sb->v[target].state != SB_PENDING)
+		return -EINVAL;
+	/* Links of links name the item that owns the data. */
+	if (sb->v[target].link_of != SB_NONE)
+		target = sb->v[target].link_of;
+	sb->v[idx].link_of = target;
+	sb->v[target].nlinks++;
+	return 0;
+}
+
+/*
+ * IDX is dropped but hardlinks of this run share its inode: the first of
+ * them takes over the duty to make the data durable, the others follow it.
+ */
+static void
+sb_hand_over(struct syncbatch *sb, size_t idx)
+{
+	size_t i, heir = SB_NONE;
+
+	for (i = idx + 1; i < sb->n && sb->v[idx].nlinks > 0; i++) {
+		struct sb_item *it = &sb->v[i];
+
+		if (it->link_of != idx)
+			continue;
+		sb->v[idx].nlinks--;
+		if (it->state != SB_PENDING)
+			continue;
+		if (heir == SB_NONE) {
+			heir = i;
+			it->data = sb->v[idx].data;
+			it->link_of = SB_NONE;
+		} else {
+			it->link_of = heir;
+			sb->v[heir].nlinks++;
+		}
+	}
 }
 
 static int
@@ -323,6 +391,8 @@ syncbatch_drop(struct syncbatch *sb, size_t idx, struct dbp_error *err)
 
 	if (it->state != SB_PENDING)
 		return 0;
+	if (it->nlinks > 0)
+		sb_hand_over(sb, idx);
 	if ((r = sb_close(sb, it, err)) != 0)
 		return r;
 	if ((r = sb_unlink_tmp(sb, it)) != 0)
@@ -368,6 +438,7 @@ syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
 		if (renameat(dfd, it->tmp, dfd, it->name) != 0)
 			return dbp_err(err, errno, it->path, "cannot rename");
 		it->state = SB_RENAMED;
+		sb->renamed = true;
 		dirs_mark(sb->dirs, it->dir, DIR_NAMES | DIR_RENAMED);
 		if (sb->ops->renamed != NULL &&
 		    (r = sb->ops->renamed(sb, it, err)) != 0)
@@ -401,7 +472,12 @@ syncbatch_abort(struct syncbatch *sb)
 			r = r2;
 		it->state = SB_GONE;
 	}
-	if ((r2 = dirs_remove_created(sb->dirs)) != 0 && r == 0)
+	/*
+	 * Once a name is committed the new directories are part of the new
+	 * state (a committed symlink may point into one): keep them.
+	 */
+	if (!sb->renamed && (r2 = dirs_remove_created(sb->dirs)) != 0 &&
+	    r == 0)
 		r = r2;
 	/*
 	 * Directories that survive hold files that were already renamed:

@@ -44,6 +44,12 @@ int syncbatch_written(struct syncbatch *sb, size_t idx, int fd,
  */
 int syncbatch_drop(struct syncbatch *sb, size_t idx, struct dbp_error *err);
 
+/*
+ * Item IDX is a hardlink to item TARGET (same inode).  If TARGET is
+ * dropped before the commit, IDX takes over making the data durable.
+ */
+int syncbatch_link(struct syncbatch *sb, size_t idx, size_t target);
+
 /* Temporary name of IDX, for linking to it. */
 const char *syncbatch_tmpname(const struct syncbatch *sb, size_t idx);
 size_t syncbatch_dir(const struct syncbatch *sb, size_t idx);

@@ -286,7 +286,7 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		r = archive_read_data_block(a, &buf, &len, &off);
 		if (r == ARCHIVE_EOF)
 			break;
-		if (r < ARCHIVE_WARN)
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
 			return dbp_err(err, 0, path, "%s",
 			    archive_error_string(a) != NULL ?
 			    archive_error_string(a) : "read error");
@@ -448,6 +448,8 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 		return dbp_err(err, errno, t->path, "cannot link");
 	if ((r = unpack_register(u, t, AE_IFREG, err)) != 0)
 		return r;
+	if ((r = syncbatch_link(u->sb, t->item, titem)) != 0)
+		return dbp_err(err, -r, t->path, "cannot link");
 	u->st->entries[ST_HARDLINK]++;
 	return 0;
 }
@@ -470,7 +472,8 @@ unpack_dir(struct unpack *u, struct archive_entry *ae, const char *path,
 		unpack_owner(u, ae, &m.uid, &m.gid);
 	m.mtime.tv_sec = archive_entry_mtime(ae);
 	m.mtime.tv_nsec = archive_entry_mtime_nsec(ae);
-	dirs_set_meta(u->dirs, idx, &m);
+	if ((r = dirs_set_meta(u->dirs, idx, &m, err)) != 0)
+		return r;
 	u->st->entries[ST_DIR]++;
 	return 0;
 }
@@ -543,8 +546,11 @@ unpack_archive(struct unpack *u, struct archive *tar, unsigned pkg,
 		r = archive_read_next_header(tar, &ae);
 		if (r == ARCHIVE_EOF)
 			return 0;
-		/* ARCHIVE_WARN is a name charset notice: the entry is usable. */
-		if (r < ARCHIVE_WARN)
+		/*
+		 * ARCHIVE_WARN is a name charset notice: the entry is usable.
+		 * ARCHIVE_RETRY (a damaged header) is not.
+		 */
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
 			return dbp_err(err, 0, "", "%s",
 			    archive_error_string(tar) != NULL ?
 			    archive_error_string(tar) : "read error");

@@ -389,16 +389,16 @@ START_TEST(test_dirs_fixup_created_only)
 	memset(&m, 0, sizeof(m));
 	m.mode = 0700;
 	m.mtime.tv_sec = 1234567890;
-	dirs_set_meta(d, old, &m);
+	ck_assert_int_eq(dirs_set_meta(d, old, &m, NULL), 0);
 	ck_assert_uint_eq(dirs_flags(d, old) & DIR_META, 0);
 	m.mode = 0751;
 	m.mtime.tv_sec = 1234567890;
 	m.mtime.tv_nsec = 500;
-	dirs_set_meta(d, nw, &m);
+	ck_assert_int_eq(dirs_set_meta(d, nw, &m, NULL), 0);
 	m.mode = 0705;
 	m.mtime.tv_sec = 1300000000;
 	m.mtime.tv_nsec = 0;
-	dirs_set_meta(d, sub, &m);
+	ck_assert_int_eq(dirs_set_meta(d, sub, &m, NULL), 0);
 	ck_assert_int_eq(dirs_fixup(d, &err), 0);
 
 	st = stat_of("new");
@@ -436,7 +436,7 @@ START_TEST(test_dirs_fixup_owner)
 	m.chown = geteuid() == 0;
 	m.uid = 1234;
 	m.gid = 4321;
-	dirs_set_meta(d, i, &m);
+	ck_assert_int_eq(dirs_set_meta(d, i, &m, NULL), 0);
 	ck_assert_int_eq(dirs_fixup(d, &err), 0);
 	st = stat_of("owned");
 	ck_assert_int_eq(st.st_mtim.tv_sec, 1234567890);

@@ -360,7 +360,7 @@ START_TEST(test_syncbatch_commit_dir_fixup)
 	memset(&m, 0, sizeof(m));
 	m.mode = 0555;
 	m.mtime.tv_sec = 1234567890;
-	dirs_set_meta(f.dirs, dir, &m);
+	ck_assert_int_eq(dirs_set_meta(f.dirs, dir, &m, NULL), 0);
 	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
 	assert_content("ro/file", "x");
 	ck_assert_int_eq(stat(at("ro"), &st), 0);
