@@ -11,6 +11,7 @@
 #include <archive_entry.h>
 
 #include "deb.h"
+#include "gunzip.h"
 
 /* A control file larger than this is hostile, not a package. */
 #define DEB_CONTROL_MAX	(1024 * 1024)
@@ -21,6 +22,7 @@ struct deb {
 	int fd;			/* the package file */
 	struct archive *ar;	/* the outer ar container */
 	struct archive *tar;	/* reader of the current member, or NULL */
+	struct gunzip *gz;	/* its gzip decompressor, or NULL */
 	enum deb_state state;
 	char member[64];	/* name of the current member */
 };
@@ -30,7 +32,7 @@ static const struct {
 	int (*support)(struct archive *);
 } deb_filters[] = {
 	{ "",		NULL },
-	{ ".gz",	archive_read_support_filter_gzip },
+	{ ".gz",	NULL },		/* through gunzip.c, see there */
 	{ ".xz",	archive_read_support_filter_xz },
 	{ ".zst",	archive_read_support_filter_zstd },
 	{ ".bz2",	archive_read_support_filter_bzip2 },
@@ -163,6 +165,40 @@ deb_member_read(struct archive *a, void *cookie, const void **buf)
 	return (la_ssize_t)size;
 }
 
+/* Raw bytes of the current member, for gunzip. */
+static ssize_t
+deb_gz_source(void *cookie, const void **buf)
+{
+	struct deb *d = cookie;
+	size_t size;
+	la_int64_t off;
+	int r;
+
+	r = archive_read_data_block(d->ar, buf, &size, &off);
+	if (r == ARCHIVE_EOF)
+		return 0;
+	return r == ARCHIVE_OK ? (ssize_t)size : -1;
+}
+
+static la_ssize_t
+deb_gz_read(struct archive *a, void *cookie, const void **buf)
+{
+	struct deb *d = cookie;
+	ssize_t n;
+
+	n = gunzip_read(d->gz, buf);
+	if (n < 0) {
+		const char *e = gunzip_error(d->gz);
+
+		/* A source error is the container's: say what it said. */
+		if (strcmp(e, "source") == 0 && archive_error_string(d->ar))
+			e = archive_error_string(d->ar);
+		archive_set_error(a, EILSEQ, "%s", e);
+		return -1;
+	}
+	return (la_ssize_t)n;
+}
+
 /* Open the member named PREFIX + a known compression suffix as a tar. */
 static int
 deb_member_open(struct deb *d, const char *prefix, struct dbp_error *err)
@@ -191,8 +227,11 @@ deb_member_open(struct deb *d, const char *prefix, struct dbp_error *err)
 	    deb_filters[i].support(d->tar) != ARCHIVE_OK)
 		return deb_ar_err(d->tar, d->member, err);
 	archive_read_support_format_tar(d->tar);
-	if (archive_read_open(d->tar, d, NULL, deb_member_read, NULL) !=
-	    ARCHIVE_OK)
+	if (strcmp(suffix, ".gz") == 0 &&
+	    gunzip_new(&d->gz, deb_gz_source, d) != 0)
+		return dbp_err(err, ENOMEM, "", "cannot read '%s'", d->member);
+	if (archive_read_open(d->tar, d, NULL, d->gz != NULL ? deb_gz_read :
+	    deb_member_read, NULL) != ARCHIVE_OK)
 		return deb_ar_err(d->tar, d->member, err);
 	return 0;
 }
@@ -203,6 +242,8 @@ deb_member_close(struct deb *d)
 	if (d->tar != NULL)
 		archive_read_free(d->tar);
 	d->tar = NULL;
+	gunzip_free(d->gz);
+	d->gz = NULL;
 }
 
 int
