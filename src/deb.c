@@ -141,33 +141,12 @@ fail:
 }
 
 /*
- * Feed the current ar member to an inner reader without copying: libarchive
- * hands out its own buffer and the inner reader consumes it before asking
- * for the next one.
+ * The next block of the current ar member: its length, 0 at the member's
+ * end, -1 on error (left in d->ar).  No copy: libarchive hands out its own
+ * buffer and the inner reader consumes it before asking for the next one.
  */
-static la_ssize_t
-deb_member_read(struct archive *a, void *cookie, const void **buf)
-{
-	struct deb *d = cookie;
-	size_t size;
-	la_int64_t off;
-	int r;
-
-	r = archive_read_data_block(d->ar, buf, &size, &off);
-	if (r == ARCHIVE_EOF)
-		return 0;
-	if (r != ARCHIVE_OK) {
-		archive_set_error(a, archive_errno(d->ar), "%s",
-		    archive_error_string(d->ar) != NULL ?
-		    archive_error_string(d->ar) : "read error");
-		return -1;
-	}
-	return (la_ssize_t)size;
-}
-
-/* Raw bytes of the current member, for gunzip. */
 static ssize_t
-deb_gz_source(void *cookie, const void **buf)
+deb_member_block(void *cookie, const void **buf)
 {
 	struct deb *d = cookie;
 	size_t size;
@@ -178,6 +157,27 @@ deb_gz_source(void *cookie, const void **buf)
 	if (r == ARCHIVE_EOF)
 		return 0;
 	return r == ARCHIVE_OK ? (ssize_t)size : -1;
+}
+
+/* Hand an error of the container, or CAUSE, to inner reader A. */
+static void
+deb_inner_error(struct deb *d, struct archive *a, const char *cause)
+{
+	if (cause == NULL)
+		cause = archive_error_string(d->ar) != NULL ?
+		    archive_error_string(d->ar) : "read error";
+	archive_set_error(a, EILSEQ, "%s", cause);
+}
+
+/* Read callback of an uncompressed member or one libarchive decompresses. */
+static la_ssize_t
+deb_member_read(struct archive *a, void *cookie, const void **buf)
+{
+	ssize_t n = deb_member_block(cookie, buf);
+
+	if (n < 0)
+		deb_inner_error(cookie, a, NULL);
+	return (la_ssize_t)n;
 }
 
 static la_ssize_t
@@ -191,10 +191,7 @@ deb_gz_read(struct archive *a, void *cookie, const void **buf)
 		const char *e = gunzip_error(d->gz);
 
 		/* A source error is the container's: say what it said. */
-		if (strcmp(e, "source") == 0 && archive_error_string(d->ar))
-			e = archive_error_string(d->ar);
-		archive_set_error(a, EILSEQ, "%s", e);
-		return -1;
+		deb_inner_error(d, a, strcmp(e, "source") == 0 ? NULL : e);
 	}
 	return (la_ssize_t)n;
 }
@@ -228,7 +225,7 @@ deb_member_open(struct deb *d, const char *prefix, struct dbp_error *err)
 		return deb_ar_err(d->tar, d->member, err);
 	archive_read_support_format_tar(d->tar);
 	if (strcmp(suffix, ".gz") == 0 &&
-	    gunzip_new(&d->gz, deb_gz_source, d) != 0)
+	    gunzip_new(&d->gz, deb_member_block, d) != 0)
 		return dbp_err(err, ENOMEM, "", "cannot read '%s'", d->member);
 	if (archive_read_open(d->tar, d, NULL, d->gz != NULL ? deb_gz_read :
 	    deb_member_read, NULL) != ARCHIVE_OK)
