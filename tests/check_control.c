@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkutil.h"
 #include "control.h"
 
 #define MINIMAL	"Package: hello\nVersion: 2.10-3\nArchitecture: amd64\n"
@@ -309,11 +310,5 @@ control_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(control_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return checkutil_run(control_suite());
 }

@@ -2,80 +2,29 @@
 #include "config.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checkutil.h"
 #include "dirs.h"
 
-static char base_dir[64];	/* per TCase; its teardown catches leftovers */
-static char scratch[128];	/* the root of each test */
-static struct rootfs rf;
+static struct rootfs rf;	/* opened on the scratch directory */
 static struct dirs *d;		/* the table under test, freed by the teardown */
 
-static int
-unlock_entry(const char *path, const struct stat *sb, int type,
-    struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (type == FTW_D || type == FTW_DNR)
-		chmod(path, 0700);
-	return 0;
-}
-
-static int
-remove_entry(const char *path, const struct stat *sb, int type,
-    struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 static void
-rm_rf(const char *path)
-{
-	nftw(path, unlock_entry, 16, FTW_PHYS);
-	nftw(path, remove_entry, 16, FTW_PHYS | FTW_DEPTH);
-}
-
-static void
-base_setup(void)
-{
-	snprintf(base_dir, sizeof(base_dir), "/tmp/check_dirs.XXXXXX");
-	if (mkdtemp(base_dir) == NULL) {
-		perror("mkdtemp");
-		abort();
-	}
-}
-
-static void
-base_teardown(void)
-{
-	rm_rf(base_dir);
-}
-
-static void
-scratch_setup(void)
+setup(void)
 {
 	struct dbp_error err;
 
 	/* Modes on disk below assume it. */
 	umask(022);
-	snprintf(scratch, sizeof(scratch), "%s/t.XXXXXX", base_dir);
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
-	ck_assert_int_eq(rootfs_open(&rf, scratch, &err), 0);
+	ck_assert_int_eq(rootfs_open(&rf, checkutil_scratch(), &err), 0);
 }
 
 /* Free the table (also after a failed assertion in no-fork mode). */
@@ -87,52 +36,19 @@ free_table(void)
 }
 
 static void
-scratch_teardown(void)
+teardown(void)
 {
 	free_table();
 	rootfs_close(&rf);
-	rm_rf(scratch);
-}
-
-/* REL in the scratch root, in a static buffer: one use per expression. */
-static const char *
-at(const char *rel)
-{
-	static char p[PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s/%s", scratch, rel);
-	return p;
-}
-
-static void
-mk_dir(const char *rel)
-{
-	ck_assert_msg(mkdir(at(rel), 0755) == 0, "mkdir %s: %s", rel,
-	    strerror(errno));
 }
 
 static void
 mk_file(const char *rel)
 {
-	int fd = open(at(rel), O_WRONLY | O_CREAT | O_EXCL, 0644);
+	int fd = open(checkutil_at(rel), O_WRONLY | O_CREAT | O_EXCL, 0644);
 
 	ck_assert_msg(fd >= 0, "create %s: %s", rel, strerror(errno));
 	ck_assert_int_eq(close(fd), 0);
-}
-
-static void
-mk_link(const char *target, const char *rel)
-{
-	ck_assert_msg(symlink(target, at(rel)) == 0, "symlink %s: %s", rel,
-	    strerror(errno));
-}
-
-static bool
-exists(const char *rel)
-{
-	struct stat st;
-
-	return lstat(at(rel), &st) == 0;
 }
 
 static struct stat
@@ -140,7 +56,7 @@ stat_of(const char *rel)
 {
 	struct stat st;
 
-	ck_assert_msg(lstat(at(rel), &st) == 0, "stat %s: %s", rel,
+	ck_assert_msg(lstat(checkutil_at(rel), &st) == 0, "stat %s: %s", rel,
 	    strerror(errno));
 	return st;
 }
@@ -150,23 +66,7 @@ set_times(const char *rel, time_t sec)
 {
 	struct timespec ts[2] = { { sec, 0 }, { sec, 0 } };
 
-	ck_assert_int_eq(utimensat(AT_FDCWD, at(rel), ts, 0), 0);
-}
-
-static int
-count_fds(void)
-{
-	struct dirent *de;
-	DIR *dir;
-	int n = 0;
-
-	dir = opendir("/proc/self/fd");
-	ck_assert_ptr_nonnull(dir);
-	while ((de = readdir(dir)) != NULL)
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(dir);
-	return n;
+	ck_assert_int_eq(utimensat(AT_FDCWD, checkutil_at(rel), ts, 0), 0);
 }
 
 /* dirs_get that must succeed. */
@@ -187,7 +87,7 @@ START_TEST(test_dirs_get_existing)
 {
 	size_t i, j;
 
-	mk_dir("usr");
+	checkutil_mkdir("usr");
 	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
 	i = get(d, "usr", false, 0755);
 	ck_assert_str_eq(dirs_path(d, i), "usr");
@@ -214,7 +114,7 @@ START_TEST(test_dirs_get_missing_no_create)
 	ck_assert_int_eq(dirs_get(d, "a/b", false, 0755, &idx, &err), -ENOENT);
 	ck_assert_str_eq(err.path, "a/b");
 	ck_assert_int_eq(err.errnum, ENOENT);
-	ck_assert(!exists("a"));
+	ck_assert(!checkutil_exists("a"));
 	ck_assert_uint_eq(dirs_created(d), 0);
 	free_table();
 }
@@ -279,11 +179,11 @@ START_TEST(test_dirs_alias_symlink)
 {
 	size_t i, j;
 
-	mk_dir("usr");
-	mk_dir("usr/bin");
-	mk_dir("usr/lib");
-	mk_link("usr/bin", "bin");
-	mk_link("/usr/lib", "lib");
+	checkutil_mkdir("usr");
+	checkutil_mkdir("usr/bin");
+	checkutil_mkdir("usr/lib");
+	checkutil_symlink("usr/bin", "bin");
+	checkutil_symlink("/usr/lib", "lib");
 	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
 	/* The real path first, then the symlink. */
 	i = get(d, "usr/bin", false, 0);
@@ -306,9 +206,9 @@ START_TEST(test_dirs_alias_create_through)
 {
 	size_t i, j;
 
-	mk_dir("usr");
-	mk_dir("usr/bin");
-	mk_link("usr/bin", "bin");
+	checkutil_mkdir("usr");
+	checkutil_mkdir("usr/bin");
+	checkutil_symlink("usr/bin", "bin");
 	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
 	i = get(d, "bin/sub", true, 0755);
 	ck_assert(S_ISDIR(stat_of("usr/bin/sub").st_mode));
@@ -327,7 +227,7 @@ START_TEST(test_dirs_remove_created)
 {
 	size_t keep, p, s;
 
-	mk_dir("keep");
+	checkutil_mkdir("keep");
 	mk_file("keep/file");
 	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
 	keep = get(d, "keep", false, 0);
@@ -338,10 +238,10 @@ START_TEST(test_dirs_remove_created)
 	ck_assert_uint_eq(dirs_created(d), 7);
 	ck_assert_int_eq(dirs_remove_created(d), 0);
 	/* Deepest first, or "keep/p" would not be empty when removed. */
-	ck_assert(!exists("keep/p"));
-	ck_assert(!exists("top"));
-	ck_assert(exists("keep"));
-	ck_assert(exists("keep/file"));
+	ck_assert(!checkutil_exists("keep/p"));
+	ck_assert(!checkutil_exists("top"));
+	ck_assert(checkutil_exists("keep"));
+	ck_assert(checkutil_exists("keep/file"));
 	ck_assert_uint_ne(dirs_flags(d, p) & DIR_GONE, 0);
 	ck_assert_uint_ne(dirs_flags(d, s) & DIR_GONE, 0);
 	ck_assert_uint_eq(dirs_flags(d, keep) & DIR_GONE, 0);
@@ -361,8 +261,8 @@ START_TEST(test_dirs_remove_created_keeps_nonempty)
 	empty = get(d, "full/empty", true, 0755);
 	mk_file("full/committed");
 	ck_assert_int_eq(dirs_remove_created(d), 0);
-	ck_assert(exists("full/committed"));
-	ck_assert(!exists("full/empty"));
+	ck_assert(checkutil_exists("full/committed"));
+	ck_assert(!checkutil_exists("full/empty"));
 	ck_assert_uint_eq(dirs_flags(d, full) & DIR_GONE, 0);
 	ck_assert_uint_ne(dirs_flags(d, empty) & DIR_GONE, 0);
 	free_table();
@@ -376,8 +276,8 @@ START_TEST(test_dirs_fixup_created_only)
 	size_t old, nw, sub, autop;
 	struct stat st;
 
-	mk_dir("old");
-	ck_assert_int_eq(chmod(at("old"), 0750), 0);
+	checkutil_mkdir("old");
+	ck_assert_int_eq(chmod(checkutil_at("old"), 0750), 0);
 	set_times("old", 1000000000);
 	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
 	old = get(d, "old", true, 0700);
@@ -462,15 +362,15 @@ START_TEST(test_dirs_fd_cache)
 
 	for (i = 0; i < NDIRS; i += 2) {
 		snprintf(name, sizeof(name), "d%02d", i);
-		mk_dir(name);
+		checkutil_mkdir(name);
 	}
-	before = count_fds();
+	before = checkutil_count_fds();
 	ck_assert_int_eq(dirs_new(&d, &rf, MAXFDS), 0);
 	/* Even ones existed, odd ones are created. */
 	for (i = 0; i < NDIRS; i++) {
 		snprintf(name, sizeof(name), "d%02d", i);
 		idx[i] = get(d, name, i % 2 == 1, 0755);
-		ck_assert_int_le(count_fds() - before, MAXFDS);
+		ck_assert_int_le(checkutil_count_fds() - before, MAXFDS);
 	}
 	ck_assert_uint_eq(dirs_created(d), NDIRS / 2);
 	for (round = 0; round < 3; round++)
@@ -489,15 +389,15 @@ START_TEST(test_dirs_fd_cache)
 			    0644);
 			ck_assert_int_ge(pfd, 0);
 			ck_assert_int_eq(close(pfd), 0);
-			inuse = count_fds() - before;
+			inuse = checkutil_count_fds() - before;
 			ck_assert_int_le(inuse, MAXFDS);
 		}
 	for (i = 0; i < NDIRS; i++) {
 		snprintf(name, sizeof(name), "d%02d/probe2", i);
-		ck_assert(exists(name));
+		ck_assert(checkutil_exists(name));
 	}
 	free_table();
-	ck_assert_int_eq(count_fds(), before);
+	ck_assert_int_eq(checkutil_count_fds(), before);
 }
 END_TEST
 
@@ -508,16 +408,16 @@ START_TEST(test_dirs_fd_stale)
 	size_t victim;
 	int i;
 
-	mk_dir("victim");
+	checkutil_mkdir("victim");
 	ck_assert_int_eq(dirs_new(&d, &rf, 4), 0);
 	victim = get(d, "victim", false, 0);
 	for (i = 0; i < 6; i++) {
 		snprintf(name, sizeof(name), "o%d", i);
 		get(d, name, true, 0755);
 	}
-	snprintf(moved, sizeof(moved), "%s", at("victim.old"));
-	ck_assert_int_eq(rename(at("victim"), moved), 0);
-	mk_dir("victim");
+	snprintf(moved, sizeof(moved), "%s", checkutil_at("victim.old"));
+	ck_assert_int_eq(rename(checkutil_at("victim"), moved), 0);
+	checkutil_mkdir("victim");
 	ck_assert_int_eq(dirs_fd(d, victim), -ESTALE);
 	free_table();
 }
@@ -548,7 +448,7 @@ START_TEST(test_dirs_guard_refuses)
 	struct dbp_error err;
 	size_t x, idx, root;
 
-	mk_dir("pre");
+	checkutil_mkdir("pre");
 	memset(&g, 0, sizeof(g));
 	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
 	dirs_set_guard(d, guard, &g);
@@ -556,7 +456,7 @@ START_TEST(test_dirs_guard_refuses)
 	/* The errno itself is test_dirs_enotdir's business. */
 	ck_assert_int_lt(dirs_get(d, "x/blocked", true, 0755, &idx, &err), 0);
 	ck_assert_str_eq(err.path, "x/blocked");
-	ck_assert(!exists("x/blocked"));
+	ck_assert(!checkutil_exists("x/blocked"));
 	root = get(d, "", false, 0);
 	x = get(d, "x", false, 0);
 	ck_assert_int_eq(g.calls, 2);
@@ -572,7 +472,7 @@ START_TEST(test_dirs_guard_refuses)
 	ck_assert_int_eq(g.calls, 3);
 	dirs_set_guard(d, NULL, NULL);
 	get(d, "x/blocked", true, 0755);
-	ck_assert(exists("x/blocked"));
+	ck_assert(checkutil_exists("x/blocked"));
 	free_table();
 }
 END_TEST
@@ -583,7 +483,7 @@ START_TEST(test_dirs_enotdir)
 	size_t idx;
 
 	mk_file("f");
-	mk_link("nowhere", "dangling");
+	checkutil_symlink("nowhere", "dangling");
 	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
 	ck_assert_int_eq(dirs_get(d, "f", false, 0, &idx, &err), -ENOTDIR);
 	ck_assert_int_eq(dirs_get(d, "f", true, 0755, &idx, &err), -ENOTDIR);
@@ -592,7 +492,7 @@ START_TEST(test_dirs_enotdir)
 	    -ENOTDIR);
 	ck_assert_int_eq(dirs_get(d, "dangling", true, 0755, &idx, &err),
 	    -ENOTDIR);
-	ck_assert(!exists("nowhere"));
+	ck_assert(!checkutil_exists("nowhere"));
 	ck_assert(S_ISREG(stat_of("f").st_mode));
 	ck_assert_uint_eq(dirs_created(d), 0);
 	free_table();
@@ -605,7 +505,7 @@ START_TEST(test_dirs_sync_counts)
 	unsigned long n = 0;
 	size_t s2;
 
-	mk_dir("quiet");
+	checkutil_mkdir("quiet");
 	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
 	get(d, "quiet", false, 0);
 	s2 = get(d, "s1/s2", true, 0755);
@@ -640,7 +540,7 @@ START_TEST(test_dirs_remove_created_evicted)
 	ck_assert_int_eq(dirs_remove_created(d), 0);
 	for (i = 0; i < 5; i++) {
 		snprintf(name, sizeof(name), "n%d", i);
-		ck_assert(!exists(name));
+		ck_assert(!checkutil_exists(name));
 	}
 	free_table();
 }
@@ -654,8 +554,8 @@ START_TEST(test_dirs_restore_times)
 {
 	size_t kept;
 
-	mk_dir("old");
-	mk_dir("kept");
+	checkutil_mkdir("old");
+	checkutil_mkdir("kept");
 	set_times("old", 1000000000);
 	set_times("kept", 1000000000);
 	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
@@ -682,10 +582,8 @@ dirs_suite(void)
 	Suite *s = suite_create("dirs");
 	TCase *tc;
 
-	tc = tcase_create("core");
+	tc = checkutil_scratch_tcase(s, "core", setup, teardown);
 	tcase_set_timeout(tc, 30);
-	tcase_add_unchecked_fixture(tc, base_setup, base_teardown);
-	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
 	tcase_add_test(tc, test_dirs_get_existing);
 	tcase_add_test(tc, test_dirs_get_missing_no_create);
 	tcase_add_test(tc, test_dirs_get_create);
@@ -699,28 +597,18 @@ dirs_suite(void)
 	tcase_add_test(tc, test_dirs_guard_refuses);
 	tcase_add_test(tc, test_dirs_sync_counts);
 	tcase_add_test(tc, test_dirs_restore_times);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("limits");
+	tc = checkutil_scratch_tcase(s, "limits", setup, teardown);
 	tcase_set_timeout(tc, 30);
-	tcase_add_unchecked_fixture(tc, base_setup, base_teardown);
-	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
 	tcase_add_test(tc, test_dirs_fd_cache);
 	tcase_add_test(tc, test_dirs_fd_stale);
 	tcase_add_test(tc, test_dirs_enotdir);
 	tcase_add_test(tc, test_dirs_remove_created_evicted);
-	suite_add_tcase(s, tc);
 	return s;
 }
 
 int
 main(void)
 {
-	SRunner *sr = srunner_create(dirs_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return checkutil_run(dirs_suite());
 }

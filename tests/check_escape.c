@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkutil.h"
 #include "escape.h"
 
 /* Escape S into a buffer of N bytes and compare with WANT. */
@@ -179,11 +180,5 @@ escape_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(escape_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return checkutil_run(escape_suite());
 }

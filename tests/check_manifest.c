@@ -7,7 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkutil.h"
 #include "manifest.h"
+
+/* E records NAME in directory DIR, from ITEM of package PKG, of TYPE. */
+static void
+assert_entry(const struct manifest_entry *e, size_t dir, const char *name,
+    size_t item, unsigned pkg, unsigned type)
+{
+	ck_assert_uint_eq(e->dir, dir);
+	ck_assert_str_eq(e->name, name);
+	ck_assert_uint_eq(e->item, item);
+	ck_assert_uint_eq(e->pkg, pkg);
+	ck_assert_uint_eq(e->type, type);
+}
 
 START_TEST(test_manifest_empty)
 {
@@ -34,11 +47,7 @@ START_TEST(test_manifest_put_find)
 	strcpy(name, "XX");
 	e = manifest_find(m, 3, "ls");
 	ck_assert_ptr_nonnull(e);
-	ck_assert_uint_eq(e->dir, 3);
-	ck_assert_str_eq(e->name, "ls");
-	ck_assert_uint_eq(e->item, 17);
-	ck_assert_uint_eq(e->pkg, 2);
-	ck_assert_uint_eq(e->type, AE_IFREG);
+	assert_entry(e, 3, "ls", 17, 2, AE_IFREG);
 	ck_assert_uint_eq(manifest_count(m), 1);
 	ck_assert_ptr_null(manifest_find(m, 3, "XX"));
 	ck_assert_ptr_null(manifest_find(m, 3, "l"));
@@ -84,11 +93,7 @@ START_TEST(test_manifest_update_in_place)
 	ck_assert_uint_eq(manifest_count(m), 1);
 	e2 = manifest_find(m, 5, "sh");
 	ck_assert_ptr_eq(e, e2);
-	ck_assert_uint_eq(e2->item, 9);
-	ck_assert_uint_eq(e2->pkg, 1);
-	ck_assert_uint_eq(e2->type, AE_IFLNK);
-	ck_assert_uint_eq(e2->dir, 5);
-	ck_assert_str_eq(e2->name, "sh");
+	assert_entry(e2, 5, "sh", 9, 1, AE_IFLNK);
 	manifest_free(m);
 }
 END_TEST
@@ -128,17 +133,11 @@ START_TEST(test_manifest_many_entries)
 			snprintf(name, sizeof(name), "file-%05zu", i);
 			e = manifest_find(m, dir, name);
 			ck_assert_ptr_nonnull(e);
-			ck_assert_uint_eq(e->dir, dir);
-			ck_assert_str_eq(e->name, name);
-			if (i % 3 == 0) {
-				ck_assert_uint_eq(e->item, i);
-				ck_assert_uint_eq(e->pkg, 99);
-				ck_assert_uint_eq(e->type, AE_IFLNK);
-			} else {
-				ck_assert_uint_eq(e->item, dir * 1000 + i);
-				ck_assert_uint_eq(e->pkg, dir % 7);
-				ck_assert_uint_eq(e->type, AE_IFREG);
-			}
+			if (i % 3 == 0)
+				assert_entry(e, dir, name, i, 99, AE_IFLNK);
+			else
+				assert_entry(e, dir, name, dir * 1000 + i,
+				    (unsigned)(dir % 7), AE_IFREG);
 		}
 	ck_assert_ptr_null(manifest_find(m, 100, "file-00000"));
 	ck_assert_ptr_null(manifest_find(m, 0, "file-00200"));
@@ -204,11 +203,5 @@ manifest_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(manifest_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return checkutil_run(manifest_suite());
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkutil.h"
 #include "stats.h"
 
 static const char *const entry_keys[] = {
@@ -265,11 +266,5 @@ stats_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(stats_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return checkutil_run(stats_suite());
 }

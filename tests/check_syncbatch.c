@@ -2,25 +2,22 @@
 #include "config.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checkutil.h"
 #include "syncbatch.h"
 
 #define TMP_SUFFIX	".debunpack-new"
 
-static char base_dir[64];	/* per TCase; its teardown catches leftovers */
-static char scratch[128];	/* the root of each test */
-static struct rootfs rf;
+static struct rootfs rf;	/* opened on the scratch directory */
 
 /* One batch over the scratch root. */
 struct fx {
@@ -50,97 +47,21 @@ fx_close(struct fx *fb)
 	fb->dirs = NULL;
 }
 
-static int
-unlock_entry(const char *path, const struct stat *sb, int type,
-    struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (type == FTW_D || type == FTW_DNR)
-		chmod(path, 0700);
-	return 0;
-}
-
-static int
-remove_entry(const char *path, const struct stat *sb, int type,
-    struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 static void
-rm_rf(const char *path)
-{
-	nftw(path, unlock_entry, 16, FTW_PHYS);
-	nftw(path, remove_entry, 16, FTW_PHYS | FTW_DEPTH);
-}
-
-static void
-base_setup(void)
-{
-	snprintf(base_dir, sizeof(base_dir), "/tmp/check_syncbatch.XXXXXX");
-	if (mkdtemp(base_dir) == NULL) {
-		perror("mkdtemp");
-		abort();
-	}
-}
-
-static void
-base_teardown(void)
-{
-	rm_rf(base_dir);
-}
-
-static void
-scratch_setup(void)
+setup(void)
 {
 	struct dbp_error err;
 
 	umask(022);
 	memset(&f, 0, sizeof(f));
-	snprintf(scratch, sizeof(scratch), "%s/t.XXXXXX", base_dir);
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
-	ck_assert_int_eq(rootfs_open(&rf, scratch, &err), 0);
+	ck_assert_int_eq(rootfs_open(&rf, checkutil_scratch(), &err), 0);
 }
 
 static void
-scratch_teardown(void)
+teardown(void)
 {
 	fx_close(&f);
 	rootfs_close(&rf);
-	rm_rf(scratch);
-}
-
-/* REL in the scratch root, in a static buffer: one use per expression. */
-static const char *
-at(const char *rel)
-{
-	static char p[PATH_MAX];
-
-	snprintf(p, sizeof(p), "%s/%s", scratch, rel);
-	return p;
-}
-
-static bool
-exists(const char *rel)
-{
-	struct stat st;
-
-	return lstat(at(rel), &st) == 0;
-}
-
-static void
-write_file(const char *rel, const char *content)
-{
-	FILE *fp = fopen(at(rel), "w");
-
-	ck_assert_msg(fp != NULL, "create %s: %s", rel, strerror(errno));
-	fputs(content, fp);
-	ck_assert_int_eq(fclose(fp), 0);
 }
 
 static void
@@ -150,7 +71,7 @@ assert_content(const char *rel, const char *want)
 	size_t n;
 	FILE *fp;
 
-	fp = fopen(at(rel), "r");
+	fp = fopen(checkutil_at(rel), "r");
 	ck_assert_msg(fp != NULL, "open %s: %s", rel, strerror(errno));
 	n = fread(buf, 1, sizeof(buf) - 1, fp);
 	buf[n] = '\0';
@@ -177,24 +98,9 @@ static int
 count_temps(void)
 {
 	ntemps = 0;
-	ck_assert_int_eq(nftw(scratch, count_temp, 16, FTW_PHYS), 0);
+	ck_assert_int_eq(nftw(checkutil_scratch(), count_temp, 16, FTW_PHYS),
+	    0);
 	return ntemps;
-}
-
-static int
-count_fds(void)
-{
-	struct dirent *de;
-	DIR *dir;
-	int n = 0;
-
-	dir = opendir("/proc/self/fd");
-	ck_assert_ptr_nonnull(dir);
-	while ((de = readdir(dir)) != NULL)
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(dir);
-	return n;
 }
 
 /* Directory of PATH (made if missing) and its last component. */
@@ -269,7 +175,7 @@ commit_files(struct fx *fb, const char *mode)
 	struct stat st;
 	int i;
 
-	mkdir(at("a"), 0755);
+	mkdir(checkutil_at("a"), 0755);
 	fx_open(fb, mode, 64);
 	for (i = 0; i < NFILES; i++) {
 		snprintf(path, sizeof(path), "%sfile%d", file_dirs[i % 4], i);
@@ -288,7 +194,7 @@ commit_files(struct fx *fb, const char *mode)
 	ck_assert_int_eq(count_temps(), 0);
 	ck_assert_uint_eq(fb->st.calls[SC_RENAME], NFILES);
 	/* Directories the batch made got their final mode at commit. */
-	ck_assert_int_eq(stat(at("c/d/e"), &st), 0);
+	ck_assert_int_eq(stat(checkutil_at("c/d/e"), &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0755);
 }
 
@@ -363,7 +269,7 @@ START_TEST(test_syncbatch_commit_dir_fixup)
 	ck_assert_int_eq(dirs_set_meta(f.dirs, dir, &m, NULL), 0);
 	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
 	assert_content("ro/file", "x");
-	ck_assert_int_eq(stat(at("ro"), &st), 0);
+	ck_assert_int_eq(stat(checkutil_at("ro"), &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0555);
 	/* The rename did not come after the mtime was set. */
 	ck_assert_int_eq(st.st_mtim.tv_sec, 1234567890);
@@ -381,7 +287,7 @@ START_TEST(test_syncbatch_symlink_item)
 	add_file(&f, "bin/prog", "#!/bin/sh\n");
 	add_symlink(&f, "bin/alias", "prog");
 	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
-	n = readlink(at("bin/alias"), buf, sizeof(buf) - 1);
+	n = readlink(checkutil_at("bin/alias"), buf, sizeof(buf) - 1);
 	ck_assert_int_eq(n, 4);
 	buf[n] = '\0';
 	ck_assert_str_eq(buf, "prog");
@@ -401,7 +307,7 @@ START_TEST(test_syncbatch_drop)
 	fx_open(&f, "batched", 64);
 	first = add_file(&f, "etc/conf", "old");
 	ck_assert_int_eq(syncbatch_drop(f.sb, first, &err), 0);
-	ck_assert(!exists("etc/conf" TMP_SUFFIX));
+	ck_assert(!checkutil_exists("etc/conf" TMP_SUFFIX));
 	/* Dropping twice is harmless. */
 	ck_assert_int_eq(syncbatch_drop(f.sb, first, &err), 0);
 	/* The later entry takes the same temporary name. */
@@ -422,9 +328,9 @@ abort_case(const char *mode)
 	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
 	struct stat st;
 
-	ck_assert_int_eq(mkdir(at("keep"), 0755), 0);
-	write_file("keep/old", "original");
-	ck_assert_int_eq(utimensat(AT_FDCWD, at("keep"), old, 0), 0);
+	ck_assert_int_eq(mkdir(checkutil_at("keep"), 0755), 0);
+	checkutil_write("keep/old", "original");
+	ck_assert_int_eq(utimensat(AT_FDCWD, checkutil_at("keep"), old, 0), 0);
 	fx_open(&f, mode, 64);
 	add_file(&f, "keep/old", "replacement");
 	add_file(&f, "keep/added", "added");
@@ -434,11 +340,11 @@ abort_case(const char *mode)
 	ck_assert_int_eq(count_temps(), 5);
 	ck_assert_int_eq(syncbatch_abort(f.sb), 0);
 	ck_assert_int_eq(count_temps(), 0);
-	ck_assert(!exists("fresh"));
-	ck_assert(!exists("keep/added"));
+	ck_assert(!checkutil_exists("fresh"));
+	ck_assert(!checkutil_exists("keep/added"));
 	assert_content("keep/old", "original");
 	/* The directory looks untouched: its times are given back too. */
-	ck_assert_int_eq(stat(at("keep"), &st), 0);
+	ck_assert_int_eq(stat(checkutil_at("keep"), &st), 0);
 	ck_assert_int_eq(st.st_mtim.tv_sec, 1000000000);
 	fx_close(&f);
 }
@@ -485,14 +391,14 @@ START_TEST(test_syncbatch_reopen)
 	char path[32], content[32];
 	int before, i;
 
-	before = count_fds();
+	before = checkutil_count_fds();
 	fx_open(&f, "batched", MAXFDS);
 	for (i = 0; i < FILES; i++) {
 		snprintf(path, sizeof(path), "d%d/f%d", i % 3, i);
 		snprintf(content, sizeof(content), "data %d", i);
 		add_file(&f, path, content);
 		/* Kept files plus the directory cache (at most 4). */
-		ck_assert_int_le(count_fds() - before, MAXFDS + 4);
+		ck_assert_int_le(checkutil_count_fds() - before, MAXFDS + 4);
 	}
 	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
 	ck_assert_uint_gt(f.st.calls[SC_REOPEN], 0);
@@ -505,7 +411,7 @@ START_TEST(test_syncbatch_reopen)
 	}
 	ck_assert_int_eq(count_temps(), 0);
 	fx_close(&f);
-	ck_assert_int_eq(count_fds(), before);
+	ck_assert_int_eq(checkutil_count_fds(), before);
 }
 END_TEST
 
@@ -556,7 +462,7 @@ START_TEST(test_syncbatch_abort_after_reopen)
 	ck_assert_int_eq(count_temps(), 0);
 	for (i = 0; i < 10; i++) {
 		snprintf(path, sizeof(path), "x%d", i);
-		ck_assert(!exists(path));
+		ck_assert(!checkutil_exists(path));
 	}
 	fx_close(&f);
 }
@@ -568,10 +474,8 @@ syncbatch_suite(void)
 	Suite *s = suite_create("syncbatch");
 	TCase *tc;
 
-	tc = tcase_create("core");
+	tc = checkutil_scratch_tcase(s, "core", setup, teardown);
 	tcase_set_timeout(tc, 30);
-	tcase_add_unchecked_fixture(tc, base_setup, base_teardown);
-	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
 	tcase_add_test(tc, test_syncbatch_modes_list);
 	tcase_add_test(tc, test_syncbatch_commit_batched);
 	tcase_add_test(tc, test_syncbatch_commit_perfile);
@@ -582,28 +486,18 @@ syncbatch_suite(void)
 	tcase_add_test(tc, test_syncbatch_abort_batched);
 	tcase_add_test(tc, test_syncbatch_abort_perfile);
 	tcase_add_test(tc, test_syncbatch_abort_none);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("limits");
+	tc = checkutil_scratch_tcase(s, "limits", setup, teardown);
 	tcase_set_timeout(tc, 30);
-	tcase_add_unchecked_fixture(tc, base_setup, base_teardown);
-	tcase_add_checked_fixture(tc, scratch_setup, scratch_teardown);
 	tcase_add_test(tc, test_syncbatch_unknown_mode);
 	tcase_add_test(tc, test_syncbatch_reopen);
 	tcase_add_test(tc, test_syncbatch_many_files);
 	tcase_add_test(tc, test_syncbatch_abort_after_reopen);
-	suite_add_tcase(s, tc);
 	return s;
 }
 
 int
 main(void)
 {
-	SRunner *sr = srunner_create(syncbatch_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return checkutil_run(syncbatch_suite());
 }

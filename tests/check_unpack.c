@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkutil.h"
 #include "unpack.h"
 
 /* RAW normalises to WANT. */
@@ -250,11 +251,5 @@ unpack_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(unpack_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return checkutil_run(unpack_suite());
 }
