@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -19,16 +20,31 @@
 #include "error.h"
 #include "escape.h"
 #include "manifest.h"
+#include "query.h"
+#include "record.h"
 #include "rootfs.h"
 #include "stats.h"
 #include "syncbatch.h"
 #include "unpack.h"
 #include "users.h"
 
-enum { OPT_STATS = 256, OPT_SKIP_DEVICES, OPT_SYNC_MODE, OPT_ROOT };
+enum {
+	OPT_STATS = 256, OPT_SKIP_DEVICES, OPT_SYNC_MODE, OPT_ROOT, OPT_ADMINDIR,
+	OPT_LIST, OPT_OWNER, OPT_CONTENTS
+};
+
+/* What a run does: install (the default) or answer a query. */
+enum main_action { ACT_INSTALL, ACT_LIST, ACT_OWNER, ACT_CONTENTS };
+
+/* Where records go unless --admindir says otherwise, inside the root. */
+#define MAIN_ADMINDIR	"var/lib/debunpack"
 
 static const struct option main_options[] = {
+	{ "admindir",		required_argument,	NULL, OPT_ADMINDIR },
+	{ "contents",		no_argument,		NULL, OPT_CONTENTS },
 	{ "help",		no_argument,		NULL, 'h' },
+	{ "list",		no_argument,		NULL, OPT_LIST },
+	{ "owner",		required_argument,	NULL, OPT_OWNER },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "root",		required_argument,	NULL, OPT_ROOT },
 	{ "skip-devices",	no_argument,		NULL, OPT_SKIP_DEVICES },
@@ -40,7 +56,10 @@ static const struct option main_options[] = {
 };
 
 struct main_opts {
+	enum main_action action;
+	const char *owner;	/* --owner PATH */
 	const char *root;
+	const char *admindir;	/* NULL: ROOT/var/lib/debunpack */
 	const char *mode;
 	int stats;		/* 0 none, 1 text, 2 json */
 	bool skip_devices;
@@ -59,12 +78,19 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: debunpack [--root DIR] [--skip-devices] [--stats[=json]]\n"
-	    "                 [--sync-mode batched|perfile|none] [-q | -v] "
-	    "PKG.deb...\n"
+	    "usage: debunpack [--admindir DIR] [--root DIR] [--skip-devices]\n"
+	    "                 [--stats[=json]] [--sync-mode batched|perfile|none]\n"
+	    "                 [-q | -v] PKG.deb...\n"
+	    "       debunpack [--admindir DIR] [--root DIR] --list | --owner PATH\n"
+	    "       debunpack --contents PKG.deb...\n"
 	    "       debunpack --help | --version\n"
 	    "\n"
+	    "      --admindir DIR    package records in DIR (default\n"
+	    "                        ROOT/var/lib/debunpack)\n"
+	    "      --contents        list the entries of package files\n"
 	    "  -h, --help            show this help and exit\n"
+	    "      --list            list the installed packages\n"
+	    "      --owner PATH      name the packages that installed PATH\n"
 	    "  -q, --quiet           print errors only\n"
 	    "      --root DIR        install under DIR (default /)\n"
 	    "      --skip-devices    when not root, skip device nodes with a"
@@ -141,6 +167,21 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		case OPT_ROOT:
 			o->root = optarg;
 			break;
+		case OPT_ADMINDIR:
+			o->admindir = optarg;
+			break;
+		case OPT_LIST:
+		case OPT_OWNER:
+		case OPT_CONTENTS:
+			if (o->action != ACT_INSTALL) {
+				fprintf(stderr, "debunpack: --list, --owner and"
+				    " --contents exclude each other\n");
+				return -1;
+			}
+			o->action = c == OPT_LIST ? ACT_LIST : c == OPT_OWNER ?
+			    ACT_OWNER : ACT_CONTENTS;
+			o->owner = optarg;
+			break;
 		case OPT_SKIP_DEVICES:
 			o->skip_devices = true;
 			break;
@@ -170,7 +211,13 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			return -1;
 		}
 	}
-	if (optind >= argc) {
+	if (o->action == ACT_LIST || o->action == ACT_OWNER) {
+		if (optind < argc) {
+			fprintf(stderr, "debunpack: --list and --owner take no"
+			    " package file\n");
+			return -1;
+		}
+	} else if (optind >= argc) {
 		fprintf(stderr, "debunpack: no package given\n");
 		return -1;
 	}
@@ -199,11 +246,18 @@ main_fd_budget(size_t *files, size_t *dirs)
 	*files = n - *dirs > 4 ? n - *dirs : 4;
 }
 
+/*
+ * Extract one package into the batch and stage its record.  The record
+ * takes the control fields; it is written as a temporary now and renamed
+ * after the files are committed (manifest_commit).
+ */
 static int
-main_unpack_one(struct unpack *u, const char *file, unsigned idx,
-    const struct main_opts *o, struct stats *st, struct dbp_error *err)
+main_unpack_one(struct unpack *u, struct manifest *man, const char *file,
+    unsigned idx, const struct main_opts *o, struct stats *st,
+    struct dbp_error *err)
 {
 	struct control *ctl = NULL;
+	struct record *rec = NULL;
 	struct archive *tar;
 	struct deb *d;
 	char esc[PATH_MAX];
@@ -211,7 +265,11 @@ main_unpack_one(struct unpack *u, const char *file, unsigned idx,
 
 	if ((r = deb_open(&d, file, err)) != 0)
 		return r;
-	if ((r = deb_read_control(d, &ctl, err)) == 0) {
+	if ((r = deb_read_control(d, &ctl, err)) == 0 &&
+	    (r = record_new(&rec, ctl)) != 0) {
+		control_free(ctl);
+		r = dbp_err(err, -r, NULL, "cannot start record");
+	} else if (r == 0) {
 		if (o->verbose > 0) {
 			char name[256], ver[256], arch[64];
 
@@ -225,14 +283,99 @@ main_unpack_one(struct unpack *u, const char *file, unsigned idx,
 			    escape_name(file, esc, sizeof(esc)));
 		}
 		if ((r = deb_data_open(d, &tar, err)) == 0 &&
-		    (r = unpack_archive(u, tar, idx, err)) == 0)
-			r = deb_finish(d, err);
+		    (r = unpack_archive(u, tar, idx, rec, err)) == 0 &&
+		    (r = deb_finish(d, err)) == 0)
+			r = manifest_stage(man, rec, err);
 	}
 	if (r == 0)
 		st->packages++;
-	control_free(ctl);
+	record_free(rec);
 	deb_close(d);
 	return r;
+}
+
+/*
+ * Attach the admin directory: --admindir, which must exist, or
+ * ROOT/var/lib/debunpack, created inside the root as part of the batch
+ * (so that a failed run removes it again).
+ */
+static int
+main_admindir(const struct main_opts *o, const struct rootfs *rf,
+    struct dirs *dirs, struct manifest *man, struct stats *st,
+    struct dbp_error *err)
+{
+	size_t idx;
+	int fd, r;
+
+	if (o->admindir != NULL) {
+		fd = open(o->admindir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return dbp_err(err, errno, o->admindir,
+			    "cannot open admin directory");
+		r = manifest_admin(man, fd, rf->openat2, o->mode, st, err);
+		close(fd);
+		return r;
+	}
+	if ((r = dirs_get(dirs, MAIN_ADMINDIR, true, 0755, &idx, err)) != 0)
+		return r;
+	if ((fd = dirs_fd(dirs, idx)) < 0)
+		return dbp_err(err, -fd, MAIN_ADMINDIR,
+		    "cannot open admin directory");
+	return manifest_admin(man, fd, rf->openat2, o->mode, st, err);
+}
+
+/* --list, --owner, --contents: read only, print on standard output. */
+static int
+main_query(const struct main_opts *o, int argc, char **argv, int first)
+{
+	struct manifest *man = NULL;
+	struct rootfs rf = { -1, false };
+	struct dbp_error err;
+	struct stats st;
+	int fd = -1, i, r = 0;
+
+	dbp_err_clear(&err);
+	memset(&st, 0, sizeof(st));
+	if (o->action == ACT_CONTENTS) {
+		for (i = first; r == 0 && i < argc; i++)
+			if ((r = query_contents(argv[i], stdout, &err)) != 0)
+				dbp_err_pkg(&err, argv[i]);
+		goto out;
+	}
+	if ((r = rootfs_open(&rf, o->root, &err)) != 0 ||
+	    (r = manifest_new(&man)) != 0)
+		goto out;
+	if (o->admindir != NULL)
+		fd = open(o->admindir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	else
+		fd = rootfs_resolve(&rf, MAIN_ADMINDIR, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		int e = o->admindir != NULL ? errno : -fd;
+
+		/* No admin directory yet: nothing is installed. */
+		if (e != ENOENT)
+			r = dbp_err(&err, e, o->admindir != NULL ?
+			    o->admindir : MAIN_ADMINDIR,
+			    "cannot open admin directory");
+		else if (o->action == ACT_OWNER)
+			r = 1;
+		fd = -1;
+	} else if ((r = manifest_admin(man, fd, rf.openat2, "none", &st,
+	    &err)) == 0)
+		r = o->action == ACT_LIST ? query_list(man, stdout, &err) :
+		    query_owner(man, o->owner, stdout, &err);
+	if (r == 1)
+		dbp_err(&err, 0, o->owner, "no package owns this path");
+out:
+	if (fd >= 0)
+		close(fd);
+	manifest_free(man);
+	rootfs_close(&rf);
+	if (fflush(stdout) != 0 && r == 0)
+		r = dbp_err(&err, errno, NULL, "cannot write to standard output");
+	if (r != 0)
+		main_print_error(&err);
+	return r != 0 ? 1 : 0;
 }
 
 int
@@ -258,6 +401,8 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (o.action != ACT_INSTALL)
+		return main_query(&o, argc, argv, first);
 	memset(&st, 0, sizeof(st));
 	dbp_err_clear(&err);
 	memset(&sa, 0, sizeof(sa));
@@ -290,12 +435,14 @@ main(int argc, char **argv)
 		dbp_err(&err, -r, NULL, "cannot start");
 		goto out;
 	}
+	if ((r = main_admindir(&o, &rf, dirs, man, &st, &err)) != 0)
+		goto abort;
 
 	t0 = stats_now();
 	for (i = first; i < argc; i++) {
 		mc.pkg = argv[i];
-		if ((r = main_unpack_one(u, argv[i], (unsigned)(i - first), &o,
-		    &st, &err)) != 0) {
+		if ((r = main_unpack_one(u, man, argv[i], (unsigned)(i - first),
+		    &o, &st, &err)) != 0) {
 			dbp_err_pkg(&err, argv[i]);
 			goto abort;
 		}
@@ -307,7 +454,9 @@ main(int argc, char **argv)
 		dbp_err(&err, EINTR, NULL, "interrupted");
 		goto abort;
 	}
-	if ((r = syncbatch_commit(sb, &err)) != 0)
+	/* Files first, then the records that describe them. */
+	if ((r = syncbatch_commit(sb, &err)) != 0 ||
+	    (r = manifest_commit(man, &err)) != 0)
 		goto abort;
 	if (o.verbose > 0)
 		fprintf(stderr, "debunpack: %zu paths committed (%s)\n",
@@ -323,7 +472,8 @@ main(int argc, char **argv)
 	status = 0;
 	goto out;
 abort:
-	if (syncbatch_abort(sb) != 0 && o.verbose >= 0)
+	/* Records first: the admin directory may be one this run created. */
+	if ((manifest_abort(man) | syncbatch_abort(sb)) != 0 && o.verbose >= 0)
 		fprintf(stderr, "debunpack: warning: cleanup after the error"
 		    " was incomplete; run the same command again\n");
 out:

@@ -1,16 +1,39 @@
-/* Records of the paths a run installs: which package, which entry, which type. */
+/* Records of installed files: the run's path table and the admin directory. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <search.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "dirs.h"
 #include "manifest.h"
+#include "rootfs.h"
+#include "syncbatch.h"
 
+#define MANIFEST_SUFFIX	".record"
+
+/*
+ * Ordering (why a record is never ahead of its files): records are staged
+ * as temporaries while the packages are extracted, and committed by a
+ * second batch with the same sync strategy, started only after the first
+ * batch (the files) committed: data durable, names renamed, directories
+ * synced.  A crash before the second batch's renames leaves the old record
+ * (or none) next to new files: the record may lag behind the root, never
+ * run ahead of it.  After exit 0 both batches are durable.
+ */
 struct manifest {
 	void *root;		/* tsearch tree of struct manifest_entry */
 	size_t n;
+	/* the admin directory, when attached */
+	struct rootfs arf;
+	struct dirs *adirs;
+	struct syncbatch *asb;
+	size_t aroot;		/* its index in adirs */
 };
 
 static int
@@ -28,6 +51,7 @@ manifest_new(struct manifest **out)
 {
 	if ((*out = calloc(1, sizeof(**out))) == NULL)
 		return -ENOMEM;
+	(*out)->arf.fd = -1;
 	return 0;
 }
 
@@ -46,6 +70,9 @@ manifest_free(struct manifest *m)
 	if (m == NULL)
 		return;
 	tdestroy(m->root, manifest_entry_free);
+	syncbatch_free(m->asb);
+	dirs_free(m->adirs);
+	rootfs_close(&m->arf);
 	free(m);
 }
 
@@ -90,4 +117,180 @@ size_t
 manifest_count(const struct manifest *m)
 {
 	return m->n;
+}
+
+int
+manifest_admin(struct manifest *m, int dirfd, bool openat2, const char *mode,
+    struct stats *st, struct dbp_error *err)
+{
+	int r;
+
+	if ((m->arf.fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return dbp_err(err, errno, "", "cannot open admin directory");
+	m->arf.openat2 = openat2;
+	/* Records live in one directory: a tiny cache and few open files. */
+	if ((r = dirs_new(&m->adirs, &m->arf, 4)) != 0 ||
+	    (r = syncbatch_new(&m->asb, mode, m->adirs, st, 64)) != 0)
+		return dbp_err(err, -r, "", "cannot open admin directory");
+	return dirs_get(m->adirs, "", false, 0, &m->aroot, err);
+}
+
+/* Package names become file names: only what dpkg allows in them. */
+static int
+manifest_valid_name(const char *name)
+{
+	const char *p;
+
+	if (strlen(name) < 1 || strlen(name) > 200 ||
+	    !((name[0] >= 'a' && name[0] <= 'z') ||
+	    (name[0] >= '0' && name[0] <= '9')))
+		return 0;
+	for (p = name; *p != '\0'; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		    *p == '+' || *p == '-' || *p == '.'))
+			return 0;
+	return 1;
+}
+
+int
+manifest_stage(struct manifest *m, const struct record *r,
+    struct dbp_error *err)
+{
+	const char *name = control_get(r->ctl, "Package");
+	char final[256], tmp[300];
+	size_t item;
+	FILE *fp;
+	int dfd, fd, e;
+
+	if (name == NULL || !manifest_valid_name(name))
+		return dbp_err(err, 0, "control", "invalid package name '%s'",
+		    name != NULL ? name : "");
+	/* A path the package gave twice is recorded as its later entry. */
+	if ((e = record_dedup((struct record *)r)) != 0)
+		return dbp_err(err, -e, name, "cannot write record");
+	snprintf(final, sizeof(final), "%s" MANIFEST_SUFFIX, name);
+	snprintf(tmp, sizeof(tmp), "%s.debunpack-new", final);
+	if ((dfd = dirs_fd(m->adirs, m->aroot)) < 0)
+		return dbp_err(err, -dfd, "", "cannot open admin directory");
+	/* A leftover of a killed run has this name: it is ours to replace. */
+	unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644);
+	if (fd < 0)
+		return dbp_err(err, errno, tmp, "cannot create record");
+	if ((e = syncbatch_add(m->asb, m->aroot, final, tmp, &item)) != 0) {
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		return dbp_err(err, -e, tmp, "cannot create record");
+	}
+	/* The stream gets its own descriptor: FD goes to the batch. */
+	e = 0;
+	if ((fp = fdopen(fcntl(fd, F_DUPFD_CLOEXEC, 0), "w")) == NULL)
+		e = dbp_err(err, errno, tmp, "cannot write record");
+	else {
+		if ((e = record_write(r, fp, tmp, err)) == 0 && fflush(fp) != 0)
+			e = dbp_err(err, errno, tmp, "cannot write record");
+		if (fclose(fp) != 0 && e == 0)
+			e = dbp_err(err, errno, tmp, "cannot write record");
+	}
+	if (e != 0) {
+		close(fd);
+		return e;
+	}
+	return syncbatch_written(m->asb, item, fd, err);
+}
+
+int
+manifest_commit(struct manifest *m, struct dbp_error *err)
+{
+	return m->asb != NULL ? syncbatch_commit(m->asb, err) : 0;
+}
+
+int
+manifest_abort(struct manifest *m)
+{
+	return m->asb != NULL ? syncbatch_abort(m->asb) : 0;
+}
+
+int
+manifest_load(struct manifest *m, const char *name, struct record **out,
+    struct dbp_error *err)
+{
+	char file[256];
+	FILE *fp;
+	int dfd, fd, r;
+
+	if (!manifest_valid_name(name))
+		return -ENOENT;
+	snprintf(file, sizeof(file), "%s" MANIFEST_SUFFIX, name);
+	if ((dfd = dirs_fd(m->adirs, m->aroot)) < 0)
+		return dbp_err(err, -dfd, "", "cannot open admin directory");
+	if ((fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? -ENOENT :
+		    dbp_err(err, errno, file, "cannot read record");
+	if ((fp = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return dbp_err(err, errno, file, "cannot read record");
+	}
+	r = record_read(fp, file, out, err);
+	fclose(fp);
+	return r;
+}
+
+static int
+manifest_cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+manifest_names(struct manifest *m, char ***names, struct dbp_error *err)
+{
+	size_t n = 0, sl = strlen(MANIFEST_SUFFIX), len;
+	char **v = NULL, **nv;
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	if ((fd = openat(m->arf.fd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0 || (dir = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		return dbp_err(err, errno, "", "cannot list admin directory");
+	}
+	while ((de = readdir(dir)) != NULL) {
+		len = strlen(de->d_name);
+		if (len <= sl || strcmp(de->d_name + len - sl,
+		    MANIFEST_SUFFIX) != 0)
+			continue;
+		if ((nv = realloc(v, (n + 2) * sizeof(*v))) == NULL ||
+		    (nv[n] = strndup(de->d_name, len - sl)) == NULL) {
+			v = nv != NULL ? nv : v;
+			if (v != NULL)
+				v[n] = NULL;
+			manifest_names_free(v);
+			closedir(dir);
+			return dbp_err(err, ENOMEM, "", "cannot list records");
+		}
+		v = nv;
+		v[++n] = NULL;
+	}
+	closedir(dir);
+	if (v == NULL && (v = calloc(1, sizeof(*v))) == NULL)
+		return dbp_err(err, ENOMEM, "", "cannot list records");
+	qsort(v, n, sizeof(*v), manifest_cmp_names);
+	*names = v;
+	return 0;
+}
+
+void
+manifest_names_free(char **names)
+{
+	size_t i;
+
+	if (names == NULL)
+		return;
+	for (i = 0; names[i] != NULL; i++)
+		free(names[i]);
+	free(names);
 }

@@ -1,8 +1,14 @@
-/* Records of the paths a run installs: which package, which entry, which type. */
+/* Records of installed files: the run's path table and the admin directory. */
 #ifndef DEBUNPACK_MANIFEST_H
 #define DEBUNPACK_MANIFEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "record.h"
+#include "stats.h"
 
 /*
  * A non-directory path installed by this run.  Paths are keyed by the
@@ -16,6 +22,8 @@ struct manifest_entry {
 	size_t item;		/* syncbatch item holding its temporary */
 	unsigned pkg;		/* index of the package on the command line */
 	unsigned type;		/* AE_IFREG, AE_IFLNK, ... (archive_entry.h) */
+	uint64_t size;		/* regular files: for records of hardlinks */
+	unsigned char sha256[32];
 };
 
 struct manifest;
@@ -36,5 +44,47 @@ int manifest_put(struct manifest *m, size_t dir, const char *name,
 
 /* Number of paths recorded. */
 size_t manifest_count(const struct manifest *m);
+
+/*
+ * The admin directory holds one record per installed package,
+ * NAME.record (see record.c for the format).
+ *
+ * Attach the admin directory open as DIRFD (duplicated; the caller keeps
+ * its own).  Records are committed with the sync strategy MODE, counted in
+ * ST.  OPENAT2 tells whether the kernel has openat2 (see rootfs.h).
+ */
+int manifest_admin(struct manifest *m, int dirfd, bool openat2,
+    const char *mode, struct stats *st, struct dbp_error *err);
+
+/*
+ * Write R to a temporary next to its final name and register it for
+ * manifest_commit.  Nothing becomes visible before the commit.
+ */
+int manifest_stage(struct manifest *m, const struct record *r,
+    struct dbp_error *err);
+
+/*
+ * Make the staged records durable and rename them into place: called
+ * after the files they describe are committed, so that a record never
+ * lists files that are not there.
+ */
+int manifest_commit(struct manifest *m, struct dbp_error *err);
+
+/* Remove every staged record that is not committed.  Best effort. */
+int manifest_abort(struct manifest *m);
+
+/*
+ * Read the record of package NAME: 0 with *OUT, -ENOENT if there is none,
+ * another -errno with ERR filled if it cannot be read or is malformed.
+ */
+int manifest_load(struct manifest *m, const char *name, struct record **out,
+    struct dbp_error *err);
+
+/*
+ * Names of the recorded packages, sorted; *NAMES is a NULL-terminated
+ * array the caller frees with manifest_names_free.
+ */
+int manifest_names(struct manifest *m, char ***names, struct dbp_error *err);
+void manifest_names_free(char **names);
 
 #endif

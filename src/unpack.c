@@ -13,6 +13,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <sha2.h>
 
 #include "unpack.h"
 
@@ -24,6 +25,7 @@ struct unpack {
 	const struct users *users;
 	struct stats *st;
 	unsigned pkg;
+	struct record *rec;	/* the package's record, or NULL */
 	unsigned long tmpseq;	/* for temporaries of over-long names */
 };
 
@@ -271,17 +273,39 @@ unpack_stopped(struct unpack *u, const char *path, struct dbp_error *err)
 	return 0;
 }
 
-/* Stream the entry's data into FD; memory use does not depend on its size. */
+/* Feed the zeros of a hole, from HASHED up to OFF, to the digest. */
+static void
+unpack_hash_hole(SHA2_CTX *ctx, la_int64_t *hashed, la_int64_t off)
+{
+	static const uint8_t zeros[4096];
+
+	while (*hashed < off) {
+		size_t n = off - *hashed > (la_int64_t)sizeof(zeros) ?
+		    sizeof(zeros) : (size_t)(off - *hashed);
+
+		SHA256Update(ctx, zeros, n);
+		*hashed += (la_int64_t)n;
+	}
+}
+
+/*
+ * Stream the entry's data into FD, computing its SHA-256 on the way (the
+ * record needs it, and reading the file again would cost a second pass);
+ * memory use does not depend on the file's size.
+ */
 static int
 unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
-    int fd, const char *path, struct dbp_error *err)
+    int fd, const char *path, uint8_t digest[SHA256_DIGEST_LENGTH],
+    struct dbp_error *err)
 {
-	la_int64_t size = archive_entry_size(ae), off, end = 0;
+	la_int64_t size = archive_entry_size(ae), off, end = 0, hashed = 0;
 	const void *buf;
+	SHA2_CTX ctx;
 	size_t len;
 	ssize_t w;
 	int r;
 
+	SHA256Init(&ctx);
 	for (;;) {
 		r = archive_read_data_block(a, &buf, &len, &off);
 		if (r == ARCHIVE_EOF)
@@ -292,6 +316,11 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 			    archive_error_string(a) : "read error");
 		if ((r = unpack_stopped(u, path, err)) != 0)
 			return r;
+		unpack_hash_hole(&ctx, &hashed, off);
+		if (off == hashed) {
+			SHA256Update(&ctx, buf, len);
+			hashed += (la_int64_t)len;
+		}
 		while (len > 0) {
 			/* Offsets skip holes of sparse entries. */
 			w = pwrite(fd, buf, len, off);
@@ -311,6 +340,42 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	/* A sparse file may end in a hole. */
 	if (end < size && ftruncate(fd, size) != 0)
 		return dbp_err(err, errno, path, "cannot write");
+	unpack_hash_hole(&ctx, &hashed, size);
+	SHA256Final(digest, &ctx);
+	return 0;
+}
+
+/*
+ * Note a path in the package's record.  PATH is root-relative; records
+ * say "/PATH".  For hardlinks SIZE and DIGEST come from the target's entry.
+ */
+static int
+unpack_record(struct unpack *u, struct archive_entry *ae, char type,
+    const char *path, uint64_t size, const uint8_t *digest,
+    const char *target, struct dbp_error *err)
+{
+	struct record_entry e;
+	char abspath[PATH_MAX + 1];
+	int r;
+
+	if (u->rec == NULL)
+		return 0;
+	memset(&e, 0, sizeof(e));
+	e.type = type;
+	e.mode = archive_entry_perm(ae);
+	unpack_owner(u, ae, &e.uid, &e.gid);
+	e.size = size;
+	if (digest != NULL)
+		memcpy(e.sha256, digest, sizeof(e.sha256));
+	snprintf(abspath, sizeof(abspath), "/%s", path);
+	e.path = abspath;
+	e.target = (char *)target;
+	if (type == 'c' || type == 'b') {
+		e.major = (unsigned)archive_entry_rdevmajor(ae);
+		e.minor = (unsigned)archive_entry_rdevminor(ae);
+	}
+	if ((r = record_add(u->rec, &e)) != 0)
+		return dbp_err(err, -r, path, "cannot record");
 	return 0;
 }
 
@@ -318,6 +383,8 @@ static int
 unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
     struct unpack_target *t, struct dbp_error *err)
 {
+	uint8_t digest[SHA256_DIGEST_LENGTH];
+	struct manifest_entry *e;
 	struct timespec ts[2];
 	int fd, tries, r;
 	uid_t uid;
@@ -335,7 +402,7 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		close(fd);
 		return r;
 	}
-	r = unpack_data(u, a, ae, fd, t->path, err);
+	r = unpack_data(u, a, ae, fd, t->path, digest, err);
 	/*
 	 * Metadata before the data is made durable, so that the same
 	 * journal commit carries it; mode after chown, which clears setuid.
@@ -355,7 +422,14 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		return r;
 	}
 	u->st->entries[ST_FILE]++;
-	return syncbatch_written(u->sb, t->item, fd, err);
+	if ((r = syncbatch_written(u->sb, t->item, fd, err)) != 0)
+		return r;
+	if ((e = manifest_find(u->man, t->dir, t->name)) != NULL) {
+		e->size = (uint64_t)archive_entry_size(ae);
+		memcpy(e->sha256, digest, sizeof(e->sha256));
+	}
+	return unpack_record(u, ae, 'f', t->path,
+	    (uint64_t)archive_entry_size(ae), digest, NULL, err);
 }
 
 static int
@@ -378,7 +452,7 @@ unpack_symlink(struct unpack *u, struct archive_entry *ae,
 	    (r = unpack_meta_at(u, t, ae, true, err)) != 0)
 		return r;
 	u->st->entries[ST_SYMLINK]++;
-	return 0;
+	return unpack_record(u, ae, 'l', t->path, 0, NULL, target, err);
 }
 
 static int
@@ -404,7 +478,8 @@ unpack_node(struct unpack *u, struct archive_entry *ae,
 		return r;
 	u->st->entries[kind == S_IFCHR ? ST_CHAR : kind == S_IFBLK ?
 	    ST_BLOCK : ST_FIFO]++;
-	return 0;
+	return unpack_record(u, ae, kind == S_IFCHR ? 'c' : kind == S_IFBLK ?
+	    'b' : 'p', t->path, 0, NULL, NULL, err);
 }
 
 /* A hardlink joins the temporary of a regular file of the same package. */
@@ -412,8 +487,10 @@ static int
 unpack_hardlink(struct unpack *u, struct archive_entry *ae,
     struct unpack_target *t, struct dbp_error *err)
 {
-	char target[PATH_MAX], parent[PATH_MAX];
+	char target[PATH_MAX], parent[PATH_MAX], abstarget[PATH_MAX + 1];
+	uint8_t digest[SHA256_DIGEST_LENGTH];
 	struct manifest_entry *e;
+	uint64_t size;
 	const char *tname;
 	size_t tdir = 0, titem;
 	int tdfd, tries, r;
@@ -430,6 +507,9 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 		return dbp_err(err, 0, t->path, "hardlink target '%s' is"
 		    " not a file of this package", target);
 	titem = e->item;
+	/* The record of a hardlink repeats its target's size and digest. */
+	size = e->size;
+	memcpy(digest, e->sha256, sizeof(digest));
 	if (tdir == t->dir && strcmp(tname, t->name) == 0)
 		return dbp_err(err, 0, t->path, "hardlink to itself");
 	if ((r = unpack_prepare(u, t, err)) != 0)
@@ -451,7 +531,8 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 	if ((r = syncbatch_link(u->sb, t->item, titem)) != 0)
 		return dbp_err(err, -r, t->path, "cannot link");
 	u->st->entries[ST_HARDLINK]++;
-	return 0;
+	snprintf(abstarget, sizeof(abstarget), "/%s", target);
+	return unpack_record(u, ae, 'h', t->path, size, digest, abstarget, err);
 }
 
 static int
@@ -475,7 +556,7 @@ unpack_dir(struct unpack *u, struct archive_entry *ae, const char *path,
 	if ((r = dirs_set_meta(u->dirs, idx, &m, err)) != 0)
 		return r;
 	u->st->entries[ST_DIR]++;
-	return 0;
+	return unpack_record(u, ae, 'd', path, 0, NULL, NULL, err);
 }
 
 static int
@@ -536,12 +617,13 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 
 int
 unpack_archive(struct unpack *u, struct archive *tar, unsigned pkg,
-    struct dbp_error *err)
+    struct record *rec, struct dbp_error *err)
 {
 	struct archive_entry *ae;
 	int r;
 
 	u->pkg = pkg;
+	u->rec = rec;
 	for (;;) {
 		r = archive_read_next_header(tar, &ae);
 		if (r == ARCHIVE_EOF)

@@ -8,6 +8,7 @@
 #include "dirs.h"
 #include "error.h"
 #include "manifest.h"
+#include "record.h"
 #include "stats.h"
 #include "syncbatch.h"
 #include "users.h"
@@ -41,11 +42,13 @@ void unpack_free(struct unpack *u);
 /*
  * Extract every entry of TAR (a data.tar reader) as package number PKG.
  * Non-directories land under temporary names registered with the batch;
- * directories are created at once.  On error ERR names the entry; what
- * was made stays registered so that syncbatch_abort removes it.
+ * directories are created at once.  Every path is added to REC (unless
+ * NULL) in archive order, regular files with the SHA-256 of their data.
+ * On error ERR names the entry; what was made stays registered so that
+ * syncbatch_abort removes it.
  */
 int unpack_archive(struct unpack *u, struct archive *tar, unsigned pkg,
-    struct dbp_error *err);
+    struct record *rec, struct dbp_error *err);
 
 /*
  * Normalise archive path RAW into OUT (size N): leading "./" and "/"

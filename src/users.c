@@ -125,7 +125,8 @@ users_uid(const struct users *u, const char *name, uid_t fallback)
 {
 	unsigned long id;
 
-	return users_find(&u->pw, name, &id) ? (uid_t)id : fallback;
+	return u != NULL && users_find(&u->pw, name, &id) ? (uid_t)id :
+	    fallback;
 }
 
 gid_t
@@ -133,5 +134,6 @@ users_gid(const struct users *u, const char *name, gid_t fallback)
 {
 	unsigned long id;
 
-	return users_find(&u->gr, name, &id) ? (gid_t)id : fallback;
+	return u != NULL && users_find(&u->gr, name, &id) ? (gid_t)id :
+	    fallback;
 }

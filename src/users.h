@@ -16,7 +16,10 @@ struct users;
 int users_load(struct users **out, const struct rootfs *rf);
 void users_free(struct users *u);
 
-/* Id of user NAME in the root, or FALLBACK (the archive's number). */
+/*
+ * Id of user NAME in the root, or FALLBACK (the archive's number); U may
+ * be NULL (nothing loaded: always FALLBACK).
+ */
 uid_t users_uid(const struct users *u, const char *name, uid_t fallback);
 gid_t users_gid(const struct users *u, const char *name, gid_t fallback);
 

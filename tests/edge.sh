@@ -43,7 +43,8 @@ D
 deb=$(build_deb hl "$T/hl.desc")
 mkdir "$T/hl"
 "$DEBUNPACK" --root "$T/hl" --stats=json "$deb" > "$T/stats" || fail "hardlink hand-over"
-grep -q '"fdatasync":2,' "$T/stats" || fail "hand-over: $(cat "$T/stats")"
+# Two inodes (the new a, the old one behind b and c) and the record.
+grep -q '"fdatasync":3,' "$T/stats" || fail "hand-over: $(cat "$T/stats")"
 [ "$(stat -c %s "$T/hl/b")" = 100000 ] || fail "b lost its data"
 [ "$(stat -c %i "$T/hl/b")" = "$(stat -c %i "$T/hl/c")" ] || fail "b and c not linked"
 [ "$(cat "$T/hl/a")" = new ] || fail "a not replaced"
@@ -88,7 +89,7 @@ for n in 32 64 256; do
 	rm -rf "$T/wide"; mkdir "$T/wide"
 	(ulimit -n $n && "$DEBUNPACK" --root "$T/wide" --stats=json "$deb") > "$T/stats" ||
 	    fail "ulimit -n $n"
-	[ "$(find "$T/wide" -type f | wc -l)" = 600 ] || fail "ulimit -n $n: files missing"
+	[ "$(find "$T/wide" -path "$T/wide/var" -prune -o -type f -print | wc -l)" = 600 ] || fail "ulimit -n $n: files missing"
 done
 echo "ok 300 directories under ulimit -n 32, 64, 256"
 

@@ -4,11 +4,12 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-# Build: autotools, libarchive and the compressors' libraries, Check.
+# Build: autotools, libarchive and the compressors' libraries, libmd
+# (SHA-256 of installed files), Check.
 # Tests: dpkg-deb (dpkg), mkfs for ext4/xfs/btrfs, losetup/mount, setpriv
 # (util-linux), valgrind, python3 for JSON checks, apt for real packages.
 deps="gcc make autoconf automake pkg-config libarchive-dev zlib1g-dev
-liblzma-dev libzstd-dev libbz2-dev check dpkg e2fsprogs xfsprogs btrfs-progs
+liblzma-dev libzstd-dev libbz2-dev libmd-dev check dpkg e2fsprogs xfsprogs btrfs-progs
 mount util-linux valgrind python3 apt xz-utils zstd"
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

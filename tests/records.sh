@@ -1,0 +1,73 @@
+#!/bin/sh
+# Package records in the admin directory, and the queries that read them:
+# --list, --owner, --contents.
+. "${srcdir:-.}/tests/lib.sh"
+
+all=$(build_deb alltypes)
+root=$T/root
+mkdir "$root"
+"$DEBUNPACK" -q --root "$root" "$all" || fail install
+rec=$root/var/lib/debunpack/alltypes.record
+[ -f "$rec" ] || fail "no record"
+[ "$(head -n 1 "$rec")" = "debunpack-record 1" ] || fail "record header"
+grep -q '^Package: alltypes$' "$rec" || fail "record control"
+no_temps "$root"
+
+# Every regular file: size and SHA-256 computed while unpacking match the
+# file on disk; every path of the package is listed.
+tab=$(printf '\t')
+grep "^[fh]$tab" "$rec" | while IFS="$tab" read -r type flags mode owner size sha path target; do
+	[ "$(stat -c %s "$root$path")" = "$size" ] || fail "$path: size"
+	[ "$(sha256sum < "$root$path" | cut -d ' ' -f 1)" = "$sha" ] || fail "$path: sha256"
+	[ "$(stat -c %04a "$root$path")" = "$mode" ] || fail "$path: mode $mode"
+done
+npaths=$(dpkg-deb -c "$all" | grep -vc ' \./$')
+[ "$(sed -n '/^$/,$p' "$rec" | grep -c .)" = "$npaths" ] || fail "record has not every path"
+grep -q "^l$tab-${tab}0777${tab}.*$tab/usr/share/alltypes/rel$tab../../bin/a$" "$rec" ||
+    fail "symlink line: $(grep rel "$rec")"
+grep -q "^h$tab.*$tab/usr/lib/x/b$tab/usr/bin/a$" "$rec" || fail "hardlink line"
+
+# --list and --owner.
+[ "$("$DEBUNPACK" --root "$root" --list)" = "$(printf 'alltypes\t1.0-1\tall')" ] ||
+    fail "--list: $("$DEBUNPACK" --root "$root" --list)"
+[ "$("$DEBUNPACK" --root "$root" --owner /usr/bin/a)" = "alltypes: /usr/bin/a" ] || fail "--owner"
+[ "$("$DEBUNPACK" --root "$root" --owner usr/share/alltypes/)" = "alltypes: /usr/share/alltypes" ] ||
+    fail "--owner relative"
+if "$DEBUNPACK" --root "$root" --owner /etc/passwd 2> "$T/err"; then fail "--owner unowned"; fi
+grep -q "no package owns" "$T/err" || fail "--owner message: $(cat "$T/err")"
+
+# A second package, then an upgrade of the first: the record is replaced.
+printf 'control-field Package other\ncontrol-field Version 2\ncontrol-field Architecture all\ndir ./usr/ 0755\ndir ./usr/bin/ 0755\nfile ./usr/bin/other 0755 text:x\n' > "$T/other.desc"
+other=$(build_deb other "$T/other.desc")
+sed 's/^control-field Version 1.0-1$/control-field Version 1.0-2/' "$FIXTURES/alltypes.desc" > "$T/all2.desc"
+all2=$(build_deb all2 "$T/all2.desc")
+"$DEBUNPACK" -q --root "$root" "$other" "$all2" || fail "second run"
+[ "$("$DEBUNPACK" --root "$root" --list | cut -f 1,2 | tr '\t' ' ' | tr '\n' ';')" = "alltypes 1.0-2;other 2;" ] ||
+    fail "--list after upgrade: $("$DEBUNPACK" --root "$root" --list)"
+[ "$("$DEBUNPACK" --root "$root" --owner /usr/bin)" = "alltypes, other: /usr/bin" ] ||
+    fail "--owner shared directory: $("$DEBUNPACK" --root "$root" --owner /usr/bin)"
+no_temps "$root"
+
+# --admindir: records go there, nothing under the root's var/lib.
+mkdir "$T/r2" "$T/admin"
+"$DEBUNPACK" -q --root "$T/r2" --admindir "$T/admin" "$other" || fail "--admindir"
+[ -f "$T/admin/other.record" ] || fail "--admindir: no record"
+[ ! -e "$T/r2/var" ] || fail "--admindir: root has var"
+[ "$("$DEBUNPACK" --root "$T/r2" --admindir "$T/admin" --list | cut -f 1)" = other ] || fail "--list --admindir"
+"$DEBUNPACK" -q --root "$T/r2" --admindir "$T/missing" "$other" 2> "$T/err" && fail "missing admindir"
+grep -q "cannot open admin directory" "$T/err" || fail "missing admindir: $(cat "$T/err")"
+
+# An empty root: nothing installed, nothing owned.
+mkdir "$T/empty"
+[ -z "$("$DEBUNPACK" --root "$T/empty" --list)" ] || fail "--list on an empty root"
+"$DEBUNPACK" --root "$T/empty" --owner /x 2>/dev/null && fail "--owner on an empty root"
+
+# --contents lists what dpkg-deb -c lists (spacing aside).
+for f in alltypes comp-gz pax; do
+	deb=$(build_deb "$f")
+	"$DEBUNPACK" --contents "$deb" | tr -s ' ' > "$T/ours"
+	TZ=UTC0 dpkg-deb -c "$deb" | tr -s ' ' > "$T/theirs"
+	diff -u "$T/theirs" "$T/ours" || fail "--contents $f"
+done
+"$DEBUNPACK" --contents --list x.deb 2>/dev/null && fail "--contents --list accepted"
+echo ok
