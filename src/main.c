@@ -30,7 +30,7 @@
 
 enum {
 	OPT_STATS = 256, OPT_SKIP_DEVICES, OPT_SYNC_MODE, OPT_ROOT, OPT_ADMINDIR,
-	OPT_LIST, OPT_OWNER, OPT_CONTENTS
+	OPT_LIST, OPT_OWNER, OPT_CONTENTS, OPT_FORCE_OVERWRITE
 };
 
 /* What a run does: install (the default) or answer a query. */
@@ -42,6 +42,7 @@ enum main_action { ACT_INSTALL, ACT_LIST, ACT_OWNER, ACT_CONTENTS };
 static const struct option main_options[] = {
 	{ "admindir",		required_argument,	NULL, OPT_ADMINDIR },
 	{ "contents",		no_argument,		NULL, OPT_CONTENTS },
+	{ "force-overwrite",	no_argument,		NULL, OPT_FORCE_OVERWRITE },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "list",		no_argument,		NULL, OPT_LIST },
 	{ "owner",		required_argument,	NULL, OPT_OWNER },
@@ -63,6 +64,7 @@ struct main_opts {
 	const char *mode;
 	int stats;		/* 0 none, 1 text, 2 json */
 	bool skip_devices;
+	bool force_overwrite;
 	int verbose;		/* -1 quiet, 0 normal, 1 verbose */
 };
 
@@ -78,9 +80,9 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: debunpack [--admindir DIR] [--root DIR] [--skip-devices]\n"
-	    "                 [--stats[=json]] [--sync-mode batched|perfile|none]\n"
-	    "                 [-q | -v] PKG.deb...\n"
+	    "usage: debunpack [--admindir DIR] [--force-overwrite] [--root DIR]\n"
+	    "                 [--skip-devices] [--stats[=json]]\n"
+	    "                 [--sync-mode batched|perfile|none] [-q | -v] PKG.deb...\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --list | --owner PATH\n"
 	    "       debunpack --contents PKG.deb...\n"
 	    "       debunpack --help | --version\n"
@@ -88,6 +90,7 @@ usage(FILE *fp)
 	    "      --admindir DIR    package records in DIR (default\n"
 	    "                        ROOT/var/lib/debunpack)\n"
 	    "      --contents        list the entries of package files\n"
+	    "      --force-overwrite take over paths of other packages\n"
 	    "  -h, --help            show this help and exit\n"
 	    "      --list            list the installed packages\n"
 	    "      --owner PATH      name the packages that installed PATH\n"
@@ -184,6 +187,9 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case OPT_SKIP_DEVICES:
 			o->skip_devices = true;
+			break;
+		case OPT_FORCE_OVERWRITE:
+			o->force_overwrite = true;
 			break;
 		case OPT_STATS:
 			if (optarg == NULL || strcmp(optarg, "text") == 0)
@@ -284,8 +290,10 @@ main_unpack_one(struct unpack *u, struct manifest *man, const char *file,
 		}
 		if ((r = deb_data_open(d, &tar, err)) == 0 &&
 		    (r = unpack_archive(u, tar, idx, rec, err)) == 0 &&
-		    (r = deb_finish(d, err)) == 0)
+		    (r = deb_finish(d, err)) == 0) {
 			r = manifest_stage(man, rec, err);
+			rec = NULL;	/* the manifest took it */
+		}
 	}
 	if (r == 0)
 		st->packages++;
@@ -417,6 +425,7 @@ main(int argc, char **argv)
 	uo.chown = geteuid() == 0;
 	uo.devices = geteuid() == 0;
 	uo.skip_devices = o.skip_devices;
+	uo.force_overwrite = o.force_overwrite;
 	uo.stop = &main_stop;
 	uo.warn = main_warn;
 	uo.warn_ctx = &mc;
@@ -435,7 +444,8 @@ main(int argc, char **argv)
 		dbp_err(&err, -r, NULL, "cannot start");
 		goto out;
 	}
-	if ((r = main_admindir(&o, &rf, dirs, man, &st, &err)) != 0)
+	if ((r = main_admindir(&o, &rf, dirs, man, &st, &err)) != 0 ||
+	    (r = manifest_load_installed(man, &err)) != 0)
 		goto abort;
 
 	t0 = stats_now();
@@ -454,10 +464,17 @@ main(int argc, char **argv)
 		dbp_err(&err, EINTR, NULL, "interrupted");
 		goto abort;
 	}
-	/* Files first, then the records that describe them. */
+	/*
+	 * Files first, then the records that describe them; only then what
+	 * the old versions had and the new ones do not goes away, so that a
+	 * crash never loses a file that a committed record still lists.
+	 */
 	if ((r = syncbatch_commit(sb, &err)) != 0 ||
 	    (r = manifest_commit(man, &err)) != 0)
 		goto abort;
+	manifest_remove_obsolete(man, dirs, main_warn, &mc);
+	if ((r = syncbatch_sync_dirs(sb, &err)) != 0)
+		goto out;
 	if (o.verbose > 0)
 		fprintf(stderr, "debunpack: %zu paths committed (%s)\n",
 		    manifest_count(man), o.mode);

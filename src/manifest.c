@@ -2,12 +2,14 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dirs.h"
@@ -34,6 +36,12 @@ struct manifest {
 	struct dirs *adirs;
 	struct syncbatch *asb;
 	size_t aroot;		/* its index in adirs */
+	/* records installed before the run, and those this run stages */
+	struct record **inst;
+	size_t ninst;
+	bool *disowned;		/* inst[i] gave up paths: restage it */
+	struct record **staged;	/* by package index of the run */
+	size_t nstaged;
 };
 
 static int
@@ -70,6 +78,13 @@ manifest_free(struct manifest *m)
 	if (m == NULL)
 		return;
 	tdestroy(m->root, manifest_entry_free);
+	while (m->ninst > 0)
+		record_free(m->inst[--m->ninst]);
+	free(m->inst);
+	free(m->disowned);
+	while (m->nstaged > 0)
+		record_free(m->staged[--m->nstaged]);
+	free(m->staged);
 	syncbatch_free(m->asb);
 	dirs_free(m->adirs);
 	rootfs_close(&m->arf);
@@ -152,8 +167,9 @@ manifest_valid_name(const char *name)
 	return 1;
 }
 
-int
-manifest_stage(struct manifest *m, const struct record *r,
+/* Write R as a temporary record and register it with the records' batch. */
+static int
+manifest_write_tmp(struct manifest *m, struct record *r,
     struct dbp_error *err)
 {
 	const char *name = control_get(r->ctl, "Package");
@@ -166,7 +182,7 @@ manifest_stage(struct manifest *m, const struct record *r,
 		return dbp_err(err, 0, "control", "invalid package name '%s'",
 		    name != NULL ? name : "");
 	/* A path the package gave twice is recorded as its later entry. */
-	if ((e = record_dedup((struct record *)r)) != 0)
+	if ((e = record_dedup(r)) != 0)
 		return dbp_err(err, -e, name, "cannot write record");
 	snprintf(final, sizeof(final), "%s" MANIFEST_SUFFIX, name);
 	snprintf(tmp, sizeof(tmp), "%s.debunpack-new", final);
@@ -201,9 +217,219 @@ manifest_stage(struct manifest *m, const struct record *r,
 }
 
 int
+manifest_stage(struct manifest *m, struct record *r, struct dbp_error *err)
+{
+	struct record **v;
+	int e;
+
+	v = realloc(m->staged, (m->nstaged + 1) * sizeof(*v));
+	if (v == NULL) {
+		record_free(r);
+		return dbp_err(err, ENOMEM, "", "cannot write record");
+	}
+	m->staged = v;
+	m->staged[m->nstaged++] = r;
+	if ((e = manifest_write_tmp(m, r, err)) != 0)
+		return e;
+	return 0;
+}
+
+int
 manifest_commit(struct manifest *m, struct dbp_error *err)
 {
-	return m->asb != NULL ? syncbatch_commit(m->asb, err) : 0;
+	size_t i;
+	int r;
+
+	if (m->asb == NULL)
+		return 0;
+	/* Packages that gave up paths to --force-overwrite get new records. */
+	for (i = 0; i < m->ninst; i++)
+		if (m->disowned[i] && !manifest_in_run(m,
+		    control_get(m->inst[i]->ctl, "Package")) &&
+		    (r = manifest_write_tmp(m, m->inst[i], err)) != 0)
+			return r;
+	return syncbatch_commit(m->asb, err);
+}
+
+const char *
+manifest_run_name(const struct manifest *m, unsigned pkg)
+{
+	return pkg < m->nstaged ?
+	    control_get(m->staged[pkg]->ctl, "Package") : "?";
+}
+
+/* The installed record of package NAME, or NULL. */
+static struct record *
+manifest_installed(const struct manifest *m, const char *name, size_t *idx)
+{
+	size_t i;
+
+	for (i = 0; i < m->ninst; i++)
+		if (strcmp(control_get(m->inst[i]->ctl, "Package"), name) == 0) {
+			if (idx != NULL)
+				*idx = i;
+			return m->inst[i];
+		}
+	return NULL;
+}
+
+int
+manifest_in_run(const struct manifest *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nstaged; i++)
+		if (strcmp(control_get(m->staged[i]->ctl, "Package"), name) == 0)
+			return 1;
+	return 0;
+}
+
+int
+manifest_load_installed(struct manifest *m, struct dbp_error *err)
+{
+	struct record *rec, **v;
+	char **names;
+	size_t i;
+	int r;
+
+	if ((r = manifest_names(m, &names, err)) != 0)
+		return r;
+	for (i = 0; names[i] != NULL; i++) {
+		if ((r = manifest_load(m, names[i], &rec, err)) != 0) {
+			if (r == -ENOENT)	/* gone since the listing */
+				continue;
+			break;
+		}
+		v = realloc(m->inst, (m->ninst + 1) * sizeof(*v));
+		if (v == NULL) {
+			record_free(rec);
+			r = dbp_err(err, ENOMEM, "", "cannot read records");
+			break;
+		}
+		m->inst = v;
+		m->inst[m->ninst++] = rec;
+	}
+	manifest_names_free(names);
+	if (r == 0 && (m->disowned = calloc(m->ninst + 1, sizeof(bool))) == NULL)
+		r = dbp_err(err, ENOMEM, "", "cannot read records");
+	return r;
+}
+
+const char *
+manifest_owner(struct manifest *m, const char *abspath, const char *name)
+{
+	const struct record_entry *e;
+	size_t i;
+
+	for (i = 0; i < m->ninst; i++) {
+		const char *owner = control_get(m->inst[i]->ctl, "Package");
+
+		if (strcmp(owner, name) == 0)
+			continue;
+		e = record_find(m->inst[i], abspath);
+		if (e != NULL && e->type != 'd')
+			return owner;
+	}
+	return NULL;
+}
+
+int
+manifest_disown(struct manifest *m, const char *owner, const char *abspath)
+{
+	size_t i;
+	int r;
+
+	if (manifest_installed(m, owner, &i) == NULL)
+		return 0;
+	if ((r = record_remove(m->inst[i], abspath)) == 0)
+		m->disowned[i] = true;
+	return r;
+}
+
+/* Whether a package other than NAME, installed or of this run, has PATH. */
+static int
+manifest_other_has(struct manifest *m, const char *abspath, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->ninst; i++)
+		if (strcmp(control_get(m->inst[i]->ctl, "Package"), name) != 0 &&
+		    record_find(m->inst[i], abspath) != NULL)
+			return 1;
+	for (i = 0; i < m->nstaged; i++)
+		if (strcmp(control_get(m->staged[i]->ctl, "Package"), name) != 0 &&
+		    record_find(m->staged[i], abspath) != NULL)
+			return 1;
+	return 0;
+}
+
+/*
+ * Remove path E of an old version, unless the run installed something at
+ * that place (through another name of its directory: merged /usr) or it
+ * is a directory that is not empty.
+ */
+static void
+manifest_remove_one(struct manifest *m, struct dirs *d,
+    const struct record_entry *e, void (*warn)(void *, const char *,
+    const char *), void *ctx)
+{
+	char parent[PATH_MAX];
+	const char *base, *slash;
+	struct stat st;
+	size_t pidx;
+	int fd;
+
+	slash = strrchr(e->path, '/');
+	if (slash == NULL || slash[1] == '\0')
+		return;
+	if (slash == e->path)
+		parent[0] = '\0';
+	else
+		snprintf(parent, sizeof(parent), "%.*s",
+		    (int)(slash - e->path - 1), e->path + 1);
+	base = slash + 1;
+	if (dirs_get(d, parent, false, 0, &pidx, NULL) != 0 ||
+	    manifest_find(m, pidx, base) != NULL ||
+	    (fd = dirs_fd(d, pidx)) < 0 ||
+	    fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return;
+	if (e->type == 'd') {
+		if (!S_ISDIR(st.st_mode) || unlinkat(fd, base, AT_REMOVEDIR) != 0)
+			return;		/* not empty: it holds someone's files */
+	} else {
+		if (S_ISDIR(st.st_mode))
+			return;
+		if (unlinkat(fd, base, 0) != 0) {
+			if (warn != NULL)
+				warn(ctx, e->path + 1,
+				    "cannot remove file of the old version");
+			return;
+		}
+	}
+	dirs_mark(d, pidx, DIR_NAMES);
+}
+
+void
+manifest_remove_obsolete(struct manifest *m, struct dirs *d,
+    void (*warn)(void *, const char *, const char *), void *ctx)
+{
+	struct record *old;
+	size_t i, j;
+
+	for (i = 0; i < m->nstaged; i++) {
+		const char *name = control_get(m->staged[i]->ctl, "Package");
+
+		if ((old = manifest_installed(m, name, NULL)) == NULL)
+			continue;
+		/* Backwards: the contents of a directory before the directory. */
+		for (j = old->n; j-- > 0;) {
+			const struct record_entry *e = &old->v[j];
+
+			if (record_find(m->staged[i], e->path) == NULL &&
+			    !manifest_other_has(m, e->path, name))
+				manifest_remove_one(m, d, e, warn, ctx);
+		}
+	}
 }
 
 int

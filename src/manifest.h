@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "record.h"
+#include "dirs.h"
 #include "stats.h"
 
 /*
@@ -57,18 +58,51 @@ int manifest_admin(struct manifest *m, int dirfd, bool openat2,
     const char *mode, struct stats *st, struct dbp_error *err);
 
 /*
- * Write R to a temporary next to its final name and register it for
- * manifest_commit.  Nothing becomes visible before the commit.
+ * Write R, the record of the run's next package, to a temporary next to
+ * its final name and register it for manifest_commit.  Takes R (also on
+ * error).  Nothing becomes visible before the commit.
  */
-int manifest_stage(struct manifest *m, const struct record *r,
+int manifest_stage(struct manifest *m, struct record *r,
     struct dbp_error *err);
+
+/* Name of the run's package number PKG (staged in that order). */
+const char *manifest_run_name(const struct manifest *m, unsigned pkg);
+
+/* Whether package NAME is one of this run's. */
+int manifest_in_run(const struct manifest *m, const char *name);
 
 /*
  * Make the staged records durable and rename them into place: called
  * after the files they describe are committed, so that a record never
- * lists files that are not there.
+ * lists files that are not there.  Installed packages that gave up paths
+ * (manifest_disown) get new records in the same batch.
  */
 int manifest_commit(struct manifest *m, struct dbp_error *err);
+
+/* Read every installed record, for manifest_owner and upgrades. */
+int manifest_load_installed(struct manifest *m, struct dbp_error *err);
+
+/*
+ * The installed package, other than NAME, whose record holds non-directory
+ * ABSPATH ("/usr/bin/x"), or NULL.
+ */
+const char *manifest_owner(struct manifest *m, const char *abspath,
+    const char *name);
+
+/* Installed package OWNER gives ABSPATH up (--force-overwrite). */
+int manifest_disown(struct manifest *m, const char *owner,
+    const char *abspath);
+
+/*
+ * After the commit: remove what the old versions of the run's packages
+ * had and the new ones do not, unless another package has it, the run
+ * put something at that place (merged /usr aliases are resolved through
+ * D, the run's directory table) or a directory is not empty.  Parents are
+ * marked in D for the directory sync that follows.  Failures are warnings:
+ * the new versions are in place.
+ */
+void manifest_remove_obsolete(struct manifest *m, struct dirs *d,
+    void (*warn)(void *, const char *, const char *), void *ctx);
 
 /* Remove every staged record that is not committed.  Best effort. */
 int manifest_abort(struct manifest *m);

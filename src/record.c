@@ -351,6 +351,25 @@ record_dedup(struct record *r)
 	return 0;
 }
 
+int
+record_remove(struct record *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].path, path) == 0)
+			break;
+	if (i == r->n)
+		return -ENOENT;
+	record_entry_clear(&r->v[i]);
+	memmove(&r->v[i], &r->v[i + 1], (r->n - i - 1) * sizeof(r->v[i]));
+	r->n--;
+	free(r->index);
+	r->index = NULL;
+	r->nindex = 0;
+	return 0;
+}
+
 const struct record_entry *
 record_find(struct record *r, const char *path)
 {

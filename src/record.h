@@ -103,6 +103,9 @@ const struct record_entry *record_find(struct record *r, const char *path);
  */
 int record_dedup(struct record *r);
 
+/* Drop the entry for PATH (its first, with duplicates): 0 or -ENOENT. */
+int record_remove(struct record *r, const char *path);
+
 /* Free R, its control and its entries.  R may be NULL. */
 void record_free(struct record *r);
 

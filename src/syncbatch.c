@@ -456,6 +456,17 @@ syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
 }
 
 int
+syncbatch_sync_dirs(struct syncbatch *sb, struct dbp_error *err)
+{
+	double t0 = stats_now();
+	int r;
+
+	r = sb->ops->names_barrier(sb, err);
+	sb->st->phase[PH_DIRSYNC] += stats_now() - t0;
+	return r;
+}
+
+int
 syncbatch_abort(struct syncbatch *sb)
 {
 	struct dbp_error ignored;

@@ -63,6 +63,12 @@ size_t syncbatch_dir(const struct syncbatch *sb, size_t idx);
 int syncbatch_commit(struct syncbatch *sb, struct dbp_error *err);
 
 /*
+ * After the commit, names were removed (an upgrade's obsolete files):
+ * make the directories marked in the table durable as the strategy says.
+ */
+int syncbatch_sync_dirs(struct syncbatch *sb, struct dbp_error *err);
+
+/*
  * Undo whatever is not committed: close files, remove every temporary
  * still present and the directories the run created that are empty.
  * Returns the first error met (the cleanup goes on past it).

@@ -156,6 +156,45 @@ unpack_split(char *path, char *parent, const char **name)
 }
 
 /*
+ * A non-directory path that another package has, installed (by its
+ * record) or earlier in this run (E), is an error, or with
+ * --force-overwrite changes owner with a warning.
+ */
+static int
+unpack_conflict(struct unpack *u, struct unpack_target *t,
+    const struct manifest_entry *e, struct dbp_error *err)
+{
+	const char *self, *other = NULL;
+	char abspath[PATH_MAX + 1], msg[512];
+	bool installed = false;
+	int r;
+
+	if (u->rec == NULL)
+		return 0;
+	self = control_get(u->rec->ctl, "Package");
+	if (e != NULL && e->pkg != u->pkg)
+		other = manifest_run_name(u->man, e->pkg);
+	else {
+		snprintf(abspath, sizeof(abspath), "/%s", t->path);
+		other = manifest_owner(u->man, abspath, self);
+		installed = other != NULL;
+	}
+	/* The same package twice in one run: the later copy wins. */
+	if (other == NULL || strcmp(other, self) == 0)
+		return 0;
+	if (!u->opts.force_overwrite)
+		return dbp_err(err, 0, t->path, "also in package '%s'"
+		    " (--force-overwrite takes it over)", other);
+	snprintf(msg, sizeof(msg), "taken over from package '%s'", other);
+	if (u->opts.warn != NULL)
+		u->opts.warn(u->opts.warn_ctx, t->path, msg);
+	if (installed && (r = manifest_disown(u->man, other, abspath)) != 0)
+		return dbp_err(err, -r, t->path, "cannot update the record of"
+		    " '%s'", other);
+	return 0;
+}
+
+/*
  * Find the directory of T->path (creating it), refuse to replace a
  * directory by a non-directory, drop what an earlier entry of this run
  * made at the same path, and choose the temporary name.
@@ -178,8 +217,10 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 	    S_ISDIR(st.st_mode))
 		return dbp_err(err, 0, t->path,
 		    "is a directory, not replacing it");
-	/* Within one run the later entry wins (dpkg-deb -x does the same). */
 	e = manifest_find(u->man, t->dir, t->name);
+	if ((r = unpack_conflict(u, t, e, err)) != 0)
+		return r;
+	/* Within one package the later entry wins (dpkg-deb -x does the same). */
 	if (e != NULL && (r = syncbatch_drop(u->sb, e->item, err)) != 0)
 		return r;
 	if (strlen(t->name) + strlen(UNPACK_TMP_SUFFIX) <= NAME_MAX)

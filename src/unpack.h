@@ -24,6 +24,7 @@ struct unpack_opts {
 	bool chown;		/* apply owners (the caller runs as root) */
 	bool devices;		/* may create character and block devices */
 	bool skip_devices;	/* when !devices, skip them with a warning */
+	bool force_overwrite;	/* a path of another package: take it, warn */
 	/* set from a signal handler: stop at the next entry or block */
 	const volatile sig_atomic_t *stop;
 	/* a warning for the user (PATH may be NULL); may be NULL */

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Several packages in one run: one batch, command-line order, later one wins.
+# Several packages in one run: one batch, command-line order; a path of two
+# packages is a conflict, which --force-overwrite resolves for the later one.
 . "${srcdir:-.}/tests/lib.sh"
 
 for p in a b c; do
@@ -19,8 +20,14 @@ done
 
 root=$T/root
 mkdir "$root"
-"$DEBUNPACK" --root "$root" --stats=json "$T/a.deb" "$T/b.deb" "$T/c.deb" \
-    > "$T/stats.json" || fail "three packages"
+"$DEBUNPACK" --root "$root" "$T/a.deb" "$T/b.deb" 2> "$T/err" && fail "conflict accepted"
+grep -q "b.deb: 'usr/share/shared': also in package 'pkga'" "$T/err" ||
+    fail "conflict message: $(cat "$T/err")"
+[ -z "$(ls -A "$root")" ] || fail "root changed by a conflict"
+"$DEBUNPACK" --root "$root" --force-overwrite --stats=json "$T/a.deb" "$T/b.deb" \
+    "$T/c.deb" > "$T/stats.json" 2> "$T/err" || fail "three packages"
+grep -q "warning: .*'usr/share/shared': taken over from package 'pkgb'" "$T/err" ||
+    fail "no warning: $(cat "$T/err")"
 [ "$(cat "$root/usr/share/shared")" = "from c" ] || fail "later package must win"
 for p in a b c; do
 	[ "$(cat "$root/usr/share/$p/own")" = "$p" ] || fail "$p own file"
@@ -36,14 +43,14 @@ grep -q '"fsync":10,' "$T/stats.json" || fail "dir fsync count: $(cat "$T/stats.
 
 # Same in reverse order: a wins.
 rm -rf "$root"; mkdir "$root"
-"$DEBUNPACK" -q --root "$root" "$T/c.deb" "$T/b.deb" "$T/a.deb" || fail "reverse"
+"$DEBUNPACK" -q --root "$root" --force-overwrite "$T/c.deb" "$T/b.deb" "$T/a.deb" || fail "reverse"
 [ "$(cat "$root/usr/share/shared")" = "from a" ] || fail "reverse order"
 no_temps "$root"
 
 # A failing package anywhere in the batch leaves nothing of the others.
 printf 'garbage' > "$T/bad.deb"
 rm -rf "$root"; mkdir "$root"
-"$DEBUNPACK" -q --root "$root" "$T/a.deb" "$T/b.deb" "$T/bad.deb" 2> "$T/err" &&
+"$DEBUNPACK" -q --root "$root" --force-overwrite "$T/a.deb" "$T/b.deb" "$T/bad.deb" 2> "$T/err" &&
     fail "bad package accepted"
 [ -z "$(ls -A "$root")" ] || fail "root not restored: $(find "$root")"
 grep -q "bad.deb" "$T/err" || fail "error does not name the package: $(cat "$T/err")"
@@ -51,7 +58,7 @@ grep -q "bad.deb" "$T/err" || fail "error does not name the package: $(cat "$T/e
 # Few descriptors: files are closed after writing and reopened by name for
 # the commit, and directories evicted from the cache are reopened too.
 rm -rf "$root"; mkdir "$root"
-(ulimit -n 40 && "$DEBUNPACK" --root "$root" --stats=json "$T/a.deb" "$T/b.deb" "$T/c.deb") \
+(ulimit -n 40 && "$DEBUNPACK" -q --root "$root" --force-overwrite --stats=json "$T/a.deb" "$T/b.deb" "$T/c.deb") \
     > "$T/stats.json" || fail "with ulimit -n 40"
 grep -q '"reopen":[1-9]' "$T/stats.json" || fail "no reopen: $(cat "$T/stats.json")"
 [ "$(cat "$root/usr/share/shared")" = "from c" ] || fail "ulimit: later package must win"

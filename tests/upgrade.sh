@@ -1,0 +1,72 @@
+#!/bin/sh
+# Upgrades remove what the new version no longer ships (never what another
+# package or the new version itself has, even through merged-/usr links);
+# paths of other installed packages conflict unless --force-overwrite.
+. "${srcdir:-.}/tests/lib.sh"
+
+# pkg NAME VERSION LINES: a package description on standard output.
+pkg() {
+	printf 'control-field Package %s\ncontrol-field Version %s\ncontrol-field Architecture all\n' "$1" "$2"
+	printf '%b\n' "$3"
+}
+root=$T/root
+mkdir -p "$root/usr/bin"
+ln -s usr/bin "$root/bin"
+
+pkg p 1 'dir ./usr/ 0755\ndir ./usr/bin/ 0755\nfile ./usr/bin/a 0755 text:a1\nfile ./usr/bin/b 0755 text:b1
+dir ./bin/ 0755\nfile ./bin/tool 0755 text:tool1
+dir ./d/ 0755\nfile ./d/x 0644 text:x\nsymlink ./d/s x
+dir ./shared/ 0755\nfile ./shared/p 0644 text:p\ndir ./kept/ 0755\nfile ./kept/k 0644 text:k' > "$T/p1.desc"
+pkg p 2 'dir ./usr/ 0755\ndir ./usr/bin/ 0755\nfile ./usr/bin/a 0755 text:a2
+file ./usr/bin/tool 0755 text:tool2' > "$T/p2.desc"
+pkg q 1 'dir ./shared/ 0755\nfile ./shared/q 0644 text:q' > "$T/q1.desc"
+for d in p1 p2 q1; do build_deb $d "$T/$d.desc" > /dev/null; done
+
+"$DEBUNPACK" -q --root "$root" "$T/p1.deb" "$T/q1.deb" || fail "install p1 q1"
+[ "$(cat "$root/usr/bin/tool")" = tool1 ] || fail "tool through bin link"
+echo user > "$root/kept/user-file"
+"$DEBUNPACK" -q --root "$root" "$T/p2.deb" || fail "upgrade to p2"
+
+[ "$(cat "$root/usr/bin/a")" = a2 ] || fail "a not upgraded"
+[ ! -e "$root/usr/bin/b" ] || fail "b of the old version left"
+[ ! -e "$root/d" ] || fail "directory d of the old version left"
+[ ! -e "$root/shared/p" ] || fail "shared/p left"
+[ -f "$root/shared/q" ] || fail "q's file removed"
+[ -f "$root/kept/user-file" ] || fail "user file removed"
+[ ! -e "$root/kept/k" ] || fail "kept/k left"
+# The old version had bin/tool, the new one usr/bin/tool: the same file
+# through the merged-/usr link. It must survive the removal of bin/tool.
+[ "$(cat "$root/usr/bin/tool")" = tool2 ] || fail "usr/bin/tool lost to the old bin/tool"
+[ -L "$root/bin" ] || fail "bin link replaced"
+[ "$("$DEBUNPACK" --root "$root" --list | cut -f 1,2 | tr '\t\n' ' ;')" = "p 2;q 1;" ] ||
+    fail "--list: $("$DEBUNPACK" --root "$root" --list)"
+no_temps "$root"
+echo "ok upgrade"
+
+# Reinstalling the same version repairs a file a user changed.
+echo broken > "$root/usr/bin/a"
+"$DEBUNPACK" -q --root "$root" "$T/p2.deb" || fail reinstall
+[ "$(cat "$root/usr/bin/a")" = a2 ] || fail "reinstall did not repair"
+echo "ok reinstall"
+
+# A path of another installed package: an error naming both, or with
+# --force-overwrite a change of owner with a warning.
+pkg r 1 'dir ./shared/ 0755\nfile ./shared/q 0644 text:from-r' > "$T/r1.desc"
+build_deb r1 "$T/r1.desc" > /dev/null
+snapshot "$root" "$T/before"
+"$DEBUNPACK" --root "$root" "$T/r1.deb" 2> "$T/err" && fail "conflict accepted"
+grep -q "r1.deb: 'shared/q': also in package 'q'" "$T/err" || fail "conflict: $(cat "$T/err")"
+snapshot "$root" "$T/after"
+diff -u "$T/before" "$T/after" || fail "conflict changed the root"
+"$DEBUNPACK" --root "$root" --force-overwrite "$T/r1.deb" 2> "$T/err" || fail "--force-overwrite"
+grep -q "taken over from package 'q'" "$T/err" || fail "no warning: $(cat "$T/err")"
+[ "$("$DEBUNPACK" --root "$root" --owner /shared/q)" = "r: /shared/q" ] ||
+    fail "owner after takeover: $("$DEBUNPACK" --root "$root" --owner /shared/q)"
+grep -q "/shared/q" "$root/var/lib/debunpack/q.record" && fail "q's record still lists shared/q"
+# Upgrading q to a version without the file must not remove r's file.
+pkg q 2 'dir ./shared/ 0755' > "$T/q2.desc"
+build_deb q2 "$T/q2.desc" > /dev/null
+"$DEBUNPACK" -q --root "$root" "$T/q2.deb" || fail "upgrade q"
+[ "$(cat "$root/shared/q")" = from-r ] || fail "r's file removed by q's upgrade"
+no_temps "$root"
+echo "ok conflicts"
