@@ -30,11 +30,13 @@
 
 enum {
 	OPT_STATS = 256, OPT_SKIP_DEVICES, OPT_SYNC_MODE, OPT_ROOT, OPT_ADMINDIR,
-	OPT_LIST, OPT_OWNER, OPT_CONTENTS, OPT_FORCE_OVERWRITE
+	OPT_LIST, OPT_OWNER, OPT_CONTENTS, OPT_FORCE_OVERWRITE, OPT_VERIFY
 };
 
 /* What a run does: install (the default) or answer a query. */
-enum main_action { ACT_INSTALL, ACT_LIST, ACT_OWNER, ACT_CONTENTS };
+enum main_action {
+	ACT_INSTALL, ACT_LIST, ACT_OWNER, ACT_CONTENTS, ACT_VERIFY
+};
 
 /* Where records go unless --admindir says otherwise, inside the root. */
 #define MAIN_ADMINDIR	"var/lib/debunpack"
@@ -52,6 +54,7 @@ static const struct option main_options[] = {
 	{ "stats",		optional_argument,	NULL, OPT_STATS },
 	{ "sync-mode",		required_argument,	NULL, OPT_SYNC_MODE },
 	{ "verbose",		no_argument,		NULL, 'v' },
+	{ "verify",		no_argument,		NULL, OPT_VERIFY },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -84,6 +87,7 @@ usage(FILE *fp)
 	    "                 [--skip-devices] [--stats[=json]]\n"
 	    "                 [--sync-mode batched|perfile|none] [-q | -v] PKG.deb...\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --list | --owner PATH\n"
+	    "       debunpack [--admindir DIR] [--root DIR] --verify [PKGNAME...]\n"
 	    "       debunpack --contents PKG.deb...\n"
 	    "       debunpack --help | --version\n"
 	    "\n"
@@ -101,6 +105,7 @@ usage(FILE *fp)
 	    "      --stats[=json]    print counts, sync calls and phase times\n"
 	    "      --sync-mode MODE  batched (default), perfile or none\n"
 	    "  -v, --verbose         name each package as it is unpacked\n"
+	    "      --verify          compare the root with the package records\n"
 	    "  -V, --version         show the version and exit\n");
 }
 
@@ -176,13 +181,16 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		case OPT_LIST:
 		case OPT_OWNER:
 		case OPT_CONTENTS:
+		case OPT_VERIFY:
 			if (o->action != ACT_INSTALL) {
-				fprintf(stderr, "debunpack: --list, --owner and"
-				    " --contents exclude each other\n");
+				fprintf(stderr, "debunpack: --list, --owner,"
+				    " --contents and --verify exclude each"
+				    " other\n");
 				return -1;
 			}
 			o->action = c == OPT_LIST ? ACT_LIST : c == OPT_OWNER ?
-			    ACT_OWNER : ACT_CONTENTS;
+			    ACT_OWNER : c == OPT_CONTENTS ? ACT_CONTENTS :
+			    ACT_VERIFY;
 			o->owner = optarg;
 			break;
 		case OPT_SKIP_DEVICES:
@@ -223,7 +231,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			    " package file\n");
 			return -1;
 		}
-	} else if (optind >= argc) {
+	} else if (optind >= argc && o->action != ACT_VERIFY) {
 		fprintf(stderr, "debunpack: no package given\n");
 		return -1;
 	}
@@ -369,9 +377,18 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 			r = 1;
 		fd = -1;
 	} else if ((r = manifest_admin(man, fd, rf.openat2, "none", &st,
-	    &err)) == 0)
-		r = o->action == ACT_LIST ? query_list(man, stdout, &err) :
-		    query_owner(man, o->owner, stdout, &err);
+	    &err)) == 0) {
+		if (o->action == ACT_LIST)
+			r = query_list(man, stdout, &err);
+		else if (o->action == ACT_OWNER)
+			r = query_owner(man, o->owner, stdout, &err);
+		else if ((r = query_verify(man, &rf, argv + first,
+		    geteuid() == 0, stdout, &err)) > 0) {
+			dbp_err(&err, 0, NULL, "%d problem%s found", r,
+			    r == 1 ? "" : "s");
+			r = 2;
+		}
+	}
 	if (r == 1)
 		dbp_err(&err, 0, o->owner, "no package owns this path");
 out:

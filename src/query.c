@@ -1,14 +1,19 @@
-/* Questions about packages and the root that change nothing: --list, --owner, --contents. */
+/* Questions about packages and the root that change nothing: --list, --owner, --contents, --verify. */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <sha2.h>
 
 #include "control.h"
 #include "deb.h"
@@ -132,4 +137,153 @@ query_contents(const char *file, FILE *fp, struct dbp_error *err)
 	control_free(ctl);
 	deb_close(d);
 	return r;
+}
+
+/* SHA-256 of the file open as FD: 0, or -errno. */
+static int
+query_sha256(int fd, uint8_t digest[SHA256_DIGEST_LENGTH])
+{
+	uint8_t buf[65536];
+	SHA2_CTX ctx;
+	ssize_t n;
+
+	SHA256Init(&ctx);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		SHA256Update(&ctx, buf, (size_t)n);
+	}
+	SHA256Final(digest, &ctx);
+	return 0;
+}
+
+static void
+query_problem(FILE *fp, const char *pkg, const struct record_entry *e,
+    const char *what, unsigned *count)
+{
+	char esc[PATH_MAX];
+
+	fprintf(fp, "%s: %s: %s%s\n", pkg, escape_name(e->path, esc,
+	    sizeof(esc)), what, e->conffile ? " (conffile)" : "");
+	(*count)++;
+}
+
+/* Check one recorded path against the root; count the problems. */
+static int
+query_check(const struct rootfs *rf, const char *pkg,
+    const struct record_entry *e, bool check_owner, FILE *fp,
+    unsigned *count)
+{
+	char parent[PATH_MAX], link[PATH_MAX], what[96];
+	uint8_t digest[SHA256_DIGEST_LENGTH];
+	const char *slash = strrchr(e->path, '/'), *base;
+	struct stat st;
+	int dfd, fd = -1;
+	ssize_t n;
+	bool type_ok;
+
+	if (strcmp(e->path, "/") == 0)
+		return 0;
+	snprintf(parent, sizeof(parent), "%.*s", slash > e->path ?
+	    (int)(slash - e->path - 1) : 0, e->path + 1);
+	base = slash + 1;
+	/* The parent through symlinks (merged /usr), the name itself not. */
+	dfd = rootfs_resolve(rf, parent, O_PATH | O_DIRECTORY);
+	if (dfd < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		int e2 = dfd < 0 ? -dfd : errno;
+
+		if (dfd >= 0)
+			close(dfd);
+		if (e2 != ENOENT && e2 != ENOTDIR)
+			return -e2;
+		query_problem(fp, pkg, e, "missing", count);
+		return 0;
+	}
+	switch (e->type) {
+	case 'f': case 'h': type_ok = S_ISREG(st.st_mode); break;
+	case 'd': type_ok = S_ISDIR(st.st_mode) ||
+	    (S_ISLNK(st.st_mode) && (fd = openat(dfd, base, O_PATH |
+	    O_DIRECTORY)) >= 0 && close(fd) == 0); break;
+	case 'l': type_ok = S_ISLNK(st.st_mode); break;
+	case 'c': type_ok = S_ISCHR(st.st_mode); break;
+	case 'b': type_ok = S_ISBLK(st.st_mode); break;
+	default: type_ok = S_ISFIFO(st.st_mode); break;
+	}
+	if (!type_ok) {
+		query_problem(fp, pkg, e, "changed type", count);
+		close(dfd);
+		return 0;
+	}
+	/* Directories are kept as they were found: only their presence counts. */
+	if (e->type != 'd' && e->type != 'l' &&
+	    (st.st_mode & 07777) != e->mode) {
+		snprintf(what, sizeof(what), "changed mode %04o (recorded %04o)",
+		    (unsigned)(st.st_mode & 07777), (unsigned)e->mode);
+		query_problem(fp, pkg, e, what, count);
+	}
+	if (check_owner && e->type != 'd' &&
+	    (st.st_uid != e->uid || st.st_gid != e->gid)) {
+		snprintf(what, sizeof(what), "changed owner %u:%u (recorded"
+		    " %u:%u)", (unsigned)st.st_uid, (unsigned)st.st_gid,
+		    (unsigned)e->uid, (unsigned)e->gid);
+		query_problem(fp, pkg, e, what, count);
+	}
+	if (e->type == 'l') {
+		n = readlinkat(dfd, base, link, sizeof(link) - 1);
+		if (n < 0 || (link[n] = '\0', strcmp(link, e->target) != 0))
+			query_problem(fp, pkg, e, "changed link target", count);
+	} else if ((e->type == 'c' || e->type == 'b') &&
+	    (major(st.st_rdev) != e->major || minor(st.st_rdev) != e->minor))
+		query_problem(fp, pkg, e, "changed device numbers", count);
+	else if (e->type == 'f' || e->type == 'h') {
+		fd = -1;
+		if ((uint64_t)st.st_size != e->size)
+			query_problem(fp, pkg, e, "changed size", count);
+		else if ((fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0 || query_sha256(fd, digest) != 0 ||
+		    memcmp(digest, e->sha256, sizeof(digest)) != 0)
+			query_problem(fp, pkg, e, fd < 0 ? "unreadable" :
+			    "changed content", count);
+		if (fd >= 0)
+			close(fd);
+	}
+	close(dfd);
+	return 0;
+}
+
+int
+query_verify(struct manifest *m, const struct rootfs *rf,
+    char *const *names, bool check_owner, FILE *fp, struct dbp_error *err)
+{
+	char **all = NULL;
+	char *const *list = names;
+	struct record *rec;
+	unsigned count = 0;
+	size_t i, j;
+	int r = 0;
+
+	if (names == NULL || names[0] == NULL) {
+		if ((r = manifest_names(m, &all, err)) != 0)
+			return r;
+		list = all;
+	}
+	for (i = 0; r == 0 && list[i] != NULL; i++) {
+		if ((r = manifest_load(m, list[i], &rec, err)) != 0) {
+			if (r == -ENOENT)
+				r = dbp_err(err, 0, list[i],
+				    "package is not installed");
+			break;
+		}
+		for (j = 0; r == 0 && j < rec->n; j++)
+			if ((r = query_check(rf, list[i], &rec->v[j],
+			    check_owner, fp, &count)) != 0)
+				r = dbp_err(err, -r, rec->v[j].path,
+				    "cannot verify");
+		record_free(rec);
+	}
+	manifest_names_free(all);
+	return r != 0 ? r : (int)count;
 }

@@ -1,11 +1,13 @@
-/* Questions about packages and the root that change nothing: --list, --owner, --contents. */
+/* Questions about packages and the root that change nothing: --list, --owner, --contents, --verify. */
 #ifndef DEBUNPACK_QUERY_H
 #define DEBUNPACK_QUERY_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "error.h"
 #include "manifest.h"
+#include "rootfs.h"
 
 /* One line per recorded package: name, version, architecture (tab-separated). */
 int query_list(struct manifest *m, FILE *fp, struct dbp_error *err);
@@ -22,5 +24,15 @@ int query_owner(struct manifest *m, const char *path, FILE *fp,
  * dpkg-deb -c lists them (mode, owner/group, size, mtime, path, link).
  */
 int query_contents(const char *file, FILE *fp, struct dbp_error *err);
+
+/*
+ * Compare the root RF with the records of packages NAMES (NULL-terminated;
+ * NULL or empty: every package): one line per problem on FP, "PKG: PATH:
+ * what" (missing, type, size, content, mode, owner, target), conffiles
+ * marked.  CHECK_OWNER compares owners too (meaningful as root).  Returns
+ * the number of problems, or -errno with ERR filled.
+ */
+int query_verify(struct manifest *m, const struct rootfs *rf,
+    char *const *names, bool check_owner, FILE *fp, struct dbp_error *err);
 
 #endif
