@@ -23,6 +23,7 @@ struct deb {
 	struct archive *ar;	/* the outer ar container */
 	struct archive *tar;	/* reader of the current member, or NULL */
 	struct gunzip *gz;	/* its gzip decompressor, or NULL */
+	char *conffiles;	/* control.tar's conffiles, or NULL */
 	enum deb_state state;
 	char member[64];	/* name of the current member */
 };
@@ -243,12 +244,40 @@ deb_member_close(struct deb *d)
 	d->gz = NULL;
 }
 
+/* Read the current control.tar member into a new string (at most MAX). */
+static int
+deb_slurp(struct deb *d, struct archive_entry *ae, const char *name,
+    char **out, size_t *len, struct dbp_error *err)
+{
+	la_int64_t size = archive_entry_size(ae);
+	la_ssize_t n;
+	char *text;
+
+	if (*out != NULL)
+		return dbp_err(err, 0, name, "appears twice in %s", d->member);
+	if (size < 0 || size > DEB_CONTROL_MAX)
+		return dbp_err(err, EFBIG, name, "too large");
+	if ((text = malloc((size_t)size + 1)) == NULL)
+		return dbp_err(err, ENOMEM, name, "cannot read");
+	n = archive_read_data(d->tar, text, (size_t)size);
+	if (n != size) {
+		free(text);
+		return n < 0 ? deb_ar_err(d->tar, d->member, err) :
+		    dbp_err(err, 0, name, "truncated");
+	}
+	text[size] = '\0';
+	*out = text;
+	*len = (size_t)size;
+	return 0;
+}
+
 int
 deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 {
 	struct archive_entry *ae;
 	char *text = NULL;
-	int found = 0, r;
+	size_t len = 0, clen;
+	int r;
 
 	if (d->state != DEB_AT_CONTROL)
 		return dbp_err(err, 0, "", "control member already read");
@@ -260,54 +289,36 @@ deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 		return r;
 	while ((r = archive_read_next_header(d->tar, &ae)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(ae);
-		la_int64_t size = archive_entry_size(ae);
-		la_ssize_t n;
 
 		if (name != NULL && strncmp(name, "./", 2) == 0)
 			name += 2;
-		if (name == NULL || strcmp(name, "control") != 0 ||
-		    archive_entry_filetype(ae) != AE_IFREG)
+		if (name == NULL || archive_entry_filetype(ae) != AE_IFREG)
 			continue;
-		if (found) {
-			r = dbp_err(err, 0, "control",
-			    "appears twice in %s", d->member);
-			goto out;
-		}
-		if (size < 0 || size > DEB_CONTROL_MAX) {
-			r = dbp_err(err, EFBIG, "control", "too large");
-			goto out;
-		}
-		text = malloc((size_t)size + 1);
-		if (text == NULL) {
-			r = dbp_err(err, ENOMEM, "control", "cannot read");
-			goto out;
-		}
-		n = archive_read_data(d->tar, text, (size_t)size);
-		if (n != size) {
-			r = n < 0 ? deb_ar_err(d->tar, d->member, err) :
-			    dbp_err(err, 0, "control", "truncated");
-			goto out;
-		}
-		r = control_parse(text, (size_t)size, ctl, err);
+		if (strcmp(name, "control") == 0)
+			r = deb_slurp(d, ae, "control", &text, &len, err);
+		else if (strcmp(name, "conffiles") == 0)
+			r = deb_slurp(d, ae, "conffiles", &d->conffiles, &clen,
+			    err);
 		if (r != 0)
 			goto out;
-		found = 1;
 	}
 	if (r != ARCHIVE_EOF) {
 		r = deb_ar_err(d->tar, d->member, err);
 		goto out;
 	}
-	r = found ? 0 : dbp_err(err, 0, "", "%s has no control file",
-	    d->member);
+	r = text != NULL ? control_parse(text, len, ctl, err) :
+	    dbp_err(err, 0, "", "%s has no control file", d->member);
 out:
-	if (r != 0 && found) {
-		control_free(*ctl);
-		*ctl = NULL;
-	}
 	free(text);
 	deb_member_close(d);
 	d->state = DEB_AT_DATA;
 	return r;
+}
+
+const char *
+deb_conffiles(const struct deb *d)
+{
+	return d->conffiles;
 }
 
 int
@@ -357,5 +368,6 @@ deb_close(struct deb *d)
 	archive_read_free(d->ar);
 	if (d->fd >= 0)
 		close(d->fd);
+	free(d->conffiles);
 	free(d);
 }

@@ -22,6 +22,12 @@ int deb_read_control(struct deb *d, struct control **ctl,
     struct dbp_error *err);
 
 /*
+ * The text of control.tar's "conffiles" (one absolute path per line), read
+ * by deb_read_control, or NULL when the package has none.  Owned by D.
+ */
+const char *deb_conffiles(const struct deb *d);
+
+/*
  * Move to the data member and return a libarchive reader of its tar
  * stream, decompressed as it is read (nothing is held in memory beyond
  * libarchive's buffers).  The reader stays owned by D.

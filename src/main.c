@@ -296,7 +296,8 @@ main_unpack_one(struct unpack *u, struct manifest *man, const char *file,
 			    sizeof(arch)),
 			    escape_name(file, esc, sizeof(esc)));
 		}
-		if ((r = deb_data_open(d, &tar, err)) == 0 &&
+		if ((r = unpack_set_conffiles(u, deb_conffiles(d), err)) == 0 &&
+		    (r = deb_data_open(d, &tar, err)) == 0 &&
 		    (r = unpack_archive(u, tar, idx, rec, err)) == 0 &&
 		    (r = deb_finish(d, err)) == 0) {
 			r = manifest_stage(man, rec, err);

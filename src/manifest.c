@@ -273,6 +273,15 @@ manifest_installed(const struct manifest *m, const char *name, size_t *idx)
 	return NULL;
 }
 
+const struct record_entry *
+manifest_installed_entry(struct manifest *m, const char *name,
+    const char *abspath)
+{
+	struct record *rec = manifest_installed(m, name, NULL);
+
+	return rec != NULL ? record_find(rec, abspath) : NULL;
+}
+
 int
 manifest_in_run(const struct manifest *m, const char *name)
 {

@@ -26,12 +26,16 @@ struct unpack {
 	struct stats *st;
 	unsigned pkg;
 	struct record *rec;	/* the package's record, or NULL */
+	char **conffiles;	/* the package's, root-relative, sorted */
+	size_t nconffiles;
 	unsigned long tmpseq;	/* for temporaries of over-long names */
 };
 
 /* Where a non-directory entry goes, and the temporary it is made under. */
 struct unpack_target {
 	char path[PATH_MAX];	/* root-relative final path */
+	const char *record_path;	/* what the record says: path, or orig */
+	char orig[PATH_MAX];	/* a kept conffile's path, when path moved */
 	const char *name;	/* last component, inside path */
 	size_t dir;
 	int dfd;
@@ -68,12 +72,79 @@ unpack_new(struct unpack **out, const struct unpack_opts *opts,
 	return 0;
 }
 
+static void
+unpack_conffiles_free(struct unpack *u)
+{
+	while (u->nconffiles > 0)
+		free(u->conffiles[--u->nconffiles]);
+	free(u->conffiles);
+	u->conffiles = NULL;
+}
+
 void
 unpack_free(struct unpack *u)
 {
-	if (u != NULL)
-		dirs_set_guard(u->dirs, NULL, NULL);
+	if (u == NULL)
+		return;
+	dirs_set_guard(u->dirs, NULL, NULL);
+	unpack_conffiles_free(u);
 	free(u);
+}
+
+static int
+unpack_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+unpack_set_conffiles(struct unpack *u, const char *text,
+    struct dbp_error *err)
+{
+	const char *p, *nl;
+	char line[PATH_MAX], **v;
+	size_t len;
+	int r;
+
+	unpack_conffiles_free(u);
+	for (p = text; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'))
+			len--;
+		if (len == 0)
+			continue;
+		if (len >= sizeof(line))
+			return dbp_err(err, 0, "conffiles", "path too long");
+		memcpy(line, p, len);
+		line[len] = '\0';
+		/* Newer dpkg may prefix flags ("remove-on-upgrade /x"). */
+		if (line[0] != '/')
+			return dbp_err(err, 0, "conffiles",
+			    "not an absolute path");
+		if ((v = realloc(u->conffiles, (u->nconffiles + 1) *
+		    sizeof(*v))) == NULL)
+			return dbp_err(err, ENOMEM, "conffiles", "cannot read");
+		u->conffiles = v;
+		if ((v[u->nconffiles] = malloc(len + 1)) == NULL)
+			return dbp_err(err, ENOMEM, "conffiles", "cannot read");
+		if ((r = unpack_path(line, v[u->nconffiles], len + 1, err)) != 0) {
+			free(v[u->nconffiles]);
+			return r;
+		}
+		u->nconffiles++;
+	}
+	if (u->nconffiles > 0)
+		qsort(u->conffiles, u->nconffiles, sizeof(*u->conffiles),
+		    unpack_cmp_str);
+	return 0;
+}
+
+static bool
+unpack_is_conffile(const struct unpack *u, const char *path)
+{
+	return u->nconffiles > 0 && bsearch(&path, u->conffiles,
+	    u->nconffiles, sizeof(*u->conffiles), unpack_cmp_str) != NULL;
 }
 
 static int
@@ -194,6 +265,81 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	return 0;
 }
 
+/* SHA-256 of NAME in directory DFD: 0, or -errno. */
+static int
+unpack_sha256_at(int dfd, const char *name, uint8_t digest[SHA256_DIGEST_LENGTH])
+{
+	uint8_t buf[65536];
+	SHA2_CTX ctx;
+	ssize_t n;
+	int fd;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -errno;
+	SHA256Init(&ctx);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return (int)n;
+		}
+		SHA256Update(&ctx, buf, (size_t)n);
+	}
+	close(fd);
+	SHA256Final(digest, &ctx);
+	return 0;
+}
+
+/*
+ * Conffile T exists: if it is what the package's record says was
+ * installed, replace it as usual; if the user changed it (or it was there
+ * without a record), keep it and make the new version NAME.debunpack-dist.
+ */
+static int
+unpack_conffile(struct unpack *u, struct unpack_target *t,
+    struct dbp_error *err)
+{
+	const struct record_entry *e = NULL;
+	uint8_t digest[SHA256_DIGEST_LENGTH];
+	char abspath[PATH_MAX + 1], msg[PATH_MAX + 64];
+	struct stat st;
+	size_t len;
+	int r;
+
+	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	snprintf(abspath, sizeof(abspath), "/%s", t->path);
+	if (u->rec != NULL)
+		e = manifest_installed_entry(u->man,
+		    control_get(u->rec->ctl, "Package"), abspath);
+	if ((r = unpack_sha256_at(t->dfd, t->name, digest)) != 0)
+		return dbp_err(err, -r, t->path, "cannot read conffile");
+	if (e != NULL && (e->type == 'f' || e->type == 'h') &&
+	    memcmp(digest, e->sha256, sizeof(digest)) == 0)
+		return 0;
+	len = strlen(t->path);
+	if (len + strlen(UNPACK_DIST_SUFFIX) >= sizeof(t->path) ||
+	    strlen(t->name) + strlen(UNPACK_DIST_SUFFIX UNPACK_TMP_SUFFIX) >
+	    NAME_MAX)
+		return dbp_err(err, ENAMETOOLONG, t->path,
+		    "cannot keep the changed conffile");
+	/* The record keeps the conffile's path, with the new version's data. */
+	memcpy(t->orig, t->path, len + 1);
+	t->record_path = t->orig;
+	memcpy(t->path + len, UNPACK_DIST_SUFFIX, sizeof(UNPACK_DIST_SUFFIX));
+	t->name = strrchr(t->path, '/') != NULL ? strrchr(t->path, '/') + 1 :
+	    t->path;
+	snprintf(t->tmp, sizeof(t->tmp), "%s" UNPACK_TMP_SUFFIX, t->name);
+	snprintf(msg, sizeof(msg), "changed since it was installed: kept,"
+	    " the new version is '%s'", t->name);
+	if (u->opts.warn != NULL)
+		u->opts.warn(u->opts.warn_ctx, t->record_path, msg);
+	return 0;
+}
+
 /*
  * Find the directory of T->path (creating it), refuse to replace a
  * directory by a non-directory, drop what an earlier entry of this run
@@ -208,6 +354,7 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 	struct stat st;
 	int r;
 
+	t->record_path = t->path;
 	unpack_split(t->path, parent, &t->name);
 	if ((r = dirs_get(u->dirs, parent, true, 0755, &t->dir, err)) != 0)
 		return r;
@@ -411,6 +558,8 @@ unpack_record(struct unpack *u, struct archive_entry *ae, char type,
 	snprintf(abspath, sizeof(abspath), "/%s", path);
 	e.path = abspath;
 	e.target = (char *)target;
+	e.conffile = (type == 'f' || type == 'h') &&
+	    unpack_is_conffile(u, path);
 	if (type == 'c' || type == 'b') {
 		e.major = (unsigned)archive_entry_rdevmajor(ae);
 		e.minor = (unsigned)archive_entry_rdevminor(ae);
@@ -431,6 +580,9 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	uid_t uid;
 	gid_t gid;
 
+	if (unpack_is_conffile(u, t->path) &&
+	    (r = unpack_conffile(u, t, err)) != 0)
+		return r;
 	for (tries = 0;; tries++) {
 		fd = openat(t->dfd, t->tmp, O_WRONLY | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -469,7 +621,7 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		e->size = (uint64_t)archive_entry_size(ae);
 		memcpy(e->sha256, digest, sizeof(e->sha256));
 	}
-	return unpack_record(u, ae, 'f', t->path,
+	return unpack_record(u, ae, 'f', t->record_path,
 	    (uint64_t)archive_entry_size(ae), digest, NULL, err);
 }
 

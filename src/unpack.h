@@ -18,6 +18,8 @@ struct archive;
 /* Suffix of temporary names: NAME.debunpack-new is renamed over NAME. */
 #define UNPACK_TMP_SUFFIX	".debunpack-new"
 /* Names too long for the suffix use .debunpack-new.N instead. */
+#define UNPACK_DIST_SUFFIX	".debunpack-dist"
+/* A kept conffile's new version: NAME.debunpack-dist. */
 #define UNPACK_TMP_PREFIX	".debunpack-new."
 
 struct unpack_opts {
@@ -50,6 +52,16 @@ void unpack_free(struct unpack *u);
  */
 int unpack_archive(struct unpack *u, struct archive *tar, unsigned pkg,
     struct record *rec, struct dbp_error *err);
+
+/*
+ * The conffiles of the next package (control.tar's "conffiles": absolute
+ * paths, one per line; NULL for none).  A conffile the user changed since
+ * it was installed (its SHA-256 differs from the record's), or one that
+ * exists without a record, is kept, and the package's version goes next to
+ * it as NAME.debunpack-dist, with a warning.
+ */
+int unpack_set_conffiles(struct unpack *u, const char *text,
+    struct dbp_error *err);
 
 /*
  * Normalise archive path RAW into OUT (size N): leading "./" and "/"

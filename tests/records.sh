@@ -57,6 +57,29 @@ mkdir "$T/r2" "$T/admin"
 "$DEBUNPACK" -q --root "$T/r2" --admindir "$T/missing" "$other" 2> "$T/err" && fail "missing admindir"
 grep -q "cannot open admin directory" "$T/err" || fail "missing admindir: $(cat "$T/err")"
 
+# --verify: silent on an intact root, one line per kind of change.
+"$DEBUNPACK" --root "$root" --verify > "$T/out" 2>&1 || fail "verify intact: $(cat "$T/out")"
+[ ! -s "$T/out" ] || fail "verify printed: $(cat "$T/out")"
+echo changed > "$root/usr/share/alltypes/data"
+chmod 0600 "$root/usr/bin/suid"
+rm "$root/usr/share/alltypes/empty"
+ln -sfn elsewhere "$root/usr/share/alltypes/rel"
+"$DEBUNPACK" --root "$root" --verify alltypes > "$T/out" 2> "$T/err" && fail "verify found nothing"
+grep -q "^alltypes: /usr/share/alltypes/data: changed size" "$T/out" || fail "verify content: $(cat "$T/out")"
+grep -q "^alltypes: /usr/share/alltypes/data2: changed size" "$T/out" || fail "verify hardlink: $(cat "$T/out")"
+grep -q "^alltypes: /usr/bin/suid: changed mode 0600 (recorded 4755)" "$T/out" || fail "verify mode: $(cat "$T/out")"
+grep -q "^alltypes: /usr/share/alltypes/empty: missing" "$T/out" || fail "verify missing: $(cat "$T/out")"
+grep -q "^alltypes: /usr/share/alltypes/rel: changed link target" "$T/out" || fail "verify link: $(cat "$T/out")"
+[ "$(wc -l < "$T/out")" = 5 ] || fail "verify: $(cat "$T/out")"
+grep -q "5 problems found" "$T/err" || fail "verify summary: $(cat "$T/err")"
+"$DEBUNPACK" --root "$root" --verify nosuchpkg 2> "$T/err" && fail "verify of a missing package"
+grep -q "not installed" "$T/err" || fail "verify missing package: $(cat "$T/err")"
+# Same content, same size: the checksum tells.
+"$DEBUNPACK" -q --root "$root" "$all2" || fail "repair"
+printf 'some dat4\n' > "$root/usr/share/alltypes/data"
+"$DEBUNPACK" --root "$root" --verify alltypes 2>/dev/null | grep -q "data: changed content" ||
+    fail "verify same-size change"
+
 # An empty root: nothing installed, nothing owned.
 mkdir "$T/empty"
 [ -z "$("$DEBUNPACK" --root "$T/empty" --list)" ] || fail "--list on an empty root"
