@@ -456,6 +456,12 @@ dirs_mark(struct dirs *d, size_t idx, unsigned flags)
 		d->v[idx].flags &= ~DIR_SYNCED;
 }
 
+void
+dirs_clear(struct dirs *d, size_t idx, unsigned flags)
+{
+	d->v[idx].flags &= ~flags;
+}
+
 size_t
 dirs_count(const struct dirs *d)
 {

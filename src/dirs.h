@@ -59,6 +59,7 @@ int dirs_fd(struct dirs *d, size_t idx);
 const char *dirs_path(const struct dirs *d, size_t idx);
 unsigned dirs_flags(const struct dirs *d, size_t idx);
 void dirs_mark(struct dirs *d, size_t idx, unsigned flags);
+void dirs_clear(struct dirs *d, size_t idx, unsigned flags);
 size_t dirs_count(const struct dirs *d);
 
 /* Number of directories this run created. */

@@ -490,6 +490,10 @@ main(int argc, char **argv)
 	if ((r = syncbatch_commit(sb, &err)) != 0 ||
 	    (r = manifest_commit(man, &err)) != 0)
 		goto abort;
+	/* Past this point the run stands: the old versions' backups go. */
+	if ((syncbatch_finish(sb) | manifest_finish(man)) != 0 && o.verbose >= 0)
+		fprintf(stderr, "debunpack: warning: some backups"
+		    " (*.debunpack-old) could not be removed\n");
 	manifest_remove_obsolete(man, dirs, main_warn, &mc);
 	if ((r = syncbatch_sync_dirs(sb, &err)) != 0)
 		goto out;

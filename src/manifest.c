@@ -442,6 +442,12 @@ manifest_remove_obsolete(struct manifest *m, struct dirs *d,
 }
 
 int
+manifest_finish(struct manifest *m)
+{
+	return m->asb != NULL ? syncbatch_finish(m->asb) : 0;
+}
+
+int
 manifest_abort(struct manifest *m)
 {
 	return m->asb != NULL ? syncbatch_abort(m->asb) : 0;

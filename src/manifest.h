@@ -108,7 +108,13 @@ int manifest_disown(struct manifest *m, const char *owner,
 void manifest_remove_obsolete(struct manifest *m, struct dirs *d,
     void (*warn)(void *, const char *, const char *), void *ctx);
 
-/* Remove every staged record that is not committed.  Best effort. */
+/* The run succeeded: drop the backups of the records it replaced. */
+int manifest_finish(struct manifest *m);
+
+/*
+ * Undo the records: put back the ones a commit replaced, remove every
+ * staged one.  Best effort.
+ */
 int manifest_abort(struct manifest *m);
 
 /*

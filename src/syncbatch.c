@@ -3,7 +3,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +23,7 @@ struct sb_item {
 	int fd;			/* open until commit, or -1 */
 	bool data;		/* regular file: its data must be made durable */
 	enum sb_state state;
+	bool backup;		/* the old NAME is kept as its backup name */
 	size_t link_of;		/* hardlink: item of the file it links to */
 	size_t nlinks;		/* hardlinks made to this item */
 };
@@ -413,6 +416,47 @@ syncbatch_dir(const struct syncbatch *sb, size_t idx)
 	return sb->v[idx].dir;
 }
 
+static int sb_unlink_backup(struct syncbatch *, struct sb_item *);
+
+/*
+ * The backup name of IT's old version: its temporary name with "-new"
+ * turned into "-old" (NAME.debunpack-old, .debunpack-old.N).
+ */
+static void
+sb_oldname(const struct sb_item *it, char *buf, size_t n)
+{
+	char *p, *last = NULL;
+
+	snprintf(buf, n, "%s", it->tmp);
+	for (p = buf; (p = strstr(p, "debunpack-new")) != NULL; p++)
+		last = p;
+	if (last != NULL)
+		memcpy(last + strlen("debunpack-"), "old", 3);
+}
+
+/*
+ * Keep the old version of IT's name as a hardlink under its backup name
+ * (no data is copied), so that a failure later in the run can put it
+ * back.  A leftover of a killed run under that name is replaced.
+ */
+static int
+sb_backup(struct syncbatch *sb, struct sb_item *it, int dfd,
+    struct dbp_error *err)
+{
+	char old[NAME_MAX + 1];
+
+	(void)sb;
+	sb_oldname(it, old, sizeof(old));
+	if (unlinkat(dfd, old, 0) != 0 && errno != ENOENT)
+		return dbp_err(err, errno, it->path, "cannot remove old backup");
+	/* Without AT_SYMLINK_FOLLOW a symlink is linked, not its target. */
+	if (linkat(dfd, it->name, dfd, old, 0) == 0)
+		it->backup = true;
+	else if (errno != ENOENT)
+		return dbp_err(err, errno, it->path, "cannot keep a backup");
+	return 0;
+}
+
 int
 syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
 {
@@ -434,9 +478,14 @@ syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
 		if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
 			return dbp_err(err, -dfd, dirs_path(sb->dirs, it->dir),
 			    "cannot open directory");
+		if ((r = sb_backup(sb, it, dfd, err)) != 0)
+			return r;
 		sb->st->calls[SC_RENAME]++;
-		if (renameat(dfd, it->tmp, dfd, it->name) != 0)
-			return dbp_err(err, errno, it->path, "cannot rename");
+		if (renameat(dfd, it->tmp, dfd, it->name) != 0) {
+			r = dbp_err(err, errno, it->path, "cannot rename");
+			sb_unlink_backup(sb, it);
+			return r;
+		}
 		it->state = SB_RENAMED;
 		sb->renamed = true;
 		dirs_mark(sb->dirs, it->dir, DIR_NAMES | DIR_RENAMED);
@@ -466,6 +515,72 @@ syncbatch_sync_dirs(struct syncbatch *sb, struct dbp_error *err)
 	return r;
 }
 
+/* Remove IT's backup: it is not needed any more. */
+static int
+sb_unlink_backup(struct syncbatch *sb, struct sb_item *it)
+{
+	char old[NAME_MAX + 1];
+	int dfd;
+
+	if (!it->backup)
+		return 0;
+	it->backup = false;
+	sb_oldname(it, old, sizeof(old));
+	if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
+		return dfd;
+	return unlinkat(dfd, old, 0) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
+/*
+ * Undo the renames of a commit that failed, last first: a name that had
+ * an old version gets it back from its backup, a new name goes away.
+ */
+static int
+sb_rollback(struct syncbatch *sb)
+{
+	char old[NAME_MAX + 1];
+	size_t i;
+	int dfd, r = 0;
+
+	for (i = sb->n; i-- > 0;) {
+		struct sb_item *it = &sb->v[i];
+
+		if (it->state != SB_RENAMED)
+			continue;
+		if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0) {
+			r = r != 0 ? r : dfd;
+			continue;
+		}
+		sb_oldname(it, old, sizeof(old));
+		if (it->backup ? renameat(dfd, old, dfd, it->name) != 0 :
+		    unlinkat(dfd, it->name, 0) != 0) {
+			r = r != 0 ? r : -errno;
+			continue;
+		}
+		it->backup = false;
+		it->state = SB_GONE;
+		dirs_mark(sb->dirs, it->dir, DIR_NAMES);
+	}
+	if (r == 0) {
+		sb->renamed = false;
+		for (i = 0; i < dirs_count(sb->dirs); i++)
+			dirs_clear(sb->dirs, i, DIR_RENAMED);
+	}
+	return r;
+}
+
+int
+syncbatch_finish(struct syncbatch *sb)
+{
+	size_t i;
+	int r = 0, r2;
+
+	for (i = 0; i < sb->n; i++)
+		if ((r2 = sb_unlink_backup(sb, &sb->v[i])) != 0 && r == 0)
+			r = r2;
+	return r;
+}
+
 int
 syncbatch_abort(struct syncbatch *sb)
 {
@@ -473,6 +588,8 @@ syncbatch_abort(struct syncbatch *sb)
 	size_t i;
 	int r = 0, r2;
 
+	if (sb->renamed && (r2 = sb_rollback(sb)) != 0)
+		r = r2;
 	for (i = 0; i < sb->n; i++) {
 		struct sb_item *it = &sb->v[i];
 

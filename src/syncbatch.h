@@ -57,8 +57,9 @@ size_t syncbatch_dir(const struct syncbatch *sb, size_t idx);
 /*
  * Make every registered file durable, rename all over their final names,
  * apply directory metadata and make the names durable.  Nothing is renamed
- * before all data is durable.  If a rename fails, the paths before it are
- * new and the rest old; call syncbatch_abort to remove what is left.
+ * before all data is durable.  Each replaced name's old version is kept
+ * as a backup until syncbatch_finish; if anything fails, syncbatch_abort
+ * puts the old versions back.
  */
 int syncbatch_commit(struct syncbatch *sb, struct dbp_error *err);
 
@@ -69,9 +70,18 @@ int syncbatch_commit(struct syncbatch *sb, struct dbp_error *err);
 int syncbatch_sync_dirs(struct syncbatch *sb, struct dbp_error *err);
 
 /*
- * Undo whatever is not committed: close files, remove every temporary
- * still present and the directories the run created that are empty.
- * Returns the first error met (the cleanup goes on past it).
+ * The run succeeded: remove the backups that the commit kept of the names
+ * it replaced (NAME.debunpack-old, hardlinks to the old versions).
+ */
+int syncbatch_finish(struct syncbatch *sb);
+
+/*
+ * Undo whatever is not committed: put back the old versions of names the
+ * commit already replaced (from their backups; names that were new are
+ * removed), close files, remove every temporary still present and the
+ * directories the run created that are empty.  Also after a successful
+ * syncbatch_commit, as long as syncbatch_finish was not called.  Returns
+ * the first error met (the cleanup goes on past it).
  */
 int syncbatch_abort(struct syncbatch *sb);
 

@@ -150,11 +150,22 @@ unpack_is_conffile(const struct unpack *u, const char *path)
 static int
 unpack_reserved(const char *comp, size_t len)
 {
-	size_t sl = strlen(UNPACK_TMP_SUFFIX), pl = strlen(UNPACK_TMP_PREFIX);
+	static const char *const suffixes[] = {
+		UNPACK_TMP_SUFFIX, UNPACK_OLD_SUFFIX,
+	}, *const prefixes[] = {
+		UNPACK_TMP_PREFIX, UNPACK_OLD_PREFIX,
+	};
+	size_t i, l;
 
-	return (len >= sl &&
-	    memcmp(comp + len - sl, UNPACK_TMP_SUFFIX, sl) == 0) ||
-	    (len >= pl && memcmp(comp, UNPACK_TMP_PREFIX, pl) == 0);
+	for (i = 0; i < 2; i++) {
+		l = strlen(suffixes[i]);
+		if (len >= l && memcmp(comp + len - l, suffixes[i], l) == 0)
+			return 1;
+		l = strlen(prefixes[i]);
+		if (len >= l && memcmp(comp, prefixes[i], l) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 int

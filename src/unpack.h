@@ -18,6 +18,9 @@ struct archive;
 /* Suffix of temporary names: NAME.debunpack-new is renamed over NAME. */
 #define UNPACK_TMP_SUFFIX	".debunpack-new"
 /* Names too long for the suffix use .debunpack-new.N instead. */
+/* Backups of replaced names, until the run succeeds (syncbatch.c). */
+#define UNPACK_OLD_SUFFIX	".debunpack-old"
+#define UNPACK_OLD_PREFIX	".debunpack-old."
 #define UNPACK_DIST_SUFFIX	".debunpack-dist"
 /* A kept conffile's new version: NAME.debunpack-dist. */
 #define UNPACK_TMP_PREFIX	".debunpack-new."

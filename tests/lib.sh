@@ -90,9 +90,10 @@ same_tree() {
 	diff -u "$T/list.a" "$T/list.b" || fail "trees differ: $1 $2"
 }
 
-# no_temps DIR: no temporary name of debunpack is left below DIR.
+# no_temps DIR: no temporary or backup name of debunpack is left below DIR.
 no_temps() {
-	left=$(find "$1" -name '*.debunpack-new' -o -name '.debunpack-new.*')
+	left=$(find "$1" -name '*.debunpack-new' -o -name '.debunpack-new.*' \
+	    -o -name '*.debunpack-old' -o -name '.debunpack-old.*')
 	[ -z "$left" ] || fail "temporaries left: $left"
 }
 
