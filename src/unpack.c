@@ -343,9 +343,13 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	memcpy(t->path + len, UNPACK_DIST_SUFFIX, sizeof(UNPACK_DIST_SUFFIX));
 	t->name = strrchr(t->path, '/') != NULL ? strrchr(t->path, '/') + 1 :
 	    t->path;
-	snprintf(t->tmp, sizeof(t->tmp), "%s" UNPACK_TMP_SUFFIX, t->name);
-	snprintf(msg, sizeof(msg), "changed since it was installed: kept,"
-	    " the new version is '%s'", t->name);
+	/* Lengths were checked above; the tests below only satisfy -Wformat. */
+	if (snprintf(t->tmp, sizeof(t->tmp), "%s" UNPACK_TMP_SUFFIX,
+	    t->name) >= (int)sizeof(t->tmp))
+		return dbp_err(err, ENAMETOOLONG, t->path, "name too long");
+	if (snprintf(msg, sizeof(msg), "changed since it was installed: kept,"
+	    " the new version is '%s'", t->name) >= (int)sizeof(msg))
+		msg[sizeof(msg) - 1] = '\0';
 	if (u->opts.warn != NULL)
 		u->opts.warn(u->opts.warn_ctx, t->record_path, msg);
 	return 0;
