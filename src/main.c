@@ -30,12 +30,13 @@
 
 enum {
 	OPT_STATS = 256, OPT_SKIP_DEVICES, OPT_SYNC_MODE, OPT_ROOT, OPT_ADMINDIR,
-	OPT_LIST, OPT_OWNER, OPT_CONTENTS, OPT_FORCE_OVERWRITE, OPT_VERIFY
+	OPT_LIST, OPT_OWNER, OPT_CONTENTS, OPT_FORCE_OVERWRITE, OPT_VERIFY,
+	OPT_DRY_RUN
 };
 
 /* What a run does: install (the default) or answer a query. */
 enum main_action {
-	ACT_INSTALL, ACT_LIST, ACT_OWNER, ACT_CONTENTS, ACT_VERIFY
+	ACT_INSTALL, ACT_LIST, ACT_OWNER, ACT_CONTENTS, ACT_VERIFY, ACT_DRY_RUN
 };
 
 /* Where records go unless --admindir says otherwise, inside the root. */
@@ -44,6 +45,7 @@ enum main_action {
 static const struct option main_options[] = {
 	{ "admindir",		required_argument,	NULL, OPT_ADMINDIR },
 	{ "contents",		no_argument,		NULL, OPT_CONTENTS },
+	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
 	{ "force-overwrite",	no_argument,		NULL, OPT_FORCE_OVERWRITE },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "list",		no_argument,		NULL, OPT_LIST },
@@ -83,8 +85,8 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: debunpack [--admindir DIR] [--force-overwrite] [--root DIR]\n"
-	    "                 [--skip-devices] [--stats[=json]]\n"
+	    "usage: debunpack [--admindir DIR] [--dry-run] [--force-overwrite]\n"
+	    "                 [--root DIR] [--skip-devices] [--stats[=json]]\n"
 	    "                 [--sync-mode batched|perfile|none] [-q | -v] PKG.deb...\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --list | --owner PATH\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --verify [PKGNAME...]\n"
@@ -94,6 +96,7 @@ usage(FILE *fp)
 	    "      --admindir DIR    package records in DIR (default\n"
 	    "                        ROOT/var/lib/debunpack)\n"
 	    "      --contents        list the entries of package files\n"
+	    "      --dry-run         say what an install would do, do nothing\n"
 	    "      --force-overwrite take over paths of other packages\n"
 	    "  -h, --help            show this help and exit\n"
 	    "      --list            list the installed packages\n"
@@ -182,15 +185,16 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		case OPT_OWNER:
 		case OPT_CONTENTS:
 		case OPT_VERIFY:
+		case OPT_DRY_RUN:
 			if (o->action != ACT_INSTALL) {
 				fprintf(stderr, "debunpack: --list, --owner,"
-				    " --contents and --verify exclude each"
-				    " other\n");
+				    " --contents, --verify and --dry-run"
+				    " exclude each other\n");
 				return -1;
 			}
 			o->action = c == OPT_LIST ? ACT_LIST : c == OPT_OWNER ?
 			    ACT_OWNER : c == OPT_CONTENTS ? ACT_CONTENTS :
-			    ACT_VERIFY;
+			    c == OPT_VERIFY ? ACT_VERIFY : ACT_DRY_RUN;
 			o->owner = optarg;
 			break;
 		case OPT_SKIP_DEVICES:
@@ -341,6 +345,20 @@ main_admindir(const struct main_opts *o, const struct rootfs *rf,
 	return manifest_admin(man, fd, rf->openat2, o->mode, st, err);
 }
 
+/* A dry run's conflicts become its error; 2 means "already said". */
+static int
+main_dry_run(struct manifest *man, const struct rootfs *rf, char **files,
+    struct dbp_error *err)
+{
+	int r = query_dry_run(man, rf, files, stdout, err);
+
+	if (r > 0) {
+		dbp_err(err, 0, NULL, "%d conflict%s", r, r == 1 ? "" : "s");
+		return 2;
+	}
+	return r;
+}
+
 /* --list, --owner, --contents: read only, print on standard output. */
 static int
 main_query(const struct main_opts *o, int argc, char **argv, int first)
@@ -376,6 +394,8 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 			    "cannot open admin directory");
 		else if (o->action == ACT_OWNER)
 			r = 1;
+		else if (o->action == ACT_DRY_RUN)
+			r = main_dry_run(man, &rf, argv + first, &err);
 		fd = -1;
 	} else if ((r = manifest_admin(man, fd, rf.openat2, "none", &st,
 	    &err)) == 0) {
@@ -383,6 +403,10 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 			r = query_list(man, stdout, &err);
 		else if (o->action == ACT_OWNER)
 			r = query_owner(man, o->owner, stdout, &err);
+		else if (o->action == ACT_DRY_RUN) {
+			if ((r = manifest_load_installed(man, &err)) == 0)
+				r = main_dry_run(man, &rf, argv + first, &err);
+		}
 		else if ((r = query_verify(man, &rf, argv + first,
 		    geteuid() == 0, stdout, &err)) > 0) {
 			dbp_err(&err, 0, NULL, "%d problem%s found", r,

@@ -273,6 +273,12 @@ manifest_installed(const struct manifest *m, const char *name, size_t *idx)
 	return NULL;
 }
 
+struct record *
+manifest_installed_record(struct manifest *m, const char *name)
+{
+	return manifest_installed(m, name, NULL);
+}
+
 const struct record_entry *
 manifest_installed_entry(struct manifest *m, const char *name,
     const char *abspath)

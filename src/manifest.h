@@ -89,6 +89,10 @@ int manifest_load_installed(struct manifest *m, struct dbp_error *err);
 const char *manifest_owner(struct manifest *m, const char *abspath,
     const char *name);
 
+/* The installed record of package NAME, or NULL. */
+struct record *manifest_installed_record(struct manifest *m,
+    const char *name);
+
 /* The entry for ABSPATH in the installed record of NAME, or NULL. */
 const struct record_entry *manifest_installed_entry(struct manifest *m,
     const char *name, const char *abspath);

@@ -20,6 +20,7 @@
 #include "escape.h"
 #include "query.h"
 #include "record.h"
+#include "unpack.h"
 
 int
 query_list(struct manifest *m, FILE *fp, struct dbp_error *err)
@@ -286,4 +287,133 @@ query_verify(struct manifest *m, const struct rootfs *rf,
 	}
 	manifest_names_free(all);
 	return r != 0 ? r : (int)count;
+}
+
+/* lstat of root-relative PATH, its directories resolved inside the root. */
+static int
+query_lstat(const struct rootfs *rf, const char *path, struct stat *st)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[PATH_MAX];
+	int dfd, r;
+
+	snprintf(parent, sizeof(parent), "%.*s",
+	    slash != NULL ? (int)(slash - path) : 0, path);
+	if ((dfd = rootfs_resolve(rf, parent, O_PATH | O_DIRECTORY)) < 0)
+		return dfd;
+	r = fstatat(dfd, slash != NULL ? slash + 1 : path, st,
+	    AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+	close(dfd);
+	return r;
+}
+
+/* One entry of a dry run: print what would happen to it; count conflicts. */
+static int
+query_plan_entry(struct manifest *m, const struct rootfs *rf,
+    struct record *rec, struct archive_entry *ae, FILE *fp,
+    unsigned *conflicts, struct dbp_error *err)
+{
+	char path[PATH_MAX], abspath[PATH_MAX + 1], target[PATH_MAX + 1],
+	    esc[PATH_MAX];
+	const char *self = control_get(rec->ctl, "Package"), *owner;
+	unsigned type = archive_entry_filetype(ae);
+	struct record_entry e;
+	struct stat st;
+	bool exists;
+	int r;
+
+	if ((r = unpack_path(archive_entry_pathname(ae), path, sizeof(path),
+	    err)) != 0 || path[0] == '\0')
+		return r;
+	snprintf(abspath, sizeof(abspath), "/%s", path);
+	escape_name(abspath, esc, sizeof(esc));
+	exists = query_lstat(rf, path, &st) == 0;
+	memset(&e, 0, sizeof(e));
+	e.path = abspath;
+	e.mode = archive_entry_perm(ae);
+	if (archive_entry_hardlink(ae) != NULL) {
+		if ((r = unpack_path(archive_entry_hardlink(ae), target + 1,
+		    sizeof(target) - 1, err)) != 0)
+			return r;
+		target[0] = '/';
+		e.type = 'h';
+		e.target = target;
+	} else if (type == AE_IFDIR) {
+		e.type = 'd';
+		if (!exists)
+			fprintf(fp, "create %s/\n", esc);
+		else if (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+			fprintf(fp, "conflict %s: exists and is not a directory\n",
+			    esc);
+			(*conflicts)++;
+		}
+		return record_add(rec, &e) == 0 ? 0 :
+		    dbp_err(err, ENOMEM, path, "cannot plan");
+	} else {
+		e.type = type == AE_IFLNK ? 'l' : type == AE_IFREG ? 'f' :
+		    type == AE_IFCHR ? 'c' : type == AE_IFBLK ? 'b' : 'p';
+		e.target = type == AE_IFLNK ? (char *)archive_entry_symlink(ae) :
+		    NULL;
+	}
+	if ((owner = manifest_owner(m, abspath, self)) != NULL) {
+		fprintf(fp, "conflict %s: also in package '%s'\n", esc, owner);
+		(*conflicts)++;
+	} else if (exists && S_ISDIR(st.st_mode)) {
+		fprintf(fp, "conflict %s: is a directory\n", esc);
+		(*conflicts)++;
+	} else
+		fprintf(fp, "%s %s\n", exists ? "replace" : "create", esc);
+	if (record_add(rec, &e) != 0)
+		return dbp_err(err, 0, path, "invalid entry");
+	return 0;
+}
+
+int
+query_dry_run(struct manifest *m, const struct rootfs *rf,
+    char *const *files, FILE *fp, struct dbp_error *err)
+{
+	struct control *ctl = NULL;
+	struct archive_entry *ae;
+	struct record *rec = NULL, *old;
+	struct archive *tar;
+	unsigned conflicts = 0;
+	struct deb *d;
+	char esc[PATH_MAX];
+	size_t i, j;
+	int r = 0;
+
+	for (i = 0; r == 0 && files[i] != NULL; i++) {
+		if ((r = deb_open(&d, files[i], err)) != 0)
+			break;
+		if ((r = deb_read_control(d, &ctl, err)) == 0 &&
+		    (r = record_new(&rec, ctl)) != 0)
+			control_free(ctl);
+		if (r == 0 && (r = deb_data_open(d, &tar, err)) == 0) {
+			while ((r = archive_read_next_header(tar, &ae)) ==
+			    ARCHIVE_OK || r == ARCHIVE_WARN)
+				if ((r = query_plan_entry(m, rf, rec, ae, fp,
+				    &conflicts, err)) != 0)
+					break;
+			if (r == ARCHIVE_EOF)
+				r = deb_finish(d, err);
+			else if (r == ARCHIVE_FATAL || r == ARCHIVE_FAILED ||
+			    r == ARCHIVE_RETRY)
+				r = dbp_err(err, 0, "", "%s",
+				    archive_error_string(tar) != NULL ?
+				    archive_error_string(tar) : "read error");
+		}
+		/* An upgrade removes what the old version had and this lacks. */
+		old = r == 0 ? manifest_installed_record(m,
+		    control_get(rec->ctl, "Package")) : NULL;
+		for (j = 0; old != NULL && j < old->n; j++)
+			if (record_find(rec, old->v[j].path) == NULL)
+				fprintf(fp, "remove %s\n", escape_name(
+				    old->v[j].path, esc, sizeof(esc)));
+		if (r != 0)
+			dbp_err_pkg(err, files[i]);
+		record_free(rec);
+		rec = NULL;
+		deb_close(d);
+	}
+	return r != 0 ? r : (int)conflicts;
 }

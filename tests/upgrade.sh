@@ -25,6 +25,17 @@ for d in p1 p2 q1; do build_deb $d "$T/$d.desc" > /dev/null; done
 "$DEBUNPACK" -q --root "$root" "$T/p1.deb" "$T/q1.deb" || fail "install p1 q1"
 [ "$(cat "$root/usr/bin/tool")" = tool1 ] || fail "tool through bin link"
 echo user > "$root/kept/user-file"
+
+# --dry-run says what the upgrade will do and does nothing.
+snapshot "$root" "$T/before"
+"$DEBUNPACK" --root "$root" --dry-run "$T/p2.deb" > "$T/plan" || fail "dry run: $(cat "$T/plan")"
+for line in "replace /usr/bin/a" "replace /usr/bin/tool" "remove /usr/bin/b" "remove /d/x" \
+    "remove /d" "remove /shared/p"; do
+	grep -qx "$line" "$T/plan" || { cat "$T/plan"; fail "dry run lacks '$line'"; }
+done
+snapshot "$root" "$T/after"
+diff -u "$T/before" "$T/after" || fail "dry run changed the root"
+
 "$DEBUNPACK" -q --root "$root" "$T/p2.deb" || fail "upgrade to p2"
 
 [ "$(cat "$root/usr/bin/a")" = a2 ] || fail "a not upgraded"
@@ -54,6 +65,9 @@ echo "ok reinstall"
 pkg r 1 'dir ./shared/ 0755\nfile ./shared/q 0644 text:from-r' > "$T/r1.desc"
 build_deb r1 "$T/r1.desc" > /dev/null
 snapshot "$root" "$T/before"
+"$DEBUNPACK" --root "$root" --dry-run "$T/r1.deb" > "$T/plan" 2> "$T/err" && fail "dry run: no conflict"
+grep -qx "conflict /shared/q: also in package 'q'" "$T/plan" || fail "dry run conflict: $(cat "$T/plan")"
+grep -q "1 conflict" "$T/err" || fail "dry run summary: $(cat "$T/err")"
 "$DEBUNPACK" --root "$root" "$T/r1.deb" 2> "$T/err" && fail "conflict accepted"
 grep -q "r1.deb: 'shared/q': also in package 'q'" "$T/err" || fail "conflict: $(cat "$T/err")"
 snapshot "$root" "$T/after"
