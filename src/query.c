@@ -17,6 +17,7 @@
 
 #include "control.h"
 #include "deb.h"
+#include "digest.h"
 #include "escape.h"
 #include "query.h"
 #include "record.h"
@@ -140,27 +141,6 @@ query_contents(const char *file, FILE *fp, struct dbp_error *err)
 	return r;
 }
 
-/* SHA-256 of the file open as FD: 0, or -errno. */
-static int
-query_sha256(int fd, uint8_t digest[SHA256_DIGEST_LENGTH])
-{
-	uint8_t buf[65536];
-	SHA2_CTX ctx;
-	ssize_t n;
-
-	SHA256Init(&ctx);
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		SHA256Update(&ctx, buf, (size_t)n);
-	}
-	SHA256Final(digest, &ctx);
-	return 0;
-}
-
 static void
 query_problem(FILE *fp, const char *pkg, const struct record_entry *e,
     const char *what, unsigned *count)
@@ -240,16 +220,12 @@ query_check(const struct rootfs *rf, const char *pkg,
 	    (major(st.st_rdev) != e->major || minor(st.st_rdev) != e->minor))
 		query_problem(fp, pkg, e, "changed device numbers", count);
 	else if (e->type == 'f' || e->type == 'h') {
-		fd = -1;
 		if ((uint64_t)st.st_size != e->size)
 			query_problem(fp, pkg, e, "changed size", count);
-		else if ((fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW |
-		    O_CLOEXEC)) < 0 || query_sha256(fd, digest) != 0 ||
-		    memcmp(digest, e->sha256, sizeof(digest)) != 0)
-			query_problem(fp, pkg, e, fd < 0 ? "unreadable" :
-			    "changed content", count);
-		if (fd >= 0)
-			close(fd);
+		else if (digest_file_at(dfd, base, digest) != 0)
+			query_problem(fp, pkg, e, "unreadable", count);
+		else if (memcmp(digest, e->sha256, sizeof(digest)) != 0)
+			query_problem(fp, pkg, e, "changed content", count);
 	}
 	close(dfd);
 	return 0;

@@ -140,16 +140,20 @@ batched_written(struct syncbatch *sb, struct sb_item *it,
 	return 0;
 }
 
+/*
+ * Run FN on the descriptor of every file whose data must be made durable,
+ * reopening those closed past the limit.  FN returns 0 or an error; when
+ * LAST, descriptors kept open are closed after it (close errors count).
+ */
 static int
-batched_data_barrier(struct syncbatch *sb, struct dbp_error *err)
+sb_each_data(struct syncbatch *sb, bool last,
+    int (*fn)(struct syncbatch *, struct sb_item *, int, struct dbp_error *),
+    struct dbp_error *err)
 {
-	double t0 = stats_now();
 	bool reopened;
 	size_t i;
 	int fd, r;
 
-#ifdef HAVE_SYNC_FILE_RANGE
-	/* Wait for all writeback first, so the flushes below overlap nothing. */
 	for (i = 0; i < sb->n; i++) {
 		struct sb_item *it = &sb->v[i];
 
@@ -157,43 +161,61 @@ batched_data_barrier(struct syncbatch *sb, struct dbp_error *err)
 			continue;
 		if ((fd = sb_item_fd(sb, it, &reopened, err)) < 0)
 			return fd;
-		sb->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
-		r = sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE);
-		if (r != 0)
-			r = errno == ENOSYS || errno == EINVAL ? 0 :
-			    dbp_err(err, errno, it->path, "cannot wait for"
-			    " writeback");
+		r = fn(sb, it, fd, err);
 		if (reopened)
 			close(fd);
+		else if (r == 0 && last)
+			r = sb_close(sb, it, err);
 		if (r != 0)
 			return r;
 	}
+	return 0;
+}
+
+#ifdef HAVE_SYNC_FILE_RANGE
+static int
+batched_wait(struct syncbatch *sb, struct sb_item *it, int fd,
+    struct dbp_error *err)
+{
+	sb->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
+	if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE) != 0 &&
+	    errno != ENOSYS && errno != EINVAL)
+		return dbp_err(err, errno, it->path, "cannot wait for writeback");
+	return 0;
+}
+#endif
+
+static int
+batched_fdatasync(struct syncbatch *sb, struct sb_item *it, int fd,
+    struct dbp_error *err)
+{
+	sb->st->calls[SC_FDATASYNC]++;
+	if (fdatasync(fd) != 0)
+		return dbp_err(err, errno, it->path, "cannot sync");
+	return 0;
+}
+
+static int
+batched_data_barrier(struct syncbatch *sb, struct dbp_error *err)
+{
+	double t0 = stats_now();
+	int r = 0;
+
+#ifdef HAVE_SYNC_FILE_RANGE
+	/* Wait for all writeback first, so the flushes below overlap nothing. */
+	r = sb_each_data(sb, false, batched_wait, err);
 #endif
 	sb->st->phase[PH_WAIT] += stats_now() - t0;
+	if (r != 0)
+		return r;
 	t0 = stats_now();
 	/*
 	 * The first fdatasync commits the journal transaction that holds
 	 * every file's metadata; the others mostly find nothing to do.
 	 */
-	for (i = 0; i < sb->n; i++) {
-		struct sb_item *it = &sb->v[i];
-
-		if (!it->data || it->state != SB_PENDING)
-			continue;
-		if ((fd = sb_item_fd(sb, it, &reopened, err)) < 0)
-			return fd;
-		sb->st->calls[SC_FDATASYNC]++;
-		r = fdatasync(fd) != 0 ?
-		    dbp_err(err, errno, it->path, "cannot sync") : 0;
-		if (reopened)
-			close(fd);
-		else if (r == 0)
-			r = sb_close(sb, it, err);
-		if (r != 0)
-			return r;
-	}
+	r = sb_each_data(sb, true, batched_fdatasync, err);
 	sb->st->phase[PH_FDATASYNC] += stats_now() - t0;
-	return 0;
+	return r;
 }
 
 static int

@@ -15,6 +15,8 @@
 #include <archive_entry.h>
 #include <sha2.h>
 
+#include "conffiles.h"
+#include "digest.h"
 #include "unpack.h"
 
 struct unpack {
@@ -26,8 +28,7 @@ struct unpack {
 	struct stats *st;
 	unsigned pkg;
 	struct record *rec;	/* the package's record, or NULL */
-	char **conffiles;	/* the package's, root-relative, sorted */
-	size_t nconffiles;
+	struct conffiles *conffiles;	/* the package's, or NULL */
 	unsigned long tmpseq;	/* for temporaries of over-long names */
 };
 
@@ -72,79 +73,34 @@ unpack_new(struct unpack **out, const struct unpack_opts *opts,
 	return 0;
 }
 
-static void
-unpack_conffiles_free(struct unpack *u)
-{
-	while (u->nconffiles > 0)
-		free(u->conffiles[--u->nconffiles]);
-	free(u->conffiles);
-	u->conffiles = NULL;
-}
-
 void
 unpack_free(struct unpack *u)
 {
 	if (u == NULL)
 		return;
 	dirs_set_guard(u->dirs, NULL, NULL);
-	unpack_conffiles_free(u);
+	conffiles_free(u->conffiles);
 	free(u);
-}
-
-static int
-unpack_cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 int
 unpack_set_conffiles(struct unpack *u, const char *text,
     struct dbp_error *err)
 {
-	const char *p, *nl;
-	char line[PATH_MAX], **v;
-	size_t len;
+	struct conffiles *c;
 	int r;
 
-	unpack_conffiles_free(u);
-	for (p = text; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
-		nl = strchr(p, '\n');
-		len = nl != NULL ? (size_t)(nl - p) : strlen(p);
-		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'))
-			len--;
-		if (len == 0)
-			continue;
-		if (len >= sizeof(line))
-			return dbp_err(err, 0, "conffiles", "path too long");
-		memcpy(line, p, len);
-		line[len] = '\0';
-		/* Newer dpkg may prefix flags ("remove-on-upgrade /x"). */
-		if (line[0] != '/')
-			return dbp_err(err, 0, "conffiles",
-			    "not an absolute path");
-		if ((v = realloc(u->conffiles, (u->nconffiles + 1) *
-		    sizeof(*v))) == NULL)
-			return dbp_err(err, ENOMEM, "conffiles", "cannot read");
-		u->conffiles = v;
-		if ((v[u->nconffiles] = malloc(len + 1)) == NULL)
-			return dbp_err(err, ENOMEM, "conffiles", "cannot read");
-		if ((r = unpack_path(line, v[u->nconffiles], len + 1, err)) != 0) {
-			free(v[u->nconffiles]);
-			return r;
-		}
-		u->nconffiles++;
-	}
-	if (u->nconffiles > 0)
-		qsort(u->conffiles, u->nconffiles, sizeof(*u->conffiles),
-		    unpack_cmp_str);
+	if ((r = conffiles_parse(text, &c, err)) != 0)
+		return r;
+	conffiles_free(u->conffiles);
+	u->conffiles = c;
 	return 0;
 }
 
 static bool
 unpack_is_conffile(const struct unpack *u, const char *path)
 {
-	return u->nconffiles > 0 && bsearch(&path, u->conffiles,
-	    u->nconffiles, sizeof(*u->conffiles), unpack_cmp_str) != NULL;
+	return conffiles_has(u->conffiles, path);
 }
 
 static int
@@ -276,33 +232,6 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	return 0;
 }
 
-/* SHA-256 of NAME in directory DFD: 0, or -errno. */
-static int
-unpack_sha256_at(int dfd, const char *name, uint8_t digest[SHA256_DIGEST_LENGTH])
-{
-	uint8_t buf[65536];
-	SHA2_CTX ctx;
-	ssize_t n;
-	int fd;
-
-	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return -errno;
-	SHA256Init(&ctx);
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			n = -errno;
-			close(fd);
-			return (int)n;
-		}
-		SHA256Update(&ctx, buf, (size_t)n);
-	}
-	close(fd);
-	SHA256Final(digest, &ctx);
-	return 0;
-}
-
 /*
  * Conffile T exists: if it is what the package's record says was
  * installed, replace it as usual; if the user changed it (or it was there
@@ -326,7 +255,7 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	if (u->rec != NULL)
 		e = manifest_installed_entry(u->man,
 		    control_get(u->rec->ctl, "Package"), abspath);
-	if ((r = unpack_sha256_at(t->dfd, t->name, digest)) != 0)
+	if ((r = digest_file_at(t->dfd, t->name, digest)) != 0)
 		return dbp_err(err, -r, t->path, "cannot read conffile");
 	if (e != NULL && (e->type == 'f' || e->type == 'h') &&
 	    memcmp(digest, e->sha256, sizeof(digest)) == 0)

@@ -66,7 +66,9 @@ for fs in ext4 xfs btrfs; do
 	# btrfs (its log tree), so only the ordering is checked here.
 	[ "$f_perfile" -ge 501 ] || fail "$fs: perfile made $f_perfile flushes"
 	[ "$f_batched" -lt "$f_perfile" ] || fail "$fs: batched $f_batched >= perfile $f_perfile"
-	[ "$f_none" -le 10 ] || fail "$fs: none made $f_none flushes"
+	# none syncs nothing itself; the filesystem's own periodic commits
+	# (btrfs every 30 s, slower under sanitizers) still flush now and then.
+	[ "$f_none" -lt $((f_perfile / 10)) ] || fail "$fs: none made $f_none flushes"
 	umount "$mnt"
 	losetup -d "$loop"
 	tested=$((tested + 1))
