@@ -234,6 +234,8 @@ manifest_stage(struct manifest *m, struct record *r, struct dbp_error *err)
 	return 0;
 }
 
+static int manifest_in_run(const struct manifest *, const char *);
+
 int
 manifest_commit(struct manifest *m, struct dbp_error *err)
 {
@@ -288,7 +290,7 @@ manifest_installed_entry(struct manifest *m, const char *name,
 	return rec != NULL ? record_find(rec, abspath) : NULL;
 }
 
-int
+static int
 manifest_in_run(const struct manifest *m, const char *name)
 {
 	size_t i;

@@ -68,9 +68,6 @@ int manifest_stage(struct manifest *m, struct record *r,
 /* Name of the run's package number PKG (staged in that order). */
 const char *manifest_run_name(const struct manifest *m, unsigned pkg);
 
-/* Whether package NAME is one of this run's. */
-int manifest_in_run(const struct manifest *m, const char *name);
-
 /*
  * Make the staged records durable and rename them into place: called
  * after the files they describe are committed, so that a record never

@@ -152,15 +152,42 @@ query_problem(FILE *fp, const char *pkg, const struct record_entry *e,
 	(*count)++;
 }
 
+/*
+ * Open the directory of root-relative PATH, resolved inside the root (so
+ * merged-/usr links are followed), and lstat PATH's last component there:
+ * the directory's descriptor, which the caller closes, with *ST and *BASE;
+ * or -errno.
+ */
+static int
+query_lstat(const struct rootfs *rf, const char *path, struct stat *st,
+    const char **base)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[PATH_MAX];
+	int dfd, r;
+
+	snprintf(parent, sizeof(parent), "%.*s",
+	    slash != NULL ? (int)(slash - path) : 0, path);
+	if ((dfd = rootfs_resolve(rf, parent, O_PATH | O_DIRECTORY)) < 0)
+		return dfd;
+	*base = slash != NULL ? slash + 1 : path;
+	if (fstatat(dfd, *base, st, AT_SYMLINK_NOFOLLOW) != 0) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
+	return dfd;
+}
+
 /* Check one recorded path against the root; count the problems. */
 static int
 query_check(const struct rootfs *rf, const char *pkg,
     const struct record_entry *e, bool check_owner, FILE *fp,
     unsigned *count)
 {
-	char parent[PATH_MAX], link[PATH_MAX], what[96];
+	char link[PATH_MAX], what[96];
 	uint8_t digest[SHA256_DIGEST_LENGTH];
-	const char *slash = strrchr(e->path, '/'), *base;
+	const char *base;
 	struct stat st;
 	int dfd, fd = -1;
 	ssize_t n;
@@ -168,18 +195,9 @@ query_check(const struct rootfs *rf, const char *pkg,
 
 	if (strcmp(e->path, "/") == 0)
 		return 0;
-	snprintf(parent, sizeof(parent), "%.*s", slash > e->path ?
-	    (int)(slash - e->path - 1) : 0, e->path + 1);
-	base = slash + 1;
-	/* The parent through symlinks (merged /usr), the name itself not. */
-	dfd = rootfs_resolve(rf, parent, O_PATH | O_DIRECTORY);
-	if (dfd < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-		int e2 = dfd < 0 ? -dfd : errno;
-
-		if (dfd >= 0)
-			close(dfd);
-		if (e2 != ENOENT && e2 != ENOTDIR)
-			return -e2;
+	if ((dfd = query_lstat(rf, e->path + 1, &st, &base)) < 0) {
+		if (dfd != -ENOENT && dfd != -ENOTDIR)
+			return dfd;
 		query_problem(fp, pkg, e, "missing", count);
 		return 0;
 	}
@@ -265,24 +283,6 @@ query_verify(struct manifest *m, const struct rootfs *rf,
 	return r != 0 ? r : (int)count;
 }
 
-/* lstat of root-relative PATH, its directories resolved inside the root. */
-static int
-query_lstat(const struct rootfs *rf, const char *path, struct stat *st)
-{
-	const char *slash = strrchr(path, '/');
-	char parent[PATH_MAX];
-	int dfd, r;
-
-	snprintf(parent, sizeof(parent), "%.*s",
-	    slash != NULL ? (int)(slash - path) : 0, path);
-	if ((dfd = rootfs_resolve(rf, parent, O_PATH | O_DIRECTORY)) < 0)
-		return dfd;
-	r = fstatat(dfd, slash != NULL ? slash + 1 : path, st,
-	    AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
-	close(dfd);
-	return r;
-}
-
 /* One entry of a dry run: print what would happen to it; count conflicts. */
 static int
 query_plan_entry(struct manifest *m, const struct rootfs *rf,
@@ -294,16 +294,18 @@ query_plan_entry(struct manifest *m, const struct rootfs *rf,
 	const char *self = control_get(rec->ctl, "Package"), *owner;
 	unsigned type = archive_entry_filetype(ae);
 	struct record_entry e;
+	const char *base;
 	struct stat st;
 	bool exists;
-	int r;
+	int dfd, r;
 
 	if ((r = unpack_path(archive_entry_pathname(ae), path, sizeof(path),
 	    err)) != 0 || path[0] == '\0')
 		return r;
 	snprintf(abspath, sizeof(abspath), "/%s", path);
 	escape_name(abspath, esc, sizeof(esc));
-	exists = query_lstat(rf, path, &st) == 0;
+	if ((exists = (dfd = query_lstat(rf, path, &st, &base)) >= 0))
+		close(dfd);
 	memset(&e, 0, sizeof(e));
 	e.path = abspath;
 	e.mode = archive_entry_perm(ae);

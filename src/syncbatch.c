@@ -462,12 +462,10 @@ sb_oldname(const struct sb_item *it, char *buf, size_t n)
  * back.  A leftover of a killed run under that name is replaced.
  */
 static int
-sb_backup(struct syncbatch *sb, struct sb_item *it, int dfd,
-    struct dbp_error *err)
+sb_backup(struct sb_item *it, int dfd, struct dbp_error *err)
 {
 	char old[NAME_MAX + 1];
 
-	(void)sb;
 	sb_oldname(it, old, sizeof(old));
 	if (unlinkat(dfd, old, 0) != 0 && errno != ENOENT)
 		return dbp_err(err, errno, it->path, "cannot remove old backup");
@@ -500,7 +498,7 @@ syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
 		if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
 			return dbp_err(err, -dfd, dirs_path(sb->dirs, it->dir),
 			    "cannot open directory");
-		if ((r = sb_backup(sb, it, dfd, err)) != 0)
+		if ((r = sb_backup(it, dfd, err)) != 0)
 			return r;
 		sb->st->calls[SC_RENAME]++;
 		if (renameat(dfd, it->tmp, dfd, it->name) != 0) {

@@ -30,6 +30,8 @@ struct unpack {
 	struct record *rec;	/* the package's record, or NULL */
 	struct conffiles *conffiles;	/* the package's, or NULL */
 	unsigned long tmpseq;	/* for temporaries of over-long names */
+	uid_t uid;		/* owner of the current entry, in the root */
+	gid_t gid;
 };
 
 /* Where a non-directory entry goes, and the temporary it is made under. */
@@ -353,13 +355,13 @@ unpack_register(struct unpack *u, struct unpack_target *t, unsigned type,
 	return 0;
 }
 
+/* The entry's owner by name in the root's passwd/group, else its numbers. */
 static void
-unpack_owner(struct unpack *u, struct archive_entry *ae, uid_t *uid,
-    gid_t *gid)
+unpack_owner(struct unpack *u, struct archive_entry *ae)
 {
-	*uid = users_uid(u->users, archive_entry_uname(ae),
+	u->uid = users_uid(u->users, archive_entry_uname(ae),
 	    (uid_t)archive_entry_uid(ae));
-	*gid = users_gid(u->users, archive_entry_gname(ae),
+	u->gid = users_gid(u->users, archive_entry_gname(ae),
 	    (gid_t)archive_entry_gid(ae));
 }
 
@@ -380,12 +382,10 @@ unpack_meta_at(struct unpack *u, struct unpack_target *t,
     struct archive_entry *ae, bool link, struct dbp_error *err)
 {
 	struct timespec ts[2];
-	uid_t uid;
-	gid_t gid;
 
 	if (u->opts.chown) {
-		unpack_owner(u, ae, &uid, &gid);
-		if (fchownat(t->dfd, t->tmp, uid, gid, AT_SYMLINK_NOFOLLOW) != 0)
+		if (fchownat(t->dfd, t->tmp, u->uid, u->gid,
+		    AT_SYMLINK_NOFOLLOW) != 0)
 			return dbp_err(err, errno, t->path,
 			    "cannot change owner");
 	}
@@ -495,7 +495,8 @@ unpack_record(struct unpack *u, struct archive_entry *ae, char type,
 	memset(&e, 0, sizeof(e));
 	e.type = type;
 	e.mode = archive_entry_perm(ae);
-	unpack_owner(u, ae, &e.uid, &e.gid);
+	e.uid = u->uid;
+	e.gid = u->gid;
 	e.size = size;
 	if (digest != NULL)
 		memcpy(e.sha256, digest, sizeof(e.sha256));
@@ -521,8 +522,6 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	struct manifest_entry *e;
 	struct timespec ts[2];
 	int fd, tries, r;
-	uid_t uid;
-	gid_t gid;
 
 	if (unpack_is_conffile(u, t->path) &&
 	    (r = unpack_conffile(u, t, err)) != 0)
@@ -545,8 +544,7 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	 * journal commit carries it; mode after chown, which clears setuid.
 	 */
 	if (r == 0 && u->opts.chown) {
-		unpack_owner(u, ae, &uid, &gid);
-		if (fchown(fd, uid, gid) != 0)
+		if (fchown(fd, u->uid, u->gid) != 0)
 			r = dbp_err(err, errno, t->path, "cannot change owner");
 	}
 	if (r == 0 && fchmod(fd, archive_entry_perm(ae)) != 0)
@@ -686,8 +684,8 @@ unpack_dir(struct unpack *u, struct archive_entry *ae, const char *path,
 	memset(&m, 0, sizeof(m));
 	m.mode = archive_entry_perm(ae);
 	m.chown = u->opts.chown;
-	if (m.chown)
-		unpack_owner(u, ae, &m.uid, &m.gid);
+	m.uid = u->uid;
+	m.gid = u->gid;
 	m.mtime.tv_sec = archive_entry_mtime(ae);
 	m.mtime.tv_nsec = archive_entry_mtime_nsec(ae);
 	if ((r = dirs_set_meta(u->dirs, idx, &m, err)) != 0)
@@ -709,6 +707,8 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		return r;
 	if ((r = unpack_stopped(u, t.path, err)) != 0)
 		return r;
+	/* Looked up once per entry: chown and the record both need it. */
+	unpack_owner(u, ae);
 	if (archive_entry_hardlink(ae) == NULL && type == AE_IFDIR)
 		return t.path[0] == '\0' ? 0 : unpack_dir(u, ae, t.path, err);
 	if (t.path[0] == '\0')
