@@ -52,6 +52,8 @@ struct dirs {
 	unsigned long clock;
 	int (*guard)(void *, size_t, const char *);
 	void *guard_ctx;
+	int (*log)(void *, const char *, const struct timespec *);
+	void *log_ctx;
 };
 
 static int
@@ -210,6 +212,14 @@ dirs_add(struct dirs *d, const char *rel, int fd, size_t parent,
 		*idx = (*found)->idx;
 		return dirs_alias(d, path, *idx);
 	}
+	/* A directory found, not made: the journal learns its times. */
+	if (!(flags & DIR_CREATED) && d->log != NULL &&
+	    (r = d->log(d->log_ctx, rel, (struct timespec[2]){ st.st_atim,
+	    st.st_mtim })) != 0) {
+		free(path);
+		close(fd);
+		return r;
+	}
 	v = realloc(d->v, (d->n + 1) * sizeof(*v));
 	if (v == NULL) {
 		free(path);
@@ -289,6 +299,9 @@ dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
 	if ((pfd = dirs_fd(d, pidx)) < 0)
 		return dbp_err(err, -pfd, d->v[pidx].path,
 		    "cannot open directory");
+	/* Announced before it exists, so that a killed run's repair finds it. */
+	if (d->log != NULL && (r = d->log(d->log_ctx, rel, NULL)) != 0)
+		return dbp_err(err, -r, rel, "cannot write journal");
 	/*
 	 * Near the final mode from the start, so that a run killed before
 	 * dirs_fixup leaves usable directories; never without owner access.
@@ -390,6 +403,14 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 	if (r == 0)
 		*idx = pidx;
 	return r;
+}
+
+void
+dirs_set_log(struct dirs *d, int (*log)(void *, const char *,
+    const struct timespec *), void *ctx)
+{
+	d->log = log;
+	d->log_ctx = ctx;
 }
 
 void

@@ -53,6 +53,15 @@ int dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 void dirs_set_guard(struct dirs *d, int (*guard)(void *ctx, size_t pidx,
     const char *base), void *ctx);
 
+/*
+ * LOG is told of each directory before the run can change anything in
+ * it: one that exists (with its access and modification times) when it
+ * enters the table, one to be made (TIMES NULL) before it is made.  A
+ * non-zero answer (-errno) fails the lookup.
+ */
+void dirs_set_log(struct dirs *d, int (*log)(void *ctx, const char *path,
+    const struct timespec *times), void *ctx);
+
 /* Descriptor of directory IDX, reopened if it was evicted; -errno on error. */
 int dirs_fd(struct dirs *d, size_t idx);
 

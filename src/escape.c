@@ -56,3 +56,78 @@ escape_name(const char *s, char *buf, size_t n)
 	buf[o] = '\0';
 	return buf;
 }
+
+/* The stdio calls' results are checked: a memory stream's ferror() is not set. */
+bool
+escape_put_field(FILE *fp, const char *s)
+{
+	const unsigned char *p;
+	int r = 0;
+
+	for (p = (const unsigned char *)s; *p != '\0' && r >= 0; p++) {
+		if (*p == '\\')
+			r = fputs("\\\\", fp);
+		else if (*p == '\t')
+			r = fputs("\\t", fp);
+		else if (*p == '\n')
+			r = fputs("\\n", fp);
+		else if (*p < 0x20 || *p == 0x7f)
+			r = fprintf(fp, "\\x%02x", *p);
+		else
+			r = putc(*p, fp);
+	}
+	return r >= 0;
+}
+
+static int
+escape_hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+const char *
+escape_parse_field(char *s)
+{
+	unsigned char *in = (unsigned char *)s, *out = in;
+	int hi, lo, b;
+
+	for (; *in != '\0'; in++) {
+		if (*in < 0x20 || *in == 0x7f)
+			return "raw control byte";
+		if (*in != '\\') {
+			*out++ = *in;
+			continue;
+		}
+		switch (*++in) {
+		case '\\':
+			*out++ = '\\';
+			break;
+		case 't':
+			*out++ = '\t';
+			break;
+		case 'n':
+			*out++ = '\n';
+			break;
+		case 'x':
+			if ((hi = escape_hexval(in[1])) < 0 ||
+			    (lo = escape_hexval(in[2])) < 0)
+				return "bad escape";
+			b = hi << 4 | lo;
+			if (b == 0)
+				return "NUL byte";
+			if ((b >= 0x20 && b != 0x7f) || b == '\t' || b == '\n')
+				return "bad escape";
+			*out++ = (unsigned char)b;
+			in += 2;
+			break;
+		default:	/* '\0' too: a backslash ending the field */
+			return "bad escape";
+		}
+	}
+	*out = '\0';
+	return NULL;
+}

@@ -2,7 +2,9 @@
 #ifndef DEBUNPACK_ESCAPE_H
 #define DEBUNPACK_ESCAPE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Copy S into BUF (size N, always terminated), writing control characters
@@ -12,5 +14,20 @@
  * Returns BUF.
  */
 char *escape_name(const char *s, char *buf, size_t n);
+
+/*
+ * Fields of the admin directory's text files (records, journal) hold any
+ * path.  escape_put_field writes S to FP with backslash, TAB, newline and
+ * the other control bytes (below 0x20, 0x7f) as \\, \t, \n and \xNN
+ * (lowercase hex), every other byte as itself: one spelling per name.
+ * Returns false when a write fails.
+ */
+bool escape_put_field(FILE *fp, const char *s);
+
+/*
+ * Decode field S in place, accepting only the spelling escape_put_field
+ * writes.  Returns NULL, or why S is bad.
+ */
+const char *escape_parse_field(char *s);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -20,8 +21,10 @@
 #include "error.h"
 #include "escape.h"
 #include "manifest.h"
+#include "journal.h"
 #include "query.h"
 #include "record.h"
+#include "recover.h"
 #include "rootfs.h"
 #include "stats.h"
 #include "syncbatch.h"
@@ -31,12 +34,13 @@
 enum {
 	OPT_STATS = 256, OPT_SKIP_DEVICES, OPT_SYNC_MODE, OPT_ROOT, OPT_ADMINDIR,
 	OPT_LIST, OPT_OWNER, OPT_CONTENTS, OPT_FORCE_OVERWRITE, OPT_VERIFY,
-	OPT_DRY_RUN
+	OPT_DRY_RUN, OPT_RECOVER
 };
 
 /* What a run does: install (the default) or answer a query. */
 enum main_action {
-	ACT_INSTALL, ACT_LIST, ACT_OWNER, ACT_CONTENTS, ACT_VERIFY, ACT_DRY_RUN
+	ACT_INSTALL, ACT_LIST, ACT_OWNER, ACT_CONTENTS, ACT_VERIFY, ACT_DRY_RUN,
+	ACT_RECOVER
 };
 
 /* Where records go unless --admindir says otherwise, inside the root. */
@@ -51,6 +55,7 @@ static const struct option main_options[] = {
 	{ "list",		no_argument,		NULL, OPT_LIST },
 	{ "owner",		required_argument,	NULL, OPT_OWNER },
 	{ "quiet",		no_argument,		NULL, 'q' },
+	{ "recover",		no_argument,		NULL, OPT_RECOVER },
 	{ "root",		required_argument,	NULL, OPT_ROOT },
 	{ "skip-devices",	no_argument,		NULL, OPT_SKIP_DEVICES },
 	{ "stats",		optional_argument,	NULL, OPT_STATS },
@@ -90,6 +95,7 @@ usage(FILE *fp)
 	    "                 [--sync-mode batched|perfile|none] [-q | -v] PKG.deb...\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --list | --owner PATH\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --verify [PKGNAME...]\n"
+	    "       debunpack [--admindir DIR] [--root DIR] --recover\n"
 	    "       debunpack --contents PKG.deb...\n"
 	    "       debunpack --help | --version\n"
 	    "\n"
@@ -102,6 +108,7 @@ usage(FILE *fp)
 	    "      --list            list the installed packages\n"
 	    "      --owner PATH      name the packages that installed PATH\n"
 	    "  -q, --quiet           print errors only\n"
+	    "      --recover         repair what an interrupted run left\n"
 	    "      --root DIR        install under DIR (default /)\n"
 	    "      --skip-devices    when not root, skip device nodes with a"
 	    " warning\n"
@@ -186,15 +193,17 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		case OPT_CONTENTS:
 		case OPT_VERIFY:
 		case OPT_DRY_RUN:
+		case OPT_RECOVER:
 			if (o->action != ACT_INSTALL) {
 				fprintf(stderr, "debunpack: --list, --owner,"
-				    " --contents, --verify and --dry-run"
-				    " exclude each other\n");
+				    " --contents, --verify, --dry-run and"
+				    " --recover exclude each other\n");
 				return -1;
 			}
 			o->action = c == OPT_LIST ? ACT_LIST : c == OPT_OWNER ?
 			    ACT_OWNER : c == OPT_CONTENTS ? ACT_CONTENTS :
-			    c == OPT_VERIFY ? ACT_VERIFY : ACT_DRY_RUN;
+			    c == OPT_VERIFY ? ACT_VERIFY : c == OPT_RECOVER ?
+			    ACT_RECOVER : ACT_DRY_RUN;
 			o->owner = optarg;
 			break;
 		case OPT_SKIP_DEVICES:
@@ -229,10 +238,11 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			return -1;
 		}
 	}
-	if (o->action == ACT_LIST || o->action == ACT_OWNER) {
+	if (o->action == ACT_LIST || o->action == ACT_OWNER ||
+	    o->action == ACT_RECOVER) {
 		if (optind < argc) {
-			fprintf(stderr, "debunpack: --list and --owner take no"
-			    " package file\n");
+			fprintf(stderr, "debunpack: --list, --owner and"
+			    " --recover take no package file\n");
 			return -1;
 		}
 	} else if (optind >= argc && o->action != ACT_VERIFY) {
@@ -315,6 +325,12 @@ main_unpack_one(struct unpack *u, struct manifest *man, const char *file,
 	return r;
 }
 
+static int
+main_journal_dir(void *ctx, const char *path, const struct timespec *times)
+{
+	return journal_dir(ctx, path, times);
+}
+
 /*
  * Attach the admin directory: --admindir, which must exist, or
  * ROOT/var/lib/debunpack, created inside the root as part of the batch
@@ -359,6 +375,50 @@ main_dry_run(struct manifest *man, const struct rootfs *rf, char **files,
 	return r;
 }
 
+/*
+ * Before anything else: if the admin directory holds the journal of an
+ * interrupted run, repair the root as it says.  LOCK: the run needs the
+ * admin directory to itself (an install); otherwise (a query) a run in
+ * progress is left alone and the records are read as they are.
+ */
+static int
+main_recover(const struct main_opts *o, const struct rootfs *rf, bool lock,
+    struct dbp_error *err)
+{
+	struct recover_result res;
+	int fd, r;
+
+	if (o->admindir != NULL)
+		fd = open(o->admindir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	else
+		fd = rootfs_resolve(rf, MAIN_ADMINDIR, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		r = o->admindir != NULL ? errno : -fd;
+		if (r == ENOENT)
+			return 0;	/* nothing installed, nothing to repair */
+		return dbp_err(err, r, o->admindir != NULL ? o->admindir :
+		    MAIN_ADMINDIR, "cannot open admin directory");
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		r = errno;
+		close(fd);
+		if (!lock && r == EWOULDBLOCK)
+			return 0;
+		return dbp_err(err, r, o->admindir != NULL ? o->admindir :
+		    MAIN_ADMINDIR, r == EWOULDBLOCK ? "in use by another run" :
+		    "cannot lock admin directory");
+	}
+	r = recover_run(rf, fd, &res, err);
+	close(fd);
+	if (r == 0 && res.found && o->verbose >= 0)
+		fprintf(stderr, "debunpack: repaired an interrupted run: %s"
+		    " (%zu names %s, %zu leftovers removed%s)\n",
+		    res.forward ? "finished it" : "undid it", res.items,
+		    res.forward ? "committed" : "put back", res.removed,
+		    res.forward ? ", old paths removed" : "");
+	return r;
+}
+
 /* --list, --owner, --contents: read only, print on standard output. */
 static int
 main_query(const struct main_opts *o, int argc, char **argv, int first)
@@ -378,7 +438,10 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 		goto out;
 	}
 	if ((r = rootfs_open(&rf, o->root, &err)) != 0 ||
-	    (r = manifest_new(&man)) != 0)
+	    (r = main_recover(o, &rf, o->action == ACT_RECOVER, &err)) != 0 ||
+	    o->action == ACT_RECOVER)
+		goto out;
+	if ((r = manifest_new(&man)) != 0)
 		goto out;
 	if (o->admindir != NULL)
 		fd = open(o->admindir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -439,9 +502,10 @@ main(int argc, char **argv)
 	struct dirs *dirs = NULL;
 	struct syncbatch *sb = NULL;
 	struct manifest *man = NULL;
+	struct journal *j = NULL;
 	struct unpack *u = NULL;
 	struct stats st;
-	struct dbp_error err;
+	struct dbp_error err, ign;
 	struct sigaction sa;
 	size_t maxfiles, maxdirs;
 	double t0;
@@ -472,7 +536,8 @@ main(int argc, char **argv)
 	uo.warn = main_warn;
 	uo.warn_ctx = &mc;
 
-	if ((r = rootfs_open(&rf, o.root, &err)) != 0)
+	if ((r = rootfs_open(&rf, o.root, &err)) != 0 ||
+	    (r = main_recover(&o, &rf, true, &err)) != 0)
 		goto out;
 	if (uo.chown && (r = users_load(&users, &rf)) != 0) {
 		dbp_err(&err, -r, "etc/passwd", "cannot read users");
@@ -480,13 +545,18 @@ main(int argc, char **argv)
 	}
 	main_fd_budget(&maxfiles, &maxdirs);
 	if ((r = dirs_new(&dirs, &rf, maxdirs)) != 0 ||
+	    (r = journal_new(&j, strcmp(o.mode, "none") != 0)) != 0 ||
 	    (r = manifest_new(&man)) != 0 ||
 	    (r = syncbatch_new(&sb, o.mode, dirs, &st, maxfiles)) != 0 ||
 	    (r = unpack_new(&u, &uo, dirs, sb, man, users, &st)) != 0) {
 		dbp_err(&err, -r, NULL, "cannot start");
 		goto out;
 	}
+	/* Every directory the run touches is in the journal before it is. */
+	dirs_set_log(dirs, main_journal_dir, j);
 	if ((r = main_admindir(&o, &rf, dirs, man, &st, &err)) != 0 ||
+	    (r = manifest_lock(man, &err)) != 0 ||
+	    (r = journal_open(j, manifest_admin_fd(man), &err)) != 0 ||
 	    (r = manifest_load_installed(man, &err)) != 0)
 		goto abort;
 
@@ -507,19 +577,30 @@ main(int argc, char **argv)
 		goto abort;
 	}
 	/*
-	 * Files first, then the records that describe them; only then what
+	 * Data of files and records durable and every rename to come in the
+	 * journal (synced) before the first rename.  Files first, then the
+	 * records that describe them; then the commit point; only then what
 	 * the old versions had and the new ones do not goes away, so that a
-	 * crash never loses a file that a committed record still lists.
+	 * crash never loses a file that a committed record still lists.  A
+	 * crash before the commit point is undone by the next run, one after
+	 * it finished (recover.c).
 	 */
-	if ((r = syncbatch_commit(sb, &err)) != 0 ||
-	    (r = manifest_commit(man, &err)) != 0)
+	if ((r = syncbatch_prepare(sb, j, JOURNAL_ROOT, &err)) != 0 ||
+	    (r = manifest_prepare(man, j, &err)) != 0 ||
+	    (r = journal_sync(j, &err)) != 0 ||
+	    (r = syncbatch_commit(sb, &err)) != 0 ||
+	    (r = manifest_commit(man, &err)) != 0 ||
+	    (r = manifest_plan_obsolete(man, dirs, j, &err)) != 0 ||
+	    (r = journal_commit(j, &err)) != 0)
 		goto abort;
 	/* Past this point the run stands: the old versions' backups go. */
 	if ((syncbatch_finish(sb) | manifest_finish(man)) != 0 && o.verbose >= 0)
 		fprintf(stderr, "debunpack: warning: some backups"
 		    " (*.debunpack-old) could not be removed\n");
 	manifest_remove_obsolete(man, dirs, main_warn, &mc);
-	if ((r = syncbatch_sync_dirs(sb, &err)) != 0)
+	/* The cleanup durable, the journal can go (a repair would redo it). */
+	if ((r = syncbatch_sync_dirs(sb, &err)) != 0 ||
+	    (r = journal_end(j, false, &err)) != 0)
 		goto out;
 	if (o.verbose > 0)
 		fprintf(stderr, "debunpack: %zu paths committed (%s)\n",
@@ -535,16 +616,25 @@ main(int argc, char **argv)
 	status = 0;
 	goto out;
 abort:
-	/* Records first: the admin directory may be one this run created. */
-	if ((manifest_abort(man) | syncbatch_abort(sb)) != 0 && o.verbose >= 0)
-		fprintf(stderr, "debunpack: warning: cleanup after the error"
-		    " was incomplete; run the same command again\n");
+	/*
+	 * Records first, then files; the journal goes only once they are
+	 * undone (else the next run finishes the undo), then the directories
+	 * this run created: the admin directory may be one of them.
+	 */
+	if ((manifest_abort(man) | syncbatch_abort(sb)) != 0 ||
+	    journal_end(j, true, &ign) != 0) {
+		if (o.verbose >= 0)
+			fprintf(stderr, "debunpack: warning: cleanup after the"
+			    " error was incomplete; the next run repairs it\n");
+	}
+	syncbatch_abort_dirs(sb);
 out:
 	if (status != 0)
 		main_print_error(&err);
 	unpack_free(u);
 	syncbatch_free(sb);
 	manifest_free(man);
+	journal_free(j);
 	dirs_free(dirs);
 	users_free(users);
 	rootfs_close(&rf);

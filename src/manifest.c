@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "dirs.h"
+#include "journal.h"
 #include "manifest.h"
 #include "rootfs.h"
 #include "syncbatch.h"
@@ -28,6 +30,13 @@
  * (or none) next to new files: the record may lag behind the root, never
  * run ahead of it.  After exit 0 both batches are durable.
  */
+/* A path of an old version to remove after the commit point. */
+struct manifest_gone {
+	size_t pidx;			/* its directory in the run's table */
+	const char *base;		/* its name there */
+	const struct record_entry *e;	/* in the installed record */
+};
+
 struct manifest {
 	void *root;		/* tsearch tree of struct manifest_entry */
 	size_t n;
@@ -42,6 +51,8 @@ struct manifest {
 	bool *disowned;		/* inst[i] gave up paths: restage it */
 	struct record **staged;	/* by package index of the run */
 	size_t nstaged;
+	struct manifest_gone *gone;	/* manifest_plan_obsolete's list */
+	size_t ngone;
 };
 
 static int
@@ -85,6 +96,7 @@ manifest_free(struct manifest *m)
 	while (m->nstaged > 0)
 		record_free(m->staged[--m->nstaged]);
 	free(m->staged);
+	free(m->gone);
 	syncbatch_free(m->asb);
 	dirs_free(m->adirs);
 	rootfs_close(&m->arf);
@@ -148,6 +160,22 @@ manifest_admin(struct manifest *m, int dirfd, bool openat2, const char *mode,
 	    (r = syncbatch_new(&m->asb, mode, m->adirs, st, 64)) != 0)
 		return dbp_err(err, -r, "", "cannot open admin directory");
 	return dirs_get(m->adirs, "", false, 0, &m->aroot, err);
+}
+
+int
+manifest_lock(struct manifest *m, struct dbp_error *err)
+{
+	if (flock(m->arf.fd, LOCK_EX | LOCK_NB) != 0)
+		return dbp_err(err, errno, "", errno == EWOULDBLOCK ?
+		    "admin directory in use by another run" :
+		    "cannot lock admin directory");
+	return 0;
+}
+
+int
+manifest_admin_fd(const struct manifest *m)
+{
+	return m->arf.fd;
 }
 
 /* Package names become file names: only what dpkg allows in them. */
@@ -237,7 +265,8 @@ manifest_stage(struct manifest *m, struct record *r, struct dbp_error *err)
 static int manifest_in_run(const struct manifest *, const char *);
 
 int
-manifest_commit(struct manifest *m, struct dbp_error *err)
+manifest_prepare(struct manifest *m, struct journal *j,
+    struct dbp_error *err)
 {
 	size_t i;
 	int r;
@@ -250,7 +279,13 @@ manifest_commit(struct manifest *m, struct dbp_error *err)
 		    control_get(m->inst[i]->ctl, "Package")) &&
 		    (r = manifest_write_tmp(m, m->inst[i], err)) != 0)
 			return r;
-	return syncbatch_commit(m->asb, err);
+	return syncbatch_prepare(m->asb, j, JOURNAL_ADMIN, err);
+}
+
+int
+manifest_commit(struct manifest *m, struct dbp_error *err)
+{
+	return m->asb != NULL ? syncbatch_commit(m->asb, err) : 0;
 }
 
 const char *
@@ -381,24 +416,23 @@ manifest_other_has(struct manifest *m, const char *abspath, const char *name)
 }
 
 /*
- * Remove path E of an old version, unless the run installed something at
- * that place (through another name of its directory: merged /usr) or it
- * is a directory that is not empty.
+ * Plan to remove path E of an old version, unless the run installed
+ * something at that place (through another name of its directory: merged
+ * /usr) or its directory is gone.
  */
-static void
-manifest_remove_one(struct manifest *m, struct dirs *d,
-    const struct record_entry *e, void (*warn)(void *, const char *,
-    const char *), void *ctx)
+static int
+manifest_plan_one(struct manifest *m, struct dirs *d,
+    const struct record_entry *e, struct journal *j)
 {
 	char parent[PATH_MAX];
 	const char *base, *slash;
-	struct stat st;
+	struct manifest_gone *g;
 	size_t pidx;
-	int fd;
+	int r;
 
 	slash = strrchr(e->path, '/');
 	if (slash == NULL || slash[1] == '\0')
-		return;
+		return 0;
 	if (slash == e->path)
 		parent[0] = '\0';
 	else
@@ -406,32 +440,27 @@ manifest_remove_one(struct manifest *m, struct dirs *d,
 		    (int)(slash - e->path - 1), e->path + 1);
 	base = slash + 1;
 	if (dirs_get(d, parent, false, 0, &pidx, NULL) != 0 ||
-	    manifest_find(m, pidx, base) != NULL ||
-	    (fd = dirs_fd(d, pidx)) < 0 ||
-	    fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return;
-	if (e->type == 'd') {
-		if (!S_ISDIR(st.st_mode) || unlinkat(fd, base, AT_REMOVEDIR) != 0)
-			return;		/* not empty: it holds someone's files */
-	} else {
-		if (S_ISDIR(st.st_mode))
-			return;
-		if (unlinkat(fd, base, 0) != 0) {
-			if (warn != NULL)
-				warn(ctx, e->path + 1,
-				    "cannot remove file of the old version");
-			return;
-		}
-	}
-	dirs_mark(d, pidx, DIR_NAMES);
+	    manifest_find(m, pidx, base) != NULL)
+		return 0;
+	if ((g = realloc(m->gone, (m->ngone + 1) * sizeof(*g))) == NULL)
+		return -ENOMEM;
+	m->gone = g;
+	g += m->ngone++;
+	g->pidx = pidx;
+	g->base = base;
+	g->e = e;
+	if (j != NULL && (r = journal_gone(j, e->type, e->path + 1)) != 0)
+		return r;
+	return 0;
 }
 
-void
-manifest_remove_obsolete(struct manifest *m, struct dirs *d,
-    void (*warn)(void *, const char *, const char *), void *ctx)
+int
+manifest_plan_obsolete(struct manifest *m, struct dirs *d, struct journal *j,
+    struct dbp_error *err)
 {
 	struct record *old;
-	size_t i, j;
+	size_t i, k;
+	int r;
 
 	for (i = 0; i < m->nstaged; i++) {
 		const char *name = control_get(m->staged[i]->ctl, "Package");
@@ -439,13 +468,48 @@ manifest_remove_obsolete(struct manifest *m, struct dirs *d,
 		if ((old = manifest_installed(m, name, NULL)) == NULL)
 			continue;
 		/* Backwards: the contents of a directory before the directory. */
-		for (j = old->n; j-- > 0;) {
-			const struct record_entry *e = &old->v[j];
+		for (k = old->n; k-- > 0;) {
+			const struct record_entry *e = &old->v[k];
 
 			if (record_find(m->staged[i], e->path) == NULL &&
-			    !manifest_other_has(m, e->path, name))
-				manifest_remove_one(m, d, e, warn, ctx);
+			    !manifest_other_has(m, e->path, name) &&
+			    (r = manifest_plan_one(m, d, e, j)) != 0)
+				return dbp_err(err, -r, e->path + 1,
+				    "cannot plan removal");
 		}
+	}
+	return 0;
+}
+
+void
+manifest_remove_obsolete(struct manifest *m, struct dirs *d,
+    void (*warn)(void *, const char *, const char *), void *ctx)
+{
+	struct stat st;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < m->ngone; i++) {
+		const struct manifest_gone *g = &m->gone[i];
+
+		if ((fd = dirs_fd(d, g->pidx)) < 0 ||
+		    fstatat(fd, g->base, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (g->e->type == 'd') {
+			if (!S_ISDIR(st.st_mode) ||
+			    unlinkat(fd, g->base, AT_REMOVEDIR) != 0)
+				continue;	/* not empty: it holds someone's files */
+		} else {
+			if (S_ISDIR(st.st_mode))
+				continue;
+			if (unlinkat(fd, g->base, 0) != 0) {
+				if (warn != NULL)
+					warn(ctx, g->e->path + 1, "cannot remove"
+					    " file of the old version");
+				continue;
+			}
+		}
+		dirs_mark(d, g->pidx, DIR_NAMES);
 	}
 }
 

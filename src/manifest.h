@@ -28,6 +28,7 @@ struct manifest_entry {
 };
 
 struct manifest;
+struct journal;
 
 int manifest_new(struct manifest **out);
 void manifest_free(struct manifest *m);
@@ -69,10 +70,27 @@ int manifest_stage(struct manifest *m, struct record *r,
 const char *manifest_run_name(const struct manifest *m, unsigned pkg);
 
 /*
- * Make the staged records durable and rename them into place: called
- * after the files they describe are committed, so that a record never
- * lists files that are not there.  Installed packages that gave up paths
- * (manifest_disown) get new records in the same batch.
+ * Take the admin directory for this run (flock, released when the
+ * manifest is freed): -EWOULDBLOCK when another run has it.
+ */
+int manifest_lock(struct manifest *m, struct dbp_error *err);
+
+/* The admin directory's descriptor (the manifest's), for the journal. */
+int manifest_admin_fd(const struct manifest *m);
+
+/*
+ * Make the staged records durable, keep backups of the ones they replace
+ * and tell journal J of the renames to come (syncbatch_prepare).
+ * Installed packages that gave up paths (manifest_disown) get new
+ * records in the same batch.
+ */
+int manifest_prepare(struct manifest *m, struct journal *j,
+    struct dbp_error *err);
+
+/*
+ * Rename the staged records into place: called after the files they
+ * describe are committed, so that a record never lists files that are
+ * not there.
  */
 int manifest_commit(struct manifest *m, struct dbp_error *err);
 
@@ -99,12 +117,20 @@ int manifest_disown(struct manifest *m, const char *owner,
     const char *abspath);
 
 /*
- * After the commit: remove what the old versions of the run's packages
- * had and the new ones do not, unless another package has it, the run
- * put something at that place (merged /usr aliases are resolved through
- * D, the run's directory table) or a directory is not empty.  Parents are
- * marked in D for the directory sync that follows.  Failures are warnings:
- * the new versions are in place.
+ * Before the commit point: list what the old versions of the run's
+ * packages had and the new ones do not, unless another package has it or
+ * the run put something at that place (merged /usr aliases are resolved
+ * through D, the run's directory table), and tell journal J, so that a
+ * repair after a crash removes the same.
+ */
+int manifest_plan_obsolete(struct manifest *m, struct dirs *d,
+    struct journal *j, struct dbp_error *err);
+
+/*
+ * After the commit point: remove what manifest_plan_obsolete listed,
+ * directories only when empty.  Parents are marked in D for the directory
+ * sync that follows.  Failures are warnings: the new versions are in
+ * place.
  */
 void manifest_remove_obsolete(struct manifest *m, struct dirs *d,
     void (*warn)(void *, const char *, const char *), void *ctx);

@@ -393,28 +393,6 @@ record_find(struct record *r, const char *path)
 
 /* Writing. */
 
-/* The stdio calls' results are checked: a memory stream's ferror() is not set. */
-static bool
-record_put_escaped(FILE *fp, const char *s)
-{
-	const unsigned char *p;
-	int r = 0;
-
-	for (p = (const unsigned char *)s; *p != '\0' && r >= 0; p++) {
-		if (*p == '\\')
-			r = fputs("\\\\", fp);
-		else if (*p == '\t')
-			r = fputs("\\t", fp);
-		else if (*p == '\n')
-			r = fputs("\\n", fp);
-		else if (*p < 0x20 || *p == 0x7f)
-			r = fprintf(fp, "\\x%02x", *p);
-		else
-			r = putc(*p, fp);
-	}
-	return r >= 0;
-}
-
 static bool
 record_put_entry(FILE *fp, const struct record_entry *e)
 {
@@ -435,12 +413,12 @@ record_put_entry(FILE *fp, const struct record_entry *e)
 		ok = ok && fprintf(fp, "%" PRIu64 "\t%s\t", e->size, sha) >= 0;
 	} else
 		ok = ok && fputs("-\t-\t", fp) >= 0;
-	ok = ok && record_put_escaped(fp, e->path);
+	ok = ok && escape_put_field(fp, e->path);
 	if (record_is_device(e->type))
 		ok = ok && fprintf(fp, "\t%u,%u", e->major, e->minor) >= 0;
 	else if (e->target != NULL)
 		ok = ok && putc('\t', fp) != EOF &&
-		    record_put_escaped(fp, e->target);
+		    escape_put_field(fp, e->target);
 	return ok && putc('\n', fp) != EOF;
 }
 

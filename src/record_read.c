@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "record.h"
 #include "record_int.h"
 
@@ -183,53 +184,6 @@ record_hexval(unsigned char c)
 	return -1;
 }
 
-/*
- * Decode the PATH or TARGET column S in place, accepting only the one
- * spelling record_put_escaped writes.  NULL, or why S is bad.
- */
-static const char *
-record_unescape(char *s)
-{
-	unsigned char *in = (unsigned char *)s, *out = in;
-	int hi, lo, b;
-
-	for (; *in != '\0'; in++) {
-		if (*in < 0x20 || *in == 0x7f)
-			return "raw control byte";
-		if (*in != '\\') {
-			*out++ = *in;
-			continue;
-		}
-		switch (*++in) {
-		case '\\':
-			*out++ = '\\';
-			break;
-		case 't':
-			*out++ = '\t';
-			break;
-		case 'n':
-			*out++ = '\n';
-			break;
-		case 'x':
-			if ((hi = record_hexval(in[1])) < 0 ||
-			    (lo = record_hexval(in[2])) < 0)
-				return "bad escape";
-			b = hi << 4 | lo;
-			if (b == 0)
-				return "NUL byte";
-			if ((b >= 0x20 && b != 0x7f) || b == '\t' || b == '\n')
-				return "bad escape";
-			*out++ = (unsigned char)b;
-			in += 2;
-			break;
-		default:	/* '\0' too: a backslash ending the column */
-			return "bad escape";
-		}
-	}
-	*out = '\0';
-	return NULL;
-}
-
 /* Parse the path line in RD and append it to REC. */
 static int
 record_read_entry(struct record_reader *rd, struct record *rec)
@@ -308,7 +262,7 @@ record_read_entry(struct record_reader *rd, struct record *rec)
 			    (record_hexval((unsigned char)col[5][2 * i]) << 4 |
 			    record_hexval((unsigned char)col[5][2 * i + 1]));
 
-	if ((prob = record_unescape(col[6])) != NULL)
+	if ((prob = escape_parse_field(col[6])) != NULL)
 		return record_bad(rd, "%s in the path", prob);
 	e.path = col[6];
 	if (record_is_device(e.type)) {
@@ -325,7 +279,7 @@ record_read_entry(struct record_reader *rd, struct record *rec)
 		e.major = (unsigned)a;
 		e.minor = (unsigned)b;
 	} else if (want == 8) {
-		if ((prob = record_unescape(col[7])) != NULL)
+		if ((prob = escape_parse_field(col[7])) != NULL)
 			return record_bad(rd, "%s in the target", prob);
 		e.target = col[7];
 	}

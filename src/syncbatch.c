@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "journal.h"
 #include "syncbatch.h"
 
 enum sb_state { SB_PENDING, SB_RENAMED, SB_GONE };
@@ -58,6 +59,7 @@ struct syncbatch {
 	struct sb_item *v;
 	size_t n, cap;
 	size_t maxfds, nopen;
+	bool prepared;		/* data durable, backups kept */
 	bool renamed;		/* the commit renamed at least one name */
 };
 
@@ -441,32 +443,17 @@ syncbatch_dir(const struct syncbatch *sb, size_t idx)
 static int sb_unlink_backup(struct syncbatch *, struct sb_item *);
 
 /*
- * The backup name of IT's old version: its temporary name with "-new"
- * turned into "-old" (NAME.debunpack-old, .debunpack-old.N).
- */
-static void
-sb_oldname(const struct sb_item *it, char *buf, size_t n)
-{
-	char *p, *last = NULL;
-
-	snprintf(buf, n, "%s", it->tmp);
-	for (p = buf; (p = strstr(p, "debunpack-new")) != NULL; p++)
-		last = p;
-	if (last != NULL)
-		memcpy(last + strlen("debunpack-"), "old", 3);
-}
-
-/*
  * Keep the old version of IT's name as a hardlink under its backup name
- * (no data is copied), so that a failure later in the run can put it
- * back.  A leftover of a killed run under that name is replaced.
+ * (no data is copied), so that a failure later in the run, or the repair
+ * after a crash, can put it back.  A leftover under that name is ours
+ * (a reserved name) and is replaced.
  */
 static int
 sb_backup(struct sb_item *it, int dfd, struct dbp_error *err)
 {
 	char old[NAME_MAX + 1];
 
-	sb_oldname(it, old, sizeof(old));
+	journal_oldname(it->tmp, old, sizeof(old));
 	if (unlinkat(dfd, old, 0) != 0 && errno != ENOENT)
 		return dbp_err(err, errno, it->path, "cannot remove old backup");
 	/* Without AT_SYMLINK_FOLLOW a symlink is linked, not its target. */
@@ -478,16 +465,15 @@ sb_backup(struct sb_item *it, int dfd, struct dbp_error *err)
 }
 
 int
-syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
+syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
+    struct dbp_error *err)
 {
-	double t0;
 	size_t i;
 	int dfd, r;
 
 	/* Data first: a name must never point at data that is not durable. */
 	if ((r = sb->ops->data_barrier(sb, err)) != 0)
 		return r;
-	t0 = stats_now();
 	for (i = 0; i < sb->n; i++) {
 		struct sb_item *it = &sb->v[i];
 
@@ -500,12 +486,36 @@ syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
 			    "cannot open directory");
 		if ((r = sb_backup(it, dfd, err)) != 0)
 			return r;
+		if (j != NULL && (r = journal_item(j, tree, it->backup,
+		    dirs_path(sb->dirs, it->dir), it->tmp, it->name)) != 0)
+			return dbp_err(err, -r, JOURNAL_NAME,
+			    "cannot write journal");
+	}
+	sb->prepared = true;
+	return 0;
+}
+
+int
+syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
+{
+	double t0;
+	size_t i;
+	int dfd, r;
+
+	if (!sb->prepared && (r = syncbatch_prepare(sb, NULL, 0, err)) != 0)
+		return r;
+	t0 = stats_now();
+	for (i = 0; i < sb->n; i++) {
+		struct sb_item *it = &sb->v[i];
+
+		if (it->state != SB_PENDING)
+			continue;
+		if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
+			return dbp_err(err, -dfd, dirs_path(sb->dirs, it->dir),
+			    "cannot open directory");
 		sb->st->calls[SC_RENAME]++;
-		if (renameat(dfd, it->tmp, dfd, it->name) != 0) {
-			r = dbp_err(err, errno, it->path, "cannot rename");
-			sb_unlink_backup(sb, it);
-			return r;
-		}
+		if (renameat(dfd, it->tmp, dfd, it->name) != 0)
+			return dbp_err(err, errno, it->path, "cannot rename");
 		it->state = SB_RENAMED;
 		sb->renamed = true;
 		dirs_mark(sb->dirs, it->dir, DIR_NAMES | DIR_RENAMED);
@@ -545,7 +555,7 @@ sb_unlink_backup(struct syncbatch *sb, struct sb_item *it)
 	if (!it->backup)
 		return 0;
 	it->backup = false;
-	sb_oldname(it, old, sizeof(old));
+	journal_oldname(it->tmp, old, sizeof(old));
 	if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
 		return dfd;
 	return unlinkat(dfd, old, 0) == 0 || errno == ENOENT ? 0 : -errno;
@@ -571,7 +581,7 @@ sb_rollback(struct syncbatch *sb)
 			r = r != 0 ? r : dfd;
 			continue;
 		}
-		sb_oldname(it, old, sizeof(old));
+		journal_oldname(it->tmp, old, sizeof(old));
 		if (it->backup ? renameat(dfd, old, dfd, it->name) != 0 :
 		    unlinkat(dfd, it->name, 0) != 0) {
 			r = r != 0 ? r : -errno;
@@ -618,14 +628,25 @@ syncbatch_abort(struct syncbatch *sb)
 		sb_close(sb, it, &ignored);
 		if ((r2 = sb_unlink_tmp(sb, it)) != 0 && r == 0)
 			r = r2;
+		/* Not renamed: the old version is still in place. */
+		if ((r2 = sb_unlink_backup(sb, it)) != 0 && r == 0)
+			r = r2;
 		it->state = SB_GONE;
 	}
+	return r;
+}
+
+int
+syncbatch_abort_dirs(struct syncbatch *sb)
+{
+	struct dbp_error ignored;
+	int r = 0, r2;
+
 	/*
 	 * Once a name is committed the new directories are part of the new
 	 * state (a committed symlink may point into one): keep them.
 	 */
-	if (!sb->renamed && (r2 = dirs_remove_created(sb->dirs)) != 0 &&
-	    r == 0)
+	if (!sb->renamed && (r2 = dirs_remove_created(sb->dirs)) != 0)
 		r = r2;
 	/*
 	 * Directories that survive hold files that were already renamed:

@@ -9,6 +9,7 @@
 #include "stats.h"
 
 struct syncbatch;
+struct journal;
 
 /* The strategy names, NULL-terminated, in the order --help lists them. */
 extern const char *const syncbatch_modes[];
@@ -55,11 +56,20 @@ const char *syncbatch_tmpname(const struct syncbatch *sb, size_t idx);
 size_t syncbatch_dir(const struct syncbatch *sb, size_t idx);
 
 /*
- * Make every registered file durable, rename all over their final names,
- * apply directory metadata and make the names durable.  Nothing is renamed
- * before all data is durable.  Each replaced name's old version is kept
- * as a backup until syncbatch_finish; if anything fails, syncbatch_abort
- * puts the old versions back.
+ * First half of the commit: make every registered file durable, keep
+ * each name's old version as a backup (a hardlink named like the
+ * temporary with "-new" turned into "-old") until syncbatch_finish, and
+ * tell journal J (if not NULL) of each rename to come, as TREE's items.
+ * Nothing is renamed yet.
+ */
+int syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
+    struct dbp_error *err);
+
+/*
+ * Second half (with the first if it was not called): rename all over
+ * their final names, apply directory metadata and make the names
+ * durable.  If anything fails, syncbatch_abort puts the old versions
+ * back.
  */
 int syncbatch_commit(struct syncbatch *sb, struct dbp_error *err);
 
@@ -78,12 +88,19 @@ int syncbatch_finish(struct syncbatch *sb);
 /*
  * Undo whatever is not committed: put back the old versions of names the
  * commit already replaced (from their backups; names that were new are
- * removed), close files, remove every temporary still present and the
- * directories the run created that are empty.  Also after a successful
- * syncbatch_commit, as long as syncbatch_finish was not called.  Returns
- * the first error met (the cleanup goes on past it).
+ * removed), close files, remove every temporary and backup still
+ * present.  Also after a successful syncbatch_commit, as long as
+ * syncbatch_finish was not called.  Returns the first error met (the
+ * cleanup goes on past it).
  */
 int syncbatch_abort(struct syncbatch *sb);
+
+/*
+ * After syncbatch_abort: remove the directories the run created that are
+ * empty, give the others back their times and make it durable.  Best
+ * effort; returns the first error.
+ */
+int syncbatch_abort_dirs(struct syncbatch *sb);
 
 void syncbatch_free(struct syncbatch *sb);
 

@@ -126,6 +126,12 @@ unpack_reserved(const char *comp, size_t len)
 	return 0;
 }
 
+bool
+unpack_reserved_name(const char *name)
+{
+	return unpack_reserved(name, strlen(name)) != 0;
+}
+
 int
 unpack_path(const char *raw, char *out, size_t n, struct dbp_error *err)
 {

@@ -74,4 +74,11 @@ int unpack_set_conffiles(struct unpack *u, const char *text,
  */
 int unpack_path(const char *raw, char *out, size_t n, struct dbp_error *err);
 
+/*
+ * Whether NAME is one of the reserved names of temporaries and backups
+ * (NAME.debunpack-new, .debunpack-new.N, and -old): packages may not
+ * ship them, and what has them in the root belongs to a run.
+ */
+bool unpack_reserved_name(const char *name);
+
 #endif

@@ -339,6 +339,7 @@ abort_case(const char *mode)
 	add_symlink(&f, "fresh/link", "g");
 	ck_assert_int_eq(count_temps(), 5);
 	ck_assert_int_eq(syncbatch_abort(f.sb), 0);
+	ck_assert_int_eq(syncbatch_abort_dirs(f.sb), 0);
 	ck_assert_int_eq(count_temps(), 0);
 	ck_assert(!checkutil_exists("fresh"));
 	ck_assert(!checkutil_exists("keep/added"));
@@ -459,6 +460,7 @@ START_TEST(test_syncbatch_abort_after_reopen)
 		}
 	}
 	ck_assert_int_eq(syncbatch_abort(f.sb), 0);
+	ck_assert_int_eq(syncbatch_abort_dirs(f.sb), 0);
 	ck_assert_int_eq(count_temps(), 0);
 	for (i = 0; i < 10; i++) {
 		snprintf(path, sizeof(path), "x%d", i);

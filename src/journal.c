@@ -1,0 +1,226 @@
+/* The run's journal: what an interrupted run leaves for the next one to repair. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "escape.h"
+#include "journal.h"
+
+/*
+ * Format, version 1: text, one line per fact, fields separated by TAB,
+ * paths escaped as in records (escape_put_field):
+ *
+ *	debunpack-journal 1
+ *	dir	TREE	ATIME	MTIME	PATH	a directory in use, its times
+ *	mkdir	PATH			a directory about to be created
+ *	item	TREE	OLD	DIR	TMP	NAME
+ *					TMP is about to become DIR/NAME;
+ *					OLD 1: NAME's old version is kept
+ *					as TMP's backup name
+ *	gone	TYPE	PATH		removed after the commit point
+ *	commit				the commit point
+ *
+ * TREE is R (the root, paths relative to it) or A (the admin directory,
+ * whose own path is "."); times are SECONDS.NANOSECONDS.  The lines are
+ * appended in the order of the run; "dir" and "mkdir" lines are written
+ * before the directory is touched, "item" lines before the first rename
+ * (and synced), "commit" after the last rename of files and records.  A
+ * last line without its newline was cut by a crash and is ignored.
+ */
+
+struct journal {
+	FILE *fp;		/* the file once open, else a memory stream */
+	char *mem;		/* the memory stream's buffer */
+	size_t memlen;
+	int admfd;		/* the admin directory, once open */
+	struct timespec admtimes[2];	/* its times before the journal */
+	bool durable;
+	bool dirsynced;		/* its name is durable */
+	int err;		/* first write error, -errno */
+};
+
+int
+journal_new(struct journal **out, bool durable)
+{
+	struct journal *j;
+
+	if ((j = calloc(1, sizeof(*j))) == NULL)
+		return -ENOMEM;
+	j->admfd = -1;
+	j->durable = durable;
+	if ((j->fp = open_memstream(&j->mem, &j->memlen)) == NULL) {
+		free(j);
+		return -ENOMEM;
+	}
+	*out = j;
+	return 0;
+}
+
+static int
+journal_check(struct journal *j, FILE *fp)
+{
+	if (j->err == 0 && (ferror(fp) || fflush(fp) != 0))
+		j->err = errno != 0 ? -errno : -EIO;
+	return j->err;
+}
+
+int
+journal_open(struct journal *j, int admfd, struct dbp_error *err)
+{
+	struct stat st;
+	FILE *fp;
+	int fd;
+
+	if (fstat(admfd, &st) != 0 ||
+	    (j->admfd = fcntl(admfd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return dbp_err(err, errno, JOURNAL_NAME, "cannot create journal");
+	fd = openat(admfd, JOURNAL_NAME, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return dbp_err(err, errno, JOURNAL_NAME, "cannot create journal");
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		unlinkat(admfd, JOURNAL_NAME, 0);
+		return dbp_err(err, errno, JOURNAL_NAME, "cannot create journal");
+	}
+	/* The admin directory's times as they were before the journal came. */
+	j->admtimes[0] = st.st_atim;
+	j->admtimes[1] = st.st_mtim;
+	fprintf(fp, JOURNAL_MAGIC "%d\ndir\tA\t%jd.%09ld\t%jd.%09ld\t.\n",
+	    JOURNAL_VERSION, (intmax_t)st.st_atim.tv_sec, st.st_atim.tv_nsec,
+	    (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	if (j->err == 0 && fflush(j->fp) == 0 && j->memlen > 0)
+		fwrite(j->mem, 1, j->memlen, fp);
+	fclose(j->fp);
+	free(j->mem);
+	j->mem = NULL;
+	j->fp = fp;
+	if (journal_check(j, fp) != 0)
+		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
+	return 0;
+}
+
+int
+journal_dir(struct journal *j, const char *path, const struct timespec *t)
+{
+	if (j->fp == NULL)
+		return 0;
+	if (t != NULL)
+		fprintf(j->fp, "dir\tR\t%jd.%09ld\t%jd.%09ld\t",
+		    (intmax_t)t[0].tv_sec, t[0].tv_nsec,
+		    (intmax_t)t[1].tv_sec, t[1].tv_nsec);
+	else
+		fputs("mkdir\t", j->fp);
+	if (!escape_put_field(j->fp, path[0] != '\0' ? path : ".") ||
+	    putc('\n', j->fp) == EOF)
+		j->err = j->err != 0 ? j->err : -EIO;
+	/* Written now: the caller is about to act on the directory. */
+	return journal_check(j, j->fp);
+}
+
+int
+journal_item(struct journal *j, char tree, bool hadold, const char *dir,
+    const char *tmp, const char *name)
+{
+	if (j->fp == NULL)
+		return 0;
+	if (fprintf(j->fp, "item\t%c\t%d\t", tree, hadold ? 1 : 0) < 0 ||
+	    !escape_put_field(j->fp, dir[0] != '\0' ? dir : ".") ||
+	    putc('\t', j->fp) == EOF || !escape_put_field(j->fp, tmp) ||
+	    putc('\t', j->fp) == EOF || !escape_put_field(j->fp, name) ||
+	    putc('\n', j->fp) == EOF)
+		j->err = j->err != 0 ? j->err : -EIO;
+	return j->err;
+}
+
+int
+journal_gone(struct journal *j, char type, const char *path)
+{
+	if (j->fp == NULL)
+		return 0;
+	if (fprintf(j->fp, "gone\t%c\t", type) < 0 ||
+	    !escape_put_field(j->fp, path) || putc('\n', j->fp) == EOF)
+		j->err = j->err != 0 ? j->err : -EIO;
+	return j->err;
+}
+
+int
+journal_sync(struct journal *j, struct dbp_error *err)
+{
+	if (j->fp == NULL)
+		return 0;
+	if (journal_check(j, j->fp) != 0)
+		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
+	if (!j->durable)
+		return 0;
+	if (fdatasync(fileno(j->fp)) != 0)
+		return dbp_err(err, errno, JOURNAL_NAME, "cannot sync journal");
+	/* Once: a journal that a crash could unname would protect nothing. */
+	if (!j->dirsynced) {
+		if (fsync(j->admfd) != 0)
+			return dbp_err(err, errno, "", "cannot sync admin"
+			    " directory");
+		j->dirsynced = true;
+	}
+	return 0;
+}
+
+int
+journal_commit(struct journal *j, struct dbp_error *err)
+{
+	if (j->fp == NULL)
+		return 0;
+	if (fputs("commit\n", j->fp) == EOF)
+		j->err = j->err != 0 ? j->err : -EIO;
+	return journal_sync(j, err);
+}
+
+int
+journal_end(struct journal *j, bool undone, struct dbp_error *err)
+{
+	FILE *fp = j->fp;
+
+	if (fp == NULL || j->admfd < 0)
+		return 0;
+	j->fp = NULL;
+	if (fclose(fp) != 0 && j->err == 0)
+		j->err = -errno;
+	if (unlinkat(j->admfd, JOURNAL_NAME, 0) != 0)
+		return dbp_err(err, errno, JOURNAL_NAME, "cannot remove journal");
+	/* Best effort, like every directory's times after an undo. */
+	if (undone)
+		futimens(j->admfd, j->admtimes);
+	return 0;
+}
+
+void
+journal_free(struct journal *j)
+{
+	if (j == NULL)
+		return;
+	if (j->fp != NULL)
+		fclose(j->fp);
+	free(j->mem);
+	if (j->admfd >= 0)
+		close(j->admfd);
+	free(j);
+}
+
+void
+journal_oldname(const char *tmp, char *buf, size_t n)
+{
+	char *p, *last = NULL;
+
+	snprintf(buf, n, "%s", tmp);
+	for (p = buf; (p = strstr(p, "debunpack-new")) != NULL; p++)
+		last = p;
+	if (last != NULL)
+		memcpy(last + strlen("debunpack-"), "old", 3);
+}

@@ -1,0 +1,81 @@
+/* The run's journal: what an interrupted run leaves for the next one to repair. */
+#ifndef DEBUNPACK_JOURNAL_H
+#define DEBUNPACK_JOURNAL_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "error.h"
+
+/* Its name in the admin directory. */
+#define JOURNAL_NAME	"journal"
+/* Line 1 of a journal is JOURNAL_MAGIC followed by JOURNAL_VERSION. */
+#define JOURNAL_MAGIC	"debunpack-journal "
+#define JOURNAL_VERSION	1
+
+/* Which tree an item or directory line is about. */
+#define JOURNAL_ROOT	'R'
+#define JOURNAL_ADMIN	'A'
+
+struct journal;
+
+/*
+ * A journal for one run, kept in memory until journal_open gives it a
+ * file.  DURABLE says whether journal_sync and journal_commit make it
+ * durable (false for --sync-mode=none).
+ */
+int journal_new(struct journal **out, bool durable);
+
+/*
+ * Create JOURNAL_NAME in admin directory ADMFD (not taken) and write what
+ * was logged so far.  -EEXIST when a journal is there: recover it first.
+ */
+int journal_open(struct journal *j, int admfd, struct dbp_error *err);
+
+/*
+ * Directory PATH (root-relative) of the root is used by the run: it may
+ * get temporaries.  TIMES are its access and modification times before
+ * the run; NULL announces that the run is about to create it.  Written at
+ * once, before the caller touches the directory, so that a killed run's
+ * journal names every directory where it may have left something.
+ */
+int journal_dir(struct journal *j, const char *path,
+    const struct timespec *times);
+
+/*
+ * Temporary TMP in directory DIR of TREE (JOURNAL_ROOT: root-relative;
+ * JOURNAL_ADMIN: "." is the admin directory) is about to be renamed to
+ * NAME.  HADOLD: NAME's old version is kept as the backup name of TMP.
+ * Buffered until journal_sync.
+ */
+int journal_item(struct journal *j, char tree, bool hadold, const char *dir,
+    const char *tmp, const char *name);
+
+/* After the commit point, PATH (root-relative) of type TYPE goes away. */
+int journal_gone(struct journal *j, char type, const char *path);
+
+/* Write what is buffered and make it durable (if the journal is). */
+int journal_sync(struct journal *j, struct dbp_error *err);
+
+/*
+ * The run's commit point: from the durable "commit" line on, a repair
+ * rolls the run forward instead of back.
+ */
+int journal_commit(struct journal *j, struct dbp_error *err);
+
+/*
+ * The run is over: remove the journal.  UNDONE: the run was undone, and
+ * the admin directory gets its times back.
+ */
+int journal_end(struct journal *j, bool undone, struct dbp_error *err);
+
+/* Close without removing (a failed undo leaves the journal for a repair). */
+void journal_free(struct journal *j);
+
+/*
+ * The name a backup of the old version of TMP's target takes: TMP with
+ * its last "debunpack-new" turned into "debunpack-old".
+ */
+void journal_oldname(const char *tmp, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,541 @@
+/* Repairing what an interrupted run left, from its journal. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "escape.h"
+#include "journal.h"
+#include "recover.h"
+#include "unpack.h"
+
+/*
+ * Invariants the repair relies on (see also manifest.c and syncbatch.c):
+ *
+ * I1. Before a run creates anything in a directory of the root, the
+ *     journal names it ("dir", or "mkdir" before it is made), so every
+ *     temporary a killed run can leave is in a directory the journal
+ *     names, or in the admin directory.
+ * I2. Temporaries and backups have reserved names (unpack_reserved_name)
+ *     that no package may ship: any such name left in those directories
+ *     is the run's, and is removed.
+ * I3. No name is replaced before the journal lists it ("item", synced):
+ *     its temporary, and whether its old version is kept as the backup.
+ *     A backup is a hardlink made before the rename, in the same
+ *     directory; file systems that journal metadata in order (ext4, xfs,
+ *     btrfs) never keep the rename without the link.
+ * I4. Records are renamed only after every file is renamed and durable,
+ *     and "commit" is written (and synced) only after every record is:
+ *     without it, undoing every item gives back the old root and the old
+ *     records; with it, the new ones stand and only cleanup is left.
+ * I5. Backups are removed, and old versions' paths ("gone") deleted, only
+ *     after "commit" is durable.
+ * Each step below can be repeated: a repair killed half way is finished
+ * by the next one.
+ */
+
+enum rc_kind { RC_DIR, RC_MKDIR, RC_ITEM, RC_GONE };
+
+struct rc_line {
+	enum rc_kind kind;
+	char tree;		/* dir, item: JOURNAL_ROOT or JOURNAL_ADMIN */
+	char type;		/* gone */
+	bool hadold;		/* item */
+	struct timespec times[2];	/* dir */
+	char *path;		/* dir, mkdir, gone; item: its directory */
+	char *tmp, *name;	/* item */
+};
+
+struct recover {
+	const struct rootfs *rf;
+	int admfd;
+	struct rc_line *v;
+	size_t n;
+	bool committed;
+	/* the last directory opened, for runs of lines about one */
+	char tree;
+	char *lastpath;
+	int lastfd;
+	int err;		/* first error, -errno */
+	char errpath[PATH_MAX];
+	const char *errmsg;
+};
+
+static void
+rc_fail(struct recover *rc, int e, const char *path, const char *msg)
+{
+	if (rc->err != 0)
+		return;
+	rc->err = e < 0 ? e : -e;
+	snprintf(rc->errpath, sizeof(rc->errpath), "%s", path);
+	rc->errmsg = msg;
+}
+
+/* Descriptor of directory PATH of TREE, or -errno; cached, not the caller's. */
+static int
+rc_dir(struct recover *rc, char tree, const char *path)
+{
+	int fd;
+
+	if (tree == JOURNAL_ADMIN)
+		return rc->admfd;
+	if (rc->lastpath != NULL && strcmp(rc->lastpath, path) == 0)
+		return rc->lastfd;
+	fd = rootfs_resolve(rc->rf, strcmp(path, ".") == 0 ? "" : path,
+	    O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return fd;
+	if (rc->lastfd >= 0)
+		close(rc->lastfd);
+	free(rc->lastpath);
+	rc->lastpath = strdup(path);
+	rc->lastfd = fd;
+	if (rc->lastpath == NULL) {
+		rc->lastfd = -1;
+		close(fd);
+		return -ENOMEM;
+	}
+	return fd;
+}
+
+static bool
+rc_exists(int dfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+static int
+rc_unlink(int dfd, const char *name)
+{
+	return unlinkat(dfd, name, 0) == 0 || errno == ENOENT ? 0 : -errno;
+}
+
+/* Parsing. */
+
+static int
+rc_time(const char *s, struct timespec *t)
+{
+	char *end;
+	long long sec;
+	long ns;
+
+	errno = 0;
+	sec = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '.' || end[1] < '0' || end[1] > '9')
+		return -1;
+	ns = strtol(end + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || ns < 0 || ns > 999999999)
+		return -1;
+	t->tv_sec = (time_t)sec;
+	t->tv_nsec = ns;
+	return 0;
+}
+
+/* Split LINE at TABs into at most MAX fields; their number. */
+static size_t
+rc_split(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+	char *p;
+
+	f[n++] = line;
+	for (p = line; *p != '\0'; p++)
+		if (*p == '\t') {
+			if (n == max)
+				return max + 1;
+			*p = '\0';
+			f[n++] = p + 1;
+		}
+	return n;
+}
+
+static const char *
+rc_parse_line(struct recover *rc, char *line, struct rc_line *l)
+{
+	char *f[7];
+	size_t n = rc_split(line, f, 6), i, want;
+	const char *why;
+
+	memset(l, 0, sizeof(*l));
+	if (strcmp(f[0], "commit") == 0 && n == 1) {
+		rc->committed = true;
+		return "";
+	}
+	if (strcmp(f[0], "dir") == 0) {
+		l->kind = RC_DIR;
+		want = 5;
+	} else if (strcmp(f[0], "mkdir") == 0) {
+		l->kind = RC_MKDIR;
+		want = 2;
+	} else if (strcmp(f[0], "item") == 0) {
+		l->kind = RC_ITEM;
+		want = 6;
+	} else if (strcmp(f[0], "gone") == 0) {
+		l->kind = RC_GONE;
+		want = 3;
+	} else
+		return "unknown line";
+	if (n != want)
+		return "wrong number of fields";
+	for (i = want - (l->kind == RC_ITEM ? 3 : 1); i < want; i++)
+		if ((why = escape_parse_field(f[i])) != NULL)
+			return why;
+	if ((l->kind == RC_DIR || l->kind == RC_ITEM) &&
+	    ((f[1][0] != JOURNAL_ROOT && f[1][0] != JOURNAL_ADMIN) ||
+	    f[1][1] != '\0'))
+		return "bad tree";
+	l->tree = f[1][0];
+	switch (l->kind) {
+	case RC_DIR:
+		if (rc_time(f[2], &l->times[0]) != 0 ||
+		    rc_time(f[3], &l->times[1]) != 0)
+			return "bad time";
+		l->path = f[4];
+		break;
+	case RC_MKDIR:
+		l->path = f[1];
+		break;
+	case RC_ITEM:
+		if ((f[2][0] != '0' && f[2][0] != '1') || f[2][1] != '\0')
+			return "bad backup flag";
+		l->hadold = f[2][0] == '1';
+		l->path = f[3];
+		l->tmp = f[4];
+		l->name = f[5];
+		if (strchr(l->tmp, '/') != NULL || strchr(l->name, '/') != NULL ||
+		    l->tmp[0] == '\0' || l->name[0] == '\0')
+			return "bad name";
+		break;
+	case RC_GONE:
+		if (f[1][0] == '\0' || f[1][1] != '\0')
+			return "bad type";
+		l->type = f[1][0];
+		l->path = f[2];
+		break;
+	}
+	/* Paths are the run's own, relative to the root or the admin directory. */
+	if (l->path[0] == '/' || l->path[0] == '\0')
+		return "bad path";
+	return NULL;
+}
+
+/* Parse BUF (LEN bytes, the journal), keeping pointers into it. */
+static int
+rc_parse(struct recover *rc, char *buf, size_t len, struct dbp_error *err)
+{
+	char *line = buf, *nl;
+	const char *why;
+	size_t lineno = 1;
+
+	if (len < strlen(JOURNAL_MAGIC) || memchr(buf, '\0', len) != NULL ||
+	    (nl = memchr(buf, '\n', len)) == NULL)
+		return dbp_err(err, 0, JOURNAL_NAME, "cannot repair: not a"
+		    " journal");
+	*nl = '\0';
+	if (strncmp(buf, JOURNAL_MAGIC, strlen(JOURNAL_MAGIC)) != 0 ||
+	    atoi(buf + strlen(JOURNAL_MAGIC)) != JOURNAL_VERSION)
+		return dbp_err(err, 0, JOURNAL_NAME, "cannot repair: unknown"
+		    " journal version");
+	if ((rc->v = calloc(len / 6 + 1, sizeof(*rc->v))) == NULL)
+		return dbp_err(err, ENOMEM, JOURNAL_NAME, "cannot read journal");
+	/* A last line without its newline was being written: ignore it. */
+	for (line = nl + 1; (nl = memchr(line, '\n', len - (size_t)(line -
+	    buf))) != NULL; line = nl + 1) {
+		lineno++;
+		*nl = '\0';
+		if (rc->committed)
+			continue;	/* appended after the commit point */
+		why = rc_parse_line(rc, line, &rc->v[rc->n]);
+		if (why == NULL)
+			rc->n++;
+		else if (why[0] != '\0')
+			return dbp_err(err, 0, JOURNAL_NAME, "cannot repair:"
+			    " line %zu: %s", lineno, why);
+	}
+	return 0;
+}
+
+/* Undoing and finishing. */
+
+/* Put back the old version of item L, or remove what the run put there. */
+static void
+rc_undo_item(struct recover *rc, const struct rc_line *l,
+    struct recover_result *res)
+{
+	char old[NAME_MAX + 1];
+	int dfd, r;
+
+	if ((dfd = rc_dir(rc, l->tree, l->path)) < 0) {
+		if (dfd != -ENOENT)
+			rc_fail(rc, dfd, l->path, "cannot open directory");
+		return;
+	}
+	journal_oldname(l->tmp, old, sizeof(old));
+	if (l->hadold) {
+		/*
+		 * The backup holds the old version whether or not the rename
+		 * happened; if it did not, both names are one inode and
+		 * renameat does nothing, so the backup is removed after.
+		 */
+		if (rc_exists(dfd, old)) {
+			if (renameat(dfd, old, dfd, l->name) != 0 ||
+			    (r = rc_unlink(dfd, old)) != 0) {
+				rc_fail(rc, errno, l->name, "cannot restore");
+				return;
+			}
+			res->items++;
+		}
+		if ((r = rc_unlink(dfd, l->tmp)) != 0)
+			rc_fail(rc, r, l->tmp, "cannot remove");
+		return;
+	}
+	/* No old version: with the temporary gone, NAME is the new one. */
+	if (rc_exists(dfd, l->tmp))
+		r = rc_unlink(dfd, l->tmp);
+	else if ((r = rc_unlink(dfd, l->name)) == 0)
+		res->items++;
+	if (r != 0)
+		rc_fail(rc, r, l->name, "cannot remove");
+}
+
+/* After the commit point: only the backup of item L is left to drop. */
+static void
+rc_finish_item(struct recover *rc, const struct rc_line *l,
+    struct recover_result *res)
+{
+	char old[NAME_MAX + 1];
+	int dfd, r;
+
+	if ((dfd = rc_dir(rc, l->tree, l->path)) < 0) {
+		if (dfd != -ENOENT)
+			rc_fail(rc, dfd, l->path, "cannot open directory");
+		return;
+	}
+	journal_oldname(l->tmp, old, sizeof(old));
+	if (rc_exists(dfd, old))
+		res->items++;
+	if ((r = rc_unlink(dfd, old)) != 0 || (r = rc_unlink(dfd, l->tmp)) != 0)
+		rc_fail(rc, r, l->name, "cannot remove backup");
+}
+
+/* Open the parent of root-relative PATH; *BASE is its last component. */
+static int
+rc_parent(struct recover *rc, const char *path, const char **base)
+{
+	char parent[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL) {
+		*base = path;
+		return rc_dir(rc, JOURNAL_ROOT, ".");
+	}
+	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - path), path);
+	*base = slash + 1;
+	return rc_dir(rc, JOURNAL_ROOT, parent);
+}
+
+/* Remove path L of an old version as the run would have: never a full directory. */
+static void
+rc_gone(struct recover *rc, const struct rc_line *l,
+    struct recover_result *res)
+{
+	const char *base;
+	struct stat st;
+	int dfd;
+
+	if ((dfd = rc_parent(rc, l->path, &base)) < 0 ||
+	    fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return;
+	if (l->type == 'd') {
+		if (S_ISDIR(st.st_mode) && unlinkat(dfd, base, AT_REMOVEDIR) == 0)
+			res->gone++;
+	} else if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dfd, base, 0) == 0)
+			res->gone++;
+		else if (errno != ENOENT)
+			rc_fail(rc, errno, l->path, "cannot remove");
+	}
+}
+
+/* Remove every reserved name left in directory PATH of TREE. */
+static void
+rc_sweep(struct recover *rc, char tree, const char *path,
+    struct recover_result *res)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *dir;
+	int dfd, fd;
+
+	if ((dfd = rc_dir(rc, tree, path)) < 0)
+		return;
+	if ((fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    (dir = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		rc_fail(rc, errno, path, "cannot list directory");
+		return;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		if (!unpack_reserved_name(de->d_name) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    S_ISDIR(st.st_mode))
+			continue;
+		if (unlinkat(dfd, de->d_name, 0) == 0)
+			res->removed++;
+		else if (errno != ENOENT)
+			rc_fail(rc, errno, de->d_name, "cannot remove");
+	}
+	closedir(dir);
+}
+
+static void
+rc_sweep_all(struct recover *rc, struct recover_result *res)
+{
+	size_t i;
+
+	rc_sweep(rc, JOURNAL_ADMIN, ".", res);
+	for (i = 0; i < rc->n; i++)
+		if (rc->v[i].kind != RC_GONE && rc->v[i].tree != JOURNAL_ADMIN)
+			rc_sweep(rc, JOURNAL_ROOT, rc->v[i].path, res);
+}
+
+/* Remove the directories the run created, deepest (latest) first, if empty. */
+static void
+rc_rmdirs(struct recover *rc)
+{
+	const char *base;
+	size_t i;
+	int dfd;
+
+	for (i = rc->n; i-- > 0;) {
+		if (rc->v[i].kind != RC_MKDIR ||
+		    (dfd = rc_parent(rc, rc->v[i].path, &base)) < 0)
+			continue;
+		/* Not empty: someone put files there since; keep it. */
+		unlinkat(dfd, base, AT_REMOVEDIR);
+	}
+}
+
+static void
+rc_restore_times(struct recover *rc)
+{
+	size_t i;
+	int dfd;
+
+	for (i = 0; i < rc->n; i++) {
+		if (rc->v[i].kind != RC_DIR ||
+		    (dfd = rc_dir(rc, rc->v[i].tree, rc->v[i].path)) < 0)
+			continue;
+		futimens(dfd, rc->v[i].times);
+	}
+}
+
+/* Make what was done durable before the journal that describes it goes. */
+static void
+rc_sync(struct recover *rc)
+{
+	if (syncfs(rc->rf->fd) != 0)
+		rc_fail(rc, errno, "", "cannot sync");
+	else if (syncfs(rc->admfd) != 0)
+		rc_fail(rc, errno, "", "cannot sync admin directory");
+}
+
+static int
+rc_read(int admfd, char **buf, size_t *len, struct dbp_error *err)
+{
+	struct stat st;
+	ssize_t n;
+	size_t got = 0;
+	int fd, r;
+
+	if ((fd = openat(admfd, JOURNAL_NAME, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return errno == ENOENT ? -ENOENT :
+		    dbp_err(err, errno, JOURNAL_NAME, "cannot read journal");
+	if (fstat(fd, &st) != 0 || (!S_ISREG(st.st_mode) && (errno =
+	    EINVAL)) || (*buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		r = errno;
+		close(fd);
+		return dbp_err(err, r, JOURNAL_NAME, "cannot read journal");
+	}
+	while (got < (size_t)st.st_size &&
+	    (n = read(fd, *buf + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	(*buf)[got] = '\0';
+	*len = got;
+	return 0;
+}
+
+int
+recover_run(const struct rootfs *rf, int admfd, struct recover_result *res,
+    struct dbp_error *err)
+{
+	struct recover rc;
+	char *buf = NULL;
+	size_t len = 0, i;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	if ((r = rc_read(admfd, &buf, &len, err)) != 0)
+		return r == -ENOENT ? 0 : r;
+	res->found = true;
+	memset(&rc, 0, sizeof(rc));
+	rc.rf = rf;
+	rc.admfd = admfd;
+	rc.lastfd = -1;
+	if ((r = rc_parse(&rc, buf, len, err)) != 0)
+		goto out;
+	res->forward = rc.committed;
+	if (rc.committed) {
+		for (i = 0; i < rc.n; i++)
+			if (rc.v[i].kind == RC_ITEM)
+				rc_finish_item(&rc, &rc.v[i], res);
+		for (i = 0; i < rc.n; i++)
+			if (rc.v[i].kind == RC_GONE)
+				rc_gone(&rc, &rc.v[i], res);
+		rc_sweep_all(&rc, res);
+		rc_sync(&rc);
+		if (rc.err == 0 && unlinkat(admfd, JOURNAL_NAME, 0) != 0)
+			rc_fail(&rc, errno, JOURNAL_NAME, "cannot remove");
+	} else {
+		/* Last first: the records, then the files, as they were done. */
+		for (i = rc.n; i-- > 0;)
+			if (rc.v[i].kind == RC_ITEM)
+				rc_undo_item(&rc, &rc.v[i], res);
+		rc_sweep_all(&rc, res);
+		/* Created directories that do not hold the journal go first. */
+		rc_rmdirs(&rc);
+		rc_sync(&rc);
+		if (rc.err == 0) {
+			if (unlinkat(admfd, JOURNAL_NAME, 0) != 0)
+				rc_fail(&rc, errno, JOURNAL_NAME, "cannot remove");
+			else {
+				rc_rmdirs(&rc);
+				rc_restore_times(&rc);
+				rc_sync(&rc);
+			}
+		}
+	}
+	if (rc.err != 0)
+		r = dbp_err(err, -rc.err, rc.errpath, "cannot repair interrupted"
+		    " run: %s", rc.errmsg);
+out:
+	if (rc.lastfd >= 0)
+		close(rc.lastfd);
+	free(rc.lastpath);
+	free(rc.v);
+	free(buf);
+	return r;
+}

@@ -1,0 +1,33 @@
+/* Repairing what an interrupted run left, from its journal. */
+#ifndef DEBUNPACK_RECOVER_H
+#define DEBUNPACK_RECOVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "rootfs.h"
+
+/* What a repair did. */
+struct recover_result {
+	bool found;		/* a journal was there */
+	bool forward;		/* it had reached its commit point */
+	size_t items;		/* renames it undid or whose backups it dropped */
+	size_t removed;		/* leftover temporaries and backups removed */
+	size_t gone;		/* paths of old versions removed (forward) */
+};
+
+/*
+ * If admin directory ADMFD holds a journal, repair the root RF as it
+ * says and remove it: before its commit point the run is undone (old
+ * versions back from their backups, new names, temporaries and created
+ * directories removed, directory times restored), after it the run is
+ * finished (backups and the old versions' obsolete paths removed).  The
+ * caller holds the admin directory's lock.  Returns 0 (RES says what was
+ * done) or -errno with ERR filled; on error the journal stays, and a
+ * later repair goes on from where this one stopped.
+ */
+int recover_run(const struct rootfs *rf, int admfd, struct recover_result *res,
+    struct dbp_error *err);
+
+#endif
