@@ -237,8 +237,12 @@ rc_parse(struct recover *rc, char *buf, size_t len, struct dbp_error *err)
 	const char *why;
 	size_t lineno = 1;
 
-	if (len < strlen(JOURNAL_MAGIC) || memchr(buf, '\0', len) != NULL ||
-	    (nl = memchr(buf, '\n', len)) == NULL)
+	/* Cut in its first line: killed before it said anything. */
+	if ((nl = memchr(buf, '\n', len)) == NULL &&
+	    strncmp(buf, JOURNAL_MAGIC, len < strlen(JOURNAL_MAGIC) ? len :
+	    strlen(JOURNAL_MAGIC)) == 0)
+		return 0;
+	if (nl == NULL || memchr(buf, '\0', len) != NULL)
 		return dbp_err(err, 0, JOURNAL_NAME, "cannot repair: not a"
 		    " journal");
 	*nl = '\0';

@@ -1,0 +1,229 @@
+#!/bin/sh
+# A run killed (SIGKILL) at any of its system calls that change the file
+# system, or sync it, leaves a root that the next invocation repairs to
+# exactly the state before the run or exactly the state after it, with
+# records that match the root and no leftover.  A repair that is itself
+# killed is finished by the next one.
+#
+# strace's fault injection delivers SIGKILL on entry to the Nth call of
+# one system call, so each point (call, N) leaves the effects of every
+# call made before it.  KILL_STEP=K tries every Kth N only (the sanitizer
+# build sets it).
+. "${srcdir:-.}/tests/lib.sh"
+
+command -v strace > /dev/null || skip "strace not installed"
+strace -qq -o /dev/null true 2> /dev/null || skip "strace cannot trace here"
+step=${KILL_STEP:-1}
+set_=openat,open,creat,mkdir,mkdirat,link,linkat,symlink,symlinkat,rename,renameat,renameat2,unlink,unlinkat,rmdir,write,pwrite64,writev,ftruncate,fsync,fdatasync,sync_file_range,syncfs,fchmod,fchmodat,fchown,fchownat,lchown,utimensat,futimesat,mknod,mknodat,flock,close
+
+# Version 1 and 2 of "app" change, add and drop files, directories, a
+# symlink, a hardlink and a conffile; "lib" comes new with version 2.
+cat > "$T/v1.desc" <<'D'
+control-field Package app
+control-field Version 1
+control-field Architecture all
+control-file conffiles 0644 /etc/app.conf\n
+dir ./etc/ 0755
+file ./etc/app.conf 0644 text:one\n
+dir ./usr/ 0755
+dir ./usr/bin/ 0755
+file ./usr/bin/app 0755 size:3000
+hardlink ./usr/bin/app2 ./usr/bin/app
+symlink ./usr/bin/app-link app
+file ./usr/bin/old-only 0755 text:old\n
+dir ./usr/share/ 0755
+dir ./usr/share/old/ 0755
+file ./usr/share/old/data 0644 size:100
+D
+cat > "$T/v2.desc" <<'D'
+control-field Package app
+control-field Version 2
+control-field Architecture all
+control-file conffiles 0644 /etc/app.conf\n
+dir ./etc/ 0755
+file ./etc/app.conf 0644 text:two\n
+dir ./usr/ 0755
+dir ./usr/bin/ 0755
+file ./usr/bin/app 0755 size:4000
+hardlink ./usr/bin/app2 ./usr/bin/app
+symlink ./usr/bin/app-link ../bin/app
+dir ./usr/share/ 0755
+dir ./usr/share/app/ 0755
+dir ./usr/share/app/deep/ 0700
+file ./usr/share/app/deep/new 0644 text:new\n
+D
+cat > "$T/lib.desc" <<'D'
+control-field Package lib
+control-field Version 1
+control-field Architecture all
+dir ./usr/ 0755
+dir ./usr/lib/ 0755
+file ./usr/lib/lib.so 0644 size:2000
+dir ./var/ 0755
+dir ./var/cache/ 0755
+dir ./var/cache/lib/ 0755
+file ./var/cache/lib/index 0644 text:x\n
+D
+v1=$(build_deb v1 "$T/v1.desc")
+v2=$(build_deb v2 "$T/v2.desc")
+lib=$(build_deb lib "$T/lib.desc")
+
+# The file systems' own names differ in their times only: compare them all.
+mkdir "$T/empty" "$T/base"
+"$DEBUNPACK" -q --root "$T/base" "$v1" || fail "install v1"
+# A user's edit of the conffile: the upgrade keeps it (conffile rule).
+echo mine > "$T/base/etc/app.conf"
+
+# state ROOT: what must be the same before and after a repair (a record's
+# own mtime is the time it was written).
+state() {
+	snapshot "$1" "$T/state.tmp" no
+	sed 's|^\(\./var/lib/debunpack/[^ ]*\.record f [0-9]* [0-9]*\) [0-9.]* |\1 - |' \
+	    "$T/state.tmp"
+}
+
+# points LOG: "CALL COUNT" for each system call in a trace.
+points() {
+	sed -n 's/^\([a-z0-9_]*\)(.*/\1/p' "$1" | sort | uniq -c |
+	    awk '{ print $2, $1 }'
+}
+
+# check NAME BEFORE-ROOT ARGS...: kill the install at every point.
+check() {
+	name=$1 src=$2
+	shift 2
+	rm -rf "$T/r"
+	cp -a "$src" "$T/r"
+	state "$T/r" > "$T/want.before"
+	snapshot "$T/r" "$T/want.before.strict"
+	cp "$T/want.before.strict" "$T/want.before.strict.adm"
+	"$DEBUNPACK" -q --root "$T/r" "$@" || fail "$name: plain run"
+	state "$T/r" > "$T/want.after"
+	rm -rf "$T/r"
+	cp -a "$src" "$T/r"
+	strace -qq -o "$T/calls" -e trace=$set_ "$DEBUNPACK" -q --root "$T/r" "$@" ||
+	    fail "$name: traced run"
+	total=$(grep -c . "$T/calls")
+	points "$T/calls" > "$T/points"
+	nbefore=0 nafter=0 nempty=0 tried=0
+	while read -r call count; do
+	k=1
+	while [ $k -le "$count" ]; do
+		tried=$((tried + 1))
+		rm -rf "$T/r"
+		cp -a "$src" "$T/r"
+		touch -r "$src" "$T/r"
+		set +e
+		(strace -qq -o /dev/null -e trace=$set_ \
+		    -e inject=$call:signal=KILL:when=$k \
+		    "$DEBUNPACK" -q --root "$T/r" "$@") 2> "$T/err"
+		st=$?
+		set -e
+		[ $st -ne 0 ] || fail "$name: $call #$k: not killed"
+		"$DEBUNPACK" -q --root "$T/r" --recover 2> "$T/err" ||
+		    fail "$name: $call #$k: repair: $(cat "$T/err")"
+		no_temps "$T/r"
+		[ ! -e "$T/r/var/lib/debunpack/journal" ] ||
+		    fail "$name: $call #$k: journal left"
+		# Killed between making the admin directory and its journal: the
+		# empty directory stays (a root with nothing installed).
+		empty_admin=no
+		for d in var/lib/debunpack var/lib var; do
+			if [ ! -e "$src/$d" ] && [ -d "$T/r/$d" ] &&
+			    [ -z "$(ls -A "$T/r/$d")" ]; then
+				empty_admin=yes
+				rmdir "$T/r/$d"
+			fi
+		done
+		[ $empty_admin = no ] || touch -r "$src" "$T/r"
+		state "$T/r" > "$T/got"
+		if cmp -s "$T/got" "$T/want.before"; then
+			[ $empty_admin = no ] || nempty=$((nempty + 1))
+			# Undone: directory times too are as they were, but for
+			# the admin directory's when the journal was killed empty.
+			snapshot "$T/r" "$T/got.strict"
+			sed -i 's|^\(\./var/lib/debunpack d [0-9]* -\) [0-9.]* |\1 - |' \
+			    "$T/got.strict" "$T/want.before.strict.adm"
+			diff -u "$T/want.before.strict.adm" "$T/got.strict" >&2 ||
+			    fail "$name: $call #$k: times not restored"
+			nbefore=$((nbefore + 1))
+		elif cmp -s "$T/got" "$T/want.after"; then
+			nafter=$((nafter + 1))
+		else
+			diff -u "$T/want.before" "$T/got" >&2 || true
+			fail "$name: $call #$k: neither the old nor the new state"
+		fi
+		if [ -d "$T/r/var/lib/debunpack" ]; then
+			# Only the user's edit of the conffile may differ.
+			"$DEBUNPACK" --root "$T/r" --verify > "$T/verify" 2>/dev/null ||
+			    ! grep -v "^app: /etc/app.conf: .*(conffile)$" "$T/verify" ||
+			    fail "$name: $call #$k: records do not match the root"
+		fi
+		k=$((k + step))
+	done
+	done < "$T/points"
+	echo "ok $name: $tried of $total kill points: $nbefore undone" \
+	    "($nempty left an empty admin directory), $nafter finished"
+}
+
+for mode in batched perfile; do
+	check "first install ($mode)" "$T/empty" --sync-mode $mode "$v1"
+	check "upgrade and new package ($mode)" "$T/base" --sync-mode $mode "$v2" "$lib"
+done
+check "upgrade (none)" "$T/base" --sync-mode none "$v2" "$lib"
+
+# A repair killed at any of its own calls is finished by the next one:
+# after a run killed half way through its renames (undone), and after one
+# killed right past its commit point (finished).
+rm -rf "$T/r"
+cp -a "$T/base" "$T/r"
+strace -qq -s 65536 -o "$T/calls" -e trace=$set_ "$DEBUNPACK" -q --root "$T/r" "$v2" "$lib"
+rename=$(sed -n 's/^\(renameat2\{0,1\}\)(.*/\1/p' "$T/calls" | head -n 1)
+nren=$(grep -c "^$rename(" "$T/calls")
+cl=$(grep -n '^write(.*commit\\n", ' "$T/calls" | cut -d: -f1)
+[ -n "$cl" ] || fail "no commit line in the trace"
+nunl=$(head -n "$cl" "$T/calls" | grep -c '^unlinkat(' || true)
+for at in "$rename:when=$((nren / 2))" "unlinkat:when=$((nunl + 1))"; do
+	rm -rf "$T/crashed"
+	cp -a "$T/base" "$T/crashed"
+	set +e
+	(strace -qq -o /dev/null -e trace=$set_ -e inject=${at%%:*}:signal=KILL:${at#*:} \
+	    "$DEBUNPACK" -q --root "$T/crashed" "$v2" "$lib") 2> /dev/null
+	set -e
+	rm -rf "$T/r"
+	cp -a "$T/crashed" "$T/r"
+	"$DEBUNPACK" -q --root "$T/r" --recover || fail "repair after point $at"
+	state "$T/r" > "$T/want"
+	case $at in
+	unlinkat:*) expect=after ;;
+	*) expect=before ;;
+	esac
+	cmp -s "$T/want" "$T/want.$expect" || fail "point $at: not the $expect state"
+	rm -rf "$T/r"
+	cp -a "$T/crashed" "$T/r"
+	strace -qq -o "$T/rcalls" -e trace=$set_ "$DEBUNPACK" -q --root "$T/r" --recover
+	rtotal=$(grep -c . "$T/rcalls")
+	points "$T/rcalls" > "$T/rpoints"
+	while read -r call count; do
+	k=1
+	while [ $k -le "$count" ]; do
+		rm -rf "$T/r"
+		cp -a "$T/crashed" "$T/r"
+		set +e
+		(strace -qq -o /dev/null -e trace=$set_ \
+		    -e inject=$call:signal=KILL:when=$k \
+		    "$DEBUNPACK" -q --root "$T/r" --recover) 2> /dev/null
+		set -e
+		"$DEBUNPACK" -q --root "$T/r" --recover ||
+		    fail "repair of repair at $at/$call #$k"
+		no_temps "$T/r"
+		state "$T/r" > "$T/got"
+		cmp -s "$T/got" "$T/want" || {
+			diff -u "$T/want" "$T/got" >&2
+			fail "repair killed at $call #$k after point $at: another state"
+		}
+		k=$((k + step))
+	done
+	done < "$T/rpoints"
+	echo "ok repair killed at each of its $rtotal points (every $step) after point $at"
+done
