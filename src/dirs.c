@@ -52,8 +52,11 @@ struct dirs {
 	unsigned long clock;
 	int (*guard)(void *, size_t, const char *);
 	void *guard_ctx;
-	int (*log)(void *, const char *, const struct timespec *);
+	int (*log)(void *, enum dirs_log, const char *,
+	    const struct timespec *);
 	void *log_ctx;
+	int (*displace)(void *, const char *, struct dbp_error *);
+	void *displace_ctx;
 };
 
 static int
@@ -214,7 +217,8 @@ dirs_add(struct dirs *d, const char *rel, int fd, size_t parent,
 	}
 	/* A directory found, not made: the journal learns its times. */
 	if (!(flags & DIR_CREATED) && d->log != NULL &&
-	    (r = d->log(d->log_ctx, rel, (struct timespec[2]){ st.st_atim,
+	    (r = d->log(d->log_ctx, DIRS_LOG_FOUND, rel,
+	    (struct timespec[2]){ st.st_atim,
 	    st.st_mtim })) != 0) {
 		free(path);
 		close(fd);
@@ -284,11 +288,36 @@ dirs_find(struct dirs *d, const char *rel, size_t *idx)
 	return dirs_add(d, rel, fd, DIR_NONE, 0, idx);
 }
 
+/*
+ * The package's own non-directory BASE (path REL) is where it now has a
+ * directory: keep it under its backup name until the run is over, the
+ * journal told first, so that an undo or a repair puts it back.
+ */
+static int
+dirs_move_aside(struct dirs *d, int pfd, const char *rel, const char *base,
+    struct dbp_error *err)
+{
+	char old[NAME_MAX + 1];
+	int r;
+
+	if (snprintf(old, sizeof(old), "%s" DIRS_ASIDE_SUFFIX, base) >=
+	    (int)sizeof(old))
+		return dbp_err(err, ENAMETOOLONG, rel, "cannot move aside");
+	if (d->log != NULL && (r = d->log(d->log_ctx, DIRS_LOG_ASIDE, rel,
+	    NULL)) != 0)
+		return dbp_err(err, -r, rel, "cannot write journal");
+	unlinkat(pfd, old, 0);
+	if (renameat(pfd, base, pfd, old) != 0)
+		return dbp_err(err, errno, rel, "cannot move aside");
+	return 0;
+}
+
 /* Make directory BASE inside directory PIDX; REL is its whole path. */
 static int
 dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
     mode_t mode, size_t *idx, struct dbp_error *err)
 {
+	bool displaced;
 	int fd, pfd, r;
 
 	if (d->guard != NULL && d->guard(d->guard_ctx, pidx, base) != 0) {
@@ -300,19 +329,28 @@ dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
 		return dbp_err(err, -pfd, d->v[pidx].path,
 		    "cannot open directory");
 	/* Announced before it exists, so that a killed run's repair finds it. */
-	if (d->log != NULL && (r = d->log(d->log_ctx, rel, NULL)) != 0)
+	if (d->log != NULL && (r = d->log(d->log_ctx, DIRS_LOG_MAKE, rel,
+	    NULL)) != 0)
 		return dbp_err(err, -r, rel, "cannot write journal");
 	/*
 	 * Near the final mode from the start, so that a run killed before
 	 * dirs_fixup leaves usable directories; never without owner access.
 	 */
-	if (mkdirat(pfd, base, (mode | S_IRWXU) & 0777) != 0) {
-		if (errno == EEXIST) {
-			/* Resolving said ENOENT: a dangling symlink is in the way. */
+	displaced = false;
+	while (mkdirat(pfd, base, (mode | S_IRWXU) & 0777) != 0) {
+		if (errno != EEXIST)
+			return dbp_err(err, errno, rel, "cannot create directory");
+		/* A non-directory is in the way (or a dangling symlink). */
+		if (displaced || d->displace == NULL ||
+		    (r = d->displace(d->displace_ctx, rel, err)) > 0) {
 			dbp_err(err, 0, rel, "exists and is not a directory");
 			return -ENOTDIR;
 		}
-		return dbp_err(err, errno, rel, "cannot create directory");
+		if (r < 0)
+			return r;
+		if ((r = dirs_move_aside(d, pfd, rel, base, err)) != 0)
+			return r;
+		displaced = true;
 	}
 	dirs_mark(d, pidx, DIR_NAMES);
 	fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -321,7 +359,8 @@ dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
 		unlinkat(pfd, base, AT_REMOVEDIR);
 		return dbp_err(err, r, rel, "cannot open directory");
 	}
-	if ((r = dirs_add(d, rel, fd, pidx, DIR_CREATED | DIR_META, idx)) != 0 ||
+	if ((r = dirs_add(d, rel, fd, pidx, DIR_CREATED | DIR_META |
+	    (displaced ? DIR_ASIDE : 0), idx)) != 0 ||
 	    (r = dirs_note_created(d, *idx)) != 0) {
 		unlinkat(pfd, base, AT_REMOVEDIR);
 		return dbp_err(err, -r, rel, "cannot create directory");
@@ -341,6 +380,17 @@ dirs_find_err(int r, const char *rel, struct dbp_error *err)
 	return dbp_err(err, -r, rel, "cannot open directory");
 }
 
+/*
+ * Whether lookup result R means a directory is to be made: it does not
+ * exist, or (when a file may be moved aside for it) something else is on
+ * the way to it.
+ */
+static bool
+dirs_missing(const struct dirs *d, int r)
+{
+	return r == -ENOENT || (r == -ENOTDIR && d->displace != NULL);
+}
+
 int
 dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
     size_t *idx, struct dbp_error *err)
@@ -352,7 +402,7 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 	r = dirs_find(d, rel, idx);
 	if (r == 0 || (r == -ENOENT && !create))
 		return r == 0 ? 0 : dirs_find_err(r, rel, err);
-	if (r != -ENOENT || rel[0] == '\0')
+	if (!dirs_missing(d, r) || rel[0] == '\0')
 		return dirs_find_err(r, rel, err);
 	if ((path = strdup(rel)) == NULL)
 		return dbp_err(err, ENOMEM, rel, "cannot create directory");
@@ -369,7 +419,7 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 		}
 		*slash = '\0';
 		r = dirs_find(d, path, &pidx);
-		if (r != -ENOENT) {
+		if (!dirs_missing(d, r)) {
 			if (r != 0)
 				r = dirs_find_err(r, path, err);
 			start = (size_t)(slash - path) + 1;
@@ -406,11 +456,49 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 }
 
 void
-dirs_set_log(struct dirs *d, int (*log)(void *, const char *,
+dirs_set_log(struct dirs *d, int (*log)(void *, enum dirs_log, const char *,
     const struct timespec *), void *ctx)
 {
 	d->log = log;
 	d->log_ctx = ctx;
+}
+
+void
+dirs_set_displace(struct dirs *d, int (*displace)(void *, const char *,
+    struct dbp_error *), void *ctx)
+{
+	d->displace = displace;
+	d->displace_ctx = ctx;
+}
+
+/* Put back (undo) or drop (done) what was moved aside for directory V. */
+static int
+dirs_aside_end(struct dirs *d, struct dir *v, bool undo)
+{
+	char old[NAME_MAX + 1];
+	int fd;
+
+	snprintf(old, sizeof(old), "%s" DIRS_ASIDE_SUFFIX, v->base);
+	if ((fd = dirs_fd(d, v->parent)) < 0)
+		return fd;
+	if (undo ? renameat(fd, old, fd, v->base) != 0 :
+	    unlinkat(fd, old, 0) != 0 && errno != ENOENT)
+		return -errno;
+	v->flags &= ~DIR_ASIDE;
+	return 0;
+}
+
+int
+dirs_finish(struct dirs *d)
+{
+	size_t i;
+	int r = 0, r2;
+
+	for (i = 0; i < d->n; i++)
+		if ((d->v[i].flags & DIR_ASIDE) &&
+		    (r2 = dirs_aside_end(d, &d->v[i], false)) != 0 && r == 0)
+			r = r2;
+	return r;
 }
 
 void
@@ -589,7 +677,7 @@ int
 dirs_remove_created(struct dirs *d)
 {
 	size_t i;
-	int fd, r = 0;
+	int fd, r = 0, r2;
 
 	for (i = d->ncreated; i-- > 0;) {
 		struct dir *v = &d->v[d->created[i]];
@@ -613,6 +701,9 @@ dirs_remove_created(struct dirs *d)
 		}
 		v->flags |= DIR_GONE;
 		dirs_mark(d, v->parent, DIR_NAMES);
+		if ((v->flags & DIR_ASIDE) && (r2 = dirs_aside_end(d, v,
+		    true)) != 0 && r == 0)
+			r = r2;
 	}
 	return r;
 }

@@ -17,6 +17,17 @@
 #define DIR_SYNCED	0x08	/* fsynced since its last change */
 #define DIR_GONE	0x10	/* created, then removed by an abort */
 #define DIR_RENAMED	0x20	/* a name in it was committed */
+#define DIR_ASIDE	0x40	/* created where a file was moved aside */
+
+/* The name a file moved aside for a directory takes: NAME + this. */
+#define DIRS_ASIDE_SUFFIX	".debunpack-old"
+
+/* What the log callback is told of a directory. */
+enum dirs_log {
+	DIRS_LOG_FOUND,		/* it exists; TIMES are its times */
+	DIRS_LOG_MAKE,		/* it is about to be made */
+	DIRS_LOG_ASIDE		/* a file is about to be moved aside for it */
+};
 
 struct dir_meta {
 	mode_t mode;
@@ -56,11 +67,25 @@ void dirs_set_guard(struct dirs *d, int (*guard)(void *ctx, size_t pidx,
 /*
  * LOG is told of each directory before the run can change anything in
  * it: one that exists (with its access and modification times) when it
- * enters the table, one to be made (TIMES NULL) before it is made.  A
- * non-zero answer (-errno) fails the lookup.
+ * enters the table, one to be made before it is made, and a file moved
+ * aside for one before it is moved.  A non-zero answer (-errno) fails the
+ * lookup.
  */
-void dirs_set_log(struct dirs *d, int (*log)(void *ctx, const char *path,
-    const struct timespec *times), void *ctx);
+void dirs_set_log(struct dirs *d, int (*log)(void *ctx, enum dirs_log kind,
+    const char *path, const struct timespec *times), void *ctx);
+
+/*
+ * DISPLACE is asked when a directory REL is to be made where a
+ * non-directory is: 0 lets it move aside (to REL + DIRS_ASIDE_SUFFIX,
+ * after the log callback was told with DIRS_LOG_ASIDE), 1 refuses with
+ * "exists and is not a directory", -errno fails with ERR filled.  An
+ * abort puts it back (dirs_remove_created), dirs_finish drops it.
+ */
+void dirs_set_displace(struct dirs *d, int (*displace)(void *ctx,
+    const char *rel, struct dbp_error *err), void *ctx);
+
+/* The run succeeded: remove what was moved aside for directories. */
+int dirs_finish(struct dirs *d);
 
 /* Descriptor of directory IDX, reopened if it was evicted; -errno on error. */
 int dirs_fd(struct dirs *d, size_t idx);

@@ -24,6 +24,8 @@
  *					TMP is about to become DIR/NAME;
  *					OLD 1: NAME's old version is kept
  *					as TMP's backup name
+ *	aside	PATH			PATH's file is about to be moved to
+ *					PATH.debunpack-old for a directory
  *	gone	TYPE	PATH		removed after the commit point
  *	commit				the commit point
  *
@@ -123,6 +125,20 @@ journal_dir(struct journal *j, const char *path, const struct timespec *t)
 		j->err = j->err != 0 ? j->err : -EIO;
 	/* Written now: the caller is about to act on the directory. */
 	return journal_check(j, j->fp);
+}
+
+int
+journal_aside(struct journal *j, const char *path)
+{
+	struct dbp_error ignored;
+
+	if (j->fp == NULL)
+		return 0;
+	if (fputs("aside\t", j->fp) == EOF || !escape_put_field(j->fp, path) ||
+	    putc('\n', j->fp) == EOF)
+		j->err = j->err != 0 ? j->err : -EIO;
+	/* Durable before the rename it announces: it moves a package's file. */
+	return journal_sync(j, &ignored);
 }
 
 int

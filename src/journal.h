@@ -43,6 +43,13 @@ int journal_dir(struct journal *j, const char *path,
     const struct timespec *times);
 
 /*
+ * The non-directory PATH (root-relative) is about to be moved to PATH +
+ * ".debunpack-old" to make room for a directory.  Written and synced at
+ * once.
+ */
+int journal_aside(struct journal *j, const char *path);
+
+/*
  * Temporary TMP in directory DIR of TREE (JOURNAL_ROOT: root-relative;
  * JOURNAL_ADMIN: "." is the admin directory) is about to be renamed to
  * NAME.  HADOLD: NAME's old version is kept as the backup name of TMP.

@@ -326,9 +326,12 @@ main_unpack_one(struct unpack *u, struct manifest *man, const char *file,
 }
 
 static int
-main_journal_dir(void *ctx, const char *path, const struct timespec *times)
+main_journal_dir(void *ctx, enum dirs_log kind, const char *path,
+    const struct timespec *times)
 {
-	return journal_dir(ctx, path, times);
+	if (kind == DIRS_LOG_ASIDE)
+		return journal_aside(ctx, path);
+	return journal_dir(ctx, path, kind == DIRS_LOG_FOUND ? times : NULL);
 }
 
 /*
@@ -594,7 +597,8 @@ main(int argc, char **argv)
 	    (r = journal_commit(j, &err)) != 0)
 		goto abort;
 	/* Past this point the run stands: the old versions' backups go. */
-	if ((syncbatch_finish(sb) | manifest_finish(man)) != 0 && o.verbose >= 0)
+	if ((syncbatch_finish(sb) | manifest_finish(man) | dirs_finish(dirs)) != 0 &&
+	    o.verbose >= 0)
 		fprintf(stderr, "debunpack: warning: some backups"
 		    " (*.debunpack-old) could not be removed\n");
 	manifest_remove_obsolete(man, dirs, main_warn, &mc);

@@ -398,21 +398,24 @@ manifest_disown(struct manifest *m, const char *owner, const char *abspath)
 	return r;
 }
 
-/* Whether a package other than NAME, installed or of this run, has PATH. */
-static int
-manifest_other_has(struct manifest *m, const char *abspath, const char *name)
+const char *
+manifest_other_owner(struct manifest *m, const char *abspath, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < m->ninst; i++)
-		if (strcmp(control_get(m->inst[i]->ctl, "Package"), name) != 0 &&
-		    record_find(m->inst[i], abspath) != NULL)
-			return 1;
-	for (i = 0; i < m->nstaged; i++)
-		if (strcmp(control_get(m->staged[i]->ctl, "Package"), name) != 0 &&
-		    record_find(m->staged[i], abspath) != NULL)
-			return 1;
-	return 0;
+	for (i = 0; i < m->ninst; i++) {
+		const char *p = control_get(m->inst[i]->ctl, "Package");
+
+		if (strcmp(p, name) != 0 && record_find(m->inst[i], abspath))
+			return p;
+	}
+	for (i = 0; i < m->nstaged; i++) {
+		const char *p = control_get(m->staged[i]->ctl, "Package");
+
+		if (strcmp(p, name) != 0 && record_find(m->staged[i], abspath))
+			return p;
+	}
+	return NULL;
 }
 
 /*
@@ -472,7 +475,7 @@ manifest_plan_obsolete(struct manifest *m, struct dirs *d, struct journal *j,
 			const struct record_entry *e = &old->v[k];
 
 			if (record_find(m->staged[i], e->path) == NULL &&
-			    !manifest_other_has(m, e->path, name) &&
+			    manifest_other_owner(m, e->path, name) == NULL &&
 			    (r = manifest_plan_one(m, d, e, j)) != 0)
 				return dbp_err(err, -r, e->path + 1,
 				    "cannot plan removal");

@@ -112,6 +112,13 @@ struct record *manifest_installed_record(struct manifest *m,
 const struct record_entry *manifest_installed_entry(struct manifest *m,
     const char *name, const char *abspath);
 
+/*
+ * A package other than NAME, installed or staged by this run, whose record
+ * has ABSPATH of any type, or NULL.
+ */
+const char *manifest_other_owner(struct manifest *m, const char *abspath,
+    const char *name);
+
 /* Installed package OWNER gives ABSPATH up (--force-overwrite). */
 int manifest_disown(struct manifest *m, const char *owner,
     const char *abspath);

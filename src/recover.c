@@ -36,13 +36,16 @@
  *     and "commit" is written (and synced) only after every record is:
  *     without it, undoing every item gives back the old root and the old
  *     records; with it, the new ones stand and only cleanup is left.
+ * I4b. A package's file is moved aside for a directory ("aside", synced)
+ *     only to PATH.debunpack-old; undone, it comes back once the
+ *     directory made in its place is removed.
  * I5. Backups are removed, and old versions' paths ("gone") deleted, only
  *     after "commit" is durable.
  * Each step below can be repeated: a repair killed half way is finished
  * by the next one.
  */
 
-enum rc_kind { RC_DIR, RC_MKDIR, RC_ITEM, RC_GONE };
+enum rc_kind { RC_DIR, RC_MKDIR, RC_ITEM, RC_GONE, RC_ASIDE };
 
 struct rc_line {
 	enum rc_kind kind;
@@ -114,6 +117,15 @@ rc_exists(int dfd, const char *name)
 	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+static bool
+rc_is_dir(int dfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode);
+}
+
 static int
 rc_unlink(int dfd, const char *name)
 {
@@ -183,6 +195,9 @@ rc_parse_line(struct recover *rc, char *line, struct rc_line *l)
 	} else if (strcmp(f[0], "gone") == 0) {
 		l->kind = RC_GONE;
 		want = 3;
+	} else if (strcmp(f[0], "aside") == 0) {
+		l->kind = RC_ASIDE;
+		want = 2;
 	} else
 		return "unknown line";
 	if (n != want)
@@ -203,6 +218,7 @@ rc_parse_line(struct recover *rc, char *line, struct rc_line *l)
 		l->path = f[4];
 		break;
 	case RC_MKDIR:
+	case RC_ASIDE:
 		l->path = f[1];
 		break;
 	case RC_ITEM:
@@ -291,7 +307,16 @@ rc_undo_item(struct recover *rc, const struct rc_line *l,
 		 * happened; if it did not, both names are one inode and
 		 * renameat does nothing, so the backup is removed after.
 		 */
-		if (rc_exists(dfd, old)) {
+		if (rc_is_dir(dfd, old)) {
+			/* An empty directory a file replaced: the file goes. */
+			if ((rc_exists(dfd, l->name) && !rc_is_dir(dfd, l->name) &&
+			    rc_unlink(dfd, l->name) != 0) ||
+			    renameat(dfd, old, dfd, l->name) != 0) {
+				rc_fail(rc, errno, l->name, "cannot restore");
+				return;
+			}
+			res->items++;
+		} else if (rc_exists(dfd, old)) {
 			if (renameat(dfd, old, dfd, l->name) != 0 ||
 			    (r = rc_unlink(dfd, old)) != 0) {
 				rc_fail(rc, errno, l->name, "cannot restore");
@@ -328,7 +353,12 @@ rc_finish_item(struct recover *rc, const struct rc_line *l,
 	journal_oldname(l->tmp, old, sizeof(old));
 	if (rc_exists(dfd, old))
 		res->items++;
-	if ((r = rc_unlink(dfd, old)) != 0 || (r = rc_unlink(dfd, l->tmp)) != 0)
+	if (rc_is_dir(dfd, old))
+		r = unlinkat(dfd, old, AT_REMOVEDIR) == 0 || errno == ENOENT ?
+		    0 : -errno;
+	else
+		r = rc_unlink(dfd, old);
+	if (r != 0 || (r = rc_unlink(dfd, l->tmp)) != 0)
 		rc_fail(rc, r, l->name, "cannot remove backup");
 }
 
@@ -371,6 +401,52 @@ rc_gone(struct recover *rc, const struct rc_line *l,
 	}
 }
 
+/* Whether NAME in directory PATH is a file moved aside (kept by an undo). */
+static bool
+rc_is_aside(const struct recover *rc, const char *path, const char *name)
+{
+	size_t i, pl = strcmp(path, ".") == 0 ? 0 : strlen(path);
+	const char *p, *base;
+
+	if (rc->committed)
+		return false;
+	for (i = 0; i < rc->n; i++) {
+		if (rc->v[i].kind != RC_ASIDE)
+			continue;
+		p = rc->v[i].path;
+		base = strrchr(p, '/') != NULL ? strrchr(p, '/') + 1 : p;
+		if ((size_t)(base - p) == (pl > 0 ? pl + 1 : 0) &&
+		    strncmp(p, path, pl) == 0 &&
+		    strncmp(name, base, strlen(base)) == 0 &&
+		    strcmp(name + strlen(base), ".debunpack-old") == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Put back the files moved aside for directories the undo removed. */
+static void
+rc_asides_back(struct recover *rc, struct recover_result *res)
+{
+	char old[NAME_MAX + 1];
+	const char *base;
+	size_t i;
+	int dfd;
+
+	for (i = rc->n; i-- > 0;) {
+		if (rc->v[i].kind != RC_ASIDE ||
+		    (dfd = rc_parent(rc, rc->v[i].path, &base)) < 0)
+			continue;
+		snprintf(old, sizeof(old), "%s.debunpack-old", base);
+		if (!rc_exists(dfd, old) || rc_exists(dfd, base))
+			continue;	/* never moved, or already back */
+		if (renameat(dfd, old, dfd, base) != 0)
+			rc_fail(rc, errno, rc->v[i].path, "cannot restore");
+		else
+			res->items++;
+	}
+}
+
 /* Remove every reserved name left in directory PATH of TREE. */
 static void
 rc_sweep(struct recover *rc, char tree, const char *path,
@@ -392,12 +468,14 @@ rc_sweep(struct recover *rc, char tree, const char *path,
 	}
 	while ((de = readdir(dir)) != NULL) {
 		if (!unpack_reserved_name(de->d_name) ||
-		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    S_ISDIR(st.st_mode))
+		    (tree == JOURNAL_ROOT && rc_is_aside(rc, path, de->d_name)) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
-		if (unlinkat(dfd, de->d_name, 0) == 0)
+		/* A directory only as the backup of an empty one: empty. */
+		if (unlinkat(dfd, de->d_name, S_ISDIR(st.st_mode) ?
+		    AT_REMOVEDIR : 0) == 0)
 			res->removed++;
-		else if (errno != ENOENT)
+		else if (errno != ENOENT && errno != ENOTEMPTY)
 			rc_fail(rc, errno, de->d_name, "cannot remove");
 	}
 	closedir(dir);
@@ -410,7 +488,8 @@ rc_sweep_all(struct recover *rc, struct recover_result *res)
 
 	rc_sweep(rc, JOURNAL_ADMIN, ".", res);
 	for (i = 0; i < rc->n; i++)
-		if (rc->v[i].kind != RC_GONE && rc->v[i].tree != JOURNAL_ADMIN)
+		if ((rc->v[i].kind == RC_DIR || rc->v[i].kind == RC_MKDIR ||
+		    rc->v[i].kind == RC_ITEM) && rc->v[i].tree != JOURNAL_ADMIN)
 			rc_sweep(rc, JOURNAL_ROOT, rc->v[i].path, res);
 }
 
@@ -521,6 +600,7 @@ recover_run(const struct rootfs *rf, int admfd, struct recover_result *res,
 		rc_sweep_all(&rc, res);
 		/* Created directories that do not hold the journal go first. */
 		rc_rmdirs(&rc);
+		rc_asides_back(&rc, res);
 		rc_sync(&rc);
 		if (rc.err == 0) {
 			if (unlinkat(admfd, JOURNAL_NAME, 0) != 0)

@@ -25,6 +25,9 @@ struct sb_item {
 	bool data;		/* regular file: its data must be made durable */
 	enum sb_state state;
 	bool backup;		/* the old NAME is kept as its backup name */
+	bool backup_dir;	/* ... and is an empty directory, moved there
+				   at the rename (a directory has no links) */
+	bool dir_moved;		/* it was moved */
 	size_t link_of;		/* hardlink: item of the file it links to */
 	size_t nlinks;		/* hardlinks made to this item */
 };
@@ -452,6 +455,7 @@ static int
 sb_backup(struct sb_item *it, int dfd, struct dbp_error *err)
 {
 	char old[NAME_MAX + 1];
+	struct stat st;
 
 	journal_oldname(it->tmp, old, sizeof(old));
 	if (unlinkat(dfd, old, 0) != 0 && errno != ENOENT)
@@ -459,7 +463,12 @@ sb_backup(struct sb_item *it, int dfd, struct dbp_error *err)
 	/* Without AT_SYMLINK_FOLLOW a symlink is linked, not its target. */
 	if (linkat(dfd, it->name, dfd, old, 0) == 0)
 		it->backup = true;
-	else if (errno != ENOENT)
+	else if (errno == EPERM && fstatat(dfd, it->name, &st,
+	    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+		/* An empty directory that a file replaces (unpack checked). */
+		unlinkat(dfd, old, AT_REMOVEDIR);
+		it->backup = it->backup_dir = true;
+	} else if (errno != ENOENT)
 		return dbp_err(err, errno, it->path, "cannot keep a backup");
 	return 0;
 }
@@ -513,6 +522,15 @@ syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
 		if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
 			return dbp_err(err, -dfd, dirs_path(sb->dirs, it->dir),
 			    "cannot open directory");
+		if (it->backup_dir && !it->dir_moved) {
+			char old[NAME_MAX + 1];
+
+			journal_oldname(it->tmp, old, sizeof(old));
+			if (renameat(dfd, it->name, dfd, old) != 0)
+				return dbp_err(err, errno, it->path,
+				    "cannot move the directory aside");
+			it->dir_moved = true;
+		}
 		sb->st->calls[SC_RENAME]++;
 		if (renameat(dfd, it->tmp, dfd, it->name) != 0)
 			return dbp_err(err, errno, it->path, "cannot rename");
@@ -555,10 +573,13 @@ sb_unlink_backup(struct syncbatch *sb, struct sb_item *it)
 	if (!it->backup)
 		return 0;
 	it->backup = false;
+	if (it->backup_dir && !it->dir_moved)
+		return 0;
 	journal_oldname(it->tmp, old, sizeof(old));
 	if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
 		return dfd;
-	return unlinkat(dfd, old, 0) == 0 || errno == ENOENT ? 0 : -errno;
+	return unlinkat(dfd, old, it->backup_dir ? AT_REMOVEDIR : 0) == 0 ||
+	    errno == ENOENT ? 0 : -errno;
 }
 
 /*
@@ -582,12 +603,18 @@ sb_rollback(struct syncbatch *sb)
 			continue;
 		}
 		journal_oldname(it->tmp, old, sizeof(old));
+		/* A directory cannot be renamed over the file: remove it first. */
+		if (it->backup_dir && unlinkat(dfd, it->name, 0) != 0 &&
+		    errno != ENOENT) {
+			r = r != 0 ? r : -errno;
+			continue;
+		}
 		if (it->backup ? renameat(dfd, old, dfd, it->name) != 0 :
 		    unlinkat(dfd, it->name, 0) != 0) {
 			r = r != 0 ? r : -errno;
 			continue;
 		}
-		it->backup = false;
+		it->backup = it->dir_moved = false;
 		it->state = SB_GONE;
 		dirs_mark(sb->dirs, it->dir, DIR_NAMES);
 	}
@@ -611,6 +638,22 @@ syncbatch_finish(struct syncbatch *sb)
 	return r;
 }
 
+/* Put back the directory that IT's file was to replace. */
+static int
+sb_dir_back(struct syncbatch *sb, struct sb_item *it)
+{
+	char old[NAME_MAX + 1];
+	int dfd;
+
+	journal_oldname(it->tmp, old, sizeof(old));
+	if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
+		return dfd;
+	if (renameat(dfd, old, dfd, it->name) != 0)
+		return -errno;
+	it->backup = it->dir_moved = false;
+	return 0;
+}
+
 int
 syncbatch_abort(struct syncbatch *sb)
 {
@@ -628,8 +671,12 @@ syncbatch_abort(struct syncbatch *sb)
 		sb_close(sb, it, &ignored);
 		if ((r2 = sb_unlink_tmp(sb, it)) != 0 && r == 0)
 			r = r2;
-		/* Not renamed: the old version is still in place. */
-		if ((r2 = sb_unlink_backup(sb, it)) != 0 && r == 0)
+		/* Not renamed: the old version is in place, or moved aside. */
+		if (it->dir_moved)
+			r2 = sb_dir_back(sb, it);
+		else
+			r2 = sb_unlink_backup(sb, it);
+		if (r2 != 0 && r == 0)
 			r = r2;
 		it->state = SB_GONE;
 	}

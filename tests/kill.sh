@@ -17,7 +17,8 @@ step=${KILL_STEP:-1}
 set_=openat,open,creat,mkdir,mkdirat,link,linkat,symlink,symlinkat,rename,renameat,renameat2,unlink,unlinkat,rmdir,write,pwrite64,writev,ftruncate,fsync,fdatasync,sync_file_range,syncfs,fchmod,fchmodat,fchown,fchownat,lchown,utimensat,futimesat,mknod,mknodat,flock,close
 
 # Version 1 and 2 of "app" change, add and drop files, directories, a
-# symlink, a hardlink and a conffile; "lib" comes new with version 2.
+# symlink, a hardlink and a conffile, and turn an empty directory into a
+# file; "lib" comes new with version 2.
 cat > "$T/v1.desc" <<'D'
 control-field Package app
 control-field Version 1
@@ -34,6 +35,7 @@ file ./usr/bin/old-only 0755 text:old\n
 dir ./usr/share/ 0755
 dir ./usr/share/old/ 0755
 file ./usr/share/old/data 0644 size:100
+dir ./usr/share/becomes-file/ 0755
 D
 cat > "$T/v2.desc" <<'D'
 control-field Package app
@@ -51,6 +53,7 @@ dir ./usr/share/ 0755
 dir ./usr/share/app/ 0755
 dir ./usr/share/app/deep/ 0700
 file ./usr/share/app/deep/new 0644 text:new\n
+file ./usr/share/becomes-file 0644 text:was a directory\n
 D
 cat > "$T/lib.desc" <<'D'
 control-field Package lib
