@@ -296,7 +296,8 @@ rc_undo_item(struct recover *rc, const struct rc_line *l,
 	int dfd, r;
 
 	if ((dfd = rc_dir(rc, l->tree, l->path)) < 0) {
-		if (dfd != -ENOENT)
+		/* Gone, or a file moved back in its place: nothing there. */
+		if (dfd != -ENOENT && dfd != -ENOTDIR)
 			rc_fail(rc, dfd, l->path, "cannot open directory");
 		return;
 	}
@@ -346,7 +347,8 @@ rc_finish_item(struct recover *rc, const struct rc_line *l,
 	int dfd, r;
 
 	if ((dfd = rc_dir(rc, l->tree, l->path)) < 0) {
-		if (dfd != -ENOENT)
+		/* Gone, or a file moved back in its place: nothing there. */
+		if (dfd != -ENOENT && dfd != -ENOTDIR)
 			rc_fail(rc, dfd, l->path, "cannot open directory");
 		return;
 	}

@@ -17,8 +17,8 @@ step=${KILL_STEP:-1}
 set_=openat,open,creat,mkdir,mkdirat,link,linkat,symlink,symlinkat,rename,renameat,renameat2,unlink,unlinkat,rmdir,write,pwrite64,writev,ftruncate,fsync,fdatasync,sync_file_range,syncfs,fchmod,fchmodat,fchown,fchownat,lchown,utimensat,futimesat,mknod,mknodat,flock,close
 
 # Version 1 and 2 of "app" change, add and drop files, directories, a
-# symlink, a hardlink and a conffile, and turn an empty directory into a
-# file; "lib" comes new with version 2.
+# symlink, a hardlink and a conffile, turn an empty directory into a
+# file and a file into a directory; "lib" comes new with version 2.
 cat > "$T/v1.desc" <<'D'
 control-field Package app
 control-field Version 1
@@ -36,6 +36,7 @@ dir ./usr/share/ 0755
 dir ./usr/share/old/ 0755
 file ./usr/share/old/data 0644 size:100
 dir ./usr/share/becomes-file/ 0755
+file ./usr/share/becomes-dir 0644 text:was a file\n
 D
 cat > "$T/v2.desc" <<'D'
 control-field Package app
@@ -54,6 +55,8 @@ dir ./usr/share/app/ 0755
 dir ./usr/share/app/deep/ 0700
 file ./usr/share/app/deep/new 0644 text:new\n
 file ./usr/share/becomes-file 0644 text:was a directory\n
+dir ./usr/share/becomes-dir/ 0755
+file ./usr/share/becomes-dir/inside 0644 text:in\n
 D
 cat > "$T/lib.desc" <<'D'
 control-field Package lib
@@ -230,3 +233,21 @@ for at in "$rename:when=$((nren / 2))" "unlinkat:when=$((nunl + 1))"; do
 	done < "$T/rpoints"
 	echo "ok repair killed at each of its $rtotal points (every $step) after point $at"
 done
+
+# A journal that is not one is refused with its line, and nothing changes.
+rm -rf "$T/r"
+cp -a "$T/base" "$T/r"
+printf 'debunpack-journal 1\nitem\tR\t2\tusr\tx.debunpack-new\tx\n' \
+    > "$T/r/var/lib/debunpack/journal"
+snapshot "$T/r" "$T/before"
+if "$DEBUNPACK" -q --root "$T/r" "$v2" 2> "$T/err"; then
+	fail "install went on past a bad journal"
+fi
+grep -q "'journal': cannot repair: line 2: bad backup flag" "$T/err" ||
+    fail "bad journal message: $(cat "$T/err")"
+snapshot "$T/r" "$T/after"
+diff -u "$T/before" "$T/after" || fail "bad journal: root changed"
+printf 'debunpack-journal 9\n' > "$T/r/var/lib/debunpack/journal"
+"$DEBUNPACK" -q --root "$T/r" --list 2> "$T/err" && fail "list past a bad journal"
+grep -q "unknown journal version" "$T/err" || fail "version message: $(cat "$T/err")"
+echo "ok bad journals refused"

@@ -1,0 +1,115 @@
+#!/bin/sh
+# A directory and a file replacing each other follow dpkg: an empty
+# directory that no other package has becomes a file, a package's own
+# file moves aside for a directory; a non-empty directory, another
+# package's path or a file no package has is an error that changes
+# nothing.  A failed run puts everything back.
+. "${srcdir:-.}/tests/lib.sh"
+
+# pkg NAME VERSION LINES...: a package with the given data lines.
+pkg() {
+	n=$1 v=$2
+	shift 2
+	{
+		echo "control-field Package $n"
+		echo "control-field Version $v"
+		echo "control-field Architecture all"
+		echo "dir ./opt/ 0755"
+		for l in "$@"; do echo "$l"; done
+	} > "$T/$n-$v.desc"
+	build_deb "$n-$v" "$T/$n-$v.desc"
+}
+
+a1=$(pkg a 1 "dir ./opt/d/ 0755" "file ./opt/f 0644 text:file\\n" \
+    "dir ./opt/full/ 0755" "file ./opt/full/x 0644 text:x\\n")
+a2=$(pkg a 2 "file ./opt/d 0644 text:now a file\\n" "dir ./opt/f/ 0755" \
+    "file ./opt/f/in 0644 text:in\\n" "dir ./opt/full/ 0755" \
+    "file ./opt/full/x 0644 text:x\\n")
+root=$T/root
+mkdir "$root"
+"$DEBUNPACK" -q --root "$root" "$a1" || fail "install a 1"
+
+# Both ways at once, then the records agree with the root.
+"$DEBUNPACK" -q --root "$root" "$a2" || fail "upgrade a 2"
+[ -f "$root/opt/d" ] && [ "$(cat "$root/opt/d")" = "now a file" ] ||
+    fail "empty directory not replaced by the file"
+[ -d "$root/opt/f" ] && [ -f "$root/opt/f/in" ] ||
+    fail "file not replaced by the directory"
+no_temps "$root"
+"$DEBUNPACK" --root "$root" --verify > /dev/null || fail "verify after upgrade"
+echo "ok directory to file and file to directory"
+
+# Undone by a failure at the commit: both come back as they were.
+if [ -f "$FAULTSHIM" ]; then
+	ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0
+	export ASAN_OPTIONS
+	rm -rf "$root"
+	mkdir "$root"
+	"$DEBUNPACK" -q --root "$root" "$a1"
+	snapshot "$root" "$T/before"
+	n=1
+	while :; do
+		if FAULT_RENAMEAT=$n LD_PRELOAD=$FAULTSHIM "$DEBUNPACK" -q \
+		    --root "$root" "$a2" 2> "$T/err"; then
+			break
+		fi
+		snapshot "$root" "$T/after"
+		diff -u "$T/before" "$T/after" || fail "rename $n failed: root changed"
+		no_temps "$root"
+		n=$((n + 1))
+	done
+	[ $n -gt 2 ] || fail "no rename was failed"
+	echo "ok undone at each of $((n - 1)) renames"
+fi
+
+# A non-empty directory is never replaced by a file.
+rm -rf "$root"
+mkdir "$root"
+"$DEBUNPACK" -q --root "$root" "$a1"
+a3=$(pkg a 3 "file ./opt/full 0644 text:file\\n")
+snapshot "$root" "$T/before"
+if "$DEBUNPACK" -q --root "$root" "$a3" 2> "$T/err"; then
+	fail "non-empty directory replaced"
+fi
+grep -q "'opt/full': is a directory that is not empty" "$T/err" ||
+    fail "message: $(cat "$T/err")"
+snapshot "$root" "$T/after"
+diff -u "$T/before" "$T/after" || fail "refused run changed the root"
+echo "ok non-empty directory kept"
+
+# Another package's directory, even empty, is not replaced by a file.
+b1=$(pkg b 1 "dir ./opt/shared/ 0755")
+c1=$(pkg c 1 "file ./opt/shared 0644 text:c\\n")
+"$DEBUNPACK" -q --root "$root" "$b1"
+snapshot "$root" "$T/before"
+if "$DEBUNPACK" -q --root "$root" "$c1" 2> "$T/err"; then
+	fail "directory of another package replaced"
+fi
+grep -q "'opt/shared': is a directory of package 'b'" "$T/err" ||
+    fail "message: $(cat "$T/err")"
+snapshot "$root" "$T/after"
+diff -u "$T/before" "$T/after" || fail "refused run changed the root"
+echo "ok directory of another package kept"
+
+# Another package's file, or a file no package has, does not become a directory.
+d1=$(pkg d 1 "file ./opt/dfile 0644 text:d\\n")
+e1=$(pkg e 1 "dir ./opt/dfile/ 0755" "file ./opt/dfile/x 0644 text:e\\n")
+"$DEBUNPACK" -q --root "$root" "$d1"
+snapshot "$root" "$T/before"
+if "$DEBUNPACK" -q --root "$root" "$e1" 2> "$T/err"; then
+	fail "file of another package replaced by a directory"
+fi
+grep -q "'opt/dfile': is a file of package 'd'" "$T/err" ||
+    fail "message: $(cat "$T/err")"
+echo user > "$root/opt/userfile"
+u1=$(pkg u 1 "dir ./opt/userfile/ 0755")
+snapshot "$root" "$T/before"
+if "$DEBUNPACK" -q --root "$root" "$u1" 2> "$T/err"; then
+	fail "user's file replaced by a directory"
+fi
+grep -q "'opt/userfile': exists and is not a directory" "$T/err" ||
+    fail "message: $(cat "$T/err")"
+snapshot "$root" "$T/after"
+diff -u "$T/before" "$T/after" || fail "refused run changed the root"
+[ "$(cat "$root/opt/userfile")" = user ] || fail "user's file lost"
+echo "ok files of others and of the user kept"
