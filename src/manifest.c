@@ -30,6 +30,16 @@
  * (or none) next to new files: the record may lag behind the root, never
  * run ahead of it.  After exit 0 both batches are durable.
  */
+/*
+ * One path of an installed record, in the index of all of them: owner
+ * lookups are one binary search, not one per installed package.
+ */
+struct manifest_owned {
+	const char *path;	/* the record's own string */
+	size_t inst;		/* the record: m->inst[inst] */
+	char type;
+};
+
 /* A path of an old version to remove after the commit point. */
 struct manifest_gone {
 	size_t pidx;			/* its directory in the run's table */
@@ -53,6 +63,9 @@ struct manifest {
 	size_t nstaged;
 	struct manifest_gone *gone;	/* manifest_plan_obsolete's list */
 	size_t ngone;
+	/* every installed path, sorted by path; NULL: search each record */
+	struct manifest_owned *owned;
+	size_t nowned;
 };
 
 static int
@@ -97,6 +110,7 @@ manifest_free(struct manifest *m)
 		record_free(m->staged[--m->nstaged]);
 	free(m->staged);
 	free(m->gone);
+	free(m->owned);
 	syncbatch_free(m->asb);
 	dirs_free(m->adirs);
 	rootfs_close(&m->arf);
@@ -263,6 +277,7 @@ manifest_stage(struct manifest *m, struct record *r, struct dbp_error *err)
 }
 
 static int manifest_in_run(const struct manifest *, const char *);
+static void manifest_index(struct manifest *);
 
 int
 manifest_prepare(struct manifest *m, struct journal *j,
@@ -364,35 +379,120 @@ manifest_load_installed(struct manifest *m, struct dbp_error *err)
 	manifest_names_free(names);
 	if (r == 0 && (m->disowned = calloc(m->ninst + 1, sizeof(bool))) == NULL)
 		r = dbp_err(err, ENOMEM, "", "cannot read records");
+	if (r == 0)
+		manifest_index(m);
 	return r;
 }
 
-const char *
-manifest_owner(struct manifest *m, const char *abspath, const char *name)
+static int
+manifest_owned_cmp(const void *a, const void *b)
+{
+	const struct manifest_owned *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	if (c != 0)
+		return c;
+	return x->inst < y->inst ? -1 : x->inst > y->inst;
+}
+
+/* Index every installed path; without memory, lookups search each record. */
+static void
+manifest_index(struct manifest *m)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < m->ninst; i++)
+		n += m->inst[i]->n;
+	if (n == 0 || (m->owned = malloc(n * sizeof(*m->owned))) == NULL)
+		return;
+	for (i = 0; i < m->ninst; i++)
+		for (k = 0; k < m->inst[i]->n; k++) {
+			struct manifest_owned *o = &m->owned[m->nowned++];
+
+			o->path = m->inst[i]->v[k].path;
+			o->inst = i;
+			o->type = m->inst[i]->v[k].type;
+		}
+	qsort(m->owned, m->nowned, sizeof(*m->owned), manifest_owned_cmp);
+}
+
+/* The first index slot of ABSPATH (or where it would be). */
+static size_t
+manifest_owned_first(const struct manifest *m, const char *abspath)
+{
+	size_t lo = 0, hi = m->nowned, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(m->owned[mid].path, abspath) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The first installed package other than NAME that has ABSPATH (not as
+ * a directory, with NONDIR), or NULL.
+ */
+static const char *
+manifest_installed_owner(struct manifest *m, const char *abspath,
+    const char *name, bool nondir)
 {
 	const struct record_entry *e;
+	const char *owner;
 	size_t i;
 
+	if (m->owned != NULL) {
+		for (i = manifest_owned_first(m, abspath); i < m->nowned &&
+		    strcmp(m->owned[i].path, abspath) == 0; i++) {
+			owner = control_get(m->inst[m->owned[i].inst]->ctl,
+			    "Package");
+			if (strcmp(owner, name) != 0 &&
+			    (!nondir || m->owned[i].type != 'd'))
+				return owner;
+		}
+		return NULL;
+	}
 	for (i = 0; i < m->ninst; i++) {
-		const char *owner = control_get(m->inst[i]->ctl, "Package");
-
-		if (strcmp(owner, name) == 0)
-			continue;
-		e = record_find(m->inst[i], abspath);
-		if (e != NULL && e->type != 'd')
+		owner = control_get(m->inst[i]->ctl, "Package");
+		if (strcmp(owner, name) != 0 &&
+		    (e = record_find(m->inst[i], abspath)) != NULL &&
+		    (!nondir || e->type != 'd'))
 			return owner;
 	}
 	return NULL;
 }
 
+const char *
+manifest_owner(struct manifest *m, const char *abspath, const char *name)
+{
+	return manifest_installed_owner(m, abspath, name, true);
+}
+
 int
 manifest_disown(struct manifest *m, const char *owner, const char *abspath)
 {
-	size_t i;
+	struct manifest_owned key;
+	size_t i, k;
 	int r;
 
 	if (manifest_installed(m, owner, &i) == NULL)
 		return 0;
+	/* Out of the index first: its string goes with the entry. */
+	if (m->owned != NULL) {
+		key.path = abspath;
+		key.inst = i;
+		for (k = manifest_owned_first(m, abspath); k < m->nowned &&
+		    strcmp(m->owned[k].path, abspath) == 0; k++)
+			if (m->owned[k].inst == i) {
+				memmove(&m->owned[k], &m->owned[k + 1],
+				    (m->nowned - k - 1) * sizeof(key));
+				m->nowned--;
+				break;
+			}
+	}
 	if ((r = record_remove(m->inst[i], abspath)) == 0)
 		m->disowned[i] = true;
 	return r;
@@ -401,17 +501,13 @@ manifest_disown(struct manifest *m, const char *owner, const char *abspath)
 const char *
 manifest_other_owner(struct manifest *m, const char *abspath, const char *name)
 {
+	const char *p;
 	size_t i;
 
-	for (i = 0; i < m->ninst; i++) {
-		const char *p = control_get(m->inst[i]->ctl, "Package");
-
-		if (strcmp(p, name) != 0 && record_find(m->inst[i], abspath))
-			return p;
-	}
+	if ((p = manifest_installed_owner(m, abspath, name, false)) != NULL)
+		return p;
 	for (i = 0; i < m->nstaged; i++) {
-		const char *p = control_get(m->staged[i]->ctl, "Package");
-
+		p = control_get(m->staged[i]->ctl, "Package");
 		if (strcmp(p, name) != 0 && record_find(m->staged[i], abspath))
 			return p;
 	}

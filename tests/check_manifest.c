@@ -3,12 +3,15 @@
 
 #include <archive_entry.h>
 #include <check.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checkutil.h"
 #include "manifest.h"
+#include "stats.h"
 
 /* E records NAME in directory DIR, from ITEM of package PKG, of TYPE. */
 static void
@@ -179,6 +182,67 @@ START_TEST(test_manifest_odd_names)
 }
 END_TEST
 
+/* A record of package NAME with PATH lines (type, path), as the admin directory holds. */
+static void
+write_record(const char *name, const char *const *lines)
+{
+	char file[64], buf[4096];
+	size_t o;
+
+	snprintf(file, sizeof(file), "admin/%s.record", name);
+	o = (size_t)snprintf(buf, sizeof(buf), "debunpack-record 1\n"
+	    "Package: %s\nVersion: 1\nArchitecture: all\n\n", name);
+	for (; *lines != NULL; lines += 2)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s\t-\t0755\t0:0"
+		    "\t-\t-\t%s\n", lines[0], lines[1]);
+	checkutil_write(file, buf);
+}
+
+/* Owners through the index of every installed path, and after a take-over. */
+START_TEST(test_manifest_owner_index)
+{
+	static const char *const a[] = { "d", "/usr", "d", "/usr/bin",
+	    "p", "/usr/bin/x", "p", "/usr/bin/shared", NULL };
+	static const char *const b[] = { "d", "/usr", "d", "/usr/bin",
+	    "p", "/usr/bin/y", NULL };
+	static const char *const c[] = { "d", "/usr", "p", "/usr/bin/shared",
+	    NULL };
+	struct dbp_error err;
+	struct manifest *m;
+	struct stats st;
+	int fd;
+
+	memset(&st, 0, sizeof(st));
+	checkutil_mkdir("admin");
+	write_record("a", a);
+	write_record("b", b);
+	write_record("c", c);
+	ck_assert_int_eq(manifest_new(&m), 0);
+	fd = open(checkutil_at("admin"), O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(manifest_admin(m, fd, false, "none", &st, &err), 0);
+	close(fd);
+	if (manifest_load_installed(m, &err) != 0)
+		ck_abort_msg("%s: %s", err.path, err.msg);
+	/* Directories have no owner in the conflict sense; others do. */
+	ck_assert_ptr_null(manifest_owner(m, "/usr/bin", "z"));
+	ck_assert_str_eq(manifest_owner(m, "/usr/bin/x", "z"), "a");
+	ck_assert_str_eq(manifest_owner(m, "/usr/bin/y", "a"), "b");
+	ck_assert_ptr_null(manifest_owner(m, "/usr/bin/y", "b"));
+	ck_assert_ptr_null(manifest_owner(m, "/usr/bin/zz", "a"));
+	ck_assert_ptr_null(manifest_owner(m, "/", "a"));
+	ck_assert_str_eq(manifest_owner(m, "/usr/bin/shared", "a"), "c");
+	ck_assert_str_eq(manifest_owner(m, "/usr/bin/shared", "c"), "a");
+	ck_assert_str_eq(manifest_other_owner(m, "/usr/bin", "a"), "b");
+	/* Taken over from a: only c is left with it. */
+	ck_assert_int_eq(manifest_disown(m, "a", "/usr/bin/shared"), 0);
+	ck_assert_str_eq(manifest_owner(m, "/usr/bin/shared", "z"), "c");
+	ck_assert_ptr_null(manifest_owner(m, "/usr/bin/shared", "c"));
+	ck_assert_str_eq(manifest_owner(m, "/usr/bin/x", "z"), "a");
+	manifest_free(m);
+}
+END_TEST
+
 static Suite *
 manifest_suite(void)
 {
@@ -197,6 +261,9 @@ manifest_suite(void)
 	tcase_add_test(tc, test_manifest_many_entries);
 	tcase_add_test(tc, test_manifest_odd_names);
 	suite_add_tcase(s, tc);
+
+	tc = checkutil_scratch_tcase(s, "records", NULL, NULL);
+	tcase_add_test(tc, test_manifest_owner_index);
 	return s;
 }
 
