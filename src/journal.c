@@ -12,6 +12,7 @@
 
 #include "escape.h"
 #include "journal.h"
+#include "stats.h"
 
 /*
  * Format, version 1: text, one line per fact, fields separated by TAB,
@@ -45,11 +46,12 @@ struct journal {
 	struct timespec admtimes[2];	/* its times before the journal */
 	bool durable;
 	bool dirsynced;		/* its name is durable */
+	struct stats *st;	/* its sync calls are counted with the run's */
 	int err;		/* first write error, -errno */
 };
 
 int
-journal_new(struct journal **out, bool durable)
+journal_new(struct journal **out, bool durable, struct stats *st)
 {
 	struct journal *j;
 
@@ -57,6 +59,7 @@ journal_new(struct journal **out, bool durable)
 		return -ENOMEM;
 	j->admfd = -1;
 	j->durable = durable;
+	j->st = st;
 	if ((j->fp = open_memstream(&j->mem, &j->memlen)) == NULL) {
 		free(j);
 		return -ENOMEM;
@@ -176,10 +179,12 @@ journal_sync(struct journal *j, struct dbp_error *err)
 		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
 	if (!j->durable)
 		return 0;
+	j->st->calls[SC_FDATASYNC]++;
 	if (fdatasync(fileno(j->fp)) != 0)
 		return dbp_err(err, errno, JOURNAL_NAME, "cannot sync journal");
 	/* Once: a journal that a crash could unname would protect nothing. */
 	if (!j->dirsynced) {
+		j->st->calls[SC_FSYNC]++;
 		if (fsync(j->admfd) != 0)
 			return dbp_err(err, errno, "", "cannot sync admin"
 			    " directory");

@@ -22,9 +22,11 @@ struct journal;
 /*
  * A journal for one run, kept in memory until journal_open gives it a
  * file.  DURABLE says whether journal_sync and journal_commit make it
- * durable (false for --sync-mode=none).
+ * durable (false for --sync-mode=none); its sync calls are counted in ST,
+ * which must outlive it.
  */
-int journal_new(struct journal **out, bool durable);
+struct stats;
+int journal_new(struct journal **out, bool durable, struct stats *st);
 
 /*
  * Create JOURNAL_NAME in admin directory ADMFD (not taken) and write what

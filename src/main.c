@@ -548,7 +548,7 @@ main(int argc, char **argv)
 	}
 	main_fd_budget(&maxfiles, &maxdirs);
 	if ((r = dirs_new(&dirs, &rf, maxdirs)) != 0 ||
-	    (r = journal_new(&j, strcmp(o.mode, "none") != 0)) != 0 ||
+	    (r = journal_new(&j, strcmp(o.mode, "none") != 0, &st)) != 0 ||
 	    (r = manifest_new(&man)) != 0 ||
 	    (r = syncbatch_new(&sb, o.mode, dirs, &st, maxfiles)) != 0 ||
 	    (r = unpack_new(&u, &uo, dirs, sb, man, users, &st)) != 0) {
