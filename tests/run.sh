@@ -53,6 +53,14 @@ if valgrind -q --leak-check=full --error-exitcode=3 build/debunpack -q \
 elif [ $? = 3 ]; then
 	echo "valgrind: errors on the failure path"; exit 1
 fi
+# And the repair of a run killed half way through its commit.
+mkdir "$vg/kill"
+build/debunpack -q --root "$vg/kill" "$vg/a.deb"
+(strace -qq -o /dev/null -e inject=renameat:signal=KILL:when=3 \
+    build/debunpack -q --root "$vg/kill" --sync-mode none "$vg/a.deb") 2>/dev/null || true
+[ -f "$vg/kill/var/lib/debunpack/journal" ] || { echo "valgrind: no journal to repair"; exit 1; }
+valgrind -q --leak-check=full --error-exitcode=1 build/debunpack -q \
+    --root "$vg/kill" --recover || { echo "valgrind: debunpack --recover"; exit 1; }
 
 echo "== make distcheck"
 KILL_STEP=7 make -s -C build distcheck > build/distcheck.log 2>&1 ||
