@@ -14,6 +14,9 @@
 command -v strace > /dev/null || skip "strace not installed"
 strace -qq -o /dev/null true 2> /dev/null || skip "strace cannot trace here"
 step=${KILL_STEP:-1}
+# LeakSanitizer cannot run under ptrace; the other tests look for leaks.
+ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0
+export ASAN_OPTIONS
 set_=openat,open,creat,mkdir,mkdirat,link,linkat,symlink,symlinkat,rename,renameat,renameat2,unlink,unlinkat,rmdir,write,pwrite64,writev,ftruncate,fsync,fdatasync,sync_file_range,syncfs,fchmod,fchmodat,fchown,fchownat,lchown,utimensat,futimesat,mknod,mknodat,flock,close
 
 # Version 1 and 2 of "app" change, add and drop files, directories, a
