@@ -46,6 +46,7 @@ struct journal {
 	struct timespec admtimes[2];	/* its times before the journal */
 	bool durable;
 	bool dirsynced;		/* its name is durable */
+	bool dirty;		/* lines written since the last sync */
 	struct stats *st;	/* its sync calls are counted with the run's */
 	int err;		/* first write error, -errno */
 };
@@ -107,6 +108,7 @@ journal_open(struct journal *j, int admfd, struct dbp_error *err)
 	free(j->mem);
 	j->mem = NULL;
 	j->fp = fp;
+	j->dirty = true;
 	if (journal_check(j, fp) != 0)
 		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
 	return 0;
@@ -126,6 +128,7 @@ journal_dir(struct journal *j, const char *path, const struct timespec *t)
 	if (!escape_put_field(j->fp, path[0] != '\0' ? path : ".") ||
 	    putc('\n', j->fp) == EOF)
 		j->err = j->err != 0 ? j->err : -EIO;
+	j->dirty = true;
 	/* Written now: the caller is about to act on the directory. */
 	return journal_check(j, j->fp);
 }
@@ -137,6 +140,7 @@ journal_aside(struct journal *j, const char *path)
 
 	if (j->fp == NULL)
 		return 0;
+	j->dirty = true;
 	if (fputs("aside\t", j->fp) == EOF || !escape_put_field(j->fp, path) ||
 	    putc('\n', j->fp) == EOF)
 		j->err = j->err != 0 ? j->err : -EIO;
@@ -150,6 +154,7 @@ journal_item(struct journal *j, char tree, bool hadold, const char *dir,
 {
 	if (j->fp == NULL)
 		return 0;
+	j->dirty = true;
 	if (fprintf(j->fp, "item\t%c\t%d\t", tree, hadold ? 1 : 0) < 0 ||
 	    !escape_put_field(j->fp, dir[0] != '\0' ? dir : ".") ||
 	    putc('\t', j->fp) == EOF || !escape_put_field(j->fp, tmp) ||
@@ -164,6 +169,7 @@ journal_gone(struct journal *j, char type, const char *path)
 {
 	if (j->fp == NULL)
 		return 0;
+	j->dirty = true;
 	if (fprintf(j->fp, "gone\t%c\t", type) < 0 ||
 	    !escape_put_field(j->fp, path) || putc('\n', j->fp) == EOF)
 		j->err = j->err != 0 ? j->err : -EIO;
@@ -177,8 +183,9 @@ journal_sync(struct journal *j, struct dbp_error *err)
 		return 0;
 	if (journal_check(j, j->fp) != 0)
 		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
-	if (!j->durable)
+	if (!j->durable || j->admfd < 0 || !j->dirty)
 		return 0;
+	j->dirty = false;
 	j->st->calls[SC_FDATASYNC]++;
 	if (fdatasync(fileno(j->fp)) != 0)
 		return dbp_err(err, errno, JOURNAL_NAME, "cannot sync journal");
@@ -198,6 +205,7 @@ journal_commit(struct journal *j, struct dbp_error *err)
 {
 	if (j->fp == NULL)
 		return 0;
+	j->dirty = true;
 	if (fputs("commit\n", j->fp) == EOF)
 		j->err = j->err != 0 ? j->err : -EIO;
 	return journal_sync(j, err);

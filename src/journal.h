@@ -63,7 +63,10 @@ int journal_item(struct journal *j, char tree, bool hadold, const char *dir,
 /* After the commit point, PATH (root-relative) of type TYPE goes away. */
 int journal_gone(struct journal *j, char type, const char *path);
 
-/* Write what is buffered and make it durable (if the journal is). */
+/*
+ * Write what is buffered and make it durable (if the journal is); nothing
+ * to do when no line was written since the last time.
+ */
 int journal_sync(struct journal *j, struct dbp_error *err);
 
 /*

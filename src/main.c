@@ -557,6 +557,7 @@ main(int argc, char **argv)
 	}
 	/* Every directory the run touches is in the journal before it is. */
 	dirs_set_log(dirs, main_journal_dir, j);
+	syncbatch_set_journal(sb, j);
 	if ((r = main_admindir(&o, &rf, dirs, man, &st, &err)) != 0 ||
 	    (r = manifest_lock(man, &err)) != 0 ||
 	    (r = journal_open(j, manifest_admin_fd(man), &err)) != 0 ||

@@ -63,6 +63,7 @@ struct syncbatch {
 	size_t n, cap;
 	size_t maxfds, nopen;
 	bool prepared;		/* data durable, backups kept */
+	struct journal *journal;	/* synced before anything else is */
 	bool renamed;		/* the commit renamed at least one name */
 };
 
@@ -231,10 +232,25 @@ sync_names(struct syncbatch *sb, struct dbp_error *err)
 
 /* --- perfile: the classic write, fsync, rename, fsync directory --- */
 
+/*
+ * Nothing of the run is made durable before the journal lines that name
+ * where it is: else a power cut could keep a temporary, or a directory,
+ * that no durable journal tells the repair about.
+ */
+static int
+sb_journal_first(struct syncbatch *sb, struct dbp_error *err)
+{
+	return sb->journal != NULL ? journal_sync(sb->journal, err) : 0;
+}
+
 static int
 perfile_written(struct syncbatch *sb, struct sb_item *it,
     struct dbp_error *err)
 {
+	int r;
+
+	if ((r = sb_journal_first(sb, err)) != 0)
+		return r;
 	sb->st->calls[SC_FSYNC]++;
 	if (fsync(it->fd) != 0)
 		return dbp_err(err, errno, it->path, "cannot sync");
@@ -297,6 +313,12 @@ syncbatch_new(struct syncbatch **out, const char *mode, struct dirs *dirs,
 	st->mode = sb->ops->name;
 	*out = sb;
 	return 0;
+}
+
+void
+syncbatch_set_journal(struct syncbatch *sb, struct journal *j)
+{
+	sb->journal = j;
 }
 
 int
@@ -481,7 +503,8 @@ syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
 	int dfd, r;
 
 	/* Data first: a name must never point at data that is not durable. */
-	if ((r = sb->ops->data_barrier(sb, err)) != 0)
+	if ((r = sb_journal_first(sb, err)) != 0 ||
+	    (r = sb->ops->data_barrier(sb, err)) != 0)
 		return r;
 	for (i = 0; i < sb->n; i++) {
 		struct sb_item *it = &sb->v[i];

@@ -24,6 +24,12 @@ int syncbatch_new(struct syncbatch **out, const char *mode, struct dirs *dirs,
     struct stats *st, size_t maxfds);
 
 /*
+ * Journal J (not taken) is made durable before anything of the batch is:
+ * it names the directories where the batch's files are.
+ */
+void syncbatch_set_journal(struct syncbatch *sb, struct journal *j);
+
+/*
  * Register temporary TMP, already created in directory DIR, that will be
  * renamed at commit to the last component of PATH (root-relative).  Register right after creating it, before
  * writing, so that an abort removes it.  *IDX identifies it afterwards.

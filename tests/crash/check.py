@@ -1,0 +1,144 @@
+#!/usr/bin/python3 -S
+"""Check a crash state of a root against its old and new trees.
+
+usage: check.py list ROOT > LIST
+       check.py state ROOT OLD NEW DONE    (DONE: 1 when exit 0 is durable)
+       check.py whole ROOT OLD NEW         (after a repair: all old or all new)
+
+A listing has one line per path below ROOT (lost+found and the admin
+directory left out): path, type, mode, size, SHA-256 or link target, and
+the first path of its hardlink group.  "state" prints one line per
+violation of the crash invariants and exits 1 if there is any:
+  - each path of the old and new trees is exactly its old or its new
+    object, or absent where that version has no such path; paths of one
+    hardlink group that are of the same version share an inode;
+  - nothing else exists but the tool's temporaries (reserved names);
+  - once exit 0 is durable, every path is new and no temporary is left.
+"""
+import hashlib
+import os
+import stat
+import sys
+
+ADMIN = "var/lib/debunpack"
+RESERVED = (".debunpack-new", ".debunpack-old")
+
+
+def reserved(name):
+    return name.endswith(RESERVED) or name.startswith(
+        tuple(r + "." for r in RESERVED))
+
+
+def scan(root):
+    """path -> (type, mode, size, digest-or-target, inode)."""
+    out = {}
+    for dirpath, dirs, files in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        rel_dir = "" if rel_dir == "." else rel_dir
+        if rel_dir == "":
+            dirs[:] = [d for d in dirs if d != "lost+found"]
+        for name in dirs + files:
+            rel = os.path.join(rel_dir, name)
+            if rel == ADMIN or rel.startswith(ADMIN + "/"):
+                if name in dirs:
+                    dirs.remove(name)
+                continue
+            full = os.path.join(root, rel)
+            st = os.lstat(full)
+            mode = stat.S_IMODE(st.st_mode)
+            if stat.S_ISDIR(st.st_mode):
+                out[rel] = ("d", mode, 0, "", st.st_ino)
+            elif stat.S_ISLNK(st.st_mode):
+                out[rel] = ("l", mode, 0, os.readlink(full), st.st_ino)
+            elif stat.S_ISREG(st.st_mode):
+                h = hashlib.sha256()
+                with open(full, "rb") as f:
+                    for chunk in iter(lambda: f.read(1 << 16), b""):
+                        h.update(chunk)
+                out[rel] = ("f", mode, st.st_size, h.hexdigest(), st.st_ino)
+            else:
+                out[rel] = ("o", mode, 0, "", st.st_ino)
+    return out
+
+
+def listing(tree):
+    """path -> (type, mode, size, digest, group) with inodes turned into groups."""
+    first = {}
+    for path in sorted(tree):
+        first.setdefault(tree[path][4], path)
+    return {p: v[:4] + (first[v[4]] if v[0] == "f" else "",)
+            for p, v in tree.items()}
+
+
+def read_list(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            p, t, mode, size, dig, grp = line.rstrip("\n").split("\t")
+            out[p] = (t, int(mode), int(size), dig, grp)
+    return out
+
+
+def same(actual, want):
+    return want is None and actual is None or (
+        want is not None and actual is not None and actual[:4] == want[:4])
+
+
+def check_state(root, old, new, done):
+    tree = scan(root)
+    bad = []
+    version = {}
+    for p in sorted(set(old) | set(new)):
+        a = tree.get(p)
+        is_old, is_new = same(a, old.get(p)), same(a, new.get(p))
+        if not is_old and not is_new:
+            bad.append("%s: neither old nor new: %s" % (p, a))
+        elif done and not is_new:
+            bad.append("%s: old after exit 0 was durable" % p)
+        else:
+            version[p] = "new" if is_new and not is_old else \
+                "old" if is_old and not is_new else "both"
+    for p in sorted(set(tree) - set(old) - set(new)):
+        if not reserved(os.path.basename(p)):
+            bad.append("%s: neither in the old nor in the new tree" % p)
+        elif done:
+            bad.append("%s: temporary left after exit 0 was durable" % p)
+    # Hardlink identity within one version.
+    for ver, want in (("old", old), ("new", new)):
+        groups = {}
+        for p, v in want.items():
+            if v[4] and version.get(p) in (ver, "both") and p in tree:
+                groups.setdefault(v[4], []).append(p)
+        for grp, paths in groups.items():
+            inodes = {tree[p][4] for p in paths}
+            if len(inodes) > 1:
+                bad.append("%s: %s hardlinks %s are not one inode" %
+                           (grp, ver, ", ".join(sorted(paths))))
+    return bad
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "list":
+        for p, v in sorted(listing(scan(argv[2])).items()):
+            print("\t".join([p, v[0], str(v[1]), str(v[2]), v[3], v[4]]))
+        return 0
+    if len(argv) == 6 and argv[1] == "state":
+        bad = check_state(argv[2], read_list(argv[3]), read_list(argv[4]),
+                          argv[5] == "1")
+    elif len(argv) == 5 and argv[1] == "whole":
+        old, new = read_list(argv[3]), read_list(argv[4])
+        got = listing(scan(argv[2]))
+        bad = [] if got in (old, new) else ["repaired root is neither all old"
+                                            " nor all new"]
+        bad += ["%s: temporary left after the repair" % p
+                for p in got if reserved(os.path.basename(p))]
+    else:
+        sys.stderr.write(__doc__)
+        return 2
+    for line in bad:
+        print(line)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

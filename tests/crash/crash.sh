@@ -1,0 +1,230 @@
+#!/bin/sh
+# Power-loss crash test of one scenario: record every write and flush the
+# file system sends to its disk while debunpack runs (recorder.c, a FUSE
+# file under a loop device), then rebuild the disk as a power cut could
+# have left it at each flush, and with random subsets of the writes that
+# followed (crashreplay.c), mount each such state and check it (check.py).
+#
+# usage: crash.sh [-n MAXSTATES] [-s SUBSETS] [-e] FS MODE SCENARIO
+#   FS        ext4, ext4-noauto (noauto_da_alloc), xfs or btrfs
+#   MODE      a --sync-mode
+#   SCENARIO  install (into an empty file system) or upgrade
+#   -n        check at most MAXSTATES states (default: all prefix states)
+#   -s        SUBSETS random-subset states per flush interval (default 1)
+#   -e        expect violations: a negative control (exit 0 if found)
+# Prints one line per scenario: states checked, violations, time; and
+# each violation with its state.  Needs root, /dev/fuse, losetup.
+. "${srcdir:-.}/tests/lib.sh"
+
+max=0 subsets=1 expect=no
+while getopts n:s:e o; do
+	case $o in
+	n) max=$OPTARG ;;
+	s) subsets=$OPTARG ;;
+	e) expect=yes ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# = 3 ] || { echo "usage: crash.sh [-n N] [-s S] [-e] FS MODE SCENARIO" >&2; exit 2; }
+fs=$1 mode=$2 scenario=$3
+
+is_root || skip "needs root for loop devices and FUSE"
+[ -c /dev/fuse ] || skip "no /dev/fuse"
+[ -x "${RECORDER:-}" ] && [ -x "${CRASHREPLAY:-}" ] || skip "recorder not built (libfuse3-dev)"
+command -v fusermount3 > /dev/null || skip "fusermount3 missing (fuse3)"
+PY=/usr/bin/python3
+CHECK="$PY -S ${srcdir:-.}/tests/crash/check.py"
+
+case $fs in
+ext4) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="" ;;
+ext4-noauto) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="-o noauto_da_alloc" ;;
+xfs) size=320M mkfs="mkfs.xfs -q -f" opts="" ;;
+btrfs) size=128M mkfs="mkfs.btrfs -q -f" opts="" ;;
+*) echo "unknown file system $fs" >&2; exit 2 ;;
+esac
+command -v "${mkfs%% *}" > /dev/null || skip "${mkfs%% *} missing"
+
+# The packages: version 2 changes, adds and drops files, directories, a
+# symlink, a hardlink pair and a conffile; "lib" comes with it.
+cat > "$T/v1.desc" <<'D'
+control-field Package app
+control-field Version 1
+control-field Architecture all
+control-file conffiles 0644 /etc/app.conf\n
+dir ./etc/ 0755
+file ./etc/app.conf 0644 text:one\n
+dir ./usr/ 0755
+dir ./usr/bin/ 0755
+file ./usr/bin/app 0755 size:30000
+hardlink ./usr/bin/app2 ./usr/bin/app
+symlink ./usr/bin/app-link app
+file ./usr/bin/old-only 0755 size:9000
+dir ./usr/share/ 0755
+dir ./usr/share/app/ 0755
+file ./usr/share/app/a 0644 size:5000
+file ./usr/share/app/b 0644 size:17000
+file ./usr/share/app/c 0644 size:100
+D
+cat > "$T/v2.desc" <<'D'
+control-field Package app
+control-field Version 2
+control-field Architecture all
+control-file conffiles 0644 /etc/app.conf\n
+dir ./etc/ 0755
+file ./etc/app.conf 0644 text:two\n
+dir ./usr/ 0755
+dir ./usr/bin/ 0755
+file ./usr/bin/app 0755 size:40000
+hardlink ./usr/bin/app2 ./usr/bin/app
+symlink ./usr/bin/app-link ../bin/app
+dir ./usr/share/ 0755
+dir ./usr/share/app/ 0755
+file ./usr/share/app/a 0644 size:5001
+file ./usr/share/app/b 0644 size:17001
+file ./usr/share/app/c 0644 size:101
+dir ./usr/share/app/new/ 0755
+file ./usr/share/app/new/d 0644 size:8000
+D
+cat > "$T/lib.desc" <<'D'
+control-field Package lib
+control-field Version 1
+control-field Architecture all
+dir ./usr/ 0755
+dir ./usr/lib/ 0755
+file ./usr/lib/lib.so 0644 size:20000
+file ./usr/lib/lib.a 0644 size:3000
+D
+v1=$(build_deb v1 "$T/v1.desc")
+v2=$(build_deb v2 "$T/v2.desc")
+lib=$(build_deb lib "$T/lib.desc")
+case $scenario in
+install) pre="" run="$v1 $lib" ;;
+upgrade) pre=$v1 run="$v2 $lib" ;;
+*) echo "unknown scenario $scenario" >&2; exit 2 ;;
+esac
+
+# The old and new trees, made the same way on the scratch file system.
+mkdir "$T/old" "$T/new"
+[ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/old" "$pre"
+[ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/new" "$pre"
+# shellcheck disable=SC2086 # RUN holds several package files
+"$DEBUNPACK" -q --root "$T/new" $run
+$CHECK list "$T/old" > "$T/old.list"
+$CHECK list "$T/new" > "$T/new.list"
+
+loops=""
+cleanup_hooks="for l in \$loops; do umount -l \$l 2>/dev/null; losetup -d \$l 2>/dev/null; done;
+fusermount3 -u '$T/fuse' 2>/dev/null; $cleanup_hooks"
+attach() {	# IMAGE: a loop device of our own, in $loop
+	loop=$(losetup -f --show "$1") || fail "losetup $1"
+	loops="$loops $loop"
+}
+detach() {
+	umount "$loop" 2>/dev/null || true
+	losetup -d "$loop"
+	loops=$(echo "$loops" | sed "s| $loop||")
+}
+
+# The disk before the run: a new file system, with version 1 for upgrades.
+truncate -s $size "$T/img"
+$mkfs "$T/img" > /dev/null || fail "$mkfs"
+mkdir "$T/m" "$T/fuse"
+attach "$T/img"
+mount $opts "$loop" "$T/m" || fail "mount"
+[ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/m" "$pre" || fail "install $pre"
+detach
+cp --sparse=always "$T/img" "$T/base.img"
+
+# The recorded run.
+"$RECORDER" "$T/img" "$T/log" "$T/fuse" &
+i=0
+while [ ! -e "$T/fuse/disk" ]; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || fail "recorder did not start"
+	sleep 0.05
+done
+attach "$T/fuse/disk"
+mount $opts "$loop" "$T/m" || fail "mount on the recorder"
+echo start > "$T/fuse/mark"
+# shellcheck disable=SC2086
+"$DEBUNPACK" -q --root "$T/m" --sync-mode "$mode" $run || fail "recorded run"
+echo "exited 0" > "$T/fuse/mark"
+detach
+fusermount3 -u "$T/fuse"
+wait
+
+"$CRASHREPLAY" info "$T/log" > "$T/info"
+nflush=$(sed -n 's/^flushes //p' "$T/info")
+start=$(sed -n 's/^mark \([0-9]*\) start$/\1/p' "$T/info")
+done_at=$(sed -n 's/^mark \([0-9]*\) exited 0$/\1/p' "$T/info")
+
+# States: after each flush from the run's start on, then random subsets.
+: > "$T/states"
+k=$((start + 1))
+while [ $k -le $((nflush + 1)) ]; do
+	echo "$k" >> "$T/states"
+	k=$((k + 1))
+done
+s=1
+while [ $s -le "$subsets" ]; do
+	k=$((start + 1))
+	while [ $k -le "$nflush" ]; do
+		echo "$k $((k * 1000 + s))" >> "$T/states"
+		k=$((k + 1))
+	done
+	s=$((s + 1))
+done
+total=$(wc -l < "$T/states")
+if [ "$max" -gt 0 ] && [ "$total" -gt "$max" ]; then
+	# An even spread over the list, prefix states first.
+	awk -v n="$total" -v m="$max" 'NR == 1 || int((NR - 1) * m / n) != int((NR - 2) * m / n)' \
+	    "$T/states" > "$T/states.some"
+	mv "$T/states.some" "$T/states"
+fi
+
+t0=$(date +%s)
+checked=0 violations=0
+mkdir "$T/sm"
+while read -r k seed; do
+	cp --sparse=always "$T/base.img" "$T/st.img"
+	"$CRASHREPLAY" apply "$T/log" "$T/st.img" "$k" $seed ||
+	    fail "replay $k $seed"
+	attach "$T/st.img"
+	state="state $k${seed:+ seed $seed}"
+	checked=$((checked + 1))
+	done_now=0
+	[ "$k" -le "$done_at" ] || done_now=1
+	if ! mount $opts "$loop" "$T/sm" 2> "$T/err"; then
+		echo "VIOLATION $state: cannot mount: $(cat "$T/err")"
+		violations=$((violations + 1))
+		detach
+		continue
+	fi
+	if ! $CHECK state "$T/sm" "$T/old.list" "$T/new.list" $done_now \
+	    > "$T/bad"; then
+		sed "s/^/VIOLATION $state: /" "$T/bad"
+		violations=$((violations + 1))
+	elif ! "$DEBUNPACK" -q --root "$T/sm" --recover 2> "$T/err"; then
+		echo "VIOLATION $state: repair failed: $(cat "$T/err")"
+		violations=$((violations + 1))
+	elif ! $CHECK whole "$T/sm" "$T/old.list" "$T/new.list" > "$T/bad"; then
+		sed "s/^/VIOLATION $state: after the repair: /" "$T/bad"
+		violations=$((violations + 1))
+	elif [ -d "$T/sm/var/lib/debunpack" ] &&
+	    ! "$DEBUNPACK" --root "$T/sm" --verify > "$T/bad" 2>&1; then
+		echo "VIOLATION $state: --verify after the repair: $(head -3 "$T/bad")"
+		violations=$((violations + 1))
+	fi
+	detach
+done < "$T/states"
+t=$(($(date +%s) - t0))
+
+echo "$fs $mode $scenario: $checked states of $total ($nflush flushes," \
+    "run from flush $start, exit 0 durable after flush $done_at):" \
+    "$violations violations, ${t}s"
+if [ $expect = yes ]; then
+	[ $violations -gt 0 ] || fail "negative control found no violation"
+	exit 0
+fi
+[ $violations = 0 ] || fail "$violations violations"
