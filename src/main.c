@@ -581,8 +581,10 @@ main(int argc, char **argv)
 		goto abort;
 	}
 	/*
-	 * Data of files and records durable and every rename to come in the
-	 * journal (synced) before the first rename.  Files first, then the
+	 * Every rename to come in the journal, synced with the directory
+	 * lines, before any data is synced (else a power cut could keep
+	 * names no durable journal lists); data durable before the first
+	 * rename (syncbatch_commit).  Files first, then the
 	 * records that describe them; then the commit point; only then what
 	 * the old versions had and the new ones do not goes away, so that a
 	 * crash never loses a file that a committed record still lists.  A

@@ -79,8 +79,8 @@ int manifest_lock(struct manifest *m, struct dbp_error *err);
 int manifest_admin_fd(const struct manifest *m);
 
 /*
- * Make the staged records durable, keep backups of the ones they replace
- * and tell journal J of the renames to come (syncbatch_prepare).
+ * Keep backups of the records the staged ones replace and tell journal J
+ * of the renames to come (syncbatch_prepare).
  * Installed packages that gave up paths (manifest_disown) get new
  * records in the same batch.
  */
@@ -88,9 +88,9 @@ int manifest_prepare(struct manifest *m, struct journal *j,
     struct dbp_error *err);
 
 /*
- * Rename the staged records into place: called after the files they
- * describe are committed, so that a record never lists files that are
- * not there.
+ * Make the staged records durable and rename them into place: called
+ * after the files they describe are committed, so that a record never
+ * lists files that are not there.
  */
 int manifest_commit(struct manifest *m, struct dbp_error *err);
 

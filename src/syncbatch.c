@@ -502,17 +502,11 @@ syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
 	size_t i;
 	int dfd, r;
 
-	/* Data first: a name must never point at data that is not durable. */
-	if ((r = sb_journal_first(sb, err)) != 0 ||
-	    (r = sb->ops->data_barrier(sb, err)) != 0)
-		return r;
 	for (i = 0; i < sb->n; i++) {
 		struct sb_item *it = &sb->v[i];
 
 		if (it->state != SB_PENDING)
 			continue;
-		if ((r = sb_close(sb, it, err)) != 0)
-			return r;
 		if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
 			return dbp_err(err, -dfd, dirs_path(sb->dirs, it->dir),
 			    "cannot open directory");
@@ -536,6 +530,14 @@ syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
 
 	if (!sb->prepared && (r = syncbatch_prepare(sb, NULL, 0, err)) != 0)
 		return r;
+	/* Data first: a name must never point at data that is not durable. */
+	if ((r = sb_journal_first(sb, err)) != 0 ||
+	    (r = sb->ops->data_barrier(sb, err)) != 0)
+		return r;
+	for (i = 0; i < sb->n; i++)
+		if (sb->v[i].state == SB_PENDING &&
+		    (r = sb_close(sb, &sb->v[i], err)) != 0)
+			return r;
 	t0 = stats_now();
 	for (i = 0; i < sb->n; i++) {
 		struct sb_item *it = &sb->v[i];

@@ -62,20 +62,21 @@ const char *syncbatch_tmpname(const struct syncbatch *sb, size_t idx);
 size_t syncbatch_dir(const struct syncbatch *sb, size_t idx);
 
 /*
- * First half of the commit: make every registered file durable, keep
- * each name's old version as a backup (a hardlink named like the
- * temporary with "-new" turned into "-old") until syncbatch_finish, and
- * tell journal J (if not NULL) of each rename to come, as TREE's items.
- * Nothing is renamed yet.
+ * First half of the commit: keep each name's old version as a backup (a
+ * hardlink named like the temporary with "-new" turned into "-old") until
+ * syncbatch_finish, and tell journal J (if not NULL) of each rename to
+ * come, as TREE's items, for the caller to sync.  Nothing is renamed and
+ * nothing synced yet: one journal sync can cover several batches.
  */
 int syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
     struct dbp_error *err);
 
 /*
- * Second half (with the first if it was not called): rename all over
- * their final names, apply directory metadata and make the names
- * durable.  If anything fails, syncbatch_abort puts the old versions
- * back.
+ * Second half (with the first if it was not called): make every
+ * registered file durable (after the journal, if one was set), rename all
+ * over their final names, apply directory metadata and make the names
+ * durable.  Nothing is renamed before all data is durable.  If anything
+ * fails, syncbatch_abort puts the old versions back.
  */
 int syncbatch_commit(struct syncbatch *sb, struct dbp_error *err);
 
