@@ -5,23 +5,27 @@
 # have left it at each flush, and with random subsets of the writes that
 # followed (crashreplay.c), mount each such state and check it (check.py).
 #
-# usage: crash.sh [-n MAXSTATES] [-s SUBSETS] [-e] FS MODE SCENARIO
+# usage: crash.sh [-n MAXSTATES] [-s SUBSETS] [-e] [-f] [-d] FS MODE SCENARIO
 #   FS        ext4, ext4-noauto (noauto_da_alloc), xfs or btrfs
 #   MODE      a --sync-mode
 #   SCENARIO  install (into an empty file system) or upgrade
 #   -n        check at most MAXSTATES states (default: all prefix states)
 #   -s        SUBSETS random-subset states per flush interval (default 1)
 #   -e        expect violations: a negative control (exit 0 if found)
+#   -f        also check each state with the file system's fsck (read-only)
+#   -d        record through a loop device with --direct-io=on
 # Prints one line per scenario: states checked, violations, time; and
 # each violation with its state.  Needs root, /dev/fuse, losetup.
 . "${srcdir:-.}/tests/lib.sh"
 
-max=0 subsets=1 expect=no
-while getopts n:s:e o; do
+max=0 subsets=1 expect=no fsck=no dio=off
+while getopts n:s:efd o; do
 	case $o in
 	n) max=$OPTARG ;;
 	s) subsets=$OPTARG ;;
 	e) expect=yes ;;
+	f) fsck=yes ;;
+	d) dio=on ;;
 	*) exit 2 ;;
 	esac
 done
@@ -37,10 +41,11 @@ PY=/usr/bin/python3
 CHECK="$PY -S ${srcdir:-.}/tests/crash/check.py"
 
 case $fs in
-ext4) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="" ;;
-ext4-noauto) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="-o noauto_da_alloc" ;;
-xfs) size=320M mkfs="mkfs.xfs -q -f" opts="" ;;
-btrfs) size=128M mkfs="mkfs.btrfs -q -f" opts="" ;;
+ext4) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="" fsckcmd="e2fsck -fn" ;;
+ext4-noauto) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="-o noauto_da_alloc"
+	fsckcmd="e2fsck -fn" ;;
+xfs) size=320M mkfs="mkfs.xfs -q -f" opts="" fsckcmd="xfs_repair -n" ;;
+btrfs) size=128M mkfs="mkfs.btrfs -q -f" opts="" fsckcmd="btrfs check --readonly" ;;
 *) echo "unknown file system $fs" >&2; exit 2 ;;
 esac
 command -v "${mkfs%% *}" > /dev/null || skip "${mkfs%% *} missing"
@@ -116,8 +121,8 @@ $CHECK list "$T/new" > "$T/new.list"
 loops=""
 cleanup_hooks="for l in \$loops; do umount -l \$l 2>/dev/null; losetup -d \$l 2>/dev/null; done;
 fusermount3 -u '$T/fuse' 2>/dev/null; $cleanup_hooks"
-attach() {	# IMAGE: a loop device of our own, in $loop
-	loop=$(losetup -f --show "$1") || fail "losetup $1"
+attach() {	# IMAGE [DIO]: a loop device of our own, in $loop
+	loop=$(losetup -f --show --direct-io="${2:-off}" "$1") || fail "losetup $1"
 	loops="$loops $loop"
 }
 detach() {
@@ -148,7 +153,7 @@ while [ ! -e "$T/fuse/disk" ]; do
 	[ $i -lt 100 ] || fail "recorder did not start"
 	sleep 0.05
 done
-attach "$T/fuse/disk"
+attach "$T/fuse/disk" $dio
 mount $opts "$loop" "$T/m" || fail "mount on the recorder"
 echo start > "$T/fuse/mark"
 # shellcheck disable=SC2086
@@ -219,6 +224,13 @@ while read -r k seed; do
 	    ! "$DEBUNPACK" --root "$T/sm" --verify > "$T/bad" 2>&1; then
 		echo "VIOLATION $state: --verify after the repair: $(head -3 "$T/bad")"
 		violations=$((violations + 1))
+	fi
+	if [ $fsck = yes ]; then
+		umount "$T/sm"
+		$fsckcmd "$loop" > "$T/bad" 2>&1 || {
+			echo "VIOLATION $state: $fsckcmd: $(tail -n 2 "$T/bad")"
+			violations=$((violations + 1))
+		}
 	fi
 	detach
 done < "$T/states"

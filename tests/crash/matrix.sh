@@ -25,6 +25,14 @@ for fs in ext4 ext4-noauto xfs btrfs; do
 		done
 	done
 done
+# The recording through a loop device in direct-I/O mode, and fsck of
+# every state, on each file system once.
+for fs in ext4 xfs btrfs; do
+	out=$(sh "$top/tests/crash/crash.sh" -d -f -s 2 $fs batched upgrade 2>&1) ||
+	    st=1
+	printf '%s\n' "$out" | grep -v '^VIOLATION'
+	printf '%s\n' "$out" | grep '^VIOLATION' | head -n 20
+done
 for fs in ext4-noauto xfs; do
 	out=$(sh "$top/tests/crash/crash.sh" -e -s 4 $fs none upgrade 2>&1) ||
 	    st=1
