@@ -3,7 +3,8 @@
 
 usage: check.py list ROOT > LIST
        check.py state ROOT OLD NEW DONE    (DONE: 1 when exit 0 is durable)
-       check.py whole ROOT OLD NEW         (after a repair: all old or all new)
+       check.py whole ROOT OLD NEW         (after a repair: all old or all
+                                            new; prints which)
 
 A listing has one line per path below ROOT (lost+found and the admin
 directory left out): path, type, mode, size, SHA-256 or link target, and
@@ -29,10 +30,15 @@ def reserved(name):
         tuple(r + "." for r in RESERVED))
 
 
+def fail_walk(err):
+    raise err
+
+
 def scan(root):
     """path -> (type, mode, size, digest-or-target, inode)."""
     out = {}
-    for dirpath, dirs, files in os.walk(root):
+    # An unreadable directory is an error, never an empty one.
+    for dirpath, dirs, files in os.walk(root, onerror=fail_walk):
         rel_dir = os.path.relpath(dirpath, root)
         rel_dir = "" if rel_dir == "." else rel_dir
         if rel_dir == "":
@@ -45,6 +51,9 @@ def scan(root):
                 continue
             full = os.path.join(root, rel)
             st = os.lstat(full)
+            # A directory moved aside (reserved name) is listed, not entered.
+            if name in dirs and reserved(name):
+                dirs.remove(name)
             mode = stat.S_IMODE(st.st_mode)
             if stat.S_ISDIR(st.st_mode):
                 out[rel] = ("d", mode, 0, "", st.st_ino)
@@ -132,6 +141,10 @@ def main(argv):
                                             " nor all new"]
         bad += ["%s: temporary left after the repair" % p
                 for p in got if reserved(os.path.basename(p))]
+        if not bad:
+            # Which one, for the caller's checks of the records.
+            print("new" if got == new else "old")
+            return 0
     else:
         sys.stderr.write(__doc__)
         return 2

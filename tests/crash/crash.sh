@@ -30,7 +30,10 @@ while getopts n:s:efd o; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# = 3 ] || { echo "usage: crash.sh [-n N] [-s S] [-e] FS MODE SCENARIO" >&2; exit 2; }
+[ $# = 3 ] || {
+	echo "usage: crash.sh [-n N] [-s S] [-e] [-f] [-d] FS MODE SCENARIO" >&2
+	exit 2
+}
 fs=$1 mode=$2 scenario=$3
 
 is_root || skip "needs root for loop devices and FUSE"
@@ -38,6 +41,7 @@ is_root || skip "needs root for loop devices and FUSE"
 [ -x "${RECORDER:-}" ] && [ -x "${CRASHREPLAY:-}" ] || skip "recorder not built (libfuse3-dev)"
 command -v fusermount3 > /dev/null || skip "fusermount3 missing (fuse3)"
 PY=/usr/bin/python3
+[ -x $PY ] || skip "no $PY"
 CHECK="$PY -S ${srcdir:-.}/tests/crash/check.py"
 
 case $fs in
@@ -49,6 +53,8 @@ btrfs) size=128M mkfs="mkfs.btrfs -q -f" opts="" fsckcmd="btrfs check --readonly
 *) echo "unknown file system $fs" >&2; exit 2 ;;
 esac
 command -v "${mkfs%% *}" > /dev/null || skip "${mkfs%% *} missing"
+[ $fsck = no ] || command -v "${fsckcmd%% *}" > /dev/null ||
+    skip "${fsckcmd%% *} missing"
 
 # The packages: version 2 changes, adds and drops files, directories, a
 # symlink, a hardlink pair and a conffile; "lib" comes with it.
@@ -118,17 +124,23 @@ mkdir "$T/old" "$T/new"
 $CHECK list "$T/old" > "$T/old.list"
 $CHECK list "$T/new" > "$T/new.list"
 
-loops=""
+loops="" recpid=""
 cleanup_hooks="for l in \$loops; do umount -l \$l 2>/dev/null; losetup -d \$l 2>/dev/null; done;
-fusermount3 -u '$T/fuse' 2>/dev/null; $cleanup_hooks"
+fusermount3 -uz '$T/fuse' 2>/dev/null; [ -z \"\$recpid\" ] || kill \$recpid 2>/dev/null;
+$cleanup_hooks"
 attach() {	# IMAGE [DIO]: a loop device of our own, in $loop
 	loop=$(losetup -f --show --direct-io="${2:-off}" "$1") || fail "losetup $1"
 	loops="$loops $loop"
 }
 detach() {
-	umount "$loop" 2>/dev/null || true
+	if mountpoint -q "$T/sm" && [ "$(findmnt -n -o SOURCE "$T/sm")" = "$loop" ]; then
+		umount "$T/sm" || fail "umount $loop"
+	fi
+	if mountpoint -q "$T/m" && [ "$(findmnt -n -o SOURCE "$T/m")" = "$loop" ]; then
+		umount "$T/m" || fail "umount $loop"
+	fi
 	losetup -d "$loop"
-	loops=$(echo "$loops" | sed "s| $loop||")
+	loops=$(echo "$loops" | sed "s| $loop\$||; s| $loop | |")
 }
 
 # The disk before the run: a new file system, with version 1 for upgrades.
@@ -142,7 +154,7 @@ detach
 cp --sparse=always "$T/img" "$T/base.img"
 
 # The recorded run.
-"$RECORDER" "$T/img" "$T/log" "$T/fuse" 2> "$T/recorder.err" &
+"$RECORDER" "$T/img" "$T/log" "$T/fuse" > "$T/recorder.err" 2>&1 &
 recpid=$!
 i=0
 while [ ! -e "$T/fuse/disk" ]; do
@@ -154,6 +166,10 @@ while [ ! -e "$T/fuse/disk" ]; do
 	sleep 0.05
 done
 attach "$T/fuse/disk" $dio
+if [ $dio = on ]; then
+	[ "$(cat "/sys/block/${loop#/dev/}/loop/dio")" = 1 ] ||
+	    fail "the loop device did not take direct I/O"
+fi
 mount $opts "$loop" "$T/m" || fail "mount on the recorder"
 echo start > "$T/fuse/mark"
 # shellcheck disable=SC2086
@@ -161,23 +177,32 @@ echo start > "$T/fuse/mark"
 echo "exited 0" > "$T/fuse/mark"
 detach
 fusermount3 -u "$T/fuse"
-wait
+wait $recpid || fail "recorder: $(cat "$T/recorder.err")"
+recpid=""
 
-"$CRASHREPLAY" info "$T/log" > "$T/info"
+"$CRASHREPLAY" info "$T/log" > "$T/info" || fail "the log is cut"
 nflush=$(sed -n 's/^flushes //p' "$T/info")
 start=$(sed -n 's/^mark \([0-9]*\) start$/\1/p' "$T/info")
 done_at=$(sed -n 's/^mark \([0-9]*\) exited 0$/\1/p' "$T/info")
+case "$start.$done_at" in
+*[!0-9.]* | .* | *.) fail "marks missing from the log: $(cat "$T/info")" ;;
+esac
+[ "$done_at" -ge "$start" ] || fail "marks out of order"
+# A durable mode flushes before it exits.
+[ $expect = yes ] || [ "$done_at" -gt "$start" ] ||
+    fail "no flush between the marks of a $mode run"
 
-# States: after each flush from the run's start on, then random subsets.
+# States: at each flush from the run's start on, then random subsets of
+# the writes after each.
 : > "$T/states"
-k=$((start + 1))
+k=$((start > 0 ? start : 1))
 while [ $k -le $((nflush + 1)) ]; do
 	echo "$k" >> "$T/states"
 	k=$((k + 1))
 done
 s=1
 while [ $s -le "$subsets" ]; do
-	k=$((start + 1))
+	k=$((start > 0 ? start : 1))
 	while [ $k -le "$nflush" ]; do
 		echo "$k $((k * 1000 + s))" >> "$T/states"
 		k=$((k + 1))
@@ -192,8 +217,19 @@ if [ "$max" -gt 0 ] && [ "$total" -gt "$max" ]; then
 	mv "$T/states.some" "$T/states"
 fi
 
+# records_of ROOT DEB...: the admin directory has a record per package.
+records_of() {
+	r=$1
+	shift
+	for d in "$@"; do
+		n=$(basename "$d" .deb)
+		case $n in v1 | v2) n=app ;; esac
+		[ -f "$r/var/lib/debunpack/$n.record" ] || return 1
+	done
+}
+
 t0=$(date +%s)
-checked=0 violations=0
+checked=0 violations=0 lost=0
 mkdir "$T/sm"
 while read -r k seed; do
 	cp --sparse=always "$T/base.img" "$T/st.img"
@@ -202,31 +238,36 @@ while read -r k seed; do
 	attach "$T/st.img"
 	state="state $k${seed:+ seed $seed}"
 	checked=$((checked + 1))
-	# The mark is durable once a flush after it is in the state: state K
-	# holds flushes 1..K-1, or 1..K with a random subset after flush K.
+	# State K holds every write before flush K: what flush K made
+	# durable.  The "exited 0" mark, after flush F, is durable in states
+	# K >= F: debunpack's last sync returned before it wrote the mark.
 	done_now=0
-	if [ -n "$seed" ]; then
-		[ "$k" -lt "$done_at" ] || done_now=1
-	else
-		[ "$k" -le "$done_at" ] || done_now=1
-	fi
+	[ "$k" -lt "$done_at" ] || done_now=1
 	if ! mount $opts "$loop" "$T/sm" 2> "$T/err"; then
 		echo "VIOLATION $state: cannot mount: $(cat "$T/err")"
 		violations=$((violations + 1))
 		detach
 		continue
 	fi
-	if ! $CHECK state "$T/sm" "$T/old.list" "$T/new.list" $done_now \
-	    > "$T/bad"; then
+	set +e
+	$CHECK state "$T/sm" "$T/old.list" "$T/new.list" $done_now > "$T/bad"
+	st=$?
+	set -e
+	[ $st -le 1 ] || fail "$state: the checker failed: $(cat "$T/bad")"
+	if [ $st = 1 ]; then
 		sed "s/^/VIOLATION $state: /" "$T/bad"
 		violations=$((violations + 1))
+		lost=$((lost + 1))
 	elif ! "$DEBUNPACK" -q --root "$T/sm" --recover 2> "$T/err"; then
 		echo "VIOLATION $state: repair failed: $(cat "$T/err")"
 		violations=$((violations + 1))
 	elif ! $CHECK whole "$T/sm" "$T/old.list" "$T/new.list" > "$T/bad"; then
 		sed "s/^/VIOLATION $state: after the repair: /" "$T/bad"
 		violations=$((violations + 1))
-	elif [ -d "$T/sm/var/lib/debunpack" ] &&
+	elif [ "$(cat "$T/bad")" = new ] && ! records_of "$T/sm" $run; then
+		echo "VIOLATION $state: all new, but records are missing"
+		violations=$((violations + 1))
+	elif { [ "$(cat "$T/bad")" = new ] || [ -n "$pre" ]; } &&
 	    ! "$DEBUNPACK" --root "$T/sm" --verify > "$T/bad" 2>&1; then
 		echo "VIOLATION $state: --verify after the repair: $(head -3 "$T/bad")"
 		violations=$((violations + 1))
@@ -246,7 +287,8 @@ echo "$fs $mode $scenario: $checked states of $total ($nflush flushes," \
     "run from flush $start, exit 0 durable after flush $done_at):" \
     "$violations violations, ${t}s"
 if [ $expect = yes ]; then
-	[ $violations -gt 0 ] || fail "negative control found no violation"
+	# Caught by the invariants of the state itself: data lost.
+	[ $lost -gt 0 ] || fail "negative control found no lost data"
 	exit 0
 fi
 [ $violations = 0 ] || fail "$violations violations"

@@ -24,7 +24,7 @@
  * every write when K is N + 1.  With SEED, also a pseudo-random half of
  * the 4 KiB pieces of the writes between flush K and the next: a disk may
  * keep any of the writes it had not been told to flush, in any order, and
- * a piece is the unit it keeps or loses whole.
+ * a piece (an aligned 4 KiB block) is the unit it keeps or loses whole.
  */
 
 #define PIECE	4096
@@ -84,12 +84,20 @@ cmd_info(const struct log *l)
 		else if (h->type == CRASHLOG_WRITE) {
 			writes++;
 			bytes += h->len;
-		} else if (h->type == CRASHLOG_MARK)
-			printf("mark %zu %.*s\n", flushes, (int)strcspn((const
-			    char *)d, "\n") < (int)h->len ? (int)strcspn(
-			    (const char *)d, "\n") : (int)h->len, d);
+		} else if (h->type == CRASHLOG_MARK) {
+			const unsigned char *nl = memchr(d, '\n', h->len);
+
+			printf("mark %zu %.*s\n", flushes,
+			    (int)(nl != NULL ? (size_t)(nl - d) : h->len), d);
+		}
 	}
 	printf("flushes %zu\nwrites %zu\nbytes %zu\n", flushes, writes, bytes);
+	/* A log cut short is a recording that failed, not a shorter one. */
+	if (pos != l->len) {
+		fprintf(stderr, "crashreplay: %zu bytes of a cut record at the"
+		    " end of the log\n", l->len - pos);
+		return 1;
+	}
 	return 0;
 }
 
@@ -119,7 +127,7 @@ cmd_apply(const struct log *l, const char *image, unsigned long k,
 {
 	const struct crashlog_hdr *h;
 	const unsigned char *d;
-	size_t pos = 0, flushes = 0, o;
+	size_t pos = 0, flushes = 0, o, n;
 	uint64_t s = 0;
 	int fd;
 
@@ -144,11 +152,17 @@ cmd_apply(const struct log *l, const char *image, unsigned long k,
 				return 1;
 			continue;
 		}
-		/* Between flush K and the next: each piece, or not. */
-		for (o = 0; o < h->len; o += PIECE) {
-			size_t n = h->len - o < PIECE ? h->len - o : PIECE;
+		/*
+		 * Between flush K and the next: each piece, or not; pieces are
+		 * the disk's aligned 4 KiB blocks, whatever the write's offset.
+		 */
+		for (o = 0; o < h->len; o += n) {
+			uint64_t at = h->off + o;
 
-			if ((rnd(&s) & 1) && put(fd, d + o, n, h->off + o) != 0)
+			n = PIECE - (size_t)(at % PIECE);
+			if (n > h->len - o)
+				n = h->len - o;
+			if ((rnd(&s) & 1) && put(fd, d + o, n, at) != 0)
 				return 1;
 		}
 	}
