@@ -8,7 +8,7 @@ cd "$top"
 
 check() {	# DIR: make check, showing the logs of what failed
 	if ! make -s -C "$1" -j"$(nproc)" check; then
-		for log in "$1"/tests/*.log; do
+		for log in "$1"/tests/*.log "$1"/tests/*/*.log; do
 			grep -q ':test-result: \(FAIL\|ERROR\)' "${log%.log}.trs" 2>/dev/null &&
 			    { echo "=== $log"; tail -n 40 "$log"; }
 		done

@@ -55,30 +55,32 @@ log_open(const char *path, struct log *l)
 	return 0;
 }
 
-/* The record at *POS, or NULL at the end (or at a cut record). */
-static const struct crashlog_hdr *
-log_next(const struct log *l, size_t *pos, const unsigned char **data)
+/*
+ * The record at *POS copied into *H (records are not aligned), 0 at the
+ * end or at a cut record.
+ */
+static int
+log_next(const struct log *l, size_t *pos, struct crashlog_hdr *h,
+    const unsigned char **data)
 {
-	const struct crashlog_hdr *h;
-
 	if (*pos + sizeof(*h) > l->len)
-		return NULL;
-	h = (const struct crashlog_hdr *)(l->p + *pos);
+		return 0;
+	memcpy(h, l->p + *pos, sizeof(*h));
 	if (*pos + sizeof(*h) + h->len > l->len)
-		return NULL;
+		return 0;
 	*data = l->p + *pos + sizeof(*h);
 	*pos += sizeof(*h) + h->len;
-	return h;
+	return 1;
 }
 
 static int
 cmd_info(const struct log *l)
 {
-	const struct crashlog_hdr *h;
+	struct crashlog_hdr hdr, *h = &hdr;
 	const unsigned char *d;
 	size_t pos = 0, flushes = 0, writes = 0, bytes = 0;
 
-	while ((h = log_next(l, &pos, &d)) != NULL) {
+	while (log_next(l, &pos, h, &d)) {
 		if (h->type == CRASHLOG_FLUSH)
 			flushes++;
 		else if (h->type == CRASHLOG_WRITE) {
@@ -125,7 +127,7 @@ static int
 cmd_apply(const struct log *l, const char *image, unsigned long k,
     const char *seed)
 {
-	const struct crashlog_hdr *h;
+	struct crashlog_hdr hdr, *h = &hdr;
 	const unsigned char *d;
 	size_t pos = 0, flushes = 0, o, n;
 	uint64_t s = 0;
@@ -137,7 +139,7 @@ cmd_apply(const struct log *l, const char *image, unsigned long k,
 		perror(image);
 		return 1;
 	}
-	while ((h = log_next(l, &pos, &d)) != NULL) {
+	while (log_next(l, &pos, h, &d)) {
 		if (h->type == CRASHLOG_FLUSH) {
 			if (++flushes == k && seed == NULL)
 				break;
