@@ -312,6 +312,18 @@ dirs_move_aside(struct dirs *d, int pfd, const char *rel, const char *base,
 	return 0;
 }
 
+/* Undo a dirs_make that failed half way: the file moved aside comes back. */
+static void
+dirs_unmake(int pfd, const char *base, bool displaced)
+{
+	char old[NAME_MAX + 1];
+
+	unlinkat(pfd, base, AT_REMOVEDIR);
+	if (displaced && snprintf(old, sizeof(old), "%s" DIRS_ASIDE_SUFFIX,
+	    base) < (int)sizeof(old))
+		renameat(pfd, old, pfd, base);
+}
+
 /* Make directory BASE inside directory PIDX; REL is its whole path. */
 static int
 dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
@@ -356,13 +368,13 @@ dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
 	fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		r = errno;
-		unlinkat(pfd, base, AT_REMOVEDIR);
+		dirs_unmake(pfd, base, displaced);
 		return dbp_err(err, r, rel, "cannot open directory");
 	}
 	if ((r = dirs_add(d, rel, fd, pidx, DIR_CREATED | DIR_META |
 	    (displaced ? DIR_ASIDE : 0), idx)) != 0 ||
 	    (r = dirs_note_created(d, *idx)) != 0) {
-		unlinkat(pfd, base, AT_REMOVEDIR);
+		dirs_unmake(pfd, base, displaced);
 		return dbp_err(err, -r, rel, "cannot create directory");
 	}
 	/* A directory without an archive entry gets what tar would give it. */
@@ -400,7 +412,8 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 	int r;
 
 	r = dirs_find(d, rel, idx);
-	if (r == 0 || (r == -ENOENT && !create))
+	/* A lookup never makes nor moves anything. */
+	if (r == 0 || !create)
 		return r == 0 ? 0 : dirs_find_err(r, rel, err);
 	if (!dirs_missing(d, r) || rel[0] == '\0')
 		return dirs_find_err(r, rel, err);

@@ -47,6 +47,7 @@ struct journal {
 	bool durable;
 	bool dirsynced;		/* its name is durable */
 	bool dirty;		/* lines written since the last sync */
+	bool created;		/* this run made the file: its to remove */
 	struct stats *st;	/* its sync calls are counted with the run's */
 	int err;		/* first write error, -errno */
 };
@@ -90,7 +91,10 @@ journal_open(struct journal *j, int admfd, struct dbp_error *err)
 	fd = openat(admfd, JOURNAL_NAME, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return dbp_err(err, errno, JOURNAL_NAME, "cannot create journal");
+		return dbp_err(err, errno, JOURNAL_NAME, errno == EEXIST ?
+		    "an interrupted run's journal appeared meanwhile; the next"
+		    " run repairs it" : "cannot create journal");
+	j->created = true;
 	if ((fp = fdopen(fd, "w")) == NULL) {
 		close(fd);
 		unlinkat(admfd, JOURNAL_NAME, 0);
@@ -183,9 +187,8 @@ journal_sync(struct journal *j, struct dbp_error *err)
 		return 0;
 	if (journal_check(j, j->fp) != 0)
 		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
-	if (!j->durable || j->admfd < 0 || !j->dirty)
+	if (!j->durable || !j->created || !j->dirty)
 		return 0;
-	j->dirty = false;
 	j->st->calls[SC_FDATASYNC]++;
 	if (fdatasync(fileno(j->fp)) != 0)
 		return dbp_err(err, errno, JOURNAL_NAME, "cannot sync journal");
@@ -197,6 +200,7 @@ journal_sync(struct journal *j, struct dbp_error *err)
 			    " directory");
 		j->dirsynced = true;
 	}
+	j->dirty = false;
 	return 0;
 }
 
@@ -216,7 +220,7 @@ journal_end(struct journal *j, bool undone, struct dbp_error *err)
 {
 	FILE *fp = j->fp;
 
-	if (fp == NULL || j->admfd < 0)
+	if (fp == NULL || !j->created)
 		return 0;
 	j->fp = NULL;
 	if (fclose(fp) != 0 && j->err == 0)

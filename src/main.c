@@ -596,9 +596,15 @@ main(int argc, char **argv)
 	    (r = journal_sync(j, &err)) != 0 ||
 	    (r = syncbatch_commit(sb, &err)) != 0 ||
 	    (r = manifest_commit(man, &err)) != 0 ||
-	    (r = manifest_plan_obsolete(man, dirs, j, &err)) != 0 ||
-	    (r = journal_commit(j, &err)) != 0)
+	    (r = manifest_plan_obsolete(man, dirs, j, &err)) != 0)
 		goto abort;
+	/*
+	 * The commit line is in the journal even if its sync failed: a repair
+	 * may finish the run, so it is not undone here; the next run repairs
+	 * it one way or the other, from what reached the disk.
+	 */
+	if ((r = journal_commit(j, &err)) != 0)
+		goto out;
 	/* Past this point the run stands: the old versions' backups go. */
 	if ((syncbatch_finish(sb) | manifest_finish(man) | dirs_finish(dirs)) != 0 &&
 	    o.verbose >= 0)
@@ -624,17 +630,19 @@ main(int argc, char **argv)
 	goto out;
 abort:
 	/*
-	 * Records first, then files; the journal goes only once they are
-	 * undone (else the next run finishes the undo), then the directories
-	 * this run created: the admin directory may be one of them.
+	 * Records first, then files, then the directories this run created
+	 * (files moved aside for them come back); the journal goes only once
+	 * all that is undone (else the next run finishes the undo), and last
+	 * the directories that held it: the admin directory may be new.
 	 */
-	if ((manifest_abort(man) | syncbatch_abort(sb)) != 0 ||
-	    journal_end(j, true, &ign) != 0) {
+	if ((manifest_abort(man) | syncbatch_abort(sb) |
+	    syncbatch_abort_dirs(sb)) != 0 || journal_end(j, true, &ign) != 0) {
 		if (o.verbose >= 0)
 			fprintf(stderr, "debunpack: warning: cleanup after the"
 			    " error was incomplete; the next run repairs it\n");
-	}
-	syncbatch_abort_dirs(sb);
+	} else
+		/* Now empty: the directories that held the journal. */
+		syncbatch_abort_dirs(sb);
 out:
 	if (status != 0)
 		main_print_error(&err);

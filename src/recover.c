@@ -209,7 +209,8 @@ rc_parse_line(struct recover *rc, char *line, struct rc_line *l)
 	    ((f[1][0] != JOURNAL_ROOT && f[1][0] != JOURNAL_ADMIN) ||
 	    f[1][1] != '\0'))
 		return "bad tree";
-	l->tree = f[1][0];
+	if (l->kind == RC_DIR || l->kind == RC_ITEM)
+		l->tree = f[1][0];
 	switch (l->kind) {
 	case RC_DIR:
 		if (rc_time(f[2], &l->times[0]) != 0 ||
@@ -251,14 +252,24 @@ rc_parse(struct recover *rc, char *buf, size_t len, struct dbp_error *err)
 {
 	char *line = buf, *nl;
 	const char *why;
-	size_t lineno = 1;
+	size_t lineno = 1, i, full = len;
 
-	/* Cut in its first line: killed before it said anything. */
-	if ((nl = memchr(buf, '\n', len)) == NULL &&
-	    strncmp(buf, JOURNAL_MAGIC, len < strlen(JOURNAL_MAGIC) ? len :
-	    strlen(JOURNAL_MAGIC)) == 0)
-		return 0;
-	if (nl == NULL || memchr(buf, '\0', len) != NULL)
+	/*
+	 * Past the last newline, a line being written when the power went:
+	 * cut, or zeros where the file system had not written it yet.
+	 */
+	while (len > 0 && buf[len - 1] != '\n')
+		len--;
+	if (len == 0) {
+		/* Not even its first line: killed before it said anything. */
+		for (i = 0; i < full && buf[i] == '\0'; i++)
+			;
+		if (i == full || strncmp(buf, JOURNAL_MAGIC, full <
+		    strlen(JOURNAL_MAGIC) ? full : strlen(JOURNAL_MAGIC)) == 0)
+			return 0;
+	}
+	if ((nl = memchr(buf, '\n', len)) == NULL ||
+	    memchr(buf, '\0', len) != NULL)
 		return dbp_err(err, 0, JOURNAL_NAME, "cannot repair: not a"
 		    " journal");
 	*nl = '\0';
@@ -395,12 +406,9 @@ rc_gone(struct recover *rc, const struct rc_line *l,
 	if (l->type == 'd') {
 		if (S_ISDIR(st.st_mode) && unlinkat(dfd, base, AT_REMOVEDIR) == 0)
 			res->gone++;
-	} else if (!S_ISDIR(st.st_mode)) {
-		if (unlinkat(dfd, base, 0) == 0)
-			res->gone++;
-		else if (errno != ENOENT)
-			rc_fail(rc, errno, l->path, "cannot remove");
-	}
+	} else if (!S_ISDIR(st.st_mode) && unlinkat(dfd, base, 0) == 0)
+		res->gone++;
+	/* Like the run, which only warns: the new versions are in place. */
 }
 
 /* Whether NAME in directory PATH is a file moved aside (kept by an undo). */
@@ -540,7 +548,7 @@ static int
 rc_read(int admfd, char **buf, size_t *len, struct dbp_error *err)
 {
 	struct stat st;
-	ssize_t n;
+	ssize_t n = 0;
 	size_t got = 0;
 	int fd, r;
 
@@ -557,7 +565,13 @@ rc_read(int admfd, char **buf, size_t *len, struct dbp_error *err)
 	while (got < (size_t)st.st_size &&
 	    (n = read(fd, *buf + got, (size_t)st.st_size - got)) > 0)
 		got += (size_t)n;
+	r = n < 0 ? errno : EIO;
 	close(fd);
+	/* Read whole or not at all: a lost commit line would undo the run. */
+	if (got != (size_t)st.st_size) {
+		free(*buf);
+		return dbp_err(err, r, JOURNAL_NAME, "cannot read journal");
+	}
 	(*buf)[got] = '\0';
 	*len = got;
 	return 0;

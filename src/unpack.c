@@ -66,6 +66,7 @@ static int
 unpack_displace(void *ctx, const char *rel, struct dbp_error *err)
 {
 	struct unpack *u = ctx;
+	const struct record_entry *e;
 	char abspath[PATH_MAX + 1];
 	const char *self, *other;
 
@@ -76,7 +77,8 @@ unpack_displace(void *ctx, const char *rel, struct dbp_error *err)
 	if ((other = manifest_owner(u->man, abspath, self)) != NULL)
 		return dbp_err(err, 0, rel, "is a file of package '%s', not"
 		    " replacing it by a directory", other);
-	return manifest_installed_entry(u->man, self, abspath) != NULL ? 0 : 1;
+	e = manifest_installed_entry(u->man, self, abspath);
+	return e != NULL && e->type != 'd' ? 0 : 1;
 }
 
 int
@@ -333,7 +335,7 @@ unpack_dir_to_file(struct unpack *u, struct unpack_target *t,
 	int fd, full = 0;
 
 	snprintf(abspath, sizeof(abspath), "/%s", t->path);
-	if (e != NULL && e->type == 'd')
+	if (e != NULL && e->type == AE_IFDIR)
 		return dbp_err(err, 0, t->path, "is a directory of this run,"
 		    " not replacing it by a file");
 	if (u->rec != NULL)

@@ -113,3 +113,43 @@ snapshot "$root" "$T/after"
 diff -u "$T/before" "$T/after" || fail "refused run changed the root"
 [ "$(cat "$root/opt/userfile")" = user ] || fail "user's file lost"
 echo "ok files of others and of the user kept"
+
+# A user's file where the old version had a directory: an upgrade that
+# drops the directory keeps the file, one that has it again refuses.
+p1=$(pkg p 1 "dir ./opt/ud/ 0755" "file ./opt/ud/y 0644 text:y\\n")
+p2=$(pkg p 2 "file ./opt/other 0644 text:o\\n")
+p3=$(pkg p 3 "dir ./opt/ud/ 0755" "file ./opt/ud/z 0644 text:z\\n")
+rm -rf "$root"
+mkdir "$root"
+"$DEBUNPACK" -q --root "$root" "$p1"
+rm -r "$root/opt/ud"
+echo mine > "$root/opt/ud"
+snapshot "$root" "$T/before"
+if "$DEBUNPACK" -q --root "$root" "$p3" 2> "$T/err"; then
+	fail "user's file replaced by the package's directory"
+fi
+grep -q "'opt/ud': exists and is not a directory" "$T/err" ||
+    fail "message: $(cat "$T/err")"
+snapshot "$root" "$T/after"
+diff -u "$T/before" "$T/after" || fail "refused run changed the root"
+"$DEBUNPACK" -q --root "$root" "$p2" 2> "$T/err" || fail "upgrade to p 2: $(cat "$T/err")"
+[ "$(cat "$root/opt/ud")" = mine ] || fail "user's file lost by an upgrade"
+no_temps "$root"
+echo "ok a user's file in place of a package's directory is kept"
+
+# A file of this run replacing an empty directory, and another entry of
+# the same run inside that directory: refused, nothing changed.
+f1=$(pkg f 1 "dir ./opt/e/ 0755")
+f2=$(pkg f 2 "file ./opt/e 0644 text:file\\n")
+g1=$(pkg g 1 "dir ./opt/e/ 0755" "file ./opt/e/bar 0644 text:bar\\n")
+rm -rf "$root"
+mkdir "$root"
+"$DEBUNPACK" -q --root "$root" "$f1"
+snapshot "$root" "$T/before"
+if "$DEBUNPACK" -q --root "$root" "$f2" "$g1" 2> "$T/err"; then
+	fail "a file replaced a directory that the same run fills"
+fi
+snapshot "$root" "$T/after"
+diff -u "$T/before" "$T/after" || fail "refused run changed the root"
+no_temps "$root"
+echo "ok a directory the run fills is not replaced by a file"

@@ -60,6 +60,8 @@ file ./usr/share/app/deep/new 0644 text:new\n
 file ./usr/share/becomes-file 0644 text:was a directory\n
 dir ./usr/share/becomes-dir/ 0755
 file ./usr/share/becomes-dir/inside 0644 text:in\n
+dir ./Aa/ 0755
+file ./Aa/top 0644 text:a top-level directory named like the admin tree\n
 D
 cat > "$T/lib.desc" <<'D'
 control-field Package lib

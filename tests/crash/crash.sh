@@ -139,7 +139,10 @@ detach() {
 	if mountpoint -q "$T/m" && [ "$(findmnt -n -o SOURCE "$T/m")" = "$loop" ]; then
 		umount "$T/m" || fail "umount $loop"
 	fi
-	losetup -d "$loop"
+	# Gone already is fine: a loop device with nothing bound to it.
+	losetup -d "$loop" 2>/dev/null ||
+	    [ ! -e "/sys/block/${loop#/dev/}/loop/backing_file" ] ||
+	    fail "losetup -d $loop"
 	loops=$(echo "$loops" | sed "s| $loop\$||; s| $loop | |")
 }
 
