@@ -1,7 +1,7 @@
 #!/bin/sh
 # The whole power-loss matrix: install and upgrade, batched and perfile,
 # on ext4, ext4 with noauto_da_alloc, xfs and btrfs, with enough random
-# subsets for about 2,000 states per file system; then the negative
+# subsets for over 2,000 states per file system; then the negative
 # controls.  Run from a configured build directory, as root:
 #	sh ../tests/crash/matrix.sh
 # One line per scenario: states, violations, time.  Exit 1 on a violation
@@ -16,7 +16,7 @@ st=0
 for fs in ext4 ext4-noauto xfs btrfs; do
 	for mode in batched perfile; do
 		# perfile flushes about twice as often: fewer subsets each.
-		[ $mode = batched ] && subsets=12 || subsets=6
+		[ $mode = batched ] && subsets=16 || subsets=8
 		for scenario in install upgrade; do
 			out=$(sh "$top/tests/crash/crash.sh" -s $subsets $fs \
 			    $mode $scenario 2>&1) || st=1
