@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dirs.h"
 #include "escape.h"
 #include "journal.h"
 #include "recover.h"
@@ -428,7 +429,7 @@ rc_is_aside(const struct recover *rc, const char *path, const char *name)
 		if ((size_t)(base - p) == (pl > 0 ? pl + 1 : 0) &&
 		    strncmp(p, path, pl) == 0 &&
 		    strncmp(name, base, strlen(base)) == 0 &&
-		    strcmp(name + strlen(base), ".debunpack-old") == 0)
+		    strcmp(name + strlen(base), DIRS_ASIDE_SUFFIX) == 0)
 			return true;
 	}
 	return false;
@@ -447,7 +448,7 @@ rc_asides_back(struct recover *rc, struct recover_result *res)
 		if (rc->v[i].kind != RC_ASIDE ||
 		    (dfd = rc_parent(rc, rc->v[i].path, &base)) < 0)
 			continue;
-		snprintf(old, sizeof(old), "%s.debunpack-old", base);
+		snprintf(old, sizeof(old), "%s" DIRS_ASIDE_SUFFIX, base);
 		if (!rc_exists(dfd, old) || rc_exists(dfd, base))
 			continue;	/* never moved, or already back */
 		if (renameat(dfd, old, dfd, base) != 0)
