@@ -1,6 +1,7 @@
 /* The directories a run touches: lookup, creation, a bounded fd cache, fixups. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <search.h>
@@ -499,6 +500,28 @@ dirs_aside_end(struct dirs *d, struct dir *v, bool undo)
 		return -errno;
 	v->flags &= ~DIR_ASIDE;
 	return 0;
+}
+
+bool
+dirs_empty(int dfd, const char *name)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+	bool empty = true;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return false;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return false;
+	}
+	while (empty && (de = readdir(dir)) != NULL)
+		empty = strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0;
+	closedir(dir);
+	return empty;
 }
 
 int

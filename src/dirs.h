@@ -84,6 +84,9 @@ void dirs_set_log(struct dirs *d, int (*log)(void *ctx, enum dirs_log kind,
 void dirs_set_displace(struct dirs *d, int (*displace)(void *ctx,
     const char *rel, struct dbp_error *err), void *ctx);
 
+/* Whether directory NAME in DFD is empty (an unreadable one is not). */
+bool dirs_empty(int dfd, const char *name);
+
 /* The run succeeded: remove what was moved aside for directories. */
 int dirs_finish(struct dirs *d);
 

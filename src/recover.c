@@ -299,6 +299,26 @@ rc_parse(struct recover *rc, char *buf, size_t len, struct dbp_error *err)
 
 /* Undoing and finishing. */
 
+/*
+ * The directory of item L, and its backup name in OLD; -1 when there is
+ * nothing to do there.
+ */
+static int
+rc_item_dir(struct recover *rc, const struct rc_line *l,
+    char old[NAME_MAX + 1])
+{
+	int dfd;
+
+	if ((dfd = rc_dir(rc, l->tree, l->path)) < 0) {
+		/* Gone, or a file moved back in its place: nothing there. */
+		if (dfd != -ENOENT && dfd != -ENOTDIR)
+			rc_fail(rc, dfd, l->path, "cannot open directory");
+		return -1;
+	}
+	journal_oldname(l->tmp, old, NAME_MAX + 1);
+	return dfd;
+}
+
 /* Put back the old version of item L, or remove what the run put there. */
 static void
 rc_undo_item(struct recover *rc, const struct rc_line *l,
@@ -307,13 +327,8 @@ rc_undo_item(struct recover *rc, const struct rc_line *l,
 	char old[NAME_MAX + 1];
 	int dfd, r;
 
-	if ((dfd = rc_dir(rc, l->tree, l->path)) < 0) {
-		/* Gone, or a file moved back in its place: nothing there. */
-		if (dfd != -ENOENT && dfd != -ENOTDIR)
-			rc_fail(rc, dfd, l->path, "cannot open directory");
+	if ((dfd = rc_item_dir(rc, l, old)) < 0)
 		return;
-	}
-	journal_oldname(l->tmp, old, sizeof(old));
 	if (l->hadold) {
 		/*
 		 * The backup holds the old version whether or not the rename
@@ -358,13 +373,8 @@ rc_finish_item(struct recover *rc, const struct rc_line *l,
 	char old[NAME_MAX + 1];
 	int dfd, r;
 
-	if ((dfd = rc_dir(rc, l->tree, l->path)) < 0) {
-		/* Gone, or a file moved back in its place: nothing there. */
-		if (dfd != -ENOENT && dfd != -ENOTDIR)
-			rc_fail(rc, dfd, l->path, "cannot open directory");
+	if ((dfd = rc_item_dir(rc, l, old)) < 0)
 		return;
-	}
-	journal_oldname(l->tmp, old, sizeof(old));
 	if (rc_exists(dfd, old))
 		res->items++;
 	if (rc_is_dir(dfd, old))

@@ -1,7 +1,6 @@
 /* When and how written files become durable: the sync strategies and the commit. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -496,29 +495,6 @@ sb_backup(struct sb_item *it, int dfd, struct dbp_error *err)
 	return 0;
 }
 
-/* Whether directory NAME in DFD is empty (unreadable counts as not). */
-static bool
-sb_dir_empty(int dfd, const char *name)
-{
-	struct dirent *de;
-	DIR *dir;
-	int fd;
-	bool empty = true;
-
-	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0)
-		return false;
-	if ((dir = fdopendir(fd)) == NULL) {
-		close(fd);
-		return false;
-	}
-	while (empty && (de = readdir(dir)) != NULL)
-		empty = strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0;
-	closedir(dir);
-	return empty;
-}
-
 int
 syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
     struct dbp_error *err)
@@ -575,7 +551,7 @@ syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
 			char old[NAME_MAX + 1];
 
 			/* Entries of this run may have gone into it since. */
-			if (!sb_dir_empty(dfd, it->name))
+			if (!dirs_empty(dfd, it->name))
 				return dbp_err(err, 0, it->path, "is a directory"
 				    " that is not empty, not replacing it by a"
 				    " file");

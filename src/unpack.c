@@ -1,7 +1,6 @@
 /* Turning data.tar entries into temporary objects under the root, ready to commit. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +17,7 @@
 
 #include "conffiles.h"
 #include "digest.h"
+#include "dirfile.h"
 #include "unpack.h"
 
 struct unpack {
@@ -56,29 +56,16 @@ unpack_dir_guard(void *ctx, size_t pidx, const char *base)
 	return manifest_find(u->man, pidx, base) != NULL ? -EEXIST : 0;
 }
 
-/*
- * A directory is to be made at REL, where a non-directory is.  As dpkg
- * does, the package's own file (its old version's) moves aside; another
- * package's is a conflict, and one that no package has is the user's:
- * never removed.  0, 1 (refused: not a directory) or -errno with ERR.
- */
+/* dirs asks before it moves a non-directory aside for a directory. */
 static int
 unpack_displace(void *ctx, const char *rel, struct dbp_error *err)
 {
 	struct unpack *u = ctx;
-	const struct record_entry *e;
-	char abspath[PATH_MAX + 1];
-	const char *self, *other;
 
 	if (u->rec == NULL)
 		return 1;
-	self = control_get(u->rec->ctl, "Package");
-	snprintf(abspath, sizeof(abspath), "/%s", rel);
-	if ((other = manifest_owner(u->man, abspath, self)) != NULL)
-		return dbp_err(err, 0, rel, "is a file of package '%s', not"
-		    " replacing it by a directory", other);
-	e = manifest_installed_entry(u->man, self, abspath);
-	return e != NULL && e->type != 'd' ? 0 : 1;
+	return dirfile_dir_over_file(u->man, control_get(u->rec->ctl,
+	    "Package"), rel, err);
 }
 
 int
@@ -320,47 +307,6 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 }
 
 /*
- * T's name is a directory.  As dpkg does, a file replaces it only when it
- * is empty and no other package has it: nothing of anyone is lost (the
- * commit moves it aside, and an undo puts it back).
- */
-static int
-unpack_dir_to_file(struct unpack *u, struct unpack_target *t,
-    const struct manifest_entry *e, struct dbp_error *err)
-{
-	char abspath[PATH_MAX + 1];
-	const char *other = NULL;
-	struct dirent *de;
-	DIR *dir;
-	int fd, full = 0;
-
-	snprintf(abspath, sizeof(abspath), "/%s", t->path);
-	if (e != NULL && e->type == AE_IFDIR)
-		return dbp_err(err, 0, t->path, "is a directory of this run,"
-		    " not replacing it by a file");
-	if (u->rec != NULL)
-		other = manifest_other_owner(u->man, abspath,
-		    control_get(u->rec->ctl, "Package"));
-	if (other != NULL)
-		return dbp_err(err, 0, t->path, "is a directory of package"
-		    " '%s', not replacing it by a file", other);
-	if ((fd = openat(t->dfd, t->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0 || (dir = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return dbp_err(err, errno, t->path, "cannot read directory");
-	}
-	while (!full && (de = readdir(dir)) != NULL)
-		full = strcmp(de->d_name, ".") != 0 &&
-		    strcmp(de->d_name, "..") != 0;
-	closedir(dir);
-	if (full)
-		return dbp_err(err, 0, t->path, "is a directory that is not"
-		    " empty, not replacing it by a file");
-	return 0;
-}
-
-/*
  * Find the directory of T->path (creating it), refuse to replace a
  * directory by a non-directory, drop what an earlier entry of this run
  * made at the same path, and choose the temporary name.
@@ -382,7 +328,10 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 		return dbp_err(err, -t->dfd, parent, "cannot open directory");
 	e = manifest_find(u->man, t->dir, t->name);
 	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(st.st_mode) && (r = unpack_dir_to_file(u, t, e, err)) != 0)
+	    S_ISDIR(st.st_mode) && (r = dirfile_file_over_dir(u->man,
+	    u->rec != NULL ? control_get(u->rec->ctl, "Package") : NULL,
+	    t->path, t->dfd, t->name, e != NULL && e->type == AE_IFDIR,
+	    err)) != 0)
 		return r;
 	if ((r = unpack_conflict(u, t, e, err)) != 0)
 		return r;
