@@ -508,9 +508,13 @@ rc_sweep_all(struct recover *rc, struct recover_result *res)
 	size_t i;
 
 	rc_sweep(rc, JOURNAL_ADMIN, ".", res);
+	/*
+	 * Each directory once: every one the run used has its "dir" or
+	 * "mkdir" line (I1), items name them again, once per file.
+	 */
 	for (i = 0; i < rc->n; i++)
-		if ((rc->v[i].kind == RC_DIR || rc->v[i].kind == RC_MKDIR ||
-		    rc->v[i].kind == RC_ITEM) && rc->v[i].tree != JOURNAL_ADMIN)
+		if ((rc->v[i].kind == RC_DIR || rc->v[i].kind == RC_MKDIR) &&
+		    rc->v[i].tree != JOURNAL_ADMIN)
 			rc_sweep(rc, JOURNAL_ROOT, rc->v[i].path, res);
 }
 

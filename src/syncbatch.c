@@ -478,12 +478,22 @@ sb_backup(struct sb_item *it, int dfd, struct dbp_error *err)
 {
 	char old[NAME_MAX + 1];
 	struct stat st;
+	int r;
 
 	journal_oldname(it->tmp, old, sizeof(old));
-	if (unlinkat(dfd, old, 0) != 0 && errno != ENOENT)
-		return dbp_err(err, errno, it->path, "cannot remove old backup");
-	/* Without AT_SYMLINK_FOLLOW a symlink is linked, not its target. */
-	if (linkat(dfd, it->name, dfd, old, 0) == 0)
+	/*
+	 * Without AT_SYMLINK_FOLLOW a symlink is linked, not its target.  A
+	 * leftover backup is removed only when the link runs into one: one
+	 * call per file on the way to the commit, not two.
+	 */
+	r = linkat(dfd, it->name, dfd, old, 0);
+	if (r != 0 && errno == EEXIST) {
+		if (unlinkat(dfd, old, 0) != 0)
+			return dbp_err(err, errno, it->path,
+			    "cannot remove old backup");
+		r = linkat(dfd, it->name, dfd, old, 0);
+	}
+	if (r == 0)
 		it->backup = true;
 	else if (errno == EPERM && fstatat(dfd, it->name, &st,
 	    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {

@@ -67,50 +67,28 @@ rm -rf "$root"
 mkdir "$root"
 "$DEBUNPACK" -q --root "$root" "$a1"
 a3=$(pkg a 3 "file ./opt/full 0644 text:file\\n")
-snapshot "$root" "$T/before"
-if "$DEBUNPACK" -q --root "$root" "$a3" 2> "$T/err"; then
-	fail "non-empty directory replaced"
-fi
-grep -q "'opt/full': is a directory that is not empty" "$T/err" ||
-    fail "message: $(cat "$T/err")"
-snapshot "$root" "$T/after"
-diff -u "$T/before" "$T/after" || fail "refused run changed the root"
+refused "$root" "non-empty directory replaced" \
+    "'opt/full': is a directory that is not empty" "$a3"
 echo "ok non-empty directory kept"
 
 # Another package's directory, even empty, is not replaced by a file.
 b1=$(pkg b 1 "dir ./opt/shared/ 0755")
 c1=$(pkg c 1 "file ./opt/shared 0644 text:c\\n")
 "$DEBUNPACK" -q --root "$root" "$b1"
-snapshot "$root" "$T/before"
-if "$DEBUNPACK" -q --root "$root" "$c1" 2> "$T/err"; then
-	fail "directory of another package replaced"
-fi
-grep -q "'opt/shared': is a directory of package 'b'" "$T/err" ||
-    fail "message: $(cat "$T/err")"
-snapshot "$root" "$T/after"
-diff -u "$T/before" "$T/after" || fail "refused run changed the root"
+refused "$root" "directory of another package replaced" \
+    "'opt/shared': is a directory of package 'b'" "$c1"
 echo "ok directory of another package kept"
 
 # Another package's file, or a file no package has, does not become a directory.
 d1=$(pkg d 1 "file ./opt/dfile 0644 text:d\\n")
 e1=$(pkg e 1 "dir ./opt/dfile/ 0755" "file ./opt/dfile/x 0644 text:e\\n")
 "$DEBUNPACK" -q --root "$root" "$d1"
-snapshot "$root" "$T/before"
-if "$DEBUNPACK" -q --root "$root" "$e1" 2> "$T/err"; then
-	fail "file of another package replaced by a directory"
-fi
-grep -q "'opt/dfile': is a file of package 'd'" "$T/err" ||
-    fail "message: $(cat "$T/err")"
+refused "$root" "file of another package replaced by a directory" \
+    "'opt/dfile': is a file of package 'd'" "$e1"
 echo user > "$root/opt/userfile"
 u1=$(pkg u 1 "dir ./opt/userfile/ 0755")
-snapshot "$root" "$T/before"
-if "$DEBUNPACK" -q --root "$root" "$u1" 2> "$T/err"; then
-	fail "user's file replaced by a directory"
-fi
-grep -q "'opt/userfile': exists and is not a directory" "$T/err" ||
-    fail "message: $(cat "$T/err")"
-snapshot "$root" "$T/after"
-diff -u "$T/before" "$T/after" || fail "refused run changed the root"
+refused "$root" "user's file replaced by a directory" \
+    "'opt/userfile': exists and is not a directory" "$u1"
 [ "$(cat "$root/opt/userfile")" = user ] || fail "user's file lost"
 echo "ok files of others and of the user kept"
 
@@ -124,14 +102,8 @@ mkdir "$root"
 "$DEBUNPACK" -q --root "$root" "$p1"
 rm -r "$root/opt/ud"
 echo mine > "$root/opt/ud"
-snapshot "$root" "$T/before"
-if "$DEBUNPACK" -q --root "$root" "$p3" 2> "$T/err"; then
-	fail "user's file replaced by the package's directory"
-fi
-grep -q "'opt/ud': exists and is not a directory" "$T/err" ||
-    fail "message: $(cat "$T/err")"
-snapshot "$root" "$T/after"
-diff -u "$T/before" "$T/after" || fail "refused run changed the root"
+refused "$root" "user's file replaced by the package's directory" \
+    "'opt/ud': exists and is not a directory" "$p3"
 "$DEBUNPACK" -q --root "$root" "$p2" 2> "$T/err" || fail "upgrade to p 2: $(cat "$T/err")"
 [ "$(cat "$root/opt/ud")" = mine ] || fail "user's file lost by an upgrade"
 no_temps "$root"
@@ -145,11 +117,7 @@ g1=$(pkg g 1 "dir ./opt/e/ 0755" "file ./opt/e/bar 0644 text:bar\\n")
 rm -rf "$root"
 mkdir "$root"
 "$DEBUNPACK" -q --root "$root" "$f1"
-snapshot "$root" "$T/before"
-if "$DEBUNPACK" -q --root "$root" "$f2" "$g1" 2> "$T/err"; then
-	fail "a file replaced a directory that the same run fills"
-fi
-snapshot "$root" "$T/after"
-diff -u "$T/before" "$T/after" || fail "refused run changed the root"
+refused "$root" "a file replaced a directory that the same run fills" "" \
+    "$f2" "$g1"
 no_temps "$root"
 echo "ok a directory the run fills is not replaced by a file"

@@ -244,14 +244,8 @@ rm -rf "$T/r"
 cp -a "$T/base" "$T/r"
 printf 'debunpack-journal 1\nitem\tR\t2\tusr\tx.debunpack-new\tx\n' \
     > "$T/r/var/lib/debunpack/journal"
-snapshot "$T/r" "$T/before"
-if "$DEBUNPACK" -q --root "$T/r" "$v2" 2> "$T/err"; then
-	fail "install went on past a bad journal"
-fi
-grep -q "'journal': cannot repair: line 2: bad backup flag" "$T/err" ||
-    fail "bad journal message: $(cat "$T/err")"
-snapshot "$T/r" "$T/after"
-diff -u "$T/before" "$T/after" || fail "bad journal: root changed"
+refused "$T/r" "install went on past a bad journal" \
+    "'journal': cannot repair: line 2: bad backup flag" "$v2"
 printf 'debunpack-journal 9\n' > "$T/r/var/lib/debunpack/journal"
 "$DEBUNPACK" -q --root "$T/r" --list 2> "$T/err" && fail "list past a bad journal"
 grep -q "unknown journal version" "$T/err" || fail "version message: $(cat "$T/err")"

@@ -90,6 +90,23 @@ same_tree() {
 	diff -u "$T/list.a" "$T/list.b" || fail "trees differ: $1 $2"
 }
 
+# refused ROOT WHY PATTERN [ARG...]: "debunpack -q --root ROOT ARG..." fails
+# (else fail with WHY), its message matches PATTERN (grep; "" for any) and
+# ROOT is exactly as it was.
+refused() {
+	rf_root=$1 rf_why=$2 rf_pat=$3
+	shift 3
+	snapshot "$rf_root" "$T/refused.before"
+	if "$DEBUNPACK" -q --root "$rf_root" "$@" 2> "$T/err"; then
+		fail "$rf_why"
+	fi
+	[ -z "$rf_pat" ] || grep -q "$rf_pat" "$T/err" ||
+	    fail "message: $(cat "$T/err")"
+	snapshot "$rf_root" "$T/refused.after"
+	diff -u "$T/refused.before" "$T/refused.after" ||
+	    fail "refused run changed the root"
+}
+
 # no_temps DIR: no temporary or backup name of debunpack is left below DIR.
 no_temps() {
 	left=$(find "$1" -name '*.debunpack-new' -o -name '.debunpack-new.*' \
