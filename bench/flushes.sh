@@ -1,7 +1,7 @@
 #!/bin/sh
 # Device cache flushes and --stats of each sync mode for one generated package
 # on fresh loop-mounted filesystems (ext4, xfs, btrfs), side by side.
-# usage: bench/flushes.sh [-n FILES] [-s BYTES] [-r RUNS] [FS...]   (as root)
+# usage: [MODES="syncfs batched ..."] bench/flushes.sh [-n FILES] [-s BYTES] [-r RUNS] [FS...]   (as root)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 files=5000 size=16384 runs=1
@@ -61,7 +61,7 @@ for fs in "$@"; do
 	r=1
 	while [ $r -le "$runs" ]; do
 		# Interleaved, so that drift in the machine hits every mode alike.
-		for mode in batched perfile none; do
+		for mode in ${MODES:-syncfs batched perfile none}; do
 			rm -rf "$mnt/root"; mkdir "$mnt/root"
 			sync; echo 3 > /proc/sys/vm/drop_caches
 			before=$(awk '{ print $16 }' "/sys/block/$dev/stat")

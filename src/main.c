@@ -92,7 +92,8 @@ usage(FILE *fp)
 	fprintf(fp,
 	    "usage: debunpack [--admindir DIR] [--dry-run] [--force-overwrite]\n"
 	    "                 [--root DIR] [--skip-devices] [--stats[=json]]\n"
-	    "                 [--sync-mode batched|perfile|none] [-q | -v] PKG.deb...\n"
+	    "                 [--sync-mode auto|syncfs|batched|perfile|none]\n"
+	    "                 [-q | -v] PKG.deb...\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --list | --owner PATH\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --verify [PKGNAME...]\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --recover\n"
@@ -113,7 +114,9 @@ usage(FILE *fp)
 	    "      --skip-devices    when not root, skip device nodes with a"
 	    " warning\n"
 	    "      --stats[=json]    print counts, sync calls and phase times\n"
-	    "      --sync-mode MODE  batched (default), perfile or none\n"
+	    "      --sync-mode MODE  auto (default: syncfs on ext4, xfs, btrfs,\n"
+	    "                        f2fs and tmpfs, batched elsewhere), syncfs,\n"
+	    "                        batched, perfile or none\n"
 	    "  -v, --verbose         name each package as it is unpacked\n"
 	    "      --verify          compare the root with the package records\n"
 	    "  -V, --version         show the version and exit\n");
@@ -166,7 +169,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->root = "/";
-	o->mode = "batched";
+	o->mode = "auto";
 	while ((c = getopt_long(argc, argv, "hqvV", main_options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -229,7 +232,8 @@ main_parse(int argc, char **argv, struct main_opts *o)
 					break;
 			if (*m == NULL) {
 				fprintf(stderr, "debunpack: unknown sync mode"
-				    " '%s' (batched, perfile or none)\n", optarg);
+				    " '%s' (auto, syncfs, batched, perfile or none)\n",
+				    optarg);
 				return -1;
 			}
 			o->mode = *m;
@@ -341,8 +345,8 @@ main_journal_dir(void *ctx, enum dirs_log kind, const char *path,
  */
 static int
 main_admindir(const struct main_opts *o, const struct rootfs *rf,
-    struct dirs *dirs, struct manifest *man, struct stats *st,
-    struct dbp_error *err)
+    struct dirs *dirs, struct syncbatch *sb, struct manifest *man,
+    struct stats *st, struct dbp_error *err)
 {
 	size_t idx;
 	int fd, r;
@@ -352,7 +356,7 @@ main_admindir(const struct main_opts *o, const struct rootfs *rf,
 		if (fd < 0)
 			return dbp_err(err, errno, o->admindir,
 			    "cannot open admin directory");
-		r = manifest_admin(man, fd, rf->openat2, o->mode, st, err);
+		r = manifest_admin(man, fd, rf->openat2, sb, st, err);
 		close(fd);
 		return r;
 	}
@@ -361,7 +365,7 @@ main_admindir(const struct main_opts *o, const struct rootfs *rf,
 	if ((fd = dirs_fd(dirs, idx)) < 0)
 		return dbp_err(err, -fd, MAIN_ADMINDIR,
 		    "cannot open admin directory");
-	return manifest_admin(man, fd, rf->openat2, o->mode, st, err);
+	return manifest_admin(man, fd, rf->openat2, sb, st, err);
 }
 
 /* A dry run's conflicts become its error; 2 means "already said". */
@@ -463,7 +467,7 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 		else if (o->action == ACT_DRY_RUN)
 			r = main_dry_run(man, &rf, argv + first, &err);
 		fd = -1;
-	} else if ((r = manifest_admin(man, fd, rf.openat2, "none", &st,
+	} else if ((r = manifest_admin(man, fd, rf.openat2, NULL, &st,
 	    &err)) == 0) {
 		if (o->action == ACT_LIST)
 			r = query_list(man, stdout, &err);
@@ -546,6 +550,9 @@ main(int argc, char **argv)
 		dbp_err(&err, -r, "etc/passwd", "cannot read users");
 		goto out;
 	}
+	/* The strategy follows the filesystem of the root (syncbatch.c). */
+	if (strcmp(o.mode, "auto") == 0)
+		o.mode = syncbatch_auto(rf.fd);
 	main_fd_budget(&maxfiles, &maxdirs);
 	if ((r = dirs_new(&dirs, &rf, maxdirs)) != 0 ||
 	    (r = journal_new(&j, strcmp(o.mode, "none") != 0, &st)) != 0 ||
@@ -558,7 +565,7 @@ main(int argc, char **argv)
 	/* Every directory the run touches is in the journal before it is. */
 	dirs_set_log(dirs, main_journal_dir, j);
 	syncbatch_set_journal(sb, j);
-	if ((r = main_admindir(&o, &rf, dirs, man, &st, &err)) != 0 ||
+	if ((r = main_admindir(&o, &rf, dirs, sb, man, &st, &err)) != 0 ||
 	    (r = manifest_lock(man, &err)) != 0 ||
 	    (r = journal_open(j, manifest_admin_fd(man), &err)) != 0 ||
 	    (r = manifest_load_installed(man, &err)) != 0)
@@ -584,8 +591,10 @@ main(int argc, char **argv)
 	 * Every rename to come in the journal, synced with the directory
 	 * lines, before any data is synced (else a power cut could keep
 	 * names no durable journal lists); data durable before the first
-	 * rename (syncbatch_commit).  Files first, then the
-	 * records that describe them; then the commit point; only then what
+	 * rename (syncbatch_rename).  Files first, then the
+	 * records that describe them; then one barrier makes all the names
+	 * durable (one syncfs, or the directories' fsyncs); then the commit
+	 * point; only then what
 	 * the old versions had and the new ones do not goes away, so that a
 	 * crash never loses a file that a committed record still lists.  A
 	 * crash before the commit point is undone by the next run, one after
@@ -594,8 +603,10 @@ main(int argc, char **argv)
 	if ((r = syncbatch_prepare(sb, j, JOURNAL_ROOT, &err)) != 0 ||
 	    (r = manifest_prepare(man, j, &err)) != 0 ||
 	    (r = journal_sync(j, &err)) != 0 ||
-	    (r = syncbatch_commit(sb, &err)) != 0 ||
+	    (r = syncbatch_rename(sb, &err)) != 0 ||
 	    (r = manifest_commit(man, &err)) != 0 ||
+	    (r = syncbatch_sync_dirs(sb, &err)) != 0 ||
+	    (r = manifest_sync(man, &err)) != 0 ||
 	    (r = manifest_plan_obsolete(man, dirs, j, &err)) != 0)
 		goto abort;
 	/*

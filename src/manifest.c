@@ -161,8 +161,8 @@ manifest_count(const struct manifest *m)
 }
 
 int
-manifest_admin(struct manifest *m, int dirfd, bool openat2, const char *mode,
-    struct stats *st, struct dbp_error *err)
+manifest_admin(struct manifest *m, int dirfd, bool openat2,
+    struct syncbatch *peer, struct stats *st, struct dbp_error *err)
 {
 	int r;
 
@@ -171,7 +171,8 @@ manifest_admin(struct manifest *m, int dirfd, bool openat2, const char *mode,
 	m->arf.openat2 = openat2;
 	/* Records live in one directory: a tiny cache and few open files. */
 	if ((r = dirs_new(&m->adirs, &m->arf, 4)) != 0 ||
-	    (r = syncbatch_new(&m->asb, mode, m->adirs, st, 64)) != 0)
+	    (r = peer != NULL ? syncbatch_new_like(&m->asb, peer, m->adirs,
+	    64) : syncbatch_new(&m->asb, "none", m->adirs, st, 64)) != 0)
 		return dbp_err(err, -r, "", "cannot open admin directory");
 	return dirs_get(m->adirs, "", false, 0, &m->aroot, err);
 }
@@ -300,7 +301,13 @@ manifest_prepare(struct manifest *m, struct journal *j,
 int
 manifest_commit(struct manifest *m, struct dbp_error *err)
 {
-	return m->asb != NULL ? syncbatch_commit(m->asb, err) : 0;
+	return m->asb != NULL ? syncbatch_rename(m->asb, err) : 0;
+}
+
+int
+manifest_sync(struct manifest *m, struct dbp_error *err)
+{
+	return m->asb != NULL ? syncbatch_sync_dirs(m->asb, err) : 0;
 }
 
 const char *

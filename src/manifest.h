@@ -28,6 +28,7 @@ struct manifest_entry {
 };
 
 struct manifest;
+struct syncbatch;
 struct journal;
 
 int manifest_new(struct manifest **out);
@@ -52,11 +53,12 @@ size_t manifest_count(const struct manifest *m);
  * NAME.record (see record.c for the format).
  *
  * Attach the admin directory open as DIRFD (duplicated; the caller keeps
- * its own).  Records are committed with the sync strategy MODE, counted in
+ * its own).  Records are committed with the sync strategy of the files'
+ * batch PEER, sharing its barriers (none when PEER is NULL), counted in
  * ST.  OPENAT2 tells whether the kernel has openat2 (see rootfs.h).
  */
 int manifest_admin(struct manifest *m, int dirfd, bool openat2,
-    const char *mode, struct stats *st, struct dbp_error *err);
+    struct syncbatch *peer, struct stats *st, struct dbp_error *err);
 
 /*
  * Write R, the record of the run's next package, to a temporary next to
@@ -89,10 +91,12 @@ int manifest_prepare(struct manifest *m, struct journal *j,
 
 /*
  * Make the staged records durable and rename them into place: called
- * after the files they describe are committed, so that a record never
- * lists files that are not there.
+ * after the files they describe are renamed, so that a record never
+ * lists files that are not there.  manifest_sync makes the new names
+ * durable (one barrier with the files' where the strategy allows).
  */
 int manifest_commit(struct manifest *m, struct dbp_error *err);
+int manifest_sync(struct manifest *m, struct dbp_error *err);
 
 /* Read every installed record, for manifest_owner and upgrades. */
 int manifest_load_installed(struct manifest *m, struct dbp_error *err);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "journal.h"
@@ -55,8 +56,26 @@ struct syncbatch_ops {
 	int (*names_barrier)(struct syncbatch *, struct dbp_error *);
 };
 
+/*
+ * What the syncfs strategy syncs, shared by the batches of a run (files
+ * and records): one barrier covers them all.  Each filesystem is synced
+ * through a descriptor opened before the run wrote anything there, since
+ * syncfs reports a writeback error only to descriptors older than it.
+ */
+struct sb_fsset {
+	dev_t *dev;
+	int *fd;
+	size_t n;
+	struct dirs *tab[2];	/* the directory tables of the batches */
+	size_t ntab;
+	unsigned refs;
+	bool data;		/* files written since the last syncfs */
+	bool names;		/* names changed since the last syncfs */
+};
+
 struct syncbatch {
 	const struct syncbatch_ops *ops;
+	struct sb_fsset *fs;	/* syncfs strategy only */
 	struct dirs *dirs;
 	struct stats *st;
 	struct sb_item *v;
@@ -264,6 +283,162 @@ perfile_renamed(struct syncbatch *sb, struct sb_item *it,
 	return dirs_sync_one(sb->dirs, it->dir, &sb->st->calls[SC_FSYNC], err);
 }
 
+/* --- syncfs: start writeback early, one syncfs per barrier --- */
+
+/*
+ * Why this is as safe as batched: syncfs(2) writes back every dirty page
+ * and inode of the filesystem, waits for it, commits the filesystem's
+ * journal (ext4: a jbd2 commit; xfs: a log force; btrfs: a transaction
+ * commit, which also makes the log tree unnecessary) and flushes the
+ * device cache, and since Linux 5.8 it returns the writeback errors of
+ * the whole filesystem.  So after the data barrier every temporary's
+ * data and inode are durable, and no rename has been made yet; after the
+ * names barrier every rename and directory change is.  Its cost does not
+ * depend on the number of files: a few device flushes per barrier where
+ * batched pays one fdatasync, thus one flush (btrfs: one log-tree sync),
+ * per file.  What it costs instead is writing back whatever else is
+ * dirty on that filesystem, which for a root being built is the root.
+ */
+
+/* Add the filesystem of FD to the set, keeping a descriptor for syncfs. */
+static int
+sb_fs_add(struct sb_fsset *fs, int fd)
+{
+	struct stat st;
+	size_t i;
+	void *p;
+	int dup;
+
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	for (i = 0; i < fs->n; i++)
+		if (fs->dev[i] == st.st_dev)
+			return 0;
+	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -errno;
+	if ((p = realloc(fs->dev, (fs->n + 1) * sizeof(*fs->dev))) == NULL)
+		goto nomem;
+	fs->dev = p;
+	if ((p = realloc(fs->fd, (fs->n + 1) * sizeof(*fs->fd))) == NULL)
+		goto nomem;
+	fs->fd = p;
+	fs->dev[fs->n] = st.st_dev;
+	fs->fd[fs->n++] = dup;
+	return 0;
+nomem:
+	close(dup);
+	return -ENOMEM;
+}
+
+static int
+syncfs_written(struct syncbatch *sb, struct sb_item *it,
+    struct dbp_error *err)
+{
+	int r;
+
+	/*
+	 * The first file written on a filesystem is the one that is old
+	 * enough to hear of every writeback error of the run there.
+	 */
+	if ((r = sb_fs_add(sb->fs, it->fd)) != 0)
+		return dbp_err(err, -r, it->path, "cannot open filesystem");
+	sb->fs->data = true;
+	/* Writeback overlaps extraction: the barrier finds little to write. */
+	return batched_written(sb, it, err);
+}
+
+/*
+ * syncfs every filesystem of the set, and of the directories the run
+ * changed (a package of directories and symlinks writes no file).
+ */
+static int
+syncfs_all(struct syncbatch *sb, struct dbp_error *err)
+{
+	struct sb_fsset *fs = sb->fs;
+	size_t i, t;
+	int fd, r;
+
+	for (t = 0; t < fs->ntab; t++)
+		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
+			struct dirs *d = fs->tab[t];
+			unsigned f = dirs_flags(d, i);
+
+			if (!(f & (DIR_NAMES | DIR_META)) ||
+			    (f & (DIR_SYNCED | DIR_GONE)))
+				continue;
+			if ((fd = dirs_fd(d, i)) < 0)
+				return dbp_err(err, -fd, dirs_path(d, i),
+				    "cannot open directory");
+			if ((r = sb_fs_add(fs, fd)) != 0)
+				return dbp_err(err, -r, dirs_path(d, i),
+				    "cannot open filesystem");
+		}
+	if ((r = sb_journal_first(sb, err)) != 0)
+		return r;
+	for (i = 0; i < fs->n; i++) {
+		sb->st->calls[SC_SYNCFS]++;
+		if (syncfs(fs->fd[i]) != 0)
+			return dbp_err(err, errno, "", "cannot sync the"
+			    " filesystem");
+	}
+	/* Every batch's directories are durable now, not only this one's. */
+	for (t = 0; t < fs->ntab; t++)
+		for (i = 0; i < dirs_count(fs->tab[t]); i++)
+			if (dirs_flags(fs->tab[t], i) & (DIR_NAMES | DIR_META))
+				dirs_mark(fs->tab[t], i, DIR_SYNCED);
+	fs->data = fs->names = false;
+	return 0;
+}
+
+/* Whether a directory of a batch changed since the last barrier. */
+static bool
+sb_dirs_changed(const struct sb_fsset *fs)
+{
+	size_t i, t;
+
+	for (t = 0; t < fs->ntab; t++)
+		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
+			unsigned f = dirs_flags(fs->tab[t], i);
+
+			if ((f & (DIR_NAMES | DIR_META)) &&
+			    !(f & (DIR_SYNCED | DIR_GONE)))
+				return true;
+		}
+	return false;
+}
+
+static int
+syncfs_data_barrier(struct syncbatch *sb, struct dbp_error *err)
+{
+	double t0 = stats_now();
+	int r;
+
+	/* Another batch's barrier may have covered this one's files. */
+	if (!sb->fs->data)
+		return 0;
+	r = syncfs_all(sb, err);
+	sb->st->phase[PH_FDATASYNC] += stats_now() - t0;
+	return r;
+}
+
+static int
+syncfs_renamed(struct syncbatch *sb, struct sb_item *it,
+    struct dbp_error *err)
+{
+	(void)it;
+	(void)err;
+	sb->fs->names = true;
+	return 0;
+}
+
+static int
+syncfs_names_barrier(struct syncbatch *sb, struct dbp_error *err)
+{
+	if (!sb->fs->data && !sb->fs->names && !sb_dirs_changed(sb->fs))
+		return 0;
+	return syncfs_all(sb, err);
+}
+
 /* --- none: atomic renames, no durability --- */
 
 static int
@@ -282,6 +457,8 @@ none_written(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
 }
 
 static const struct syncbatch_ops syncbatch_strategies[] = {
+	{ "syncfs", false, syncfs_written, syncfs_data_barrier,
+	    syncfs_renamed, syncfs_names_barrier },
 	{ "batched", true, batched_written, batched_data_barrier, NULL,
 	    sync_names },
 	{ "perfile", false, perfile_written, none_barrier, perfile_renamed,
@@ -289,7 +466,55 @@ static const struct syncbatch_ops syncbatch_strategies[] = {
 	{ "none", false, none_written, none_barrier, NULL, none_barrier },
 };
 
-const char *const syncbatch_modes[] = { "batched", "perfile", "none", NULL };
+const char *const syncbatch_modes[] = {
+	"auto", "syncfs", "batched", "perfile", "none", NULL
+};
+
+/* Filesystems whose syncfs writes back, commits and flushes (see above). */
+static const struct {
+	unsigned long magic;
+	const char *name;
+} sb_syncfs_ok[] = {
+	{ 0xef53, "ext2/3/4" },
+	{ 0x58465342, "xfs" },
+	{ 0x9123683e, "btrfs" },
+	{ 0xf2f52010, "f2fs" },
+	{ 0x01021994, "tmpfs" },	/* nothing to make durable */
+};
+
+const char *
+syncbatch_auto(int fd)
+{
+	struct statfs sfs;
+	size_t i;
+
+	/*
+	 * Elsewhere (NFS, FUSE, overlayfs, ...) syncfs may not reach the
+	 * storage, or not report its errors: the per-file fdatasync is what
+	 * every filesystem implements.
+	 */
+	if (fstatfs(fd, &sfs) != 0)
+		return "batched";
+	for (i = 0; i < sizeof(sb_syncfs_ok) / sizeof(sb_syncfs_ok[0]); i++)
+		if ((unsigned long)sfs.f_type == sb_syncfs_ok[i].magic)
+			return "syncfs";
+	return "batched";
+}
+
+static struct syncbatch *
+sb_alloc(const struct syncbatch_ops *ops, struct dirs *dirs,
+    struct stats *st, size_t maxfds)
+{
+	struct syncbatch *sb;
+
+	if ((sb = calloc(1, sizeof(*sb))) == NULL)
+		return NULL;
+	sb->ops = ops;
+	sb->dirs = dirs;
+	sb->st = st;
+	sb->maxfds = maxfds;
+	return sb;
+}
 
 int
 syncbatch_new(struct syncbatch **out, const char *mode, struct dirs *dirs,
@@ -304,15 +529,45 @@ syncbatch_new(struct syncbatch **out, const char *mode, struct dirs *dirs,
 			break;
 	if (i == sizeof(syncbatch_strategies) / sizeof(syncbatch_strategies[0]))
 		return -EINVAL;
-	if ((sb = calloc(1, sizeof(*sb))) == NULL)
+	if ((sb = sb_alloc(&syncbatch_strategies[i], dirs, st, maxfds)) == NULL)
 		return -ENOMEM;
-	sb->ops = &syncbatch_strategies[i];
-	sb->dirs = dirs;
-	sb->st = st;
-	sb->maxfds = maxfds;
+	if (sb->ops->written == syncfs_written) {
+		if ((sb->fs = calloc(1, sizeof(*sb->fs))) == NULL) {
+			free(sb);
+			return -ENOMEM;
+		}
+		sb->fs->refs = 1;
+		sb->fs->tab[sb->fs->ntab++] = dirs;
+	}
 	st->mode = sb->ops->name;
 	*out = sb;
 	return 0;
+}
+
+int
+syncbatch_new_like(struct syncbatch **out, struct syncbatch *peer,
+    struct dirs *dirs, size_t maxfds)
+{
+	struct syncbatch *sb;
+
+	if (peer->fs != NULL && peer->fs->ntab == sizeof(peer->fs->tab) /
+	    sizeof(peer->fs->tab[0]))
+		return -ENOSPC;
+	if ((sb = sb_alloc(peer->ops, dirs, peer->st, maxfds)) == NULL)
+		return -ENOMEM;
+	if ((sb->fs = peer->fs) != NULL) {
+		sb->fs->refs++;
+		if (sb->fs->tab[0] != dirs)
+			sb->fs->tab[sb->fs->ntab++] = dirs;
+	}
+	*out = sb;
+	return 0;
+}
+
+const char *
+syncbatch_mode(const struct syncbatch *sb)
+{
+	return sb->ops->name;
 }
 
 void
@@ -532,7 +787,7 @@ syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
 }
 
 int
-syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
+syncbatch_rename(struct syncbatch *sb, struct dbp_error *err)
 {
 	double t0;
 	size_t i;
@@ -584,12 +839,17 @@ syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
 	/* Modes and mtimes of new directories go last: the renames change them. */
 	r = dirs_fixup(sb->dirs, err);
 	sb->st->phase[PH_RENAME] += stats_now() - t0;
-	if (r != 0)
-		return r;
-	t0 = stats_now();
-	r = sb->ops->names_barrier(sb, err);
-	sb->st->phase[PH_DIRSYNC] += stats_now() - t0;
 	return r;
+}
+
+int
+syncbatch_commit(struct syncbatch *sb, struct dbp_error *err)
+{
+	int r;
+
+	if ((r = syncbatch_rename(sb, err)) != 0)
+		return r;
+	return syncbatch_sync_dirs(sb, err);
 }
 
 int
@@ -762,5 +1022,12 @@ syncbatch_free(struct syncbatch *sb)
 		free(sb->v[i].tmp);
 	}
 	free(sb->v);
+	if (sb->fs != NULL && --sb->fs->refs == 0) {
+		for (i = 0; i < sb->fs->n; i++)
+			close(sb->fs->fd[i]);
+		free(sb->fs->dev);
+		free(sb->fs->fd);
+		free(sb->fs);
+	}
 	free(sb);
 }

@@ -11,7 +11,10 @@
 struct syncbatch;
 struct journal;
 
-/* The strategy names, NULL-terminated, in the order --help lists them. */
+/*
+ * The strategy names, NULL-terminated, in the order --help lists them;
+ * "auto" is resolved by syncbatch_auto before syncbatch_new.
+ */
 extern const char *const syncbatch_modes[];
 
 /*
@@ -22,6 +25,23 @@ extern const char *const syncbatch_modes[];
  */
 int syncbatch_new(struct syncbatch **out, const char *mode, struct dirs *dirs,
     struct stats *st, size_t maxfds);
+
+/*
+ * A batch with PEER's strategy whose barriers are PEER's too: with
+ * syncfs, one barrier covers both (the files and their records).
+ */
+int syncbatch_new_like(struct syncbatch **out, struct syncbatch *peer,
+    struct dirs *dirs, size_t maxfds);
+
+/*
+ * The strategy "auto" stands for on the filesystem of FD: "syncfs" where
+ * syncfs is known to write back, commit and flush the device cache, and
+ * report errors (ext4, xfs, btrfs, f2fs, tmpfs), "batched" elsewhere.
+ */
+const char *syncbatch_auto(int fd);
+
+/* The strategy's name. */
+const char *syncbatch_mode(const struct syncbatch *sb);
 
 /*
  * Journal J (not taken) is made durable before anything of the batch is:
@@ -74,15 +94,20 @@ int syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
 /*
  * Second half (with the first if it was not called): make every
  * registered file durable (after the journal, if one was set), rename all
- * over their final names, apply directory metadata and make the names
- * durable.  Nothing is renamed before all data is durable.  If anything
+ * over their final names and apply directory metadata.  Nothing is
+ * renamed before all data is durable.  The names are made durable by
+ * syncbatch_sync_dirs, so that batches sharing barriers
+ * (syncbatch_new_like) rename all before one barrier.  If anything
  * fails, syncbatch_abort puts the old versions back.
  */
+int syncbatch_rename(struct syncbatch *sb, struct dbp_error *err);
+
+/* syncbatch_rename, then syncbatch_sync_dirs. */
 int syncbatch_commit(struct syncbatch *sb, struct dbp_error *err);
 
 /*
- * After the commit, names were removed (an upgrade's obsolete files):
- * make the directories marked in the table durable as the strategy says.
+ * Make the names changed since the last barrier durable (the renames, or
+ * an upgrade's removed obsolete files) as the strategy says.
  */
 int syncbatch_sync_dirs(struct syncbatch *sb, struct dbp_error *err);
 

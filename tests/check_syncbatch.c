@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "checkutil.h"
@@ -200,10 +201,103 @@ commit_files(struct fx *fb, const char *mode)
 
 START_TEST(test_syncbatch_modes_list)
 {
-	ck_assert_str_eq(syncbatch_modes[0], "batched");
-	ck_assert_str_eq(syncbatch_modes[1], "perfile");
-	ck_assert_str_eq(syncbatch_modes[2], "none");
-	ck_assert_ptr_null(syncbatch_modes[3]);
+	struct syncbatch *sb;
+	struct stats st;
+
+	ck_assert_str_eq(syncbatch_modes[0], "auto");
+	ck_assert_str_eq(syncbatch_modes[1], "syncfs");
+	ck_assert_str_eq(syncbatch_modes[2], "batched");
+	ck_assert_str_eq(syncbatch_modes[3], "perfile");
+	ck_assert_str_eq(syncbatch_modes[4], "none");
+	ck_assert_ptr_null(syncbatch_modes[5]);
+	/* "auto" is a choice made before a batch exists, not a strategy. */
+	ck_assert_int_eq(syncbatch_new(&sb, "auto", f.dirs, &st, 4), -EINVAL);
+	ck_assert_int_eq(syncbatch_new(&sb, "fsync", f.dirs, &st, 4), -EINVAL);
+}
+END_TEST
+
+/* auto picks by the filesystem's magic: a pipe's is on no list. */
+START_TEST(test_syncbatch_auto)
+{
+	struct statfs sfs;
+	const char *want;
+	int p[2];
+
+	ck_assert_int_eq(fstatfs(rf.fd, &sfs), 0);
+	switch ((unsigned long)sfs.f_type) {
+	case 0xef53: case 0x58465342: case 0x9123683e: case 0xf2f52010:
+	case 0x01021994:
+		want = "syncfs";
+		break;
+	default:
+		want = "batched";
+	}
+	ck_assert_str_eq(syncbatch_auto(rf.fd), want);
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_str_eq(syncbatch_auto(p[0]), "batched");
+	close(p[0]);
+	close(p[1]);
+	ck_assert_str_eq(syncbatch_auto(-1), "batched");
+}
+END_TEST
+
+/*
+ * syncfs: no per-file sync at all, one syncfs for the data before the
+ * renames and one for the names, and no file kept open.
+ */
+START_TEST(test_syncbatch_commit_syncfs)
+{
+	commit_files(&f, "syncfs");
+	ck_assert_uint_eq(f.st.calls[SC_SYNCFS], 2);
+	ck_assert_uint_eq(f.st.calls[SC_FDATASYNC], 0);
+	ck_assert_uint_eq(f.st.calls[SC_FSYNC], 0);
+	ck_assert_uint_eq(f.st.calls[SC_REOPEN], 0);
+#ifdef HAVE_SYNC_FILE_RANGE
+	ck_assert_uint_eq(f.st.calls[SC_SYNC_FILE_RANGE_WRITE], NFILES);
+	ck_assert_uint_eq(f.st.calls[SC_SYNC_FILE_RANGE_WAIT], 0);
+#endif
+	fx_close(&f);
+}
+END_TEST
+
+/*
+ * Two batches sharing barriers (files and records): renaming both before
+ * one names barrier costs two syncfs in all, not four.
+ */
+START_TEST(test_syncbatch_syncfs_shared)
+{
+	struct syncbatch *peer;
+	struct dirs *pdirs;
+	struct dbp_error err;
+	size_t dir, item;
+	int fd;
+
+	fx_open(&f, "syncfs", 64);
+	add_file(&f, "one", "1\n");
+	ck_assert_int_eq(dirs_new(&pdirs, &rf, 4), 0);
+	ck_assert_int_eq(syncbatch_new_like(&peer, f.sb, pdirs, 8), 0);
+	ck_assert_str_eq(syncbatch_mode(peer), "syncfs");
+	ck_assert_int_eq(dirs_get(pdirs, "", false, 0, &dir, &err), 0);
+	fd = openat(dirs_fd(pdirs, dir), "two.tmp", O_CREAT | O_EXCL |
+	    O_WRONLY | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "2\n", 2), 2);
+	ck_assert_int_eq(syncbatch_add(peer, dir, "two", "two.tmp", &item), 0);
+	ck_assert_int_eq(syncbatch_written(peer, item, fd, &err), 0);
+	ck_assert_int_eq(syncbatch_rename(f.sb, &err), 0);
+	ck_assert_int_eq(syncbatch_rename(peer, &err), 0);
+	ck_assert_uint_eq(f.st.calls[SC_SYNCFS], 1);
+	ck_assert_int_eq(syncbatch_sync_dirs(f.sb, &err), 0);
+	ck_assert_int_eq(syncbatch_sync_dirs(peer, &err), 0);
+	ck_assert_uint_eq(f.st.calls[SC_SYNCFS], 2);
+	/* Nothing changed since: no barrier costs anything. */
+	ck_assert_int_eq(syncbatch_sync_dirs(f.sb, &err), 0);
+	ck_assert_uint_eq(f.st.calls[SC_SYNCFS], 2);
+	assert_content("one", "1\n");
+	assert_content("two", "2\n");
+	syncbatch_free(peer);
+	dirs_free(pdirs);
+	fx_close(&f);
 }
 END_TEST
 
@@ -479,6 +573,9 @@ syncbatch_suite(void)
 	tc = checkutil_scratch_tcase(s, "core", setup, teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_syncbatch_modes_list);
+	tcase_add_test(tc, test_syncbatch_auto);
+	tcase_add_test(tc, test_syncbatch_commit_syncfs);
+	tcase_add_test(tc, test_syncbatch_syncfs_shared);
 	tcase_add_test(tc, test_syncbatch_commit_batched);
 	tcase_add_test(tc, test_syncbatch_commit_perfile);
 	tcase_add_test(tc, test_syncbatch_commit_none);

@@ -42,7 +42,8 @@ file ./a 0644 text:new\n
 D
 deb=$(build_deb hl "$T/hl.desc")
 mkdir "$T/hl"
-"$DEBUNPACK" --root "$T/hl" --stats=json "$deb" > "$T/stats" || fail "hardlink hand-over"
+"$DEBUNPACK" --root "$T/hl" --sync-mode batched --stats=json "$deb" > "$T/stats" ||
+    fail "hardlink hand-over"
 # Two inodes (the new a, the old one behind b and c), the record, and the
 # journal twice.
 grep -q '"fdatasync":5,' "$T/stats" || fail "hand-over: $(cat "$T/stats")"

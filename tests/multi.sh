@@ -24,8 +24,9 @@ mkdir "$root"
 grep -q "b.deb: 'usr/share/shared': also in package 'pkga'" "$T/err" ||
     fail "conflict message: $(cat "$T/err")"
 [ -z "$(ls -A "$root")" ] || fail "root changed by a conflict"
-"$DEBUNPACK" --root "$root" --force-overwrite --stats=json "$T/a.deb" "$T/b.deb" \
-    "$T/c.deb" > "$T/stats.json" 2> "$T/err" || fail "three packages"
+"$DEBUNPACK" --root "$root" --force-overwrite --sync-mode batched --stats=json \
+    "$T/a.deb" "$T/b.deb" "$T/c.deb" > "$T/stats.json" 2> "$T/err" ||
+    fail "three packages"
 grep -q "warning: .*'usr/share/shared': taken over from package 'pkgb'" "$T/err" ||
     fail "no warning: $(cat "$T/err")"
 [ "$(cat "$root/usr/share/shared")" = "from c" ] || fail "later package must win"
@@ -41,6 +42,16 @@ grep -q '"packages":3' "$T/stats.json" || fail "stats: $(cat "$T/stats.json")"
 # commit after them, and once for the journal's name).
 grep -q '"fdatasync":159,' "$T/stats.json" || fail "fdatasync count: $(cat "$T/stats.json")"
 grep -q '"fsync":11,' "$T/stats.json" || fail "dir fsync count: $(cat "$T/stats.json")"
+
+# syncfs: one barrier for the data of files and records, one for all their
+# names, whatever the number of files; the journal's syncs stay.
+rm -rf "$root"; mkdir "$root"
+"$DEBUNPACK" -q --root "$root" --force-overwrite --sync-mode syncfs --stats=json \
+    "$T/a.deb" "$T/b.deb" "$T/c.deb" > "$T/stats.json" || fail "syncfs"
+[ "$(cat "$root/usr/share/shared")" = "from c" ] || fail "syncfs: later package must win"
+no_temps "$root"
+grep -q '"fdatasync":2,"fsync":1,"syncfs":2,' "$T/stats.json" ||
+    fail "syncfs counts: $(cat "$T/stats.json")"
 
 # Same in reverse order: a wins.
 rm -rf "$root"; mkdir "$root"

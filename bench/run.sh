@@ -1,0 +1,357 @@
+#!/bin/sh
+# Wall time, device cache flushes, journal commits, bytes written and peak
+# RSS of debunpack's sync modes against dpkg, dpkg-deb -x, eatmydata dpkg and
+# the decompression floor, on fresh loop-mounted filesystems.
+# usage: bench/run.sh [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
+#                     [-f FILESYSTEMS] [-o OUTDIR] [-b DEBUNPACK] [-c CACHE]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+runs=3 workloads="minbase mixed" filesystems="ext4 xfs btrfs"
+methods="" exclude="" outdir=$top/bench/results/latest bin=""
+cache=/var/cache/debunpack-bench
+usage() {
+	cat >&2 <<EOF
+usage: $0 [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
+          [-f FILESYSTEMS] [-o OUTDIR] [-b DEBUNPACK] [-c CACHE]
+  -r  runs of each method (default 3), interleaved
+  -w  workloads (default "minbase mixed"): bench/workloads/NAME.list,
+      synth-Nk (N thousand 4 KiB files), synth-Ng (one N GiB file)
+  -m  methods to run, names or globs, blank- or comma-separated
+      (default all; "floor debunpack-*" for synthetic workloads)
+  -x  methods to leave out, e.g. 'debunpack-perfile-*'
+  -f  filesystems (default "ext4 xfs btrfs")
+  -o  results directory (default bench/results/latest); a copy is kept
+      beside it, named after the start time
+  -b  debunpack binary (default build/debunpack, copied before use)
+  -c  package cache (default /var/cache/debunpack-bench)
+methods: floor dpkg-deb-x dpkg eatmydata-dpkg debunpack-MODE-jJOBS
+EOF
+	exit 2
+}
+while getopts r:w:m:x:f:o:b:c: o; do
+	case $o in
+	r) runs=$OPTARG ;;
+	w) workloads=$(echo "$OPTARG" | tr ',' ' ') ;;
+	m) methods=$(echo "$OPTARG" | tr ',' ' ') ;;
+	x) exclude=$(echo "$OPTARG" | tr ',' ' ') ;;
+	f) filesystems=$(echo "$OPTARG" | tr ',' ' ') ;;
+	o) outdir=$OPTARG ;;
+	b) bin=$OPTARG ;;
+	c) cache=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || usage
+case $runs in '' | *[!0-9]* | 0) usage ;; esac
+for fs in $filesystems; do
+	case $fs in ext4 | xfs | btrfs) ;; *) echo "$0: unknown filesystem $fs" >&2; exit 2 ;; esac
+done
+[ "$(id -u)" = 0 ] || { echo "$0: needs root (loop devices, mount, drop_caches)" >&2; exit 1; }
+
+# Every method name, in the order runs interleave and reports list them.
+# Jobs: one, and one per core of the 2-core machine the targets are set for.
+sync_modes="auto syncfs batched perfile none"
+jobs_list="1 2"
+all_methods="floor dpkg-deb-x dpkg eatmydata-dpkg"
+for mode in $sync_modes; do
+	for j in $jobs_list; do
+		all_methods="$all_methods debunpack-$mode-j$j"
+	done
+done
+
+# select_methods PATTERNS: the methods of all_methods matching PATTERNS and
+# no -x pattern; a pattern that matches nothing is a typo, not a no-op.
+select_methods() {
+	# The patterns are split on blanks but must not match file names.
+	set -f
+	for p in $1 $exclude; do
+		hit=""
+		for m in $all_methods; do
+			# shellcheck disable=SC2254 # the pattern is meant to glob
+			case $m in $p) hit=1 ;; esac
+		done
+		[ -n "$hit" ] || { echo "$0: no method matches '$p'" >&2; exit 2; }
+	done
+	for m in $all_methods; do
+		keep=""
+		for p in $1; do
+			# shellcheck disable=SC2254
+			case $m in $p) keep=1 ;; esac
+		done
+		for p in $exclude; do
+			# shellcheck disable=SC2254
+			case $m in $p) keep="" ;; esac
+		done
+		[ -z "$keep" ] || printf '%s ' "$m"
+	done
+	set +f
+}
+for w in $workloads; do
+	case $w in
+	synth-*) select_methods "${methods:-floor debunpack-*}" > /dev/null ;;
+	*) select_methods "${methods:-*}" > /dev/null ;;
+	esac
+done
+
+need=""
+for t in eatmydata:eatmydata gnuplot:gnuplot-nox /usr/bin/time:time \
+    mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs mkfs.ext4:e2fsprogs ar:binutils \
+    xz:xz-utils zstd:zstd losetup:mount; do
+	command -v "${t%%:*}" > /dev/null || need="$need ${t#*:}"
+done
+if [ -n "$need" ]; then
+	echo "run: installing$need"
+	# shellcheck disable=SC2086 # one word per package
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need > /dev/null
+fi
+
+work=$(mktemp -d "${TMPDIR:-/var/tmp}/debunpack-bench.XXXXXX")
+mnt=$work/mnt loop=""
+cleanup() {
+	if mountpoint -q "$mnt"; then
+		umount "$mnt" || umount -l "$mnt" || true
+	fi
+	[ -z "$loop" ] || losetup -d "$loop" 2>/dev/null || true
+	mountpoint -q "$mnt" || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+mkdir "$mnt"
+# On tmpfs, the images would live in RAM and every flush would be free.
+if [ "$(stat -f -c %T "$work")" = tmpfs ]; then
+	echo "$0: $work is on tmpfs: set TMPDIR to a disk-backed directory" >&2
+	exit 1
+fi
+
+# The binary under test is copied once: the build directory may be rebuilt
+# while the benchmark runs.
+if [ -z "$bin" ]; then
+	bin=$top/build/debunpack
+	[ -x "$bin" ] || sh "$top/tests/setup.sh"
+fi
+cp "$bin" "$work/debunpack"
+"$work/debunpack" --version > /dev/null
+mkdeb=$top/build/tests/mkdeb
+if [ -x "$mkdeb" ]; then
+	cp "$mkdeb" "$work/mkdeb"
+	mkdeb=$work/mkdeb
+fi
+
+# Methods this binary cannot run are skipped: the sync modes are read from
+# the --sync-mode part of --help (usage line and option text), --jobs from
+# its presence.
+help=$("$work/debunpack" --help 2>&1 || true)
+help_modes=$(printf '%s\n' "$help" | awk '
+	/--sync-mode/ { s = $0; sub(/.*--sync-mode/, "", s); sub(/\].*/, "", s)
+		print s; p = 1; next }
+	p && /^[ \t]+[^ \t-]/ && !/^[ \t]+debunpack/ { print; next }
+	{ p = 0 }' | tr '|,()' '    ')
+has_jobs=""
+printf '%s\n' "$help" | grep -q -- '--jobs' && has_jobs=1
+# supported METHOD: true if this binary can run METHOD; says why not.
+supported() {
+	case $1 in
+	debunpack-*) ;;
+	*) return 0 ;;
+	esac
+	mj=${1#debunpack-}
+	mode=${mj%-j*}
+	if ! printf '%s\n' "$help_modes" | grep -qw -- "$mode"; then
+		echo "run: skipping $1: no sync mode $mode in --help"
+		return 1
+	fi
+	if [ -z "$has_jobs" ] && [ "${mj##*-j}" != 1 ]; then
+		echo "run: skipping $1: no --jobs in --help"
+		return 1
+	fi
+	return 0
+}
+
+stamp=$(date +%Y%m%d-%H%M%S)
+res=$(dirname "$outdir")/$stamp
+mkdir -p "$res/logs"
+csv=$res/runs.csv
+echo "workload,fs,method,run,wall_s,flushes,jbd2_commits,bytes_written,peak_rss_kib,exit,paths,stats_json" > "$csv"
+{
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "command: $0 -r $runs -w '$workloads' -m '$methods' -x '$exclude' -f '$filesystems'"
+	echo "checkout: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "debunpack: $bin: $("$work/debunpack" --version | head -n 1)"
+	echo "dpkg: $(dpkg-query -W -f '${Version}' dpkg)"
+	echo "kernel: $(uname -r)"
+	echo "cpu: $(nproc) x $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "memory: $(awk '/^MemTotal/ { print $2, $3 }' /proc/meminfo)"
+	echo "mkfs: $(mkfs.ext4 -V 2>&1 | head -n 1); $(mkfs.xfs -V); $(mkfs.btrfs -V | head -n 1)"
+} > "$res/env.txt"
+
+# shellcheck disable=SC2086 # workload names have no blanks
+sh "$top/bench/fetch.sh" -c "$cache" -k "$mkdeb" $workloads
+
+# jbd2_commits DEV: ext4 journal commits so far, empty for other filesystems.
+jbd2_commits() {
+	for f in /proc/fs/jbd2/"$1"-*/info; do
+		[ -e "$f" ] && awk 'NR == 1 { print $1 }' "$f"
+		return 0
+	done
+}
+
+# One dpkg invocation for the whole workload into an empty root:
+# --force-depends: nothing is installed, so every Pre-Depends fails;
+# --force-not-root and --force-architecture: harmless as root, and keep
+# the unpack itself the only thing measured;
+# --log=/dev/null: the root has no var/log;
+# --refuse-unsafe-io: this machine turns on force-unsafe-io in
+# /etc/dpkg/dpkg.cfg.d, which skips dpkg's fsyncs.
+dpkg_flags="--force-not-root --force-depends --force-architecture --log=/dev/null --refuse-unsafe-io"
+
+timed() {
+	/usr/bin/time -f %M -o "$work/rss" "$@"
+}
+
+# run_method METHOD ROOT DIR: runs METHOD on the workload in DIR (manifest
+# order) under GNU time, whose %M is the peak RSS of the largest single
+# process of the tree (dpkg-deb and its decompressor, dpkg and its
+# dpkg-deb children), not their sum.
+run_method() {
+	rm_m=$1 rm_root=$2 rm_dir=$3
+	set --
+	case $rm_m in
+	dpkg | eatmydata-dpkg) debs=$rm_dir/nopreinst ;;
+	*) debs=$rm_dir ;;
+	esac
+	while read -r _ f; do
+		set -- "$@" "$debs/$f"
+	done < "$rm_dir/SHA256SUMS"
+	case $rm_m in
+	floor)
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		timed sh -c 'for p; do dpkg-deb --fsys-tarfile "$p" > /dev/null || exit; done' floor "$@" ;;
+	dpkg-deb-x)
+		# shellcheck disable=SC2016
+		timed sh -c 'r=$1; shift; for p; do dpkg-deb -x "$p" "$r" || exit; done; sync -f "$r"' dpkg-deb-x "$rm_root" "$@" ;;
+	dpkg)
+		# shellcheck disable=SC2086 # several flags
+		timed dpkg $dpkg_flags --root="$rm_root" --unpack "$@" ;;
+	eatmydata-dpkg)
+		# shellcheck disable=SC2086
+		timed eatmydata dpkg $dpkg_flags --root="$rm_root" --unpack "$@" ;;
+	debunpack-*)
+		mj=${rm_m#debunpack-}
+		jobs=""
+		[ -z "$has_jobs" ] || jobs="--jobs ${mj##*-j}"
+		# shellcheck disable=SC2086 # empty or two words
+		timed "$work/debunpack" --root "$rm_root" --sync-mode "${mj%-j*}" $jobs --stats=json "$@" ;;
+	esac
+}
+
+# size_mib DIR: an image size for the workload: three times its installed
+# size (files and metadata, the filesystem's own, a margin for btrfs's
+# duplicated metadata) plus 2 GiB. Images are sparse.
+size_mib() {
+	kib=0
+	while read -r _ f; do
+		s=$(dpkg-deb -f "$1/$f" Installed-Size)
+		kib=$((kib + ${s:-0}))
+	done < "$1/SHA256SUMS"
+	echo $((kib * 3 / 1024 + 2048))
+}
+
+failed=0
+for w in $workloads; do
+	case $w in
+	synth-*) wm=$(select_methods "${methods:-floor debunpack-*}") ;;
+	*) wm=$(select_methods "${methods:-*}") ;;
+	esac
+	todo=""
+	for m in $wm; do
+		! supported "$m" || todo="$todo $m"
+	done
+	[ -n "$todo" ] || { echo "run: $w: no method to run"; continue; }
+	size=$(size_mib "$cache/$w")
+	for fs in $filesystems; do
+		case $fs in
+		ext4) mkfs="mkfs.ext4 -q -F" ;;
+		xfs) mkfs="mkfs.xfs -q -f" ;;
+		btrfs) mkfs="mkfs.btrfs -q -f" ;;
+		esac
+		echo "run: $w on $fs ($size MiB image):$todo"
+		truncate -s 0 "$work/img"
+		truncate -s "${size}M" "$work/img"
+		$mkfs "$work/img" > /dev/null
+		loop=$(losetup -f --show "$work/img")
+		mount "$loop" "$mnt"
+		dev=${loop#/dev/}
+		[ "$(wc -w < "/sys/block/$dev/stat")" -ge 16 ] ||
+		    { echo "$0: no flush counts in /sys/block/$dev/stat (kernel < 5.5)" >&2; exit 1; }
+		r=1
+		while [ $r -le "$runs" ]; do
+			# Interleaved, so that drift in the machine hits every method alike.
+			for m in $todo; do
+				root=$mnt/root
+				rm -rf "$root"
+				mkdir "$root"
+				case $m in
+				dpkg | eatmydata-dpkg)
+					mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
+					: > "$root/var/lib/dpkg/status"
+					: > "$root/var/lib/dpkg/available"
+					;;
+				esac
+				# Cold caches, and nothing left to write back from the
+				# previous run (or the rm) inside this one's counts.
+				sync
+				echo 3 > /proc/sys/vm/drop_caches
+				read -r wr0 fl0 <<-EOF
+				$(awk '{ print $7, $16 }' "/sys/block/$dev/stat")
+				EOF
+				jb0=$(jbd2_commits "$dev")
+				t0=$(date +%s.%N)
+				if run_method "$m" "$root" "$cache/$w" > "$work/out" 2> "$work/err"; then
+					rc=0
+				else
+					rc=$?
+				fi
+				t1=$(date +%s.%N)
+				read -r wr1 fl1 <<-EOF
+				$(awk '{ print $7, $16 }' "/sys/block/$dev/stat")
+				EOF
+				jb1=$(jbd2_commits "$dev")
+				wall=$(awk "BEGIN { printf \"%.6f\", $t1 - $t0 }")
+				jbd2=""
+				[ -z "$jb0" ] || jbd2=$((jb1 - jb0))
+				bytes=$(((wr1 - wr0) * 512))
+				rss=$(tail -n 1 "$work/rss" 2>/dev/null || true)
+				case $rss in '' | *[!0-9]*) rss="" ;; esac
+				paths=$(find "$root" -mindepth 1 | wc -l)
+				stats=$(grep '^{' "$work/out" | tail -n 1 | sed 's/"/""/g' || true)
+				[ -z "$stats" ] || stats="\"$stats\""
+				echo "$w,$fs,$m,$r,$wall,$((fl1 - fl0)),$jbd2,$bytes,$rss,$rc,$paths,$stats" >> "$csv"
+				printf '%-8s %-5s run %d %-22s %8.3f s %7d fl %6s jbd2 %6d MiB %7s KiB %6d paths  exit %d\n' \
+				    "$w" "$fs" "$r" "$m" "$wall" $((fl1 - fl0)) "${jbd2:--}" \
+				    $((bytes / 1048576)) "${rss:--}" "$paths" "$rc"
+				if [ "$rc" != 0 ]; then
+					failed=$((failed + 1))
+					log=$res/logs/$w.$fs.$m.$r.log
+					{ echo "exit $rc"; echo "== stdout"; cat "$work/out"; echo "== stderr"; cat "$work/err"; } > "$log"
+					echo "run: $m failed (exit $rc), last lines of stderr (all in $log):" >&2
+					tail -n 5 "$work/err" >&2
+				fi
+			done
+			r=$((r + 1))
+		done
+		rm -rf "$root"
+		umount "$mnt"
+		losetup -d "$loop"
+		loop=""
+		rm -f "$work/img"
+	done
+done
+
+rmdir "$res/logs" 2>/dev/null || true
+sh "$top/bench/report.sh" "$csv" "$res"
+rm -rf "$outdir"
+cp -R "$res" "$outdir"
+echo "run: results in $outdir (and $res)"
+[ "$failed" = 0 ] || { echo "run: $failed runs failed, see runs.csv and logs/" >&2; exit 1; }
