@@ -76,10 +76,10 @@ synth_desc() {
 	synth-*k) sd_files=$((sd_num * 1000)) ;;
 	*) sd_files=0 ;;
 	esac
-	# Uncompressed random data is stored raw by zstd, so the codec costs
-	# little either way; mkdeb with xz -0 takes ~35 s per 256 MiB of it
-	# (~5 minutes for 2 GiB), with zstd ~1 s. mkdeb builds the .deb in
-	# memory: synth-2g needs about 4.5 GiB of RAM while it is made.
+	# zstd: mkdeb's random data does not compress, and zstd stores it raw
+	# at ~250 MB/s, where xz -0 takes ~35 s per 256 MiB (~5 minutes for
+	# synth-2g) and gzip -1 ~6 s. mkdeb builds the .deb in memory:
+	# synth-2g takes ~16 s and ~4.2 GiB of RAM to make.
 	echo "compress data zst"
 	echo "control-field Package $1"
 	echo "control-field Version 1.0"

@@ -65,6 +65,7 @@ struct syncbatch_ops {
 struct sb_fsset {
 	dev_t *dev;
 	int *fd;
+	char **path;		/* what FD was opened as, for messages */
 	size_t n;
 	struct dirs *tab[2];	/* the directory tables of the batches */
 	size_t ntab;
@@ -300,9 +301,12 @@ perfile_renamed(struct syncbatch *sb, struct sb_item *it,
  * dirty on that filesystem, which for a root being built is the root.
  */
 
-/* Add the filesystem of FD to the set, keeping a descriptor for syncfs. */
+/*
+ * Add the filesystem of FD (PATH, root-relative) to the set, keeping a
+ * descriptor for syncfs.
+ */
 static int
-sb_fs_add(struct sb_fsset *fs, int fd)
+sb_fs_add(struct sb_fsset *fs, int fd, const char *path)
 {
 	struct stat st;
 	size_t i;
@@ -322,6 +326,11 @@ sb_fs_add(struct sb_fsset *fs, int fd)
 	if ((p = realloc(fs->fd, (fs->n + 1) * sizeof(*fs->fd))) == NULL)
 		goto nomem;
 	fs->fd = p;
+	if ((p = realloc(fs->path, (fs->n + 1) * sizeof(*fs->path))) == NULL)
+		goto nomem;
+	fs->path = p;
+	if ((fs->path[fs->n] = strdup(path)) == NULL)
+		goto nomem;
 	fs->dev[fs->n] = st.st_dev;
 	fs->fd[fs->n++] = dup;
 	return 0;
@@ -340,7 +349,7 @@ syncfs_written(struct syncbatch *sb, struct sb_item *it,
 	 * The first file written on a filesystem is the one that is old
 	 * enough to hear of every writeback error of the run there.
 	 */
-	if ((r = sb_fs_add(sb->fs, it->fd)) != 0)
+	if ((r = sb_fs_add(sb->fs, it->fd, it->path)) != 0)
 		return dbp_err(err, -r, it->path, "cannot open filesystem");
 	sb->fs->data = true;
 	/* Writeback overlaps extraction: the barrier finds little to write. */
@@ -369,7 +378,7 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 			if ((fd = dirs_fd(d, i)) < 0)
 				return dbp_err(err, -fd, dirs_path(d, i),
 				    "cannot open directory");
-			if ((r = sb_fs_add(fs, fd)) != 0)
+			if ((r = sb_fs_add(fs, fd, dirs_path(d, i))) != 0)
 				return dbp_err(err, -r, dirs_path(d, i),
 				    "cannot open filesystem");
 		}
@@ -378,8 +387,8 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 	for (i = 0; i < fs->n; i++) {
 		sb->st->calls[SC_SYNCFS]++;
 		if (syncfs(fs->fd[i]) != 0)
-			return dbp_err(err, errno, "", "cannot sync the"
-			    " filesystem");
+			return dbp_err(err, errno, fs->path[i],
+			    "cannot sync its filesystem");
 	}
 	/* Every batch's directories are durable now, not only this one's. */
 	for (t = 0; t < fs->ntab; t++)
@@ -1023,8 +1032,11 @@ syncbatch_free(struct syncbatch *sb)
 	}
 	free(sb->v);
 	if (sb->fs != NULL && --sb->fs->refs == 0) {
-		for (i = 0; i < sb->fs->n; i++)
+		for (i = 0; i < sb->fs->n; i++) {
 			close(sb->fs->fd[i]);
+			free(sb->fs->path[i]);
+		}
+		free(sb->fs->path);
 		free(sb->fs->dev);
 		free(sb->fs->fd);
 		free(sb->fs);

@@ -33,7 +33,7 @@ check_unchanged() {
 expect_fail() {
 	deb=$(build_deb "$1" "$FIXTURES/bad/$1.desc")
 	# Together with a good package: the good one must not land either.
-	for mode in batched perfile none; do
+	for mode in syncfs batched perfile none; do
 		if "$DEBUNPACK" --root "$root" --sync-mode "$mode" "$base" "$deb" \
 		    > "$T/out" 2> "$T/err"; then
 			fail "$1 ($mode): accepted"

@@ -18,7 +18,7 @@ for f in $fixtures; do
 	deb=$(build_deb "$f" "$src")
 	mkdir "$T/ref-$f"
 	dpkg-deb -x "$deb" "$T/ref-$f" || fail "dpkg-deb -x $f"
-	for mode in batched perfile none; do
+	for mode in syncfs batched perfile none; do
 		out=$T/out-$f-$mode
 		mkdir "$out"
 		"$DEBUNPACK" -q --root "$out" --sync-mode "$mode" "$deb" ||

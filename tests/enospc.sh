@@ -31,7 +31,7 @@ file ./usr/share/keep 0644 size:2000000"; do
 	n=$((n + 1))
 	printf 'dir ./usr/ 0755\ndir ./usr/share/ 0755\n%s\n' "$spec" > "$T/full$n.desc"
 	deb=$(build_deb "full$n" "$T/full$n.desc")
-	for mode in batched perfile none; do
+	for mode in syncfs batched perfile none; do
 		"$DEBUNPACK" --root "$root" --sync-mode $mode "$deb" 2> "$T/err" &&
 		    fail "full$n ($mode): exit 0"
 		grep -q 'No space left on device' "$T/err" || fail "full$n: $(cat "$T/err")"

@@ -177,7 +177,7 @@ check() {
 	    "($nempty left an empty admin directory), $nafter finished"
 }
 
-for mode in batched perfile; do
+for mode in syncfs batched perfile; do
 	check "first install ($mode)" "$T/empty" --sync-mode $mode "$v1"
 	check "upgrade and new package ($mode)" "$T/base" --sync-mode $mode "$v2" "$lib"
 done

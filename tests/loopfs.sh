@@ -48,7 +48,7 @@ for fs in ext4 xfs btrfs; do
 	mount "$loop" "$mnt" || fail "mount $fs"
 	[ -f "/sys/block/$dev/stat" ] || fail "no stat for $dev"
 	line="$fs flushes:"
-	for mode in batched perfile none; do
+	for mode in syncfs batched perfile none; do
 		root=$mnt/$mode
 		mkdir "$root"
 		sync

@@ -67,12 +67,19 @@ rm -rf "$root"; mkdir "$root"
 [ -z "$(ls -A "$root")" ] || fail "root not restored: $(find "$root")"
 grep -q "bad.deb" "$T/err" || fail "error does not name the package: $(cat "$T/err")"
 
-# Few descriptors: files are closed after writing and reopened by name for
-# the commit, and directories evicted from the cache are reopened too.
+# Few descriptors: batched closes files after writing and reopens them by
+# name for the commit, and directories evicted from the cache are reopened
+# too; syncfs keeps no file open at all.
 rm -rf "$root"; mkdir "$root"
-(ulimit -n 40 && "$DEBUNPACK" -q --root "$root" --force-overwrite --stats=json "$T/a.deb" "$T/b.deb" "$T/c.deb") \
-    > "$T/stats.json" || fail "with ulimit -n 40"
+(ulimit -n 40 && "$DEBUNPACK" -q --root "$root" --force-overwrite --sync-mode batched \
+    --stats=json "$T/a.deb" "$T/b.deb" "$T/c.deb") > "$T/stats.json" ||
+    fail "with ulimit -n 40"
 grep -q '"reopen":[1-9]' "$T/stats.json" || fail "no reopen: $(cat "$T/stats.json")"
+rm -rf "$root"; mkdir "$root"
+(ulimit -n 40 && "$DEBUNPACK" -q --root "$root" --force-overwrite --sync-mode syncfs \
+    --stats=json "$T/a.deb" "$T/b.deb" "$T/c.deb") > "$T/stats.json" ||
+    fail "syncfs with ulimit -n 40"
+grep -q '"reopen":0' "$T/stats.json" || fail "syncfs reopened: $(cat "$T/stats.json")"
 [ "$(cat "$root/usr/share/shared")" = "from c" ] || fail "ulimit: later package must win"
 no_temps "$root"
 echo ok

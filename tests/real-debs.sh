@@ -10,7 +10,7 @@ for deb in "$T"/*.deb; do
 	name=$(basename "$deb")
 	mkdir "$T/ref"
 	dpkg-deb -x "$deb" "$T/ref"
-	for mode in batched perfile none; do
+	for mode in syncfs batched perfile none; do
 		mkdir "$T/out"
 		"$DEBUNPACK" -q --root "$T/out" --sync-mode $mode "$deb" || fail "$name $mode"
 		dpkg_same "$deb" "$T/ref" "$T/out"

@@ -17,7 +17,7 @@ sed -e 's/old/new/g' -e 's/^symlink .*/symlink .\/usr\/bin\/alias ..\/..\/etc\/c
 v1=$(build_deb v1 "$T/v1.desc")
 v2=$(build_deb v2 "$T/v2.desc")
 
-for mode in batched perfile none; do
+for mode in syncfs batched perfile none; do
 	root=$T/root-$mode
 	mkdir "$root"
 	"$DEBUNPACK" -q --root "$root" --sync-mode "$mode" "$v1" || fail "v1 $mode"

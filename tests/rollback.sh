@@ -50,7 +50,7 @@ mkdir "$root"
 "$DEBUNPACK" -q --root "$root" "$v1" || fail "install v1"
 snapshot "$root" "$T/before"
 
-for mode in batched perfile none; do
+for mode in syncfs batched perfile none; do
 	n=1
 	while :; do
 		if FAULT_RENAMEAT=$n LD_PRELOAD=$FAULTSHIM "$DEBUNPACK" -q --root "$root" \

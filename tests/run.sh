@@ -39,7 +39,7 @@ done
 vg=$(mktemp -d)
 trap 'rm -rf "$vg"' EXIT
 build/tests/mkdeb tests/fixtures/alltypes.desc "$vg/a.deb"
-for mode in batched perfile none; do
+for mode in syncfs batched perfile none; do
 	mkdir "$vg/$mode"
 	valgrind -q --leak-check=full --error-exitcode=1 \
 	    build/debunpack -q --root "$vg/$mode" --sync-mode $mode "$vg/a.deb" ||

@@ -4,7 +4,7 @@
 . "${srcdir:-.}/tests/lib.sh"
 
 deb=$(build_deb usrmerge)
-for mode in batched perfile none; do
+for mode in syncfs batched perfile none; do
 	root=$T/root-$mode
 	mkdir -p "$root/usr/bin" "$root/usr/sbin" "$root/usr/lib"
 	ln -s usr/bin "$root/bin"

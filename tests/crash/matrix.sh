@@ -14,7 +14,7 @@ export srcdir="$top" DEBUNPACK="$build/debunpack" MKDEB="$build/tests/mkdeb" \
     CRASHREPLAY="$build/tests/crash/crashreplay"
 st=0
 for fs in ext4 ext4-noauto xfs btrfs; do
-	for mode in batched perfile; do
+	for mode in syncfs batched perfile; do
 		# perfile flushes about twice as often: fewer subsets each.
 		[ $mode = batched ] && subsets=16 || subsets=8
 		for scenario in install upgrade; do
