@@ -9,6 +9,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 runs=3 workloads="minbase mixed" filesystems="ext4 xfs btrfs"
 methods="" exclude="" outdir=$top/bench/results/latest bin=""
 cache=/var/cache/debunpack-bench
+args=$*
 usage() {
 	cat >&2 <<EOF
 usage: $0 [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
@@ -87,11 +88,16 @@ select_methods() {
 	done
 	set +f
 }
-for w in $workloads; do
-	case $w in
-	synth-*) select_methods "${methods:-floor debunpack-*}" > /dev/null ;;
-	*) select_methods "${methods:-*}" > /dev/null ;;
+# workload_methods W: the methods selected for workload W.
+workload_methods() {
+	case $1 in
+	synth-*) select_methods "${methods:-floor debunpack-*}" ;;
+	*) select_methods "${methods:-*}" ;;
 	esac
+}
+selected=""
+for w in $workloads; do
+	selected="$selected $(workload_methods "$w")"
 done
 
 need=""
@@ -168,6 +174,11 @@ supported() {
 	fi
 	return 0
 }
+unsupported=""
+for m in $all_methods; do
+	case " $selected " in *" $m "*) ;; *) continue ;; esac
+	supported "$m" || unsupported="$unsupported $m"
+done
 
 stamp=$(date +%Y%m%d-%H%M%S)
 res=$(dirname "$outdir")/$stamp
@@ -176,7 +187,7 @@ csv=$res/runs.csv
 echo "workload,fs,method,run,wall_s,flushes,jbd2_commits,bytes_written,peak_rss_kib,exit,paths,stats_json" > "$csv"
 {
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "command: $0 -r $runs -w '$workloads' -m '$methods' -x '$exclude' -f '$filesystems'"
+	echo "command: $0 $args"
 	echo "checkout: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "debunpack: $bin: $("$work/debunpack" --version | head -n 1)"
 	echo "dpkg: $(dpkg-query -W -f '${Version}' dpkg)"
@@ -260,13 +271,9 @@ size_mib() {
 
 failed=0
 for w in $workloads; do
-	case $w in
-	synth-*) wm=$(select_methods "${methods:-floor debunpack-*}") ;;
-	*) wm=$(select_methods "${methods:-*}") ;;
-	esac
 	todo=""
-	for m in $wm; do
-		! supported "$m" || todo="$todo $m"
+	for m in $(workload_methods "$w"); do
+		case " $unsupported " in *" $m "*) ;; *) todo="$todo $m" ;; esac
 	done
 	[ -n "$todo" ] || { echo "run: $w: no method to run"; continue; }
 	size=$(size_mib "$cache/$w")

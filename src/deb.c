@@ -18,12 +18,21 @@
 
 enum deb_state { DEB_AT_CONTROL, DEB_AT_DATA, DEB_IN_DATA, DEB_DONE };
 
+/* What the reader of a member parses. */
+enum deb_read {
+	DEB_TAR,	/* a tar, decompressed here */
+	DEB_RAW,	/* nothing: the decompressed bytes (deb_data_read) */
+	DEB_FED		/* a tar, decompressed elsewhere (deb_data_open_fed) */
+};
+
 struct deb {
 	int fd;			/* the package file */
 	struct archive *ar;	/* the outer ar container */
 	struct archive *tar;	/* reader of the current member, or NULL */
 	struct gunzip *gz;	/* its gzip decompressor, or NULL */
 	char *conffiles;	/* control.tar's conffiles, or NULL */
+	deb_feed_fn *fed;	/* DEB_FED: where the decompressed bytes come */
+	void *fed_ctx;
 	enum deb_state state;
 	char member[64];	/* name of the current member */
 };
@@ -197,10 +206,30 @@ deb_gz_read(struct archive *a, void *cookie, const void **buf)
 	return (la_ssize_t)n;
 }
 
-/* Open the member named PREFIX + a known compression suffix as a tar. */
-static int
-deb_member_open(struct deb *d, const char *prefix, struct dbp_error *err)
+static la_ssize_t
+deb_fed_read(struct archive *a, void *cookie, const void **buf)
 {
+	struct deb *d = cookie;
+	const char *why = NULL;
+	ssize_t n;
+
+	n = d->fed(d->fed_ctx, buf, &why);
+	/* The decompressor's own words, as if it ran here. */
+	if (n < 0)
+		archive_set_error(a, EILSEQ, "%s", why != NULL ? why :
+		    "read error");
+	return (la_ssize_t)n;
+}
+
+/*
+ * Open the member named PREFIX + a known compression suffix, read as HOW
+ * says.
+ */
+static int
+deb_member_open(struct deb *d, const char *prefix, enum deb_read how,
+    struct dbp_error *err)
+{
+	archive_read_callback *fn;
 	size_t plen = strlen(prefix), i;
 	const char *suffix;
 
@@ -221,15 +250,19 @@ deb_member_open(struct deb *d, const char *prefix, struct dbp_error *err)
 	 * Only the filter the name announces: a data.tar.xz that holds
 	 * something else is as broken as dpkg says it is.
 	 */
-	if (deb_filters[i].support != NULL &&
+	if (how != DEB_FED && deb_filters[i].support != NULL &&
 	    deb_filters[i].support(d->tar) != ARCHIVE_OK)
 		return deb_ar_err(d->tar, d->member, err);
-	archive_read_support_format_tar(d->tar);
-	if (strcmp(suffix, ".gz") == 0 &&
+	if (how == DEB_RAW)
+		archive_read_support_format_raw(d->tar);
+	else
+		archive_read_support_format_tar(d->tar);
+	if (how != DEB_FED && strcmp(suffix, ".gz") == 0 &&
 	    gunzip_new(&d->gz, deb_member_block, d) != 0)
 		return dbp_err(err, ENOMEM, "", "cannot read '%s'", d->member);
-	if (archive_read_open(d->tar, d, NULL, d->gz != NULL ? deb_gz_read :
-	    deb_member_read, NULL) != ARCHIVE_OK)
+	fn = how == DEB_FED ? deb_fed_read : d->gz != NULL ? deb_gz_read :
+	    deb_member_read;
+	if (archive_read_open(d->tar, d, NULL, fn, NULL) != ARCHIVE_OK)
 		return deb_ar_err(d->tar, d->member, err);
 	return 0;
 }
@@ -285,7 +318,7 @@ deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 	if (r <= 0)
 		return r < 0 ? r : dbp_err(err, 0, "",
 		    "missing control member");
-	if ((r = deb_member_open(d, "control.tar", err)) != 0)
+	if ((r = deb_member_open(d, "control.tar", DEB_TAR, err)) != 0)
 		return r;
 	while ((r = archive_read_next_header(d->tar, &ae)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(ae);
@@ -321,8 +354,9 @@ deb_conffiles(const struct deb *d)
 	return d->conffiles;
 }
 
-int
-deb_data_open(struct deb *d, struct archive **tar, struct dbp_error *err)
+/* Move to the data member and open it as HOW says. */
+static int
+deb_data_member_open(struct deb *d, enum deb_read how, struct dbp_error *err)
 {
 	int r;
 
@@ -332,11 +366,78 @@ deb_data_open(struct deb *d, struct archive **tar, struct dbp_error *err)
 	if (r <= 0)
 		return r < 0 ? r : dbp_err(err, 0, "",
 		    "missing data member");
-	if ((r = deb_member_open(d, "data.tar", err)) != 0)
+	if ((r = deb_member_open(d, "data.tar", how, err)) != 0)
 		return r;
 	d->state = DEB_IN_DATA;
+	return 0;
+}
+
+int
+deb_data_open(struct deb *d, struct archive **tar, struct dbp_error *err)
+{
+	int r;
+
+	if ((r = deb_data_member_open(d, DEB_TAR, err)) != 0)
+		return r;
 	*tar = d->tar;
 	return 0;
+}
+
+int
+deb_data_open_fed(struct deb *d, struct archive **tar, deb_feed_fn *fn,
+    void *ctx, struct dbp_error *err)
+{
+	int r;
+
+	d->fed = fn;
+	d->fed_ctx = ctx;
+	if ((r = deb_data_member_open(d, DEB_FED, err)) != 0)
+		return r;
+	*tar = d->tar;
+	return 0;
+}
+
+int
+deb_data_raw(struct deb *d, struct dbp_error *err)
+{
+	struct archive_entry *ae;
+	int r;
+
+	if (d->state == DEB_AT_CONTROL) {
+		/* The consumer reads and checks the control member. */
+		if ((r = deb_next_member(d, err)) <= 0)
+			return r < 0 ? r : dbp_err(err, 0, "",
+			    "missing control member");
+		d->state = DEB_AT_DATA;
+	}
+	/*
+	 * A decompressor's complaint is passed on bare: the reader adds the
+	 * member's name, as it does when it decompresses itself.
+	 */
+	if ((r = deb_data_member_open(d, DEB_RAW, err)) != 0 ||
+	    archive_read_next_header(d->tar, &ae) != ARCHIVE_OK)
+		return d->tar != NULL && archive_error_string(d->tar) != NULL ?
+		    dbp_err(err, 0, "", "%s", archive_error_string(d->tar)) :
+		    r != 0 ? r : dbp_err(err, 0, "", "read error");
+	return 0;
+}
+
+ssize_t
+deb_data_read(struct deb *d, const void **buf, const char **why)
+{
+	size_t size;
+	la_int64_t off;
+	int r;
+
+	r = archive_read_data_block(d->tar, buf, &size, &off);
+	if (r == ARCHIVE_EOF)
+		return 0;
+	if (r != ARCHIVE_OK) {
+		*why = archive_error_string(d->tar) != NULL ?
+		    archive_error_string(d->tar) : "read error";
+		return -1;
+	}
+	return (ssize_t)size;
 }
 
 int

@@ -2,6 +2,8 @@
 #ifndef DEBUNPACK_DEB_H
 #define DEBUNPACK_DEB_H
 
+#include <sys/types.h>
+
 #include "control.h"
 #include "error.h"
 
@@ -33,6 +35,35 @@ const char *deb_conffiles(const struct deb *d);
  * libarchive's buffers).  The reader stays owned by D.
  */
 int deb_data_open(struct deb *d, struct archive **tar, struct dbp_error *err);
+
+/*
+ * Where the decompressed bytes of the data member come from when another
+ * thread decompresses them: the next block's length (*BUF, valid until
+ * the next call), 0 at the end, or -1 with *WHY saying what the
+ * decompressor said.
+ */
+typedef ssize_t deb_feed_fn(void *ctx, const void **buf, const char **why);
+
+/*
+ * deb_data_open, but the member's bytes, decompressed, come from FN: the
+ * member's name is checked here, the decompression is done elsewhere
+ * (deb_data_raw and deb_data_read on another reader of the same file).
+ */
+int deb_data_open_fed(struct deb *d, struct archive **tar, deb_feed_fn *fn,
+    void *ctx, struct dbp_error *err);
+
+/*
+ * For the decompressing side: move to the data member (the control
+ * member unread, unless deb_read_control was called) and decompress it
+ * without parsing, block by block, with deb_data_read.
+ */
+int deb_data_raw(struct deb *d, struct dbp_error *err);
+
+/*
+ * Next decompressed block of the data member: its length (*BUF owned by
+ * D, valid until the next call), 0 at the end, -1 with *WHY set.
+ */
+ssize_t deb_data_read(struct deb *d, const void **buf, const char **why);
 
 /*
  * After the data tar reached its end: check that only ignorable members

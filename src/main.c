@@ -20,6 +20,7 @@
 #include "dirs.h"
 #include "error.h"
 #include "escape.h"
+#include "feed.h"
 #include "manifest.h"
 #include "journal.h"
 #include "query.h"
@@ -45,6 +46,16 @@ enum main_action {
 
 /* Where records go unless --admindir says otherwise, inside the root. */
 #define MAIN_ADMINDIR	"var/lib/debunpack"
+/* More threads than this only add memory: the reader is the limit. */
+#define MAIN_JOBS_MAX	64
+/*
+ * Decompressed bytes queued ahead of the extraction, in all: enough for
+ * most packages to be ready when their turn comes, small next to the
+ * 64 MiB an install may take.
+ */
+#ifndef MAIN_FEED_BUDGET
+#define MAIN_FEED_BUDGET	(8 * 1024 * 1024)
+#endif
 
 static const struct option main_options[] = {
 	{ "admindir",		required_argument,	NULL, OPT_ADMINDIR },
@@ -52,6 +63,7 @@ static const struct option main_options[] = {
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
 	{ "force-overwrite",	no_argument,		NULL, OPT_FORCE_OVERWRITE },
 	{ "help",		no_argument,		NULL, 'h' },
+	{ "jobs",		required_argument,	NULL, 'j' },
 	{ "list",		no_argument,		NULL, OPT_LIST },
 	{ "owner",		required_argument,	NULL, OPT_OWNER },
 	{ "quiet",		no_argument,		NULL, 'q' },
@@ -73,6 +85,7 @@ struct main_opts {
 	const char *admindir;	/* NULL: ROOT/var/lib/debunpack */
 	const char *mode;
 	int stats;		/* 0 none, 1 text, 2 json */
+	unsigned jobs;		/* decompressing threads; 1: none */
 	bool skip_devices;
 	bool force_overwrite;
 	int verbose;		/* -1 quiet, 0 normal, 1 verbose */
@@ -93,7 +106,7 @@ usage(FILE *fp)
 	    "usage: debunpack [--admindir DIR] [--dry-run] [--force-overwrite]\n"
 	    "                 [--root DIR] [--skip-devices] [--stats[=json]]\n"
 	    "                 [--sync-mode auto|syncfs|batched|perfile|none]\n"
-	    "                 [-q | -v] PKG.deb...\n"
+	    "                 [-j N] [-q | -v] PKG.deb...\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --list | --owner PATH\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --verify [PKGNAME...]\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --recover\n"
@@ -106,6 +119,8 @@ usage(FILE *fp)
 	    "      --dry-run         say what an install would do, do nothing\n"
 	    "      --force-overwrite take over paths of other packages\n"
 	    "  -h, --help            show this help and exit\n"
+	    "  -j, --jobs N          decompress with N threads (default: the\n"
+	    "                        online CPUs; 1: in the main thread)\n"
 	    "      --list            list the installed packages\n"
 	    "      --owner PATH      name the packages that installed PATH\n"
 	    "  -q, --quiet           print errors only\n"
@@ -165,12 +180,16 @@ static int
 main_parse(int argc, char **argv, struct main_opts *o)
 {
 	const char *const *m;
+	char *end;
+	long n;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->root = "/";
 	o->mode = "auto";
-	while ((c = getopt_long(argc, argv, "hqvV", main_options, NULL)) != -1) {
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	o->jobs = n > 1 ? (n > MAIN_JOBS_MAX ? MAIN_JOBS_MAX : (unsigned)n) : 1;
+	while ((c = getopt_long(argc, argv, "hj:qvV", main_options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -225,6 +244,18 @@ main_parse(int argc, char **argv, struct main_opts *o)
 				    " or nothing, not '%s'\n", optarg);
 				return -1;
 			}
+			break;
+		case 'j':
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' || n < 1 ||
+			    n > MAIN_JOBS_MAX) {
+				fprintf(stderr, "debunpack: --jobs takes a number"
+				    " from 1 to %d, not '%s'\n", MAIN_JOBS_MAX,
+				    optarg);
+				return -1;
+			}
+			o->jobs = (unsigned)n;
 			break;
 		case OPT_SYNC_MODE:
 			for (m = syncbatch_modes; *m != NULL; m++)
@@ -284,9 +315,9 @@ main_fd_budget(size_t *files, size_t *dirs)
  * after the files are committed (manifest_commit).
  */
 static int
-main_unpack_one(struct unpack *u, struct manifest *man, const char *file,
-    unsigned idx, const struct main_opts *o, struct stats *st,
-    struct dbp_error *err)
+main_unpack_one(struct unpack *u, struct manifest *man, struct feed *feed,
+    const char *file, unsigned idx, const struct main_opts *o,
+    struct stats *st, struct dbp_error *err)
 {
 	struct control *ctl = NULL;
 	struct record *rec = NULL;
@@ -315,7 +346,9 @@ main_unpack_one(struct unpack *u, struct manifest *man, const char *file,
 			    escape_name(file, esc, sizeof(esc)));
 		}
 		if ((r = unpack_set_conffiles(u, deb_conffiles(d), err)) == 0 &&
-		    (r = deb_data_open(d, &tar, err)) == 0 &&
+		    (r = feed != NULL ? deb_data_open_fed(d, &tar, feed_read,
+		    feed_pkg(feed, idx), err) : deb_data_open(d, &tar,
+		    err)) == 0 &&
 		    (r = unpack_archive(u, tar, idx, rec, err)) == 0 &&
 		    (r = deb_finish(d, err)) == 0) {
 			r = manifest_stage(man, rec, err);
@@ -324,6 +357,8 @@ main_unpack_one(struct unpack *u, struct manifest *man, const char *file,
 	}
 	if (r == 0)
 		st->packages++;
+	if (feed != NULL)
+		feed_done(feed, idx);
 	record_free(rec);
 	deb_close(d);
 	return r;
@@ -511,6 +546,7 @@ main(int argc, char **argv)
 	struct manifest *man = NULL;
 	struct journal *j = NULL;
 	struct unpack *u = NULL;
+	struct feed *feed = NULL;
 	struct stats st;
 	struct dbp_error err, ign;
 	struct sigaction sa;
@@ -572,15 +608,22 @@ main(int argc, char **argv)
 		goto abort;
 
 	t0 = stats_now();
+	if (o.jobs > 1 && (r = feed_new(&feed, argv + first,
+	    (size_t)(argc - first), o.jobs, MAIN_FEED_BUDGET)) != 0) {
+		dbp_err(&err, -r, NULL, "cannot start threads");
+		goto abort;
+	}
 	for (i = first; i < argc; i++) {
 		mc.pkg = argv[i];
-		if ((r = main_unpack_one(u, man, argv[i], (unsigned)(i - first),
-		    &o, &st, &err)) != 0) {
+		if ((r = main_unpack_one(u, man, feed, argv[i],
+		    (unsigned)(i - first), &o, &st, &err)) != 0) {
 			dbp_err_pkg(&err, argv[i]);
 			goto abort;
 		}
 	}
 	mc.pkg = NULL;
+	feed_free(feed);
+	feed = NULL;
 	st.phase[PH_EXTRACT] = stats_now() - t0;
 	/* Past this point a signal no longer stops the run: commit finishes. */
 	if (main_stop) {
@@ -657,6 +700,7 @@ abort:
 out:
 	if (status != 0)
 		main_print_error(&err);
+	feed_free(feed);
 	unpack_free(u);
 	syncbatch_free(sb);
 	manifest_free(man);

@@ -46,6 +46,13 @@ expect_fail() {
 		grep -q -- "$2" "$T/err" || { cat "$T/err"; fail "$1: cause '$2' not said"; }
 		check_unchanged "$1 ($mode)"
 	done
+	# The threads that decompress change nothing of what is said.
+	for jobs in 1 2 3; do
+		"$DEBUNPACK" --root "$root" --jobs $jobs "$base" "$deb" 2> "$T/err.j" &&
+		    fail "$1 (--jobs $jobs): accepted"
+		diff -u "$T/err" "$T/err.j" || fail "$1: --jobs $jobs says otherwise"
+		check_unchanged "$1 (--jobs $jobs)"
+	done
 	echo "ok $1: $(cat "$T/err")"
 }
 
