@@ -163,6 +163,29 @@ END {
 				}
 			}
 		}
+		DM[w] = dm; DJ[w] = dj
+	}
+	# Side by side, the workloads show whether flushes and memory grow
+	# with the number or the size of files (synth-1k, -10k, -50k, -2g).
+	print "\nThe default across workloads, wall / flushes / peak RSS:\n" > md
+	hdr = "| workload | default |"; sep = "|---|---|"
+	for (b = 1; b <= nf; b++) { hdr = hdr " " FL[b] " |"; sep = sep "---|" }
+	print hdr "\n" sep > md
+	for (a = 1; a <= nw; a++) {
+		w = WL[a]; row = "| " w " | " (DM[w] == "" ? "–" : DM[w]) " |"
+		for (b = 1; b <= nf; b++) {
+			k = w SUBSEP FL[b] SUBSEP DM[w]
+			if (DM[w] == "" || !(k in N)) { row = row " – |"; continue }
+			if (!stat(V[k, "wall"])) { row = row " **failed** (exit " RC[k] ") |"; continue }
+			c = secs(med) " s"
+			stat(V[k, "flushes"]); c = c " / " num(med) " fl"
+			stat(V[k, "rss"]); c = c " / " (hi == "" ? "–" : mib(hi))
+			row = row " " c failnote(k) " |"
+		}
+		print row > md
+	}
+	for (a = 1; a <= nw; a++) {
+		w = WL[a]; dm = DM[w]; dj = DJ[w]
 		print "\n### " w "\n" > md
 		if (dm == "") { print "No debunpack-auto or debunpack-batched runs." > md; continue }
 		pj = ((w, "debunpack-perfile-j" dj) in MS) && ((w, "debunpack-batched-j" dj) in MS) ? dj : 1

@@ -4,16 +4,18 @@
 # the decompression floor, on fresh loop-mounted filesystems.
 # usage: bench/run.sh [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
 #                     [-f FILESYSTEMS] [-o OUTDIR] [-b DEBUNPACK] [-c CACHE]
+#                     [-t TMPDIR]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=3 workloads="minbase mixed" filesystems="ext4 xfs btrfs"
 methods="" exclude="" outdir=$top/bench/results/latest bin=""
-cache=/var/cache/debunpack-bench
+cache=/var/cache/debunpack-bench tmpdir=/var/tmp
 args=$*
 usage() {
 	cat >&2 <<EOF
 usage: $0 [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
           [-f FILESYSTEMS] [-o OUTDIR] [-b DEBUNPACK] [-c CACHE]
+          [-t TMPDIR]
   -r  runs of each method (default 3), interleaved
   -w  workloads (default "minbase mixed"): bench/workloads/NAME.list,
       synth-Nk (N thousand 4 KiB files), synth-Ng (one N GiB file)
@@ -25,11 +27,12 @@ usage: $0 [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
       beside it, named after the start time
   -b  debunpack binary (default build/debunpack, copied before use)
   -c  package cache (default /var/cache/debunpack-bench)
+  -t  where the filesystem images go (default /var/tmp; not tmpfs)
 methods: floor dpkg-deb-x dpkg eatmydata-dpkg debunpack-MODE-jJOBS
 EOF
 	exit 2
 }
-while getopts r:w:m:x:f:o:b:c: o; do
+while getopts r:w:m:x:f:o:b:c:t: o; do
 	case $o in
 	r) runs=$OPTARG ;;
 	w) workloads=$(echo "$OPTARG" | tr ',' ' ') ;;
@@ -39,6 +42,7 @@ while getopts r:w:m:x:f:o:b:c: o; do
 	o) outdir=$OPTARG ;;
 	b) bin=$OPTARG ;;
 	c) cache=$OPTARG ;;
+	t) tmpdir=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -48,7 +52,19 @@ case $runs in '' | *[!0-9]* | 0) usage ;; esac
 for fs in $filesystems; do
 	case $fs in ext4 | xfs | btrfs) ;; *) echo "$0: unknown filesystem $fs" >&2; exit 2 ;; esac
 done
+for w in $workloads; do
+	case $w in
+	synth-[1-9]*[kg]) ;;
+	*) [ -f "$top/bench/workloads/$w.list" ] ||
+	    { echo "$0: unknown workload $w (no bench/workloads/$w.list)" >&2; exit 2; } ;;
+	esac
+done
 [ "$(id -u)" = 0 ] || { echo "$0: needs root (loop devices, mount, drop_caches)" >&2; exit 1; }
+# OUTDIR is replaced at the end: only ever a previous results directory.
+if [ -e "$outdir" ] && [ ! -f "$outdir/runs.csv" ] && [ -n "$(ls -A "$outdir")" ]; then
+	echo "$0: $outdir exists and holds no runs.csv: not replacing it" >&2
+	exit 2
+fi
 
 # Every method name, in the order runs interleave and reports list them.
 # Jobs: one, and one per core of the 2-core machine the targets are set for.
@@ -112,9 +128,12 @@ if [ -n "$need" ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need > /dev/null
 fi
 
-work=$(mktemp -d "${TMPDIR:-/var/tmp}/debunpack-bench.XXXXXX")
-mnt=$work/mnt loop=""
+work=$(mktemp -d "$tmpdir/debunpack-bench.XXXXXX")
+mnt=$work/mnt loop="" res="" finished=""
 cleanup() {
+	if [ -z "$finished" ] && [ -s "$res/runs.csv" ]; then
+		echo "run: stopped; the runs so far are in $res/runs.csv (bench/report.sh summarizes them)" >&2
+	fi
 	if mountpoint -q "$mnt"; then
 		umount "$mnt" || umount -l "$mnt" || true
 	fi
@@ -127,7 +146,7 @@ trap 'exit 143' TERM
 mkdir "$mnt"
 # On tmpfs, the images would live in RAM and every flush would be free.
 if [ "$(stat -f -c %T "$work")" = tmpfs ]; then
-	echo "$0: $work is on tmpfs: set TMPDIR to a disk-backed directory" >&2
+	echo "$0: $tmpdir is tmpfs: give a disk-backed directory with -t" >&2
 	exit 1
 fi
 
@@ -182,7 +201,8 @@ done
 
 stamp=$(date +%Y%m%d-%H%M%S)
 res=$(dirname "$outdir")/$stamp
-mkdir -p "$res/logs"
+mkdir -p "$(dirname "$outdir")"
+mkdir "$res" "$res/logs"
 csv=$res/runs.csv
 echo "workload,fs,method,run,wall_s,flushes,jbd2_commits,bytes_written,peak_rss_kib,exit,paths,stats_json" > "$csv"
 {
@@ -209,12 +229,14 @@ jbd2_commits() {
 }
 
 # One dpkg invocation for the whole workload into an empty root:
-# --force-depends: nothing is installed, so every Pre-Depends fails;
-# --force-not-root and --force-architecture: harmless as root, and keep
-# the unpack itself the only thing measured;
-# --log=/dev/null: the root has no var/log;
+# --force-depends: nothing is installed, so the Pre-Depends of about a
+# quarter of minbase fail, and dpkg stops unpacking those packages;
+# --log=/dev/null: dpkg's log is not under --root, every run would append
+# to the host's /var/log/dpkg.log;
 # --refuse-unsafe-io: this machine turns on force-unsafe-io in
-# /etc/dpkg/dpkg.cfg.d, which skips dpkg's fsyncs.
+# /etc/dpkg/dpkg.cfg.d, which skips dpkg's fsyncs;
+# --force-not-root, --force-architecture: not needed as root with amd64
+# and all packages, kept so that other hosts measure the same command.
 dpkg_flags="--force-not-root --force-depends --force-architecture --log=/dev/null --refuse-unsafe-io"
 
 timed() {
@@ -360,5 +382,6 @@ rmdir "$res/logs" 2>/dev/null || true
 sh "$top/bench/report.sh" "$csv" "$res"
 rm -rf "$outdir"
 cp -R "$res" "$outdir"
+finished=1
 echo "run: results in $outdir (and $res)"
 [ "$failed" = 0 ] || { echo "run: $failed runs failed, see runs.csv and logs/" >&2; exit 1; }

@@ -1,5 +1,6 @@
 #!/bin/sh
-# The whole power-loss matrix: install and upgrade, batched and perfile,
+# The whole power-loss matrix: install and upgrade, syncfs, batched and
+# perfile,
 # on ext4, ext4 with noauto_da_alloc, xfs and btrfs, with enough random
 # subsets for over 2,000 states per file system; then the negative
 # controls.  Run from a configured build directory, as root:
@@ -15,8 +16,13 @@ export srcdir="$top" DEBUNPACK="$build/debunpack" MKDEB="$build/tests/mkdeb" \
 st=0
 for fs in ext4 ext4-noauto xfs btrfs; do
 	for mode in syncfs batched perfile; do
-		# perfile flushes about twice as often: fewer subsets each.
-		[ $mode = batched ] && subsets=16 || subsets=8
+		# perfile flushes about twice as often: fewer subsets each;
+		# syncfs flushes a few times per run: many subsets each.
+		case $mode in
+		syncfs) subsets=64 ;;
+		batched) subsets=16 ;;
+		*) subsets=8 ;;
+		esac
 		for scenario in install upgrade; do
 			out=$(sh "$top/tests/crash/crash.sh" -s $subsets $fs \
 			    $mode $scenario 2>&1) || st=1

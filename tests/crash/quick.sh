@@ -1,13 +1,14 @@
 #!/bin/sh
 # The power-loss crash tests that make check runs: a fresh install and an
-# upgrade in batched mode on ext4 (every flush, and two random subsets of
-# the writes after each), and the negative control, which must find
+# upgrade in the default mode, syncfs, on ext4 (every flush, and 16 random
+# subsets of the writes after each: syncfs flushes a few times per run,
+# each time after many writes), and the negative control, which must find
 # violations: --sync-mode none on ext4 with noauto_da_alloc.  The whole
 # matrix: tests/crash/matrix.sh.
 set -u
 crash="${srcdir:-.}/tests/crash/crash.sh"
 skipped=0
-for args in "-s 2 ext4 batched install" "-s 2 ext4 batched upgrade" \
+for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
     "-e -s 2 ext4-noauto none upgrade"; do
 	# shellcheck disable=SC2086 # ARGS holds several words
 	sh "$crash" $args > "${TMPDIR:-/tmp}/crash-quick.$$" 2>&1
