@@ -1,10 +1,22 @@
-/* SHA-256 of data already on disk, for conffile checks and --verify. */
+/* SHA-256: of archive data as it streams by, and of files already on disk. */
 #ifndef DEBUNPACK_DIGEST_H
 #define DEBUNPACK_DIGEST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define DIGEST_LEN	32
+
+/* A running SHA-256, reusable from one file to the next. */
+struct digest;
+
+int digest_new(struct digest **out);
+void digest_free(struct digest *d);
+
+/* Start over; 0, or -EIO when the library cannot (out of memory). */
+int digest_start(struct digest *d);
+void digest_add(struct digest *d, const void *buf, size_t len);
+void digest_end(struct digest *d, uint8_t out[DIGEST_LEN]);
 
 /*
  * SHA-256 of NAME in directory DFD, opened without following a final

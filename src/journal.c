@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "fskind.h"
 #include "journal.h"
 #include "stats.h"
 
@@ -95,6 +96,11 @@ journal_open(struct journal *j, int admfd, struct dbp_error *err)
 		    "an interrupted run's journal appeared meanwhile; the next"
 		    " run repairs it" : "cannot create journal");
 	j->created = true;
+	/*
+	 * Where syncing the new file makes its name durable too, the
+	 * directory's fsync would only cost one more device flush.
+	 */
+	j->dirsynced = fskind_fsync_names_new(admfd);
 	if ((fp = fdopen(fd, "w")) == NULL) {
 		close(fd);
 		unlinkat(admfd, JOURNAL_NAME, 0);

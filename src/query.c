@@ -13,7 +13,6 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <sha2.h>
 
 #include "control.h"
 #include "deb.h"
@@ -186,7 +185,7 @@ query_check(const struct rootfs *rf, const char *pkg,
     unsigned *count)
 {
 	char link[PATH_MAX], what[96];
-	uint8_t digest[SHA256_DIGEST_LENGTH];
+	uint8_t digest[DIGEST_LEN];
 	const char *base;
 	struct stat st;
 	int dfd, fd = -1;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
+#include "fskind.h"
 #include "journal.h"
 #include "syncbatch.h"
 
@@ -479,35 +479,15 @@ const char *const syncbatch_modes[] = {
 	"auto", "syncfs", "batched", "perfile", "none", NULL
 };
 
-/* Filesystems whose syncfs writes back, commits and flushes (see above). */
-static const struct {
-	unsigned long magic;
-	const char *name;
-} sb_syncfs_ok[] = {
-	{ 0xef53, "ext2/3/4" },
-	{ 0x58465342, "xfs" },
-	{ 0x9123683e, "btrfs" },
-	{ 0xf2f52010, "f2fs" },
-	{ 0x01021994, "tmpfs" },	/* nothing to make durable */
-};
-
 const char *
 syncbatch_auto(int fd)
 {
-	struct statfs sfs;
-	size_t i;
-
 	/*
 	 * Elsewhere (NFS, FUSE, overlayfs, ...) syncfs may not reach the
 	 * storage, or not report its errors: the per-file fdatasync is what
 	 * every filesystem implements.
 	 */
-	if (fstatfs(fd, &sfs) != 0)
-		return "batched";
-	for (i = 0; i < sizeof(sb_syncfs_ok) / sizeof(sb_syncfs_ok[0]); i++)
-		if ((unsigned long)sfs.f_type == sb_syncfs_ok[i].magic)
-			return "syncfs";
-	return "batched";
+	return fskind_syncfs_ok(fd) ? "syncfs" : "batched";
 }
 
 static struct syncbatch *

@@ -13,7 +13,6 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <sha2.h>
 
 #include "conffiles.h"
 #include "digest.h"
@@ -33,6 +32,7 @@ struct unpack {
 	unsigned long tmpseq;	/* for temporaries of over-long names */
 	uid_t uid;		/* owner of the current entry, in the root */
 	gid_t gid;
+	struct digest *dg;	/* of the file being written */
 };
 
 /* Where a non-directory entry goes, and the temporary it is made under. */
@@ -77,6 +77,10 @@ unpack_new(struct unpack **out, const struct unpack_opts *opts,
 
 	if ((u = calloc(1, sizeof(*u))) == NULL)
 		return -ENOMEM;
+	if (digest_new(&u->dg) != 0) {
+		free(u);
+		return -ENOMEM;
+	}
 	u->opts = *opts;
 	u->dirs = dirs;
 	u->sb = sb;
@@ -96,6 +100,7 @@ unpack_free(struct unpack *u)
 		return;
 	dirs_set_guard(u->dirs, NULL, NULL);
 	conffiles_free(u->conffiles);
+	digest_free(u->dg);
 	free(u);
 }
 
@@ -264,7 +269,7 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
     struct dbp_error *err)
 {
 	const struct record_entry *e = NULL;
-	uint8_t digest[SHA256_DIGEST_LENGTH];
+	uint8_t digest[DIGEST_LEN];
 	char abspath[PATH_MAX + 1], msg[PATH_MAX + 64];
 	struct stat st;
 	size_t len;
@@ -429,7 +434,7 @@ unpack_stopped(struct unpack *u, const char *path, struct dbp_error *err)
 
 /* Feed the zeros of a hole, from HASHED up to OFF, to the digest. */
 static void
-unpack_hash_hole(SHA2_CTX *ctx, la_int64_t *hashed, la_int64_t off)
+unpack_hash_hole(struct digest *dg, la_int64_t *hashed, la_int64_t off)
 {
 	static const uint8_t zeros[4096];
 
@@ -437,7 +442,7 @@ unpack_hash_hole(SHA2_CTX *ctx, la_int64_t *hashed, la_int64_t off)
 		size_t n = off - *hashed > (la_int64_t)sizeof(zeros) ?
 		    sizeof(zeros) : (size_t)(off - *hashed);
 
-		SHA256Update(ctx, zeros, n);
+		digest_add(dg, zeros, n);
 		*hashed += (la_int64_t)n;
 	}
 }
@@ -449,17 +454,17 @@ unpack_hash_hole(SHA2_CTX *ctx, la_int64_t *hashed, la_int64_t off)
  */
 static int
 unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
-    int fd, const char *path, uint8_t digest[SHA256_DIGEST_LENGTH],
+    int fd, const char *path, uint8_t digest[DIGEST_LEN],
     struct dbp_error *err)
 {
 	la_int64_t size = archive_entry_size(ae), off, end = 0, hashed = 0;
 	const void *buf;
-	SHA2_CTX ctx;
 	size_t len;
 	ssize_t w;
 	int r;
 
-	SHA256Init(&ctx);
+	if (digest_start(u->dg) != 0)
+		return dbp_err(err, ENOMEM, path, "cannot start SHA-256");
 	for (;;) {
 		r = archive_read_data_block(a, &buf, &len, &off);
 		if (r == ARCHIVE_EOF)
@@ -470,9 +475,9 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 			    archive_error_string(a) : "read error");
 		if ((r = unpack_stopped(u, path, err)) != 0)
 			return r;
-		unpack_hash_hole(&ctx, &hashed, off);
+		unpack_hash_hole(u->dg, &hashed, off);
 		if (off == hashed) {
-			SHA256Update(&ctx, buf, len);
+			digest_add(u->dg, buf, len);
 			hashed += (la_int64_t)len;
 		}
 		while (len > 0) {
@@ -494,8 +499,8 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	/* A sparse file may end in a hole. */
 	if (end < size && ftruncate(fd, size) != 0)
 		return dbp_err(err, errno, path, "cannot write");
-	unpack_hash_hole(&ctx, &hashed, size);
-	SHA256Final(digest, &ctx);
+	unpack_hash_hole(u->dg, &hashed, size);
+	digest_end(u->dg, digest);
 	return 0;
 }
 
@@ -540,7 +545,7 @@ static int
 unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
     struct unpack_target *t, struct dbp_error *err)
 {
-	uint8_t digest[SHA256_DIGEST_LENGTH];
+	uint8_t digest[DIGEST_LEN];
 	struct manifest_entry *e;
 	struct timespec ts[2];
 	int fd, tries, r;
@@ -645,7 +650,7 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
     struct unpack_target *t, struct dbp_error *err)
 {
 	char target[PATH_MAX], parent[PATH_MAX], abstarget[PATH_MAX + 1];
-	uint8_t digest[SHA256_DIGEST_LENGTH];
+	uint8_t digest[DIGEST_LEN];
 	struct manifest_entry *e;
 	uint64_t size;
 	const char *tname;

@@ -4,14 +4,14 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-# Build: autotools, libarchive and the compressors' libraries, libmd
+# Build: autotools, libarchive and the compressors' libraries, libcrypto
 # (SHA-256 of installed files), Check.
 # Tests: dpkg-deb (dpkg), mkfs for ext4/xfs/btrfs, losetup/mount, setpriv
 # (util-linux), valgrind, python3 for JSON checks, apt for real packages,
 # strace to kill runs at every system call (tests/kill.sh), libfuse3 and
 # fuse3 for the power-loss recorder (tests/crash).
 deps="gcc make autoconf automake pkg-config libarchive-dev zlib1g-dev
-liblzma-dev libzstd-dev libbz2-dev libmd-dev check dpkg e2fsprogs xfsprogs btrfs-progs
+liblzma-dev libzstd-dev libbz2-dev libssl-dev check dpkg e2fsprogs xfsprogs btrfs-progs
 mount util-linux valgrind python3 apt xz-utils zstd strace libfuse3-dev
 fuse3"
 
