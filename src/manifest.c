@@ -210,6 +210,8 @@ manifest_valid_name(const char *name)
 	return 1;
 }
 
+static int manifest_in_run(const struct manifest *, const char *);
+
 /* Write R as a temporary record and register it with the records' batch. */
 static int
 manifest_write_tmp(struct manifest *m, struct record *r,
@@ -221,12 +223,6 @@ manifest_write_tmp(struct manifest *m, struct record *r,
 	FILE *fp;
 	int dfd, fd, e;
 
-	if (name == NULL || !manifest_valid_name(name))
-		return dbp_err(err, 0, "control", "invalid package name '%s'",
-		    name != NULL ? name : "");
-	/* A path the package gave twice is recorded as its later entry. */
-	if ((e = record_dedup(r)) != 0)
-		return dbp_err(err, -e, name, "cannot write record");
 	snprintf(final, sizeof(final), "%s" MANIFEST_SUFFIX, name);
 	snprintf(tmp, sizeof(tmp), "%s.debunpack-new", final);
 	if ((dfd = dirs_fd(m->adirs, m->aroot)) < 0)
@@ -262,9 +258,27 @@ manifest_write_tmp(struct manifest *m, struct record *r,
 int
 manifest_stage(struct manifest *m, struct record *r, struct dbp_error *err)
 {
+	const char *name = control_get(r->ctl, "Package");
 	struct record **v;
 	int e;
 
+	if (name == NULL || !manifest_valid_name(name)) {
+		e = dbp_err(err, 0, "control", "invalid package name '%s'",
+		    name != NULL ? name : "");
+		record_free(r);
+		return e;
+	}
+	/* One version per run: two would each claim to be installed. */
+	if (manifest_in_run(m, name)) {
+		e = dbp_err(err, 0, "", "package '%s' is given twice", name);
+		record_free(r);
+		return e;
+	}
+	/* A path the package gave twice is recorded as its later entry. */
+	if ((e = record_dedup(r)) != 0) {
+		record_free(r);
+		return dbp_err(err, -e, name, "cannot write record");
+	}
 	v = realloc(m->staged, (m->nstaged + 1) * sizeof(*v));
 	if (v == NULL) {
 		record_free(r);
@@ -272,12 +286,22 @@ manifest_stage(struct manifest *m, struct record *r, struct dbp_error *err)
 	}
 	m->staged = v;
 	m->staged[m->nstaged++] = r;
-	if ((e = manifest_write_tmp(m, r, err)) != 0)
-		return e;
 	return 0;
 }
 
-static int manifest_in_run(const struct manifest *, const char *);
+int
+manifest_disown_staged(struct manifest *m, unsigned pkg, const char *abspath)
+{
+	int r;
+
+	if (pkg >= m->nstaged)
+		return -EINVAL;
+	/* A path the earlier package listed under another name stays. */
+	r = record_remove(m->staged[pkg], abspath);
+	return r == -ENOENT ? 0 : r;
+}
+
+
 static void manifest_index(struct manifest *);
 
 int
@@ -289,6 +313,13 @@ manifest_prepare(struct manifest *m, struct journal *j,
 
 	if (m->asb == NULL)
 		return 0;
+	/*
+	 * Written only now, when the run knows every path a later package
+	 * took over (--force-overwrite).
+	 */
+	for (i = 0; i < m->nstaged; i++)
+		if ((r = manifest_write_tmp(m, m->staged[i], err)) != 0)
+			return r;
 	/* Packages that gave up paths to --force-overwrite get new records. */
 	for (i = 0; i < m->ninst; i++)
 		if (m->disowned[i] && !manifest_in_run(m,

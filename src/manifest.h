@@ -61,9 +61,10 @@ int manifest_admin(struct manifest *m, int dirfd, bool openat2,
     struct syncbatch *peer, struct stats *st, struct dbp_error *err);
 
 /*
- * Write R, the record of the run's next package, to a temporary next to
- * its final name and register it for manifest_commit.  Takes R (also on
- * error).  Nothing becomes visible before the commit.
+ * Keep R, the record of the run's next package, for manifest_prepare,
+ * which writes it as a temporary next to its final name.  Checks the
+ * package name.  Takes R (also on error).  Nothing becomes visible before
+ * the commit.
  */
 int manifest_stage(struct manifest *m, struct record *r,
     struct dbp_error *err);
@@ -122,6 +123,10 @@ const struct record_entry *manifest_installed_entry(struct manifest *m,
  */
 const char *manifest_other_owner(struct manifest *m, const char *abspath,
     const char *name);
+
+/* The run's package number PKG gives ABSPATH up to a later one. */
+int manifest_disown_staged(struct manifest *m, unsigned pkg,
+    const char *abspath);
 
 /* Installed package OWNER gives ABSPATH up (--force-overwrite). */
 int manifest_disown(struct manifest *m, const char *owner,

@@ -256,6 +256,11 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	if (installed && (r = manifest_disown(u->man, other, abspath)) != 0)
 		return dbp_err(err, -r, t->path, "cannot update the record of"
 		    " '%s'", other);
+	/* An earlier package of this run: its record is not written yet. */
+	if (!installed) {
+		snprintf(abspath, sizeof(abspath), "/%s", t->path);
+		manifest_disown_staged(u->man, e->pkg, abspath);
+	}
 	return 0;
 }
 

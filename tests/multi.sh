@@ -52,6 +52,10 @@ rm -rf "$root"; mkdir "$root"
 no_temps "$root"
 grep -q '"fdatasync":2,"fsync":1,"syncfs":2,' "$T/stats.json" ||
     fail "syncfs counts: $(cat "$T/stats.json")"
+# The path taken over within the run is listed by its last owner only.
+"$DEBUNPACK" --root "$root" --verify || fail "records after a take-over in one run"
+[ "$("$DEBUNPACK" --root "$root" --owner /usr/share/shared)" = "pkgc: /usr/share/shared" ] ||
+    fail "owner: $("$DEBUNPACK" --root "$root" --owner /usr/share/shared)"
 
 # Same in reverse order: a wins.
 rm -rf "$root"; mkdir "$root"
@@ -83,3 +87,18 @@ grep -q '"reopen":0' "$T/stats.json" || fail "syncfs reopened: $(cat "$T/stats.j
 [ "$(cat "$root/usr/share/shared")" = "from c" ] || fail "ulimit: later package must win"
 no_temps "$root"
 echo ok
+
+# The same package twice in one run is refused, and nothing lands.
+cat > "$T/d1.desc" <<'D'
+control-field Package dup
+control-field Version 1
+control-field Architecture all
+dir ./opt/ 0755
+file ./opt/a 0644 text:1\n
+D
+sed 's/Version 1/Version 2/; s|opt/a 0644 text:1|opt/b 0644 text:2|' "$T/d1.desc" > "$T/d2.desc"
+d1=$(build_deb d1 "$T/d1.desc")
+d2=$(build_deb d2 "$T/d2.desc")
+rm -rf "$root"; mkdir "$root"
+refused "$root" "same package twice accepted" "d2.deb: package 'dup' is given twice" "$d1" "$d2"
+echo "ok the same package twice in one run is refused"
