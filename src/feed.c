@@ -67,44 +67,46 @@ feed_may_queue(const struct feed *f, const struct feed_pkg *p)
 	return f->queued < f->budget;
 }
 
-/* Queue LEN bytes of BUF for P; false when the reader does not want them. */
-static bool
+/*
+ * Queue LEN bytes of BUF for P: 0, 1 when the reader does not want them
+ * any more, -ENOMEM.  A chunk is allocated only once it may be queued,
+ * so that a waiting worker holds no memory beyond its decoder's.
+ */
+static int
 feed_put(struct feed *f, struct feed_pkg *p, const char *buf, size_t len)
 {
-	struct feed_chunk *c = NULL;
-	bool want;
+	struct feed_chunk *c;
 
 	while (len > 0) {
 		size_t k = len < FEED_CHUNK ? len : FEED_CHUNK;
 
+		pthread_mutex_lock(&f->mu);
+		while (!feed_may_queue(f, p))
+			pthread_cond_wait(&f->work, &f->mu);
+		if (f->stop || p->done) {
+			pthread_mutex_unlock(&f->mu);
+			return 1;
+		}
+		pthread_mutex_unlock(&f->mu);
 		if ((c = malloc(sizeof(*c) + k)) == NULL)
-			return false;
+			return -ENOMEM;
 		memcpy(c->data, buf, k);
 		c->len = k;
 		c->next = NULL;
 		pthread_mutex_lock(&f->mu);
-		while (!feed_may_queue(f, p))
-			pthread_cond_wait(&f->work, &f->mu);
-		want = !f->stop && !p->done;
-		if (want) {
-			if (p->tail != NULL)
-				p->tail->next = c;
-			else
-				p->head = c;
-			p->tail = c;
-			p->queued += k;
-			f->queued += k;
-			pthread_cond_broadcast(&f->data);
-		}
+		if (p->tail != NULL)
+			p->tail->next = c;
+		else
+			p->head = c;
+		p->tail = c;
+		p->queued += k;
+		f->queued += k;
+		pthread_cond_broadcast(&f->data);
 		pthread_mutex_unlock(&f->mu);
-		if (!want) {
-			free(c);
-			return false;
-		}
 		buf += k;
 		len -= k;
 	}
-	return true;
+	return 0;
 }
 
 static void
@@ -128,6 +130,7 @@ feed_one(struct feed *f, struct feed_pkg *p)
 	const void *buf;
 	struct deb *d;
 	ssize_t n;
+	int r = 0;
 
 	dbp_err_clear(&err);
 	/*
@@ -144,8 +147,13 @@ feed_one(struct feed *f, struct feed_pkg *p)
 		return;
 	}
 	while ((n = deb_data_read(d, &buf, &why)) > 0)
-		if (!feed_put(f, p, buf, (size_t)n))
+		if ((r = feed_put(f, p, buf, (size_t)n)) != 0)
 			break;
+	/* Never an end of stream that is not one: a short tar can look whole. */
+	if (r < 0) {
+		why = "out of memory";
+		n = -1;
+	}
 	feed_end(f, p, n < 0 ? why : NULL);
 	deb_close(d);
 }

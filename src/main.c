@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <archive.h>
@@ -48,6 +49,8 @@ enum main_action {
 #define MAIN_ADMINDIR	"var/lib/debunpack"
 /* More threads than this only add memory: the reader is the limit. */
 #define MAIN_JOBS_MAX	64
+/* The default: past a few threads the one reader cannot keep up. */
+#define MAIN_JOBS_DEFAULT_MAX	4
 /*
  * Decompressed bytes queued ahead of the extraction, in all: enough for
  * most packages to be ready when their turn comes, small next to the
@@ -188,7 +191,8 @@ main_parse(int argc, char **argv, struct main_opts *o)
 	o->root = "/";
 	o->mode = "auto";
 	n = sysconf(_SC_NPROCESSORS_ONLN);
-	o->jobs = n > 1 ? (n > MAIN_JOBS_MAX ? MAIN_JOBS_MAX : (unsigned)n) : 1;
+	o->jobs = n > 1 ? (n > MAIN_JOBS_DEFAULT_MAX ? MAIN_JOBS_DEFAULT_MAX :
+	    (unsigned)n) : 1;
 	while ((c = getopt_long(argc, argv, "hj:qvV", main_options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -295,14 +299,14 @@ main_parse(int argc, char **argv, struct main_opts *o)
  * written files open until the commit.
  */
 static void
-main_fd_budget(size_t *files, size_t *dirs)
+main_fd_budget(size_t *files, size_t *dirs, unsigned jobs)
 {
 	struct rlimit rl;
-	size_t n = 2048;
+	size_t n = 2048, keep = 16 + jobs;	/* each thread reads a package */
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur < n + 16)
-		n = rl.rlim_cur > 32 ? (size_t)rl.rlim_cur - 16 : 16;
+	    rl.rlim_cur < n + keep)
+		n = rl.rlim_cur > keep + 16 ? (size_t)rl.rlim_cur - keep : 16;
 	*dirs = n / 4 < 256 ? n / 4 : 256;
 	if (*dirs < 4)
 		*dirs = 4;
@@ -310,9 +314,27 @@ main_fd_budget(size_t *files, size_t *dirs)
 }
 
 /*
- * Extract one package into the batch and stage its record.  The record
- * takes the control fields; it is written as a temporary now and renamed
- * after the files are committed (manifest_commit).
+ * Threads only for what they can speed up: not more than the packages,
+ * and none when a package is not a regular file (a pipe cannot be read
+ * twice: a thread reads each package's data on its own descriptor).
+ */
+static void
+main_jobs(struct main_opts *o, char **files, int n)
+{
+	struct stat st;
+	int i;
+
+	/* One package: one thread still decompresses while this one writes. */
+	if (o->jobs > 2 && o->jobs > (unsigned)n)
+		o->jobs = n > 2 ? (unsigned)n : 2;
+	for (i = 0; i < n && o->jobs > 1; i++)
+		if (stat(files[i], &st) != 0 || !S_ISREG(st.st_mode))
+			o->jobs = 1;
+}
+
+/*
+ * Extract one package into the batch and stage its record (written as a
+ * temporary by manifest_prepare, renamed after the files).
  */
 static int
 main_unpack_one(struct unpack *u, struct manifest *man, struct feed *feed,
@@ -589,7 +611,8 @@ main(int argc, char **argv)
 	/* The strategy follows the filesystem of the root (syncbatch.c). */
 	if (strcmp(o.mode, "auto") == 0)
 		o.mode = syncbatch_auto(rf.fd);
-	main_fd_budget(&maxfiles, &maxdirs);
+	main_jobs(&o, argv + first, argc - first);
+	main_fd_budget(&maxfiles, &maxdirs, o.jobs);
 	if ((r = dirs_new(&dirs, &rf, maxdirs)) != 0 ||
 	    (r = journal_new(&j, strcmp(o.mode, "none") != 0, &st)) != 0 ||
 	    (r = manifest_new(&man)) != 0 ||
