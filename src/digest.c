@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -17,6 +18,8 @@
  */
 struct digest {
 	EVP_MD_CTX *ctx;
+	EVP_MD *md;		/* fetched once, not at every file */
+	bool failed;
 };
 
 int
@@ -24,10 +27,12 @@ digest_new(struct digest **out)
 {
 	struct digest *d;
 
-	if ((d = malloc(sizeof(*d))) == NULL)
+	if ((d = calloc(1, sizeof(*d))) == NULL)
 		return -ENOMEM;
-	if ((d->ctx = EVP_MD_CTX_new()) == NULL) {
-		free(d);
+	d->ctx = EVP_MD_CTX_new();
+	d->md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	if (d->ctx == NULL || d->md == NULL) {
+		digest_free(d);
 		return -ENOMEM;
 	}
 	*out = d;
@@ -40,27 +45,34 @@ digest_free(struct digest *d)
 	if (d == NULL)
 		return;
 	EVP_MD_CTX_free(d->ctx);
+	EVP_MD_free(d->md);
 	free(d);
 }
 
 int
 digest_start(struct digest *d)
 {
-	return EVP_DigestInit_ex(d->ctx, EVP_sha256(), NULL) == 1 ? 0 : -EIO;
+	d->failed = EVP_DigestInit_ex2(d->ctx, d->md, NULL) != 1;
+	return d->failed ? -EIO : 0;
 }
 
 void
 digest_add(struct digest *d, const void *buf, size_t len)
 {
-	EVP_DigestUpdate(d->ctx, buf, len);
+	if (!d->failed && EVP_DigestUpdate(d->ctx, buf, len) != 1)
+		d->failed = true;
 }
 
-void
+int
 digest_end(struct digest *d, uint8_t out[DIGEST_LEN])
 {
 	unsigned int n = DIGEST_LEN;
 
-	EVP_DigestFinal_ex(d->ctx, out, &n);
+	/* A record must never hold a digest that was not computed. */
+	if (d->failed || EVP_DigestFinal_ex(d->ctx, out, &n) != 1 ||
+	    n != DIGEST_LEN)
+		return -EIO;
+	return 0;
 }
 
 int
@@ -89,7 +101,7 @@ digest_file_at(int dfd, const char *name, uint8_t out[DIGEST_LEN])
 	}
 	close(fd);
 	if (r == 0)
-		digest_end(d, out);
+		r = digest_end(d, out);
 	digest_free(d);
 	return r;
 }

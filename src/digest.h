@@ -16,7 +16,8 @@ void digest_free(struct digest *d);
 /* Start over; 0, or -EIO when the library cannot (out of memory). */
 int digest_start(struct digest *d);
 void digest_add(struct digest *d, const void *buf, size_t len);
-void digest_end(struct digest *d, uint8_t out[DIGEST_LEN]);
+/* The digest since digest_start: 0, or -EIO when the library failed. */
+int digest_end(struct digest *d, uint8_t out[DIGEST_LEN]);
 
 /*
  * SHA-256 of NAME in directory DFD, opened without following a final

@@ -351,7 +351,12 @@ main_unpack_one(struct unpack *u, struct manifest *man, struct feed *feed,
 	if ((r = deb_open(&d, file, err)) != 0)
 		return r;
 	if ((r = deb_read_control(d, &ctl, err)) == 0 &&
-	    (r = record_new(&rec, ctl)) != 0) {
+	    manifest_in_run(man, control_get(ctl, "Package"))) {
+		/* Before extracting it: one version of a package per run. */
+		r = dbp_err(err, 0, "", "package '%s' is given twice",
+		    control_get(ctl, "Package"));
+		control_free(ctl);
+	} else if (r == 0 && (r = record_new(&rec, ctl)) != 0) {
 		control_free(ctl);
 		r = dbp_err(err, -r, NULL, "cannot start record");
 	} else if (r == 0) {

@@ -210,8 +210,6 @@ manifest_valid_name(const char *name)
 	return 1;
 }
 
-static int manifest_in_run(const struct manifest *, const char *);
-
 /* Write R as a temporary record and register it with the records' batch. */
 static int
 manifest_write_tmp(struct manifest *m, struct record *r,
@@ -378,7 +376,7 @@ manifest_installed_entry(struct manifest *m, const char *name,
 	return rec != NULL ? record_find(rec, abspath) : NULL;
 }
 
-static int
+int
 manifest_in_run(const struct manifest *m, const char *name)
 {
 	size_t i;

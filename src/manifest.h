@@ -69,6 +69,9 @@ int manifest_admin(struct manifest *m, int dirfd, bool openat2,
 int manifest_stage(struct manifest *m, struct record *r,
     struct dbp_error *err);
 
+/* Whether a package named NAME is staged already (one version per run). */
+int manifest_in_run(const struct manifest *m, const char *name);
+
 /* Name of the run's package number PKG (staged in that order). */
 const char *manifest_run_name(const struct manifest *m, unsigned pkg);
 

@@ -65,6 +65,7 @@ struct syncbatch_ops {
 struct sb_fsset {
 	dev_t *dev;
 	int *fd;
+	bool *ok;		/* syncfs is trusted there (fskind.h) */
 	char **path;		/* what FD was opened as, for messages */
 	size_t n;
 	struct dirs *tab[2];	/* the directory tables of the batches */
@@ -303,10 +304,10 @@ perfile_renamed(struct syncbatch *sb, struct sb_item *it,
 
 /*
  * Add the filesystem of FD (PATH, root-relative) to the set, keeping a
- * descriptor for syncfs.
+ * descriptor for syncfs; *IDX tells which it is.
  */
 static int
-sb_fs_add(struct sb_fsset *fs, int fd, const char *path)
+sb_fs_add(struct sb_fsset *fs, int fd, const char *path, size_t *idx)
 {
 	struct stat st;
 	size_t i;
@@ -316,8 +317,10 @@ sb_fs_add(struct sb_fsset *fs, int fd, const char *path)
 	if (fstat(fd, &st) != 0)
 		return -errno;
 	for (i = 0; i < fs->n; i++)
-		if (fs->dev[i] == st.st_dev)
+		if (fs->dev[i] == st.st_dev) {
+			*idx = i;
 			return 0;
+		}
 	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		return -errno;
 	if ((p = realloc(fs->dev, (fs->n + 1) * sizeof(*fs->dev))) == NULL)
@@ -326,13 +329,22 @@ sb_fs_add(struct sb_fsset *fs, int fd, const char *path)
 	if ((p = realloc(fs->fd, (fs->n + 1) * sizeof(*fs->fd))) == NULL)
 		goto nomem;
 	fs->fd = p;
+	if ((p = realloc(fs->ok, (fs->n + 1) * sizeof(*fs->ok))) == NULL)
+		goto nomem;
+	fs->ok = p;
 	if ((p = realloc(fs->path, (fs->n + 1) * sizeof(*fs->path))) == NULL)
 		goto nomem;
 	fs->path = p;
 	if ((fs->path[fs->n] = strdup(path)) == NULL)
 		goto nomem;
 	fs->dev[fs->n] = st.st_dev;
-	fs->fd[fs->n++] = dup;
+	/*
+	 * A root may hold other mounts (a vfat /boot/efi, a FUSE or NFS
+	 * admin directory): each filesystem is judged on its own.
+	 */
+	fs->ok[fs->n] = fskind_syncfs_ok(fd);
+	fs->fd[fs->n] = dup;
+	*idx = fs->n++;
 	return 0;
 nomem:
 	close(dup);
@@ -343,14 +355,24 @@ static int
 syncfs_written(struct syncbatch *sb, struct sb_item *it,
     struct dbp_error *err)
 {
+	size_t idx;
 	int r;
 
 	/*
 	 * The first file written on a filesystem is the one that is old
 	 * enough to hear of every writeback error of the run there.
 	 */
-	if ((r = sb_fs_add(sb->fs, it->fd, it->path)) != 0)
+	if ((r = sb_fs_add(sb->fs, it->fd, it->path, &idx)) != 0)
 		return dbp_err(err, -r, it->path, "cannot open filesystem");
+	if (!sb->fs->ok[idx]) {
+		/* Where syncfs is not trusted, the file is synced itself. */
+		if ((r = sb_journal_first(sb, err)) != 0)
+			return r;
+		sb->st->calls[SC_FDATASYNC]++;
+		if (fdatasync(it->fd) != 0)
+			return dbp_err(err, errno, it->path, "cannot sync");
+		return 0;
+	}
 	sb->fs->data = true;
 	/* Writeback overlaps extraction: the barrier finds little to write. */
 	return batched_written(sb, it, err);
@@ -358,15 +380,18 @@ syncfs_written(struct syncbatch *sb, struct sb_item *it,
 
 /*
  * syncfs every filesystem of the set, and of the directories the run
- * changed (a package of directories and symlinks writes no file).
+ * changed (a package of directories and symlinks writes no file); on a
+ * filesystem where syncfs is not trusted, fsync the changed directories.
  */
 static int
 syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 {
 	struct sb_fsset *fs = sb->fs;
-	size_t i, t;
+	size_t i, t, idx;
 	int fd, r;
 
+	if ((r = sb_journal_first(sb, err)) != 0)
+		return r;
 	for (t = 0; t < fs->ntab; t++)
 		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
 			struct dirs *d = fs->tab[t];
@@ -378,13 +403,16 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 			if ((fd = dirs_fd(d, i)) < 0)
 				return dbp_err(err, -fd, dirs_path(d, i),
 				    "cannot open directory");
-			if ((r = sb_fs_add(fs, fd, dirs_path(d, i))) != 0)
+			if ((r = sb_fs_add(fs, fd, dirs_path(d, i), &idx)) != 0)
 				return dbp_err(err, -r, dirs_path(d, i),
 				    "cannot open filesystem");
+			if (!fs->ok[idx] && (r = dirs_sync_one(d, i,
+			    &sb->st->calls[SC_FSYNC], err)) != 0)
+				return r;
 		}
-	if ((r = sb_journal_first(sb, err)) != 0)
-		return r;
 	for (i = 0; i < fs->n; i++) {
+		if (!fs->ok[i])
+			continue;
 		sb->st->calls[SC_SYNCFS]++;
 		if (syncfs(fs->fd[i]) != 0)
 			return dbp_err(err, errno, fs->path[i],
@@ -1017,6 +1045,7 @@ syncbatch_free(struct syncbatch *sb)
 			free(sb->fs->path[i]);
 		}
 		free(sb->fs->path);
+		free(sb->fs->ok);
 		free(sb->fs->dev);
 		free(sb->fs->fd);
 		free(sb->fs);

@@ -244,7 +244,7 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 		other = manifest_owner(u->man, abspath, self);
 		installed = other != NULL;
 	}
-	/* The same package twice in one run: the later copy wins. */
+	/* Its own path (the same package twice in a run is refused). */
 	if (other == NULL || strcmp(other, self) == 0)
 		return 0;
 	if (!u->opts.force_overwrite)
@@ -468,8 +468,8 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	ssize_t w;
 	int r;
 
-	if (digest_start(u->dg) != 0)
-		return dbp_err(err, ENOMEM, path, "cannot start SHA-256");
+	if ((r = digest_start(u->dg)) != 0)
+		return dbp_err(err, -r, path, "cannot compute SHA-256");
 	for (;;) {
 		r = archive_read_data_block(a, &buf, &len, &off);
 		if (r == ARCHIVE_EOF)
@@ -505,7 +505,8 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	if (end < size && ftruncate(fd, size) != 0)
 		return dbp_err(err, errno, path, "cannot write");
 	unpack_hash_hole(u->dg, &hashed, size);
-	digest_end(u->dg, digest);
+	if ((r = digest_end(u->dg, digest)) != 0)
+		return dbp_err(err, -r, path, "cannot compute SHA-256");
 	return 0;
 }
 

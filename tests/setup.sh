@@ -9,11 +9,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # Tests: dpkg-deb (dpkg), mkfs for ext4/xfs/btrfs, losetup/mount, setpriv
 # (util-linux), valgrind, python3 for JSON checks, apt for real packages,
 # strace to kill runs at every system call (tests/kill.sh), libfuse3 and
-# fuse3 for the power-loss recorder (tests/crash).
+# fuse3 for the power-loss recorder (tests/crash), bindfs for a FUSE mount
+# inside a root (tests/mounts.sh).
 deps="gcc make autoconf automake pkg-config libarchive-dev zlib1g-dev
 liblzma-dev libzstd-dev libbz2-dev libssl-dev check dpkg e2fsprogs xfsprogs btrfs-progs
 mount util-linux valgrind python3 apt xz-utils zstd strace libfuse3-dev
-fuse3"
+fuse3 bindfs"
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	missing=""
