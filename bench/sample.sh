@@ -1,6 +1,7 @@
 #!/bin/sh
 # Quick start: build debunpack, package some of its own files as .debs and
-# unpack them into a scratch root in batched and in perfile mode, with --stats.
+# unpack them into a scratch root in the default (auto), batched and perfile
+# modes, with --stats.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 sh "$top/tests/setup.sh"
@@ -31,7 +32,7 @@ mkpkg debunpack-sample-doc /usr/share/doc/debunpack "$top/README" "$top/man"
 mkpkg debunpack-sample-tests /usr/share/debunpack "$top/tests"
 mkpkg debunpack-sample-bin /usr/bin "$bin"
 
-for mode in batched perfile; do
+for mode in auto batched perfile; do
 	mkdir "$work/root-$mode"
 	echo "== debunpack --sync-mode $mode --stats ($(ls "$work"/*.deb | wc -l) packages)"
 	"$bin" --root "$work/root-$mode" --sync-mode "$mode" --stats "$work"/*.deb
