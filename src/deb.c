@@ -454,6 +454,12 @@ deb_finish(struct deb *d, struct dbp_error *err)
 	return r;
 }
 
+int
+deb_fd(const struct deb *d)
+{
+	return d->fd;
+}
+
 const char *
 deb_data_member(const struct deb *d)
 {

@@ -71,6 +71,9 @@ ssize_t deb_data_read(struct deb *d, const void **buf, const char **why);
  */
 int deb_finish(struct deb *d, struct dbp_error *err);
 
+/* The package file's descriptor, owned by D (to tell which file it is). */
+int deb_fd(const struct deb *d);
+
 /* Name of the data member ("data.tar.xz"), for messages and statistics. */
 const char *deb_data_member(const struct deb *d);
 

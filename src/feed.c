@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "deb.h"
 #include "feed.h"
@@ -35,6 +36,10 @@ struct feed_pkg {
 	bool eof;
 	bool failed;
 	bool done;		/* read or abandoned by the reader */
+	bool opened;		/* the thread opened the file: ST */
+	struct stat st;
+	struct stat want;	/* the reader's file */
+	bool checked;
 	char why[256];		/* the decompressor's message */
 };
 
@@ -141,6 +146,9 @@ feed_one(struct feed *f, struct feed_pkg *p)
 		feed_end(f, p, err.msg);
 		return;
 	}
+	pthread_mutex_lock(&f->mu);
+	p->opened = fstat(deb_fd(d), &p->st) == 0;
+	pthread_mutex_unlock(&f->mu);
 	if (deb_data_raw(d, &err) != 0) {
 		feed_end(f, p, err.msg);
 		deb_close(d);
@@ -225,9 +233,24 @@ feed_new(struct feed **out, char *const *files, size_t n, unsigned jobs,
 }
 
 void *
-feed_pkg(struct feed *f, size_t i)
+feed_pkg(struct feed *f, size_t i, int fd)
 {
-	return &f->p[i];
+	struct feed_pkg *p = &f->p[i];
+
+	if (fstat(fd, &p->want) != 0)
+		memset(&p->want, 0, sizeof(p->want));
+	return p;
+}
+
+/* Whether the thread read the reader's file (a path can be replaced). */
+static bool
+feed_same_file(const struct feed_pkg *p)
+{
+	return p->opened && p->st.st_dev == p->want.st_dev &&
+	    p->st.st_ino == p->want.st_ino &&
+	    p->st.st_size == p->want.st_size &&
+	    p->st.st_mtim.tv_sec == p->want.st_mtim.tv_sec &&
+	    p->st.st_mtim.tv_nsec == p->want.st_mtim.tv_nsec;
 }
 
 ssize_t
@@ -243,6 +266,13 @@ feed_read(void *pkg, const void **buf, const char **why)
 	p->cur = NULL;
 	while (p->head == NULL && !p->eof && !p->failed)
 		pthread_cond_wait(&f->data, &f->mu);
+	/* Data or an end came: the thread opened the file by then. */
+	if (!p->checked && p->opened && !feed_same_file(p)) {
+		*why = "the file changed while it was read";
+		pthread_mutex_unlock(&f->mu);
+		return -1;
+	}
+	p->checked = true;
 	if ((c = p->head) != NULL) {
 		if ((p->head = c->next) == NULL)
 			p->tail = NULL;

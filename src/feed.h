@@ -25,8 +25,12 @@ int feed_new(struct feed **out, char *const *files, size_t n, unsigned jobs,
  */
 ssize_t feed_read(void *pkg, const void **buf, const char **why);
 
-/* The context feed_read takes for package I. */
-void *feed_pkg(struct feed *f, size_t i);
+/*
+ * The context feed_read takes for package I, which the reader opened as
+ * FD: the thread opened the same path on its own, and feed_read fails if
+ * that was not the same file (replaced in between).
+ */
+void *feed_pkg(struct feed *f, size_t i, int fd);
 
 /* Package I is read, or abandoned: its queue goes, the next one starts. */
 void feed_done(struct feed *f, size_t i);

@@ -374,7 +374,7 @@ main_unpack_one(struct unpack *u, struct manifest *man, struct feed *feed,
 		}
 		if ((r = unpack_set_conffiles(u, deb_conffiles(d), err)) == 0 &&
 		    (r = feed != NULL ? deb_data_open_fed(d, &tar, feed_read,
-		    feed_pkg(feed, idx), err) : deb_data_open(d, &tar,
+		    feed_pkg(feed, idx, deb_fd(d)), err) : deb_data_open(d, &tar,
 		    err)) == 0 &&
 		    (r = unpack_archive(u, tar, idx, rec, err)) == 0 &&
 		    (r = deb_finish(d, err)) == 0) {
