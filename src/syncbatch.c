@@ -726,6 +726,12 @@ syncbatch_drop(struct syncbatch *sb, size_t idx, struct dbp_error *err)
 }
 
 const char *
+syncbatch_path(const struct syncbatch *sb, size_t idx)
+{
+	return sb->v[idx].path;
+}
+
+const char *
 syncbatch_tmpname(const struct syncbatch *sb, size_t idx)
 {
 	return sb->v[idx].tmp;

@@ -77,6 +77,9 @@ int syncbatch_drop(struct syncbatch *sb, size_t idx, struct dbp_error *err);
  */
 int syncbatch_link(struct syncbatch *sb, size_t idx, size_t target);
 
+/* Root-relative path IDX was registered for. */
+const char *syncbatch_path(const struct syncbatch *sb, size_t idx);
+
 /* Temporary name of IDX, for linking to it. */
 const char *syncbatch_tmpname(const struct syncbatch *sb, size_t idx);
 size_t syncbatch_dir(const struct syncbatch *sb, size_t idx);

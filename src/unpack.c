@@ -256,10 +256,17 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	if (installed && (r = manifest_disown(u->man, other, abspath)) != 0)
 		return dbp_err(err, -r, t->path, "cannot update the record of"
 		    " '%s'", other);
-	/* An earlier package of this run: its record is not written yet. */
+	/*
+	 * An earlier package of this run: its record is not written yet.  It
+	 * lists the path as it spelled it (merged /usr: "bin/x" for this
+	 * package's "usr/bin/x"), which its temporary's item kept.
+	 */
 	if (!installed) {
-		snprintf(abspath, sizeof(abspath), "/%s", t->path);
-		manifest_disown_staged(u->man, e->pkg, abspath);
+		snprintf(abspath, sizeof(abspath), "/%s",
+		    syncbatch_path(u->sb, e->item));
+		if ((r = manifest_disown_staged(u->man, e->pkg, abspath)) != 0)
+			return dbp_err(err, -r, t->path, "cannot update the"
+			    " record of '%s'", other);
 	}
 	return 0;
 }

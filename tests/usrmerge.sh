@@ -29,3 +29,36 @@ for mode in syncfs batched perfile none; do
 	rm -rf "$T/ref"
 	echo "ok $mode"
 done
+
+# One file, two spellings, two packages of one run: the later one takes it
+# over, and the earlier one's record no longer lists it under its own
+# spelling (else an upgrade of that package that drops the path would
+# remove the file the other one owns).
+cat > "$T/old.desc" <<'D'
+control-field Package oldstyle
+control-field Version 1
+control-field Architecture all
+dir ./bin/ 0755
+file ./bin/tool 0755 text:old\n
+file ./bin/other 0755 text:other\n
+D
+cat > "$T/new.desc" <<'D'
+control-field Package newstyle
+control-field Version 1
+control-field Architecture all
+dir ./usr/ 0755
+dir ./usr/bin/ 0755
+file ./usr/bin/tool 0755 text:new\n
+D
+old=$(build_deb old "$T/old.desc")
+new=$(build_deb new "$T/new.desc")
+root=$T/root-takeover
+mkdir -p "$root/usr/bin"
+ln -s usr/bin "$root/bin"
+"$DEBUNPACK" -q --root "$root" --force-overwrite "$old" "$new" || fail "take-over"
+[ "$(cat "$root/usr/bin/tool")" = new ] || fail "take-over: later package must win"
+"$DEBUNPACK" --root "$root" --verify || fail "take-over: records"
+"$DEBUNPACK" --root "$root" --owner /bin/tool > "$T/owner" && fail "take-over: /bin/tool still owned: $(cat "$T/owner")"
+[ "$("$DEBUNPACK" --root "$root" --owner /usr/bin/tool)" = "newstyle: /usr/bin/tool" ] ||
+    fail "take-over: owner of /usr/bin/tool"
+echo "ok a path taken over under another spelling leaves the earlier record"
