@@ -14,79 +14,7 @@
 #include "fskind.h"
 #include "journal.h"
 #include "syncbatch.h"
-
-enum sb_state { SB_PENDING, SB_RENAMED, SB_GONE };
-
-struct sb_item {
-	size_t dir;
-	char *path;		/* root-relative, for messages */
-	const char *name;	/* last component of path */
-	char *tmp;
-	int fd;			/* open until commit, or -1 */
-	bool data;		/* regular file: its data must be made durable */
-	enum sb_state state;
-	bool backup;		/* the old NAME is kept as its backup name */
-	bool backup_dir;	/* ... and is an empty directory, moved there
-				   at the rename (a directory has no links) */
-	bool dir_moved;		/* it was moved */
-	size_t link_of;		/* hardlink: item of the file it links to */
-	size_t nlinks;		/* hardlinks made to this item */
-};
-
-#define SB_NONE	((size_t)-1)
-
-struct syncbatch;
-
-/*
- * A strategy.  The extraction code never asks which one runs: it calls
- * syncbatch_written and syncbatch_commit, and these call the hooks.
- */
-struct syncbatch_ops {
-	const char *name;
-	bool keep_fds;		/* keep written files open until the commit */
-	/* a regular file is fully written; it->fd is open */
-	int (*written)(struct syncbatch *, struct sb_item *,
-	    struct dbp_error *);
-	/* before any rename: every file's data is durable after it */
-	int (*data_barrier)(struct syncbatch *, struct dbp_error *);
-	/* right after one rename */
-	int (*renamed)(struct syncbatch *, struct sb_item *,
-	    struct dbp_error *);
-	/* after all renames and directory fixups: names are durable */
-	int (*names_barrier)(struct syncbatch *, struct dbp_error *);
-};
-
-/*
- * What the syncfs strategy syncs, shared by the batches of a run (files
- * and records): one barrier covers them all.  Each filesystem is synced
- * through a descriptor opened before the run wrote anything there, since
- * syncfs reports a writeback error only to descriptors older than it.
- */
-struct sb_fsset {
-	dev_t *dev;
-	int *fd;
-	bool *ok;		/* syncfs is trusted there (fskind.h) */
-	char **path;		/* what FD was opened as, for messages */
-	size_t n;
-	struct dirs *tab[2];	/* the directory tables of the batches */
-	size_t ntab;
-	unsigned refs;
-	bool data;		/* files written since the last syncfs */
-	bool names;		/* names changed since the last syncfs */
-};
-
-struct syncbatch {
-	const struct syncbatch_ops *ops;
-	struct sb_fsset *fs;	/* syncfs strategy only */
-	struct dirs *dirs;
-	struct stats *st;
-	struct sb_item *v;
-	size_t n, cap;
-	size_t maxfds, nopen;
-	bool prepared;		/* data durable, backups kept */
-	struct journal *journal;	/* synced before anything else is */
-	bool renamed;		/* the commit renamed at least one name */
-};
+#include "syncbatch_int.h"
 
 static int
 sb_close(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
@@ -142,8 +70,8 @@ sb_item_fd(struct syncbatch *sb, struct sb_item *it, bool *reopened,
 
 /* --- batched: start writeback early, wait and flush once at the end --- */
 
-static int
-batched_written(struct syncbatch *sb, struct sb_item *it,
+int
+sb_start_writeback(struct syncbatch *sb, struct sb_item *it,
     struct dbp_error *err)
 {
 #ifdef HAVE_SYNC_FILE_RANGE
@@ -258,7 +186,7 @@ sync_names(struct syncbatch *sb, struct dbp_error *err)
  * where it is: else a power cut could keep a temporary, or a directory,
  * that no durable journal tells the repair about.
  */
-static int
+int
 sb_journal_first(struct syncbatch *sb, struct dbp_error *err)
 {
 	return sb->journal != NULL ? journal_sync(sb->journal, err) : 0;
@@ -285,197 +213,6 @@ perfile_renamed(struct syncbatch *sb, struct sb_item *it,
 	return dirs_sync_one(sb->dirs, it->dir, &sb->st->calls[SC_FSYNC], err);
 }
 
-/* --- syncfs: start writeback early, one syncfs per barrier --- */
-
-/*
- * Why this is as safe as batched: syncfs(2) writes back every dirty page
- * and inode of the filesystem, waits for it, commits the filesystem's
- * journal (ext4: a jbd2 commit; xfs: a log force; btrfs: a transaction
- * commit, which also makes the log tree unnecessary) and flushes the
- * device cache, and since Linux 5.8 it returns the writeback errors of
- * the whole filesystem.  So after the data barrier every temporary's
- * data and inode are durable, and no rename has been made yet; after the
- * names barrier every rename and directory change is.  Its cost does not
- * depend on the number of files: a few device flushes per barrier where
- * batched pays one fdatasync, thus one flush (btrfs: one log-tree sync),
- * per file.  What it costs instead is writing back whatever else is
- * dirty on that filesystem, which for a root being built is the root.
- */
-
-/*
- * Add the filesystem of FD (PATH, root-relative) to the set, keeping a
- * descriptor for syncfs; *IDX tells which it is.
- */
-static int
-sb_fs_add(struct sb_fsset *fs, int fd, const char *path, size_t *idx)
-{
-	struct stat st;
-	size_t i;
-	void *p;
-	int dup;
-
-	if (fstat(fd, &st) != 0)
-		return -errno;
-	for (i = 0; i < fs->n; i++)
-		if (fs->dev[i] == st.st_dev) {
-			*idx = i;
-			return 0;
-		}
-	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
-		return -errno;
-	if ((p = realloc(fs->dev, (fs->n + 1) * sizeof(*fs->dev))) == NULL)
-		goto nomem;
-	fs->dev = p;
-	if ((p = realloc(fs->fd, (fs->n + 1) * sizeof(*fs->fd))) == NULL)
-		goto nomem;
-	fs->fd = p;
-	if ((p = realloc(fs->ok, (fs->n + 1) * sizeof(*fs->ok))) == NULL)
-		goto nomem;
-	fs->ok = p;
-	if ((p = realloc(fs->path, (fs->n + 1) * sizeof(*fs->path))) == NULL)
-		goto nomem;
-	fs->path = p;
-	if ((fs->path[fs->n] = strdup(path)) == NULL)
-		goto nomem;
-	fs->dev[fs->n] = st.st_dev;
-	/*
-	 * A root may hold other mounts (a vfat /boot/efi, a FUSE or NFS
-	 * admin directory): each filesystem is judged on its own.
-	 */
-	fs->ok[fs->n] = fskind_syncfs_ok(fd);
-	fs->fd[fs->n] = dup;
-	*idx = fs->n++;
-	return 0;
-nomem:
-	close(dup);
-	return -ENOMEM;
-}
-
-static int
-syncfs_written(struct syncbatch *sb, struct sb_item *it,
-    struct dbp_error *err)
-{
-	size_t idx;
-	int r;
-
-	/*
-	 * The first file written on a filesystem is the one that is old
-	 * enough to hear of every writeback error of the run there.
-	 */
-	if ((r = sb_fs_add(sb->fs, it->fd, it->path, &idx)) != 0)
-		return dbp_err(err, -r, it->path, "cannot open filesystem");
-	if (!sb->fs->ok[idx]) {
-		/* Where syncfs is not trusted, the file is synced itself. */
-		if ((r = sb_journal_first(sb, err)) != 0)
-			return r;
-		sb->st->calls[SC_FDATASYNC]++;
-		if (fdatasync(it->fd) != 0)
-			return dbp_err(err, errno, it->path, "cannot sync");
-		return 0;
-	}
-	sb->fs->data = true;
-	/* Writeback overlaps extraction: the barrier finds little to write. */
-	return batched_written(sb, it, err);
-}
-
-/*
- * syncfs every filesystem of the set, and of the directories the run
- * changed (a package of directories and symlinks writes no file); on a
- * filesystem where syncfs is not trusted, fsync the changed directories.
- */
-static int
-syncfs_all(struct syncbatch *sb, struct dbp_error *err)
-{
-	struct sb_fsset *fs = sb->fs;
-	size_t i, t, idx;
-	int fd, r;
-
-	if ((r = sb_journal_first(sb, err)) != 0)
-		return r;
-	for (t = 0; t < fs->ntab; t++)
-		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
-			struct dirs *d = fs->tab[t];
-			unsigned f = dirs_flags(d, i);
-
-			if (!(f & (DIR_NAMES | DIR_META)) ||
-			    (f & (DIR_SYNCED | DIR_GONE)))
-				continue;
-			if ((fd = dirs_fd(d, i)) < 0)
-				return dbp_err(err, -fd, dirs_path(d, i),
-				    "cannot open directory");
-			if ((r = sb_fs_add(fs, fd, dirs_path(d, i), &idx)) != 0)
-				return dbp_err(err, -r, dirs_path(d, i),
-				    "cannot open filesystem");
-			if (!fs->ok[idx] && (r = dirs_sync_one(d, i,
-			    &sb->st->calls[SC_FSYNC], err)) != 0)
-				return r;
-		}
-	for (i = 0; i < fs->n; i++) {
-		if (!fs->ok[i])
-			continue;
-		sb->st->calls[SC_SYNCFS]++;
-		if (syncfs(fs->fd[i]) != 0)
-			return dbp_err(err, errno, fs->path[i],
-			    "cannot sync its filesystem");
-	}
-	/* Every batch's directories are durable now, not only this one's. */
-	for (t = 0; t < fs->ntab; t++)
-		for (i = 0; i < dirs_count(fs->tab[t]); i++)
-			if (dirs_flags(fs->tab[t], i) & (DIR_NAMES | DIR_META))
-				dirs_mark(fs->tab[t], i, DIR_SYNCED);
-	fs->data = fs->names = false;
-	return 0;
-}
-
-/* Whether a directory of a batch changed since the last barrier. */
-static bool
-sb_dirs_changed(const struct sb_fsset *fs)
-{
-	size_t i, t;
-
-	for (t = 0; t < fs->ntab; t++)
-		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
-			unsigned f = dirs_flags(fs->tab[t], i);
-
-			if ((f & (DIR_NAMES | DIR_META)) &&
-			    !(f & (DIR_SYNCED | DIR_GONE)))
-				return true;
-		}
-	return false;
-}
-
-static int
-syncfs_data_barrier(struct syncbatch *sb, struct dbp_error *err)
-{
-	double t0 = stats_now();
-	int r;
-
-	/* Another batch's barrier may have covered this one's files. */
-	if (!sb->fs->data)
-		return 0;
-	r = syncfs_all(sb, err);
-	sb->st->phase[PH_FDATASYNC] += stats_now() - t0;
-	return r;
-}
-
-static int
-syncfs_renamed(struct syncbatch *sb, struct sb_item *it,
-    struct dbp_error *err)
-{
-	(void)it;
-	(void)err;
-	sb->fs->names = true;
-	return 0;
-}
-
-static int
-syncfs_names_barrier(struct syncbatch *sb, struct dbp_error *err)
-{
-	if (!sb->fs->data && !sb->fs->names && !sb_dirs_changed(sb->fs))
-		return 0;
-	return syncfs_all(sb, err);
-}
-
 /* --- none: atomic renames, no durability --- */
 
 static int
@@ -493,14 +230,21 @@ none_written(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
 	return none_barrier(sb, err);
 }
 
-static const struct syncbatch_ops syncbatch_strategies[] = {
-	{ "syncfs", false, syncfs_written, syncfs_data_barrier,
-	    syncfs_renamed, syncfs_names_barrier },
-	{ "batched", true, batched_written, batched_data_barrier, NULL,
-	    sync_names },
-	{ "perfile", false, perfile_written, none_barrier, perfile_renamed,
-	    sync_names },
-	{ "none", false, none_written, none_barrier, NULL, none_barrier },
+static const struct syncbatch_ops syncbatch_batched = {
+	"batched", true, sb_start_writeback, batched_data_barrier, NULL,
+	sync_names
+};
+static const struct syncbatch_ops syncbatch_perfile = {
+	"perfile", false, perfile_written, none_barrier, perfile_renamed,
+	sync_names
+};
+static const struct syncbatch_ops syncbatch_none = {
+	"none", false, none_written, none_barrier, NULL, none_barrier
+};
+
+static const struct syncbatch_ops *const syncbatch_strategies[] = {
+	&syncbatch_syncfs, &syncbatch_batched, &syncbatch_perfile,
+	&syncbatch_none,
 };
 
 const char *const syncbatch_modes[] = {
@@ -542,19 +286,15 @@ syncbatch_new(struct syncbatch **out, const char *mode, struct dirs *dirs,
 
 	for (i = 0; i < sizeof(syncbatch_strategies) /
 	    sizeof(syncbatch_strategies[0]); i++)
-		if (strcmp(mode, syncbatch_strategies[i].name) == 0)
+		if (strcmp(mode, syncbatch_strategies[i]->name) == 0)
 			break;
 	if (i == sizeof(syncbatch_strategies) / sizeof(syncbatch_strategies[0]))
 		return -EINVAL;
-	if ((sb = sb_alloc(&syncbatch_strategies[i], dirs, st, maxfds)) == NULL)
+	if ((sb = sb_alloc(syncbatch_strategies[i], dirs, st, maxfds)) == NULL)
 		return -ENOMEM;
-	if (sb->ops->written == syncfs_written) {
-		if ((sb->fs = calloc(1, sizeof(*sb->fs))) == NULL) {
-			free(sb);
-			return -ENOMEM;
-		}
-		sb->fs->refs = 1;
-		sb->fs->tab[sb->fs->ntab++] = dirs;
+	if (sb->ops == &syncbatch_syncfs && syncfs_set_new(sb) != 0) {
+		free(sb);
+		return -ENOMEM;
 	}
 	st->mode = sb->ops->name;
 	*out = sb;
@@ -566,16 +306,13 @@ syncbatch_new_like(struct syncbatch **out, struct syncbatch *peer,
     struct dirs *dirs, size_t maxfds)
 {
 	struct syncbatch *sb;
+	int r;
 
-	if (peer->fs != NULL && peer->fs->ntab == sizeof(peer->fs->tab) /
-	    sizeof(peer->fs->tab[0]))
-		return -ENOSPC;
 	if ((sb = sb_alloc(peer->ops, dirs, peer->st, maxfds)) == NULL)
 		return -ENOMEM;
-	if ((sb->fs = peer->fs) != NULL) {
-		sb->fs->refs++;
-		if (sb->fs->tab[0] != dirs)
-			sb->fs->tab[sb->fs->ntab++] = dirs;
+	if (peer->fs != NULL && (r = syncfs_set_join(sb, peer)) != 0) {
+		free(sb);
+		return r;
 	}
 	*out = sb;
 	return 0;
@@ -1045,16 +782,7 @@ syncbatch_free(struct syncbatch *sb)
 		free(sb->v[i].tmp);
 	}
 	free(sb->v);
-	if (sb->fs != NULL && --sb->fs->refs == 0) {
-		for (i = 0; i < sb->fs->n; i++) {
-			close(sb->fs->fd[i]);
-			free(sb->fs->path[i]);
-		}
-		free(sb->fs->path);
-		free(sb->fs->ok);
-		free(sb->fs->dev);
-		free(sb->fs->fd);
-		free(sb->fs);
-	}
+	if (sb->fs != NULL)
+		syncfs_set_put(sb->fs);
 	free(sb);
 }

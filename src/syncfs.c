@@ -1,0 +1,270 @@
+/* The syncfs strategy: start writeback early, one syncfs per barrier. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fskind.h"
+#include "syncbatch.h"
+#include "syncbatch_int.h"
+
+/*
+ * What the syncfs strategy syncs, shared by the batches of a run (files
+ * and records): one barrier covers them all.  Each filesystem is synced
+ * through a descriptor opened before the run wrote anything there, since
+ * syncfs reports a writeback error only to descriptors older than it.
+ */
+struct sb_fsset {
+	dev_t *dev;
+	int *fd;
+	bool *ok;		/* syncfs is trusted there (fskind.h) */
+	char **path;		/* what FD was opened as, for messages */
+	size_t n;
+	struct dirs *tab[2];	/* the directory tables of the batches */
+	size_t ntab;
+	unsigned refs;
+	bool data;		/* files written since the last syncfs */
+	bool names;		/* names changed since the last syncfs */
+};
+
+/*
+ * Why this is as safe as batched: syncfs(2) writes back every dirty page
+ * and inode of the filesystem, waits for it, commits the filesystem's
+ * journal (ext4: a jbd2 commit; xfs: a log force; btrfs: a transaction
+ * commit, which also makes the log tree unnecessary) and flushes the
+ * device cache, and since Linux 5.8 it returns the writeback errors of
+ * the whole filesystem.  So after the data barrier every temporary's
+ * data and inode are durable, and no rename has been made yet; after the
+ * names barrier every rename and directory change is.  Its cost does not
+ * depend on the number of files: a few device flushes per barrier where
+ * batched pays one fdatasync, thus one flush (btrfs: one log-tree sync),
+ * per file.  What it costs instead is writing back whatever else is
+ * dirty on that filesystem, which for a root being built is the root.
+ */
+
+/*
+ * Add the filesystem of FD (PATH, root-relative) to the set, keeping a
+ * descriptor for syncfs; *IDX tells which it is.
+ */
+static int
+sb_fs_add(struct sb_fsset *fs, int fd, const char *path, size_t *idx)
+{
+	struct stat st;
+	size_t i;
+	void *p;
+	int dup;
+
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	for (i = 0; i < fs->n; i++)
+		if (fs->dev[i] == st.st_dev) {
+			*idx = i;
+			return 0;
+		}
+	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return -errno;
+	if ((p = realloc(fs->dev, (fs->n + 1) * sizeof(*fs->dev))) == NULL)
+		goto nomem;
+	fs->dev = p;
+	if ((p = realloc(fs->fd, (fs->n + 1) * sizeof(*fs->fd))) == NULL)
+		goto nomem;
+	fs->fd = p;
+	if ((p = realloc(fs->ok, (fs->n + 1) * sizeof(*fs->ok))) == NULL)
+		goto nomem;
+	fs->ok = p;
+	if ((p = realloc(fs->path, (fs->n + 1) * sizeof(*fs->path))) == NULL)
+		goto nomem;
+	fs->path = p;
+	if ((fs->path[fs->n] = strdup(path)) == NULL)
+		goto nomem;
+	fs->dev[fs->n] = st.st_dev;
+	/*
+	 * A root may hold other mounts (a vfat /boot/efi, a FUSE or NFS
+	 * admin directory): each filesystem is judged on its own.
+	 */
+	fs->ok[fs->n] = fskind_syncfs_ok(fd);
+	fs->fd[fs->n] = dup;
+	*idx = fs->n++;
+	return 0;
+nomem:
+	close(dup);
+	return -ENOMEM;
+}
+
+static int
+syncfs_written(struct syncbatch *sb, struct sb_item *it,
+    struct dbp_error *err)
+{
+	size_t idx;
+	int r;
+
+	/*
+	 * The first file written on a filesystem is the one that is old
+	 * enough to hear of every writeback error of the run there.
+	 */
+	if ((r = sb_fs_add(sb->fs, it->fd, it->path, &idx)) != 0)
+		return dbp_err(err, -r, it->path, "cannot open filesystem");
+	if (!sb->fs->ok[idx]) {
+		/* Where syncfs is not trusted, the file is synced itself. */
+		if ((r = sb_journal_first(sb, err)) != 0)
+			return r;
+		sb->st->calls[SC_FDATASYNC]++;
+		if (fdatasync(it->fd) != 0)
+			return dbp_err(err, errno, it->path, "cannot sync");
+		return 0;
+	}
+	sb->fs->data = true;
+	/* Writeback overlaps extraction: the barrier finds little to write. */
+	return sb_start_writeback(sb, it, err);
+}
+
+/*
+ * syncfs every filesystem of the set, and of the directories the run
+ * changed (a package of directories and symlinks writes no file); on a
+ * filesystem where syncfs is not trusted, fsync the changed directories.
+ */
+static int
+syncfs_all(struct syncbatch *sb, struct dbp_error *err)
+{
+	struct sb_fsset *fs = sb->fs;
+	size_t i, t, idx;
+	int fd, r;
+
+	if ((r = sb_journal_first(sb, err)) != 0)
+		return r;
+	for (t = 0; t < fs->ntab; t++)
+		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
+			struct dirs *d = fs->tab[t];
+			unsigned f = dirs_flags(d, i);
+
+			if (!(f & (DIR_NAMES | DIR_META)) ||
+			    (f & (DIR_SYNCED | DIR_GONE)))
+				continue;
+			if ((fd = dirs_fd(d, i)) < 0)
+				return dbp_err(err, -fd, dirs_path(d, i),
+				    "cannot open directory");
+			if ((r = sb_fs_add(fs, fd, dirs_path(d, i), &idx)) != 0)
+				return dbp_err(err, -r, dirs_path(d, i),
+				    "cannot open filesystem");
+			if (!fs->ok[idx] && (r = dirs_sync_one(d, i,
+			    &sb->st->calls[SC_FSYNC], err)) != 0)
+				return r;
+		}
+	for (i = 0; i < fs->n; i++) {
+		if (!fs->ok[i])
+			continue;
+		sb->st->calls[SC_SYNCFS]++;
+		if (syncfs(fs->fd[i]) != 0)
+			return dbp_err(err, errno, fs->path[i],
+			    "cannot sync its filesystem");
+	}
+	/* Every batch's directories are durable now, not only this one's. */
+	for (t = 0; t < fs->ntab; t++)
+		for (i = 0; i < dirs_count(fs->tab[t]); i++)
+			if (dirs_flags(fs->tab[t], i) & (DIR_NAMES | DIR_META))
+				dirs_mark(fs->tab[t], i, DIR_SYNCED);
+	fs->data = fs->names = false;
+	return 0;
+}
+
+/* Whether a directory of a batch changed since the last barrier. */
+static bool
+sb_dirs_changed(const struct sb_fsset *fs)
+{
+	size_t i, t;
+
+	for (t = 0; t < fs->ntab; t++)
+		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
+			unsigned f = dirs_flags(fs->tab[t], i);
+
+			if ((f & (DIR_NAMES | DIR_META)) &&
+			    !(f & (DIR_SYNCED | DIR_GONE)))
+				return true;
+		}
+	return false;
+}
+
+static int
+syncfs_data_barrier(struct syncbatch *sb, struct dbp_error *err)
+{
+	double t0 = stats_now();
+	int r;
+
+	/* Another batch's barrier may have covered this one's files. */
+	if (!sb->fs->data)
+		return 0;
+	r = syncfs_all(sb, err);
+	sb->st->phase[PH_FDATASYNC] += stats_now() - t0;
+	return r;
+}
+
+static int
+syncfs_renamed(struct syncbatch *sb, struct sb_item *it,
+    struct dbp_error *err)
+{
+	(void)it;
+	(void)err;
+	sb->fs->names = true;
+	return 0;
+}
+
+static int
+syncfs_names_barrier(struct syncbatch *sb, struct dbp_error *err)
+{
+	if (!sb->fs->data && !sb->fs->names && !sb_dirs_changed(sb->fs))
+		return 0;
+	return syncfs_all(sb, err);
+}
+
+const struct syncbatch_ops syncbatch_syncfs = {
+	"syncfs", false, syncfs_written, syncfs_data_barrier, syncfs_renamed,
+	syncfs_names_barrier
+};
+
+int
+syncfs_set_new(struct syncbatch *sb)
+{
+	if ((sb->fs = calloc(1, sizeof(*sb->fs))) == NULL)
+		return -ENOMEM;
+	sb->fs->refs = 1;
+	sb->fs->tab[sb->fs->ntab++] = sb->dirs;
+	return 0;
+}
+
+int
+syncfs_set_join(struct syncbatch *sb, struct syncbatch *peer)
+{
+	struct sb_fsset *fs = peer->fs;
+
+	if (fs->tab[0] != sb->dirs) {
+		if (fs->ntab == sizeof(fs->tab) / sizeof(fs->tab[0]))
+			return -ENOSPC;
+		fs->tab[fs->ntab++] = sb->dirs;
+	}
+	fs->refs++;
+	sb->fs = fs;
+	return 0;
+}
+
+void
+syncfs_set_put(struct sb_fsset *fs)
+{
+	size_t i;
+
+	if (--fs->refs > 0)
+		return;
+	for (i = 0; i < fs->n; i++) {
+		close(fs->fd[i]);
+		free(fs->path[i]);
+	}
+	free(fs->path);
+	free(fs->ok);
+	free(fs->dev);
+	free(fs->fd);
+	free(fs);
+}
