@@ -151,22 +151,28 @@ fail:
 }
 
 /*
- * The next block of the current ar member: its length, 0 at the member's
- * end, -1 on error (left in d->ar).  No copy: libarchive hands out its own
- * buffer and the inner reader consumes it before asking for the next one.
+ * The next block of A's current entry (an ar member, or a decompressed
+ * stream): its length, 0 at the end, -1 on error (left in A).  No copy:
+ * libarchive hands out its own buffer and the reader consumes it before
+ * asking for the next one.
  */
 static ssize_t
-deb_member_block(void *cookie, const void **buf)
+deb_block(struct archive *a, const void **buf)
 {
-	struct deb *d = cookie;
 	size_t size;
 	la_int64_t off;
 	int r;
 
-	r = archive_read_data_block(d->ar, buf, &size, &off);
+	r = archive_read_data_block(a, buf, &size, &off);
 	if (r == ARCHIVE_EOF)
 		return 0;
 	return r == ARCHIVE_OK ? (ssize_t)size : -1;
+}
+
+static ssize_t
+deb_member_block(void *cookie, const void **buf)
+{
+	return deb_block(((struct deb *)cookie)->ar, buf);
 }
 
 /* Hand an error of the container, or CAUSE, to inner reader A. */
@@ -425,19 +431,12 @@ deb_data_raw(struct deb *d, struct dbp_error *err)
 ssize_t
 deb_data_read(struct deb *d, const void **buf, const char **why)
 {
-	size_t size;
-	la_int64_t off;
-	int r;
+	ssize_t n = deb_block(d->tar, buf);
 
-	r = archive_read_data_block(d->tar, buf, &size, &off);
-	if (r == ARCHIVE_EOF)
-		return 0;
-	if (r != ARCHIVE_OK) {
+	if (n < 0)
 		*why = archive_error_string(d->tar) != NULL ?
 		    archive_error_string(d->tar) : "read error";
-		return -1;
-	}
-	return (ssize_t)size;
+	return n;
 }
 
 int
