@@ -76,20 +76,15 @@ digest_end(struct digest *d, uint8_t out[DIGEST_LEN])
 }
 
 int
-digest_file_at(int dfd, const char *name, uint8_t out[DIGEST_LEN])
+digest_file_at(struct digest *d, int dfd, const char *name,
+    uint8_t out[DIGEST_LEN])
 {
 	uint8_t buf[65536];
-	struct digest *d;
 	ssize_t n;
 	int fd, r;
 
-	if ((r = digest_new(&d)) != 0)
-		return r;
-	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		r = -errno;
-		digest_free(d);
-		return r;
-	}
+	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -errno;
 	r = digest_start(d);
 	while (r == 0 && (n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
@@ -100,8 +95,5 @@ digest_file_at(int dfd, const char *name, uint8_t out[DIGEST_LEN])
 		digest_add(d, buf, (size_t)n);
 	}
 	close(fd);
-	if (r == 0)
-		r = digest_end(d, out);
-	digest_free(d);
-	return r;
+	return r != 0 ? r : digest_end(d, out);
 }

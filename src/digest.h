@@ -21,8 +21,10 @@ int digest_end(struct digest *d, uint8_t out[DIGEST_LEN]);
 
 /*
  * SHA-256 of NAME in directory DFD, opened without following a final
- * symlink; 0, or -errno.  Memory use does not depend on the file's size.
+ * symlink, computed with D; 0, or -errno.  Memory use does not depend on
+ * the file's size.
  */
-int digest_file_at(int dfd, const char *name, uint8_t out[DIGEST_LEN]);
+int digest_file_at(struct digest *d, int dfd, const char *name,
+    uint8_t out[DIGEST_LEN]);
 
 #endif

@@ -678,6 +678,14 @@ dirs_fixup(struct dirs *d, struct dbp_error *err)
 	return 0;
 }
 
+bool
+dirs_unsynced(const struct dirs *d, size_t idx)
+{
+	unsigned f = d->v[idx].flags;
+
+	return (f & (DIR_NAMES | DIR_META)) && !(f & (DIR_SYNCED | DIR_GONE));
+}
+
 int
 dirs_sync_one(struct dirs *d, size_t idx, unsigned long *count,
     struct dbp_error *err)
@@ -685,8 +693,7 @@ dirs_sync_one(struct dirs *d, size_t idx, unsigned long *count,
 	struct dir *v = &d->v[idx];
 	int fd;
 
-	if (!(v->flags & (DIR_NAMES | DIR_META)) ||
-	    (v->flags & (DIR_SYNCED | DIR_GONE)))
+	if (!dirs_unsynced(d, idx))
 		return 0;
 	if ((fd = dirs_fd(d, idx)) < 0)
 		return dbp_err(err, -fd, v->path, "cannot open directory");

@@ -123,6 +123,9 @@ int dirs_fixup(struct dirs *d, struct dbp_error *err);
  */
 int dirs_sync(struct dirs *d, unsigned long *count, struct dbp_error *err);
 
+/* Whether directory IDX changed since its last sync (and still exists). */
+bool dirs_unsynced(const struct dirs *d, size_t idx);
+
 /* The same for directory IDX alone (perfile mode, after each rename). */
 int dirs_sync_one(struct dirs *d, size_t idx, unsigned long *count,
     struct dbp_error *err);

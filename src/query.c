@@ -180,7 +180,7 @@ query_lstat(const struct rootfs *rf, const char *path, struct stat *st,
 
 /* Check one recorded path against the root; count the problems. */
 static int
-query_check(const struct rootfs *rf, const char *pkg,
+query_check(const struct rootfs *rf, struct digest *dg, const char *pkg,
     const struct record_entry *e, bool check_owner, FILE *fp,
     unsigned *count)
 {
@@ -239,7 +239,7 @@ query_check(const struct rootfs *rf, const char *pkg,
 	else if (e->type == 'f' || e->type == 'h') {
 		if ((uint64_t)st.st_size != e->size)
 			query_problem(fp, pkg, e, "changed size", count);
-		else if (digest_file_at(dfd, base, digest) != 0)
+		else if (digest_file_at(dg, dfd, base, digest) != 0)
 			query_problem(fp, pkg, e, "unreadable", count);
 		else if (memcmp(digest, e->sha256, sizeof(digest)) != 0)
 			query_problem(fp, pkg, e, "changed content", count);
@@ -254,14 +254,20 @@ query_verify(struct manifest *m, const struct rootfs *rf,
 {
 	char **all = NULL;
 	char *const *list = names;
+	struct digest *dg;
 	struct record *rec;
 	unsigned count = 0;
 	size_t i, j;
 	int r = 0;
 
+	/* One SHA-256 context for every file checked. */
+	if (digest_new(&dg) != 0)
+		return dbp_err(err, ENOMEM, "", "cannot verify");
 	if (names == NULL || names[0] == NULL) {
-		if ((r = manifest_names(m, &all, err)) != 0)
+		if ((r = manifest_names(m, &all, err)) != 0) {
+			digest_free(dg);
 			return r;
+		}
 		list = all;
 	}
 	for (i = 0; r == 0 && list[i] != NULL; i++) {
@@ -272,13 +278,14 @@ query_verify(struct manifest *m, const struct rootfs *rf,
 			break;
 		}
 		for (j = 0; r == 0 && j < rec->n; j++)
-			if ((r = query_check(rf, list[i], &rec->v[j],
+			if ((r = query_check(rf, dg, list[i], &rec->v[j],
 			    check_owner, fp, &count)) != 0)
 				r = dbp_err(err, -r, rec->v[j].path,
 				    "cannot verify");
 		record_free(rec);
 	}
 	manifest_names_free(all);
+	digest_free(dg);
 	return r != 0 ? r : (int)count;
 }
 

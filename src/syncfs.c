@@ -19,11 +19,15 @@
  * through a descriptor opened before the run wrote anything there, since
  * syncfs reports a writeback error only to descriptors older than it.
  */
+struct sb_fs {
+	dev_t dev;
+	int fd;
+	bool ok;		/* syncfs is trusted there (fskind.h) */
+	char *path;		/* what FD was opened as, for messages */
+};
+
 struct sb_fsset {
-	dev_t *dev;
-	int *fd;
-	bool *ok;		/* syncfs is trusted there (fskind.h) */
-	char **path;		/* what FD was opened as, for messages */
+	struct sb_fs *v;
 	size_t n;
 	struct dirs *tab[2];	/* the directory tables of the batches */
 	size_t ntab;
@@ -54,46 +58,35 @@ struct sb_fsset {
 static int
 sb_fs_add(struct sb_fsset *fs, int fd, const char *path, size_t *idx)
 {
+	struct sb_fs *v;
 	struct stat st;
 	size_t i;
-	void *p;
-	int dup;
 
 	if (fstat(fd, &st) != 0)
 		return -errno;
 	for (i = 0; i < fs->n; i++)
-		if (fs->dev[i] == st.st_dev) {
+		if (fs->v[i].dev == st.st_dev) {
 			*idx = i;
 			return 0;
 		}
-	if ((dup = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0)
+	if ((v = realloc(fs->v, (fs->n + 1) * sizeof(*v))) == NULL)
+		return -ENOMEM;
+	fs->v = v;
+	v = &fs->v[fs->n];
+	if ((v->path = strdup(path)) == NULL)
+		return -ENOMEM;
+	if ((v->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		free(v->path);
 		return -errno;
-	if ((p = realloc(fs->dev, (fs->n + 1) * sizeof(*fs->dev))) == NULL)
-		goto nomem;
-	fs->dev = p;
-	if ((p = realloc(fs->fd, (fs->n + 1) * sizeof(*fs->fd))) == NULL)
-		goto nomem;
-	fs->fd = p;
-	if ((p = realloc(fs->ok, (fs->n + 1) * sizeof(*fs->ok))) == NULL)
-		goto nomem;
-	fs->ok = p;
-	if ((p = realloc(fs->path, (fs->n + 1) * sizeof(*fs->path))) == NULL)
-		goto nomem;
-	fs->path = p;
-	if ((fs->path[fs->n] = strdup(path)) == NULL)
-		goto nomem;
-	fs->dev[fs->n] = st.st_dev;
+	}
+	v->dev = st.st_dev;
 	/*
 	 * A root may hold other mounts (a vfat /boot/efi, a FUSE or NFS
 	 * admin directory): each filesystem is judged on its own.
 	 */
-	fs->ok[fs->n] = fskind_syncfs_ok(fd);
-	fs->fd[fs->n] = dup;
+	v->ok = fskind_syncfs_ok(fd);
 	*idx = fs->n++;
 	return 0;
-nomem:
-	close(dup);
-	return -ENOMEM;
 }
 
 static int
@@ -109,7 +102,7 @@ syncfs_written(struct syncbatch *sb, struct sb_item *it,
 	 */
 	if ((r = sb_fs_add(sb->fs, it->fd, it->path, &idx)) != 0)
 		return dbp_err(err, -r, it->path, "cannot open filesystem");
-	if (!sb->fs->ok[idx]) {
+	if (!sb->fs->v[idx].ok) {
 		/* Where syncfs is not trusted, the file is synced itself. */
 		if ((r = sb_journal_first(sb, err)) != 0)
 			return r;
@@ -140,10 +133,8 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 	for (t = 0; t < fs->ntab; t++)
 		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
 			struct dirs *d = fs->tab[t];
-			unsigned f = dirs_flags(d, i);
 
-			if (!(f & (DIR_NAMES | DIR_META)) ||
-			    (f & (DIR_SYNCED | DIR_GONE)))
+			if (!dirs_unsynced(d, i))
 				continue;
 			if ((fd = dirs_fd(d, i)) < 0)
 				return dbp_err(err, -fd, dirs_path(d, i),
@@ -151,22 +142,22 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 			if ((r = sb_fs_add(fs, fd, dirs_path(d, i), &idx)) != 0)
 				return dbp_err(err, -r, dirs_path(d, i),
 				    "cannot open filesystem");
-			if (!fs->ok[idx] && (r = dirs_sync_one(d, i,
+			if (!fs->v[idx].ok && (r = dirs_sync_one(d, i,
 			    &sb->st->calls[SC_FSYNC], err)) != 0)
 				return r;
 		}
 	for (i = 0; i < fs->n; i++) {
-		if (!fs->ok[i])
+		if (!fs->v[i].ok)
 			continue;
 		sb->st->calls[SC_SYNCFS]++;
-		if (syncfs(fs->fd[i]) != 0)
-			return dbp_err(err, errno, fs->path[i],
+		if (syncfs(fs->v[i].fd) != 0)
+			return dbp_err(err, errno, fs->v[i].path,
 			    "cannot sync its filesystem");
 	}
 	/* Every batch's directories are durable now, not only this one's. */
 	for (t = 0; t < fs->ntab; t++)
 		for (i = 0; i < dirs_count(fs->tab[t]); i++)
-			if (dirs_flags(fs->tab[t], i) & (DIR_NAMES | DIR_META))
+			if (dirs_unsynced(fs->tab[t], i))
 				dirs_mark(fs->tab[t], i, DIR_SYNCED);
 	fs->data = fs->names = false;
 	return 0;
@@ -179,13 +170,9 @@ sb_dirs_changed(const struct sb_fsset *fs)
 	size_t i, t;
 
 	for (t = 0; t < fs->ntab; t++)
-		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
-			unsigned f = dirs_flags(fs->tab[t], i);
-
-			if ((f & (DIR_NAMES | DIR_META)) &&
-			    !(f & (DIR_SYNCED | DIR_GONE)))
+		for (i = 0; i < dirs_count(fs->tab[t]); i++)
+			if (dirs_unsynced(fs->tab[t], i))
 				return true;
-		}
 	return false;
 }
 
@@ -259,12 +246,9 @@ syncfs_set_put(struct sb_fsset *fs)
 	if (--fs->refs > 0)
 		return;
 	for (i = 0; i < fs->n; i++) {
-		close(fs->fd[i]);
-		free(fs->path[i]);
+		close(fs->v[i].fd);
+		free(fs->v[i].path);
 	}
-	free(fs->path);
-	free(fs->ok);
-	free(fs->dev);
-	free(fs->fd);
+	free(fs->v);
 	free(fs);
 }

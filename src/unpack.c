@@ -294,7 +294,7 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	if (u->rec != NULL)
 		e = manifest_installed_entry(u->man,
 		    control_get(u->rec->ctl, "Package"), abspath);
-	if ((r = digest_file_at(t->dfd, t->name, digest)) != 0)
+	if ((r = digest_file_at(u->dg, t->dfd, t->name, digest)) != 0)
 		return dbp_err(err, -r, t->path, "cannot read conffile");
 	if (e != NULL && (e->type == 'f' || e->type == 'h') &&
 	    memcmp(digest, e->sha256, sizeof(digest)) == 0)
