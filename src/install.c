@@ -1,0 +1,380 @@
+/* install: one run that puts packages into a root, from the first write to the commit. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+
+#include "deb.h"
+#include "dirs.h"
+#include "feed.h"
+#include "install.h"
+#include "journal.h"
+#include "manifest.h"
+#include "record.h"
+#include "syncbatch.h"
+#include "unpack.h"
+#include "users.h"
+
+/* What install_run hands to the callbacks of the modules it drives. */
+struct install_ctx {
+	const struct install_opts *opts;
+	const char *pkg;	/* the package being extracted, or NULL */
+};
+
+static void
+install_say(const struct install_opts *o, struct install_note *n)
+{
+	if (o->note != NULL)
+		o->note(o->ctx, n);
+}
+
+static void
+install_warn(void *ctx, const char *path, const char *msg)
+{
+	struct install_ctx *ic = ctx;
+	struct install_note n = { .event = INSTALL_WARN_PATH, .pkg = ic->pkg,
+	    .path = path, .msg = msg };
+
+	install_say(ic->opts, &n);
+}
+
+/*
+ * Descriptors a run may keep open: the soft limit less a reserve for the
+ * package being read, the root, standard streams and the C library, and
+ * no more than 2048 (past that, reopening costs less than the kernel
+ * memory).  A quarter, up to 256, caches directories; the rest keeps
+ * written files open until the commit.
+ */
+static void
+install_fd_budget(size_t *files, size_t *dirs, unsigned jobs)
+{
+	struct rlimit rl;
+	size_t n = 2048, keep = 16 + jobs;	/* each thread reads a package */
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < n + keep)
+		n = rl.rlim_cur > keep + 16 ? (size_t)rl.rlim_cur - keep : 16;
+	*dirs = n / 4 < 256 ? n / 4 : 256;
+	if (*dirs < 4)
+		*dirs = 4;
+	*files = n - *dirs > 4 ? n - *dirs : 4;
+}
+
+/*
+ * Threads only for what they can speed up: not more than the packages,
+ * and none when a package is not a regular file (a pipe cannot be read
+ * twice: a thread reads each package's data on its own descriptor).
+ */
+static unsigned
+install_jobs(unsigned jobs, char *const *files, size_t n)
+{
+	struct stat st;
+	size_t i;
+
+	/* One package: one thread still decompresses while this one writes. */
+	if (jobs > 2 && jobs > n)
+		jobs = n > 2 ? (unsigned)n : 2;
+	for (i = 0; i < n && jobs > 1; i++)
+		if (stat(files[i], &st) != 0 || !S_ISREG(st.st_mode))
+			jobs = 1;
+	return jobs;
+}
+
+/*
+ * Extract one package into the batch and stage its record (written as a
+ * temporary by manifest_prepare, renamed after the files).
+ */
+static int
+install_one(const struct install_opts *o, struct unpack *u,
+    struct manifest *man, struct feed *feed, const char *file, unsigned idx,
+    struct stats *st, struct dbp_error *err)
+{
+	struct control *ctl = NULL;
+	struct record *rec = NULL;
+	struct archive *tar;
+	struct deb *d;
+	int r;
+
+	if ((r = deb_open(&d, file, err)) != 0)
+		return r;
+	if ((r = deb_read_control(d, &ctl, err)) == 0 &&
+	    manifest_in_run(man, control_get(ctl, "Package"))) {
+		/* Before extracting it: one version of a package per run. */
+		r = dbp_err(err, 0, "", "package '%s' is given twice",
+		    control_get(ctl, "Package"));
+		control_free(ctl);
+	} else if (r == 0 && (r = record_new(&rec, ctl)) != 0) {
+		control_free(ctl);
+		r = dbp_err(err, -r, NULL, "cannot start record");
+	} else if (r == 0) {
+		struct install_note n = { .event = INSTALL_UNPACKING,
+		    .pkg = file, .ctl = ctl };
+
+		install_say(o, &n);
+		if ((r = unpack_set_conffiles(u, deb_conffiles(d), err)) == 0 &&
+		    (r = feed != NULL ? deb_data_open_fed(d, &tar, feed_read,
+		    feed_pkg(feed, idx, deb_fd(d)), err) : deb_data_open(d, &tar,
+		    err)) == 0 &&
+		    (r = unpack_archive(u, tar, idx, rec, err)) == 0 &&
+		    (r = deb_finish(d, err)) == 0) {
+			r = manifest_stage(man, rec, err);
+			rec = NULL;	/* the manifest took it */
+		}
+	}
+	if (r == 0)
+		st->packages++;
+	if (feed != NULL)
+		feed_done(feed, idx);
+	record_free(rec);
+	deb_close(d);
+	return r;
+}
+
+static int
+install_journal_dir(void *ctx, enum dirs_log kind, const char *path,
+    const struct timespec *times)
+{
+	if (kind == DIRS_LOG_ASIDE)
+		return journal_aside(ctx, path);
+	return journal_dir(ctx, path, kind == DIRS_LOG_FOUND ? times : NULL);
+}
+
+/*
+ * Attach the admin directory: the one the options name, which must
+ * exist, or ROOT/INSTALL_ADMINDIR, created inside the root as part of the
+ * batch (so that a failed run removes it again).
+ */
+static int
+install_admindir(const struct install_opts *o, const struct rootfs *rf,
+    struct dirs *dirs, struct syncbatch *sb, struct manifest *man,
+    struct stats *st, struct dbp_error *err)
+{
+	size_t idx;
+	int fd, r;
+
+	if (o->admindir != NULL) {
+		fd = open(o->admindir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return dbp_err(err, errno, o->admindir,
+			    "cannot open admin directory");
+		r = manifest_admin(man, fd, rf->openat2, sb, st, err);
+		close(fd);
+		return r;
+	}
+	if ((r = dirs_get(dirs, INSTALL_ADMINDIR, true, 0755, &idx, err)) != 0)
+		return r;
+	if ((fd = dirs_fd(dirs, idx)) < 0)
+		return dbp_err(err, -fd, INSTALL_ADMINDIR,
+		    "cannot open admin directory");
+	return manifest_admin(man, fd, rf->openat2, sb, st, err);
+}
+
+int
+install_admin_open(const struct install_opts *o, const struct rootfs *rf)
+{
+	int fd;
+
+	if (o->admindir == NULL)
+		return rootfs_resolve(rf, INSTALL_ADMINDIR,
+		    O_RDONLY | O_DIRECTORY);
+	fd = open(o->admindir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
+}
+
+int
+install_recover(const struct install_opts *o, const struct rootfs *rf,
+    bool lock, struct dbp_error *err)
+{
+	const char *name = o->admindir != NULL ? o->admindir :
+	    INSTALL_ADMINDIR;
+	struct recover_result res;
+	int fd, r;
+
+	if ((fd = install_admin_open(o, rf)) < 0) {
+		if (fd == -ENOENT)
+			return 0;	/* nothing installed, nothing to repair */
+		return dbp_err(err, -fd, name, "cannot open admin directory");
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		r = errno;
+		close(fd);
+		if (!lock && r == EWOULDBLOCK)
+			return 0;
+		return dbp_err(err, r, name, r == EWOULDBLOCK ?
+		    "in use by another run" : "cannot lock admin directory");
+	}
+	r = recover_run(rf, fd, &res, err);
+	close(fd);
+	if (r == 0 && res.found) {
+		struct install_note n = { .event = INSTALL_REPAIRED,
+		    .repair = &res };
+
+		install_say(o, &n);
+	}
+	return r;
+}
+
+int
+install_run(const struct install_opts *o, char *const *files, size_t nfiles,
+    struct stats *st, struct dbp_error *err)
+{
+	struct install_ctx ic = { o, NULL };
+	struct install_note n = { 0 };
+	struct unpack_opts uo;
+	struct rootfs rf = { -1, false };
+	struct users *users = NULL;
+	struct dirs *dirs = NULL;
+	struct syncbatch *sb = NULL;
+	struct manifest *man = NULL;
+	struct journal *j = NULL;
+	struct unpack *u = NULL;
+	struct feed *feed = NULL;
+	struct dbp_error ign;
+	size_t maxfiles, maxdirs, i;
+	const char *mode = o->mode;
+	unsigned jobs;
+	double t0;
+	int r;
+
+	memset(&uo, 0, sizeof(uo));
+	uo.chown = geteuid() == 0;
+	uo.devices = geteuid() == 0;
+	uo.skip_devices = o->skip_devices;
+	uo.force_overwrite = o->force_overwrite;
+	uo.stop = o->stop;
+	uo.warn = install_warn;
+	uo.warn_ctx = &ic;
+
+	if ((r = rootfs_open(&rf, o->root, err)) != 0 ||
+	    (r = install_recover(o, &rf, true, err)) != 0)
+		goto out;
+	if (uo.chown && (r = users_load(&users, &rf)) != 0) {
+		r = dbp_err(err, -r, "etc/passwd", "cannot read users");
+		goto out;
+	}
+	/* The strategy follows the filesystem of the root (syncbatch.c). */
+	if (strcmp(mode, "auto") == 0)
+		mode = syncbatch_auto(rf.fd);
+	jobs = install_jobs(o->jobs, files, nfiles);
+	install_fd_budget(&maxfiles, &maxdirs, jobs);
+	if ((r = dirs_new(&dirs, &rf, maxdirs)) != 0 ||
+	    (r = journal_new(&j, strcmp(mode, "none") != 0, st)) != 0 ||
+	    (r = manifest_new(&man)) != 0 ||
+	    (r = syncbatch_new(&sb, mode, dirs, st, maxfiles)) != 0 ||
+	    (r = unpack_new(&u, &uo, dirs, sb, man, users, st)) != 0) {
+		r = dbp_err(err, -r, NULL, "cannot start");
+		goto out;
+	}
+	/* Every directory the run touches is in the journal before it is. */
+	dirs_set_log(dirs, install_journal_dir, j);
+	syncbatch_set_journal(sb, j);
+	if ((r = install_admindir(o, &rf, dirs, sb, man, st, err)) != 0 ||
+	    (r = manifest_lock(man, err)) != 0 ||
+	    (r = journal_open(j, manifest_admin_fd(man), err)) != 0 ||
+	    (r = manifest_load_installed(man, err)) != 0)
+		goto abort;
+
+	t0 = stats_now();
+	if (jobs > 1 && (r = feed_new(&feed, files, nfiles, jobs,
+	    o->feed_budget)) != 0) {
+		r = dbp_err(err, -r, NULL, "cannot start threads");
+		goto abort;
+	}
+	for (i = 0; i < nfiles; i++) {
+		ic.pkg = files[i];
+		if ((r = install_one(o, u, man, feed, files[i], (unsigned)i, st,
+		    err)) != 0) {
+			dbp_err_pkg(err, files[i]);
+			goto abort;
+		}
+	}
+	ic.pkg = NULL;
+	feed_free(feed);
+	feed = NULL;
+	st->phase[PH_EXTRACT] = stats_now() - t0;
+	/* Past this point a signal no longer stops the run: commit finishes. */
+	if (o->stop != NULL && *o->stop) {
+		r = dbp_err(err, EINTR, NULL, "interrupted");
+		goto abort;
+	}
+	/*
+	 * Every rename to come in the journal, synced with the directory
+	 * lines, before any data is synced (else a power cut could keep
+	 * names no durable journal lists); data durable before the first
+	 * rename (syncbatch_rename).  Files first, then the records that
+	 * describe them; then one barrier makes all the names durable (one
+	 * syncfs, or the directories' fsyncs); then the commit point; only
+	 * then what the old versions had and the new ones do not goes away,
+	 * so that a crash never loses a file that a committed record still
+	 * lists.  A crash before the commit point is undone by the next run,
+	 * one after it finished (recover.c).
+	 */
+	if ((r = syncbatch_prepare(sb, j, JOURNAL_ROOT, err)) != 0 ||
+	    (r = manifest_prepare(man, j, err)) != 0 ||
+	    (r = journal_sync(j, err)) != 0 ||
+	    (r = syncbatch_rename(sb, err)) != 0 ||
+	    (r = manifest_commit(man, err)) != 0 ||
+	    (r = syncbatch_sync_dirs(sb, err)) != 0 ||
+	    (r = manifest_sync(man, err)) != 0 ||
+	    (r = manifest_plan_obsolete(man, dirs, j, err)) != 0)
+		goto abort;
+	/*
+	 * The commit line is in the journal even if its sync failed: a repair
+	 * may finish the run, so it is not undone here; the next run repairs
+	 * it one way or the other, from what reached the disk.
+	 */
+	if ((r = journal_commit(j, err)) != 0)
+		goto out;
+	/* Past this point the run stands: the old versions' backups go. */
+	if ((syncbatch_finish(sb) | manifest_finish(man) |
+	    dirs_finish(dirs)) != 0) {
+		n.event = INSTALL_WARN;
+		n.msg = "some backups (*.debunpack-old) could not be removed";
+		install_say(o, &n);
+	}
+	manifest_remove_obsolete(man, dirs, install_warn, &ic);
+	/* The cleanup durable, the journal can go (a repair would redo it). */
+	if ((r = syncbatch_sync_dirs(sb, err)) != 0 ||
+	    (r = journal_end(j, false, err)) != 0)
+		goto out;
+	n.event = INSTALL_COMMITTED;
+	n.count = manifest_count(man);
+	n.mode = mode;
+	install_say(o, &n);
+	goto out;
+abort:
+	/*
+	 * Records first, then files, then the directories this run created
+	 * (files moved aside for them come back); the journal goes only once
+	 * all that is undone (else the next run finishes the undo), and last
+	 * the directories that held it: the admin directory may be new.
+	 */
+	if ((manifest_abort(man) | syncbatch_abort(sb) |
+	    syncbatch_abort_dirs(sb)) != 0 || journal_end(j, true, &ign) != 0) {
+		n.event = INSTALL_WARN;
+		n.msg = "cleanup after the error was incomplete; the next run"
+		    " repairs it";
+		install_say(o, &n);
+	} else
+		/* Now empty: the directories that held the journal. */
+		syncbatch_abort_dirs(sb);
+out:
+	feed_free(feed);
+	unpack_free(u);
+	syncbatch_free(sb);
+	manifest_free(man);
+	journal_free(j);
+	dirs_free(dirs);
+	users_free(users);
+	rootfs_close(&rf);
+	return r;
+}

@@ -1,0 +1,77 @@
+/* install: one run that puts packages into a root, from the first write to the commit. */
+#ifndef DEBUNPACK_INSTALL_H
+#define DEBUNPACK_INSTALL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "control.h"
+#include "error.h"
+#include "recover.h"
+#include "rootfs.h"
+#include "stats.h"
+
+/* Where records go unless the options say otherwise, inside the root. */
+#define INSTALL_ADMINDIR	"var/lib/debunpack"
+
+/* What a run tells its caller, who decides what the user sees. */
+enum install_event {
+	INSTALL_UNPACKING,	/* PKG's data comes next; CTL is its control */
+	INSTALL_WARN_PATH,	/* PATH of PKG (either may be NULL): MSG */
+	INSTALL_WARN,		/* MSG, about the run as a whole */
+	INSTALL_REPAIRED,	/* an interrupted run was repaired: REPAIR */
+	INSTALL_COMMITTED,	/* COUNT paths committed with sync mode MODE */
+};
+
+struct install_note {
+	enum install_event event;
+	const char *pkg;
+	const char *path;
+	const char *msg;
+	const struct control *ctl;
+	const struct recover_result *repair;
+	size_t count;
+	const char *mode;
+};
+
+struct install_opts {
+	const char *root;
+	const char *admindir;	/* NULL: ROOT/INSTALL_ADMINDIR */
+	const char *mode;	/* a syncbatch mode, or "auto" */
+	unsigned jobs;		/* decompressing threads at most; 1: none */
+	size_t feed_budget;	/* bytes the threads may queue, in all */
+	bool skip_devices;
+	bool force_overwrite;
+	/* Set (by a signal handler) to stop before the commit; may be NULL. */
+	volatile sig_atomic_t *stop;
+	/* Told what the run does; may be NULL. */
+	void (*note)(void *ctx, const struct install_note *n);
+	void *ctx;
+};
+
+/*
+ * Install the N package files FILES into the root as one batch: all of
+ * them or, on any error, none (the root is left as it was, or left for
+ * the next run to repair when the error came past the commit point).
+ * Repairs an interrupted earlier run first.  ST receives the counts.
+ * 0, or -errno with ERR filled (ERR's package set where one is to blame).
+ */
+int install_run(const struct install_opts *o, char *const *files, size_t n,
+    struct stats *st, struct dbp_error *err);
+
+/*
+ * If the admin directory holds the journal of an interrupted run, repair
+ * the root RF as it says.  LOCK: the admin directory must not be in use
+ * (an install); otherwise a run in progress is left alone.  0 or -errno.
+ */
+int install_recover(const struct install_opts *o, const struct rootfs *rf,
+    bool lock, struct dbp_error *err);
+
+/*
+ * Open the admin directory read-only: -errno on failure (-ENOENT when
+ * nothing was ever installed).
+ */
+int install_admin_open(const struct install_opts *o, const struct rootfs *rf);
+
+#endif
