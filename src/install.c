@@ -254,8 +254,11 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	uo.warn = install_warn;
 	uo.warn_ctx = &ic;
 
-	if ((r = rootfs_open(&rf, o->root, err)) != 0 ||
-	    (r = install_recover(o, &rf, true, err)) != 0)
+	if ((r = rootfs_open(&rf, o->root, err)) != 0)
+		goto out;
+	if (o->force_walk)
+		rootfs_force_walk(&rf);
+	if ((r = install_recover(o, &rf, true, err)) != 0)
 		goto out;
 	if (uo.chown && (r = users_load(&users, &rf)) != 0) {
 		r = dbp_err(err, -r, "etc/passwd", "cannot read users");

@@ -43,6 +43,7 @@ struct install_opts {
 	size_t feed_budget;	/* bytes the threads may queue, in all */
 	bool skip_devices;
 	bool force_overwrite;
+	bool force_walk;	/* for tests: rootfs_force_walk */
 	/* Set (by a signal handler) to stop before the commit; may be NULL. */
 	volatile sig_atomic_t *stop;
 	/* Told what the run does; may be NULL. */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole test suite, as CI runs it: warnings as errors, make check, the
-# same again under ASan+UBSan, unit tests and one run under valgrind, and
-# make distcheck.  Set QUICK=1 to stop after the first make check.
+# same again under ASan+UBSan, two minutes of fuzzing (FUZZ_TIME), unit
+# tests and one run under valgrind, and make distcheck.  Set QUICK=1 to
+# stop after the first make check.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -29,6 +30,9 @@ BUILD=build-asan CONFIGURE_FLAGS=--enable-werror \
 # build tries every fifth, distcheck every seventh.
 KILL_STEP=5 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     check build-asan
+
+echo "== fuzzing the install path for ${FUZZ_TIME:-120} s (tests/fuzz)"
+FUZZ_TIME=${FUZZ_TIME:-120} sh tests/fuzz/run.sh
 
 echo "== valgrind: unit tests and one run of every sync mode"
 for t in build/tests/check_*; do

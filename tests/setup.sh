@@ -10,11 +10,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # (util-linux), valgrind, python3 for JSON checks, apt for real packages,
 # strace to kill runs at every system call (tests/kill.sh), libfuse3 and
 # fuse3 for the power-loss recorder (tests/crash), bindfs for a FUSE mount
-# inside a root (tests/mounts.sh).
+# inside a root (tests/mounts.sh), clang and its libFuzzer runtime for
+# the fuzz target (tests/fuzz).
 deps="gcc make autoconf automake pkg-config libarchive-dev zlib1g-dev
 liblzma-dev libzstd-dev libbz2-dev libssl-dev check dpkg e2fsprogs xfsprogs btrfs-progs
 mount util-linux valgrind python3 apt xz-utils zstd strace libfuse3-dev
-fuse3 bindfs"
+fuse3 bindfs clang libclang-rt-14-dev"
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	missing=""
