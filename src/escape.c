@@ -7,44 +7,83 @@
 #include "escape.h"
 
 /*
- * The printable form of the byte at P into TMP; *C1 carries the second
- * byte of a UTF-8 C1 control over to the next call.  Returns its length.
+ * Length of the well-formed UTF-8 sequence at P (2 to 4 bytes, no
+ * overlong forms, surrogates or code points past U+10FFFF), or 0.
  */
 static size_t
-escape_one(const unsigned char *p, char tmp[5], int *c1)
+escape_utf8_len(const unsigned char *p)
 {
+	size_t len, i;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (*p >= 0xc2 && *p <= 0xdf)
+		len = 2;
+	else if (*p >= 0xe0 && *p <= 0xef) {
+		len = 3;
+		if (*p == 0xe0)
+			lo = 0xa0;
+		else if (*p == 0xed)
+			hi = 0x9f;
+	} else if (*p >= 0xf0 && *p <= 0xf4) {
+		len = 4;
+		if (*p == 0xf0)
+			lo = 0x90;
+		else if (*p == 0xf4)
+			hi = 0x8f;
+	} else
+		return 0;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * The printable form of what starts at P into TMP; *USED gets the bytes
+ * of P it covers.  Returns the length of TMP.  Controls (C0, DEL, and C1
+ * in UTF-8) and bytes that are not well-formed UTF-8 are escaped: a lone
+ * 0x9b is CSI to a terminal in 8-bit mode.
+ */
+static size_t
+escape_one(const unsigned char *p, char tmp[16], size_t *used)
+{
+	size_t len;
+
+	*used = 1;
 	if (*p == '\\')
-		return (size_t)snprintf(tmp, 5, "\\\\");
+		return (size_t)snprintf(tmp, 16, "\\\\");
 	if (*p == '\n')
-		return (size_t)snprintf(tmp, 5, "\\n");
+		return (size_t)snprintf(tmp, 16, "\\n");
 	if (*p == '\t')
-		return (size_t)snprintf(tmp, 5, "\\t");
-	if (*p < 0x20 || *p == 0x7f || *c1 ||
-	    (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)) {
-		/* C1 controls are two bytes in UTF-8: escape both. */
-		*c1 = !*c1 && *p == 0xc2;
-		return (size_t)snprintf(tmp, 5, "\\x%02x", *p);
+		return (size_t)snprintf(tmp, 16, "\\t");
+	if (*p >= 0x20 && *p < 0x7f) {
+		tmp[0] = (char)*p;
+		tmp[1] = '\0';
+		return 1;
 	}
-	tmp[0] = (char)*p;
-	tmp[1] = '\0';
-	return 1;
+	if ((len = escape_utf8_len(p)) == 0 || (*p == 0xc2 && p[1] <= 0x9f))
+		return (size_t)snprintf(tmp, 16, "\\x%02x", *p);
+	*used = len;
+	memcpy(tmp, p, len);
+	tmp[len] = '\0';
+	return len;
 }
 
 char *
 escape_name(const char *s, char *buf, size_t n)
 {
 	const unsigned char *p;
-	size_t total = 0, o = 0, len;
-	char tmp[5];
-	int c1 = 0;
+	size_t total = 0, o = 0, len, used;
+	char tmp[16];
 
 	if (n == 0)
 		return buf;
-	for (p = (const unsigned char *)s; *p != '\0'; p++)
-		total += escape_one(p, tmp, &c1);
-	c1 = 0;
-	for (p = (const unsigned char *)s; *p != '\0'; p++) {
-		len = escape_one(p, tmp, &c1);
+	for (p = (const unsigned char *)s; *p != '\0'; p += used)
+		total += escape_one(p, tmp, &used);
+	for (p = (const unsigned char *)s; *p != '\0'; p += used) {
+		len = escape_one(p, tmp, &used);
 		/* Cut only what does not fit, never inside an escape. */
 		if (total >= n && o + len + 4 > n) {
 			snprintf(buf + o, n - o, "...");

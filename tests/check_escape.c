@@ -68,6 +68,14 @@ START_TEST(test_escape_utf8_text_kept)
 	assert_escaped("caf\xc3\xa9", 64, "caf\xc3\xa9");
 	assert_escaped("nb\xc2\xa0sp", 64, "nb\xc2\xa0sp");
 	assert_escaped("\xe2\x82\xac", 64, "\xe2\x82\xac");
+	/* A lone 0x9b is CSI to a terminal in 8-bit mode; broken UTF-8 too. */
+	assert_escaped("a\x9b" "31m", 64, "a\\x9b31m");
+	assert_escaped("\xe9t\xe9", 64, "\\xe9t\\xe9");
+	assert_escaped("\xe2\x82", 64, "\\xe2\\x82");
+	assert_escaped("\xc0\xaf", 64, "\\xc0\\xaf");
+	assert_escaped("\xed\xa0\x80", 64, "\\xed\\xa0\\x80");
+	assert_escaped("\xf4\x90\x80\x80", 64, "\\xf4\\x90\\x80\\x80");
+	assert_escaped("\xf0\x9f\x98\x80", 64, "\xf0\x9f\x98\x80");
 }
 END_TEST
 
