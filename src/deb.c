@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,24 @@ deb_ar_err(struct archive *a, const char *what, struct dbp_error *err)
 }
 
 /*
+ * libarchive takes fewer bytes than a member header at the end for the
+ * end of the container: a cut header, or trailing garbage, would pass
+ * unseen.  Where the size is known, the end must be the end of the file.
+ */
+static int
+deb_at_end(struct deb *d, struct dbp_error *err)
+{
+	la_int64_t pos = archive_filter_bytes(d->ar, 0);
+	struct stat st;
+
+	if (fstat(d->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    pos >= (la_int64_t)st.st_size)
+		return 0;
+	return dbp_err(err, 0, "", "bad ar container: truncated member header"
+	    " or trailing garbage at offset %lld", (long long)pos);
+}
+
+/*
  * Next member that is not ignorable: returns 1 with its name in d->member,
  * 0 at the end of the container, or an error.
  */
@@ -73,7 +92,7 @@ deb_next_member(struct deb *d, struct dbp_error *err)
 	for (;;) {
 		r = archive_read_next_header(d->ar, &ae);
 		if (r == ARCHIVE_EOF)
-			return 0;
+			return deb_at_end(d, err);
 		if (r != ARCHIVE_OK)
 			return deb_ar_err(d->ar, "bad ar container", err);
 		name = archive_entry_pathname(ae);
