@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -51,6 +52,65 @@ control_continue(struct control *c, const char *line, size_t len)
 	v[old + 1 + len] = '\0';
 	f->value = v;
 	return 0;
+}
+
+/*
+ * Why VERSION is not a Debian version, or NULL: dpkg's rules, [EPOCH:]
+ * UPSTREAM[-REVISION] with a numeric epoch and only letters, digits and
+ * ".+~" (and "-" and ":" in UPSTREAM).  dpkg refuses such a package too;
+ * here it also keeps control sequences out of records and messages.
+ */
+static const char *
+control_bad_version(const char *v)
+{
+	const char *up = v, *colon = strchr(v, ':'), *hyphen, *p;
+
+	if (*v == '\0')
+		return "empty";
+	if (colon != NULL) {
+		if (colon == v)
+			return "empty epoch";
+		for (p = v; p < colon; p++)
+			if (*p < '0' || *p > '9')
+				return "epoch is not a number";
+		if (colon - v > 9)
+			return "epoch too large";
+		up = colon + 1;
+	}
+	hyphen = strrchr(up, '-');
+	if (*up == '\0' || hyphen == up)
+		return "empty upstream version";
+	if (hyphen != NULL && hyphen[1] == '\0')
+		return "empty revision";
+	for (p = up; *p != '\0'; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (isascii(c) && isalnum(c))
+			continue;
+		if (strchr(".+~", c) != NULL)
+			continue;
+		if ((c == '-' || c == ':') && (hyphen == NULL || p < hyphen))
+			continue;
+		if (c == '-' && p == hyphen)
+			continue;
+		return "invalid character";
+	}
+	return NULL;
+}
+
+/* An architecture name: a letter or digit, then letters, digits, "-". */
+static bool
+control_valid_arch(const char *a)
+{
+	const char *p;
+
+	if (!isascii((unsigned char)*a) || !isalnum((unsigned char)*a))
+		return false;
+	for (p = a; *p != '\0'; p++)
+		if (!isascii((unsigned char)*p) ||
+		    (!isalnum((unsigned char)*p) && *p != '-'))
+			return false;
+	return true;
 }
 
 static int
@@ -115,7 +175,7 @@ control_parse(const char *text, size_t len, struct control **out,
     struct dbp_error *err)
 {
 	struct control *c;
-	const char *p = text, *end = text + len, *nl;
+	const char *p = text, *end = text + len, *nl, *why;
 	size_t i;
 	int r = 0;
 
@@ -157,6 +217,13 @@ control_parse(const char *text, size_t len, struct control **out,
 			r = dbp_err(err, 0, "control",
 			    "missing field '%s'", control_required[i]);
 	}
+	if (r == 0 && (why = control_bad_version(control_get(c,
+	    "Version"))) != NULL)
+		r = dbp_err(err, 0, "control", "invalid Version '%s': %s",
+		    control_get(c, "Version"), why);
+	if (r == 0 && !control_valid_arch(control_get(c, "Architecture")))
+		r = dbp_err(err, 0, "control", "invalid Architecture '%s'",
+		    control_get(c, "Architecture"));
 	if (r == -ENOMEM)
 		dbp_err(err, ENOMEM, "control", "cannot parse");
 	if (r != 0) {

@@ -164,6 +164,54 @@ START_TEST(test_control_empty_required)
 }
 END_TEST
 
+/* Accepted when VERSION is the Version field, with Package and Architecture. */
+static int
+parse_version(const char *version)
+{
+	char text[256];
+	struct dbp_error err;
+	struct control *c;
+	int r;
+
+	snprintf(text, sizeof(text), "Package: a\nVersion: %s\n"
+	    "Architecture: all\n", version);
+	r = parse(text, &c, &err);
+	control_free(c);
+	return r;
+}
+
+START_TEST(test_control_version_syntax)
+{
+	static const char *const good[] = { "1", "1.0-1", "2:1.2.3-4",
+	    "1.0~rc1+dfsg-2.1", "1:2:3-4", "1.2-3-4", "0", "a1" };
+	static const char *const bad[] = { "1.0\x1b[31m", "1.0 x", ":1",
+	    "x:1", "1:", "1-", "-1", "1:-1", "1.0_1", "1.0-1:2", "1/2",
+	    "1\xc3\xa9", "1234567890:1" };
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(parse_version(good[i]) == 0, "'%s' refused",
+		    good[i]);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(parse_version(bad[i]) == -EINVAL,
+		    "'%s' accepted", bad[i]);
+	assert_rejected("Package: a\nVersion: 1\x7f\nArchitecture: all\n",
+	    "invalid Version");
+}
+END_TEST
+
+START_TEST(test_control_arch_syntax)
+{
+	assert_rejected("Package: a\nVersion: 1\nArchitecture: all\x1b[2J\n",
+	    "invalid Architecture");
+	assert_rejected("Package: a\nVersion: 1\nArchitecture: a/b\n",
+	    "invalid Architecture");
+	assert_rejected("Package: a\nVersion: 1\nArchitecture: -x\n",
+	    "invalid Architecture");
+	ck_assert_int_eq(parse_version("1"), 0);
+}
+END_TEST
+
 START_TEST(test_control_duplicate_field)
 {
 	assert_rejected(MINIMAL "Package: other\n", "duplicate");
@@ -296,6 +344,8 @@ control_suite(void)
 	tc = tcase_create("limits");
 	tcase_add_test(tc, test_control_missing_required);
 	tcase_add_test(tc, test_control_empty_required);
+	tcase_add_test(tc, test_control_version_syntax);
+	tcase_add_test(tc, test_control_arch_syntax);
 	tcase_add_test(tc, test_control_duplicate_field);
 	tcase_add_test(tc, test_control_bad_lines);
 	tcase_add_test(tc, test_control_nul_byte);
