@@ -58,7 +58,24 @@ struct dirs {
 	void *log_ctx;
 	int (*displace)(void *, const char *, struct dbp_error *);
 	void *displace_ctx;
+	const char *top;	/* what to call the top directory in errors */
+	bool log_failed;	/* the last error came from the journal */
 };
+
+/* PATH as errors name it: the top directory has the empty path. */
+static const char *
+dirs_show(const struct dirs *d, const char *path)
+{
+	if (path[0] != '\0')
+		return path;
+	return d->top != NULL ? d->top : ".";
+}
+
+void
+dirs_set_top_name(struct dirs *d, const char *name)
+{
+	d->top = name;
+}
 
 static int
 dirs_cmp_path(const void *a, const void *b)
@@ -221,6 +238,7 @@ dirs_add(struct dirs *d, const char *rel, int fd, size_t parent,
 	    (r = d->log(d->log_ctx, DIRS_LOG_FOUND, rel,
 	    (struct timespec[2]){ st.st_atim,
 	    st.st_mtim })) != 0) {
+		d->log_failed = true;
 		free(path);
 		close(fd);
 		return r;
@@ -339,8 +357,8 @@ dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
 		return -ENOTDIR;
 	}
 	if ((pfd = dirs_fd(d, pidx)) < 0)
-		return dbp_err(err, -pfd, d->v[pidx].path,
-		    "cannot open directory");
+		return dbp_err(err, -pfd, dirs_show(d,
+		    d->v[pidx].path), "cannot open directory");
 	/* Announced before it exists, so that a killed run's repair finds it. */
 	if (d->log != NULL && (r = d->log(d->log_ctx, DIRS_LOG_MAKE, rel,
 	    NULL)) != 0)
@@ -384,13 +402,19 @@ dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
 }
 
 static int
-dirs_find_err(int r, const char *rel, struct dbp_error *err)
+dirs_find_err(struct dirs *d, int r, const char *rel, struct dbp_error *err)
 {
+	if (d->log_failed) {
+		d->log_failed = false;
+		return dbp_err(err, -r, dirs_show(d, rel),
+		    "cannot write journal");
+	}
 	if (r == -ENOTDIR) {
-		dbp_err(err, 0, rel, "exists and is not a directory");
+		dbp_err(err, 0, dirs_show(d, rel),
+		    "exists and is not a directory");
 		return r;
 	}
-	return dbp_err(err, -r, rel, "cannot open directory");
+	return dbp_err(err, -r, dirs_show(d, rel), "cannot open directory");
 }
 
 /*
@@ -415,9 +439,9 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 	r = dirs_find(d, rel, idx);
 	/* A lookup never makes nor moves anything. */
 	if (r == 0 || !create)
-		return r == 0 ? 0 : dirs_find_err(r, rel, err);
+		return r == 0 ? 0 : dirs_find_err(d, r, rel, err);
 	if (!dirs_missing(d, r) || rel[0] == '\0')
-		return dirs_find_err(r, rel, err);
+		return dirs_find_err(d, r, rel, err);
 	if ((path = strdup(rel)) == NULL)
 		return dbp_err(err, ENOMEM, rel, "cannot create directory");
 	/*
@@ -435,7 +459,7 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 		r = dirs_find(d, path, &pidx);
 		if (!dirs_missing(d, r)) {
 			if (r != 0)
-				r = dirs_find_err(r, path, err);
+				r = dirs_find_err(d, r, path, err);
 			start = (size_t)(slash - path) + 1;
 			*slash = '/';
 			break;
@@ -443,7 +467,7 @@ dirs_get(struct dirs *d, const char *rel, bool create, mode_t mode,
 	}
 	if (r != 0) {
 		if (r == -ENOENT || start == 0)
-			r = dirs_find_err(r, "", err);
+			r = dirs_find_err(d, r, "", err);
 		free(path);
 		return r;
 	}
@@ -638,11 +662,14 @@ dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m,
 	 * access until the fixup.
 	 */
 	if ((fd = dirs_fd(d, idx)) < 0)
-		return dbp_err(err, -fd, v->path, "cannot open directory");
+		return dbp_err(err, -fd, dirs_show(d, v->path),
+		    "cannot open directory");
 	if (m->chown && fchown(fd, m->uid, m->gid) != 0)
-		return dbp_err(err, errno, v->path, "cannot change owner");
+		return dbp_err(err, errno, dirs_show(d, v->path),
+		    "cannot change owner");
 	if (fchmod(fd, (m->mode & 07777) | (m->chown ? 0 : S_IRWXU)) != 0)
-		return dbp_err(err, errno, v->path, "cannot change mode");
+		return dbp_err(err, errno, dirs_show(d, v->path),
+		    "cannot change mode");
 	return 0;
 }
 
@@ -659,18 +686,21 @@ dirs_fixup(struct dirs *d, struct dbp_error *err)
 		if (!(v->flags & DIR_META) || (v->flags & DIR_GONE))
 			continue;
 		if ((fd = dirs_fd(d, d->created[i])) < 0)
-			return dbp_err(err, -fd, v->path, "cannot open directory");
+			return dbp_err(err, -fd, dirs_show(d, v->path),
+			    "cannot open directory");
 		/* chown first: it clears setgid, which the mode then restores. */
 		if (v->meta.chown && fchown(fd, v->meta.uid, v->meta.gid) != 0)
-			return dbp_err(err, errno, v->path, "cannot change owner");
+			return dbp_err(err, errno, dirs_show(d, v->path),
+			    "cannot change owner");
 		if (fchmod(fd, v->meta.mode & 07777) != 0)
-			return dbp_err(err, errno, v->path, "cannot change mode");
+			return dbp_err(err, errno, dirs_show(d, v->path),
+			    "cannot change mode");
 		if (v->has_mtime) {
 			ts[0] = v->meta.mtime;
 			ts[1] = v->meta.mtime;
 			if (futimens(fd, ts) != 0)
-				return dbp_err(err, errno, v->path,
-				    "cannot set times");
+				return dbp_err(err, errno,
+				    dirs_show(d, v->path), "cannot set times");
 		}
 		/* perfile synced it after its renames: this change needs one more. */
 		dirs_mark(d, d->created[i], DIR_META);
@@ -696,10 +726,12 @@ dirs_sync_one(struct dirs *d, size_t idx, unsigned long *count,
 	if (!dirs_unsynced(d, idx))
 		return 0;
 	if ((fd = dirs_fd(d, idx)) < 0)
-		return dbp_err(err, -fd, v->path, "cannot open directory");
+		return dbp_err(err, -fd, dirs_show(d, v->path),
+		    "cannot open directory");
 	(*count)++;
 	if (fsync(fd) != 0)
-		return dbp_err(err, errno, v->path, "cannot sync directory");
+		return dbp_err(err, errno, dirs_show(d, v->path),
+		    "cannot sync directory");
 	v->flags |= DIR_SYNCED;
 	return 0;
 }

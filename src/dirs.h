@@ -123,6 +123,12 @@ int dirs_fixup(struct dirs *d, struct dbp_error *err);
  */
 int dirs_sync(struct dirs *d, unsigned long *count, struct dbp_error *err);
 
+/*
+ * What errors call the top directory (path ""): NAME, kept by reference;
+ * "." by default.
+ */
+void dirs_set_top_name(struct dirs *d, const char *name);
+
 /* Whether directory IDX changed since its last sync (and still exists). */
 bool dirs_unsynced(const struct dirs *d, size_t idx);
 

@@ -166,7 +166,8 @@ install_admindir(const struct install_opts *o, const struct rootfs *rf,
 		if (fd < 0)
 			return dbp_err(err, errno, o->admindir,
 			    "cannot open admin directory");
-		r = manifest_admin(man, fd, rf->openat2, sb, st, err);
+		r = manifest_admin(man, fd, o->admindir, rf->openat2, sb, st,
+		    err);
 		close(fd);
 		return r;
 	}
@@ -175,7 +176,8 @@ install_admindir(const struct install_opts *o, const struct rootfs *rf,
 	if ((fd = dirs_fd(dirs, idx)) < 0)
 		return dbp_err(err, -fd, INSTALL_ADMINDIR,
 		    "cannot open admin directory");
-	return manifest_admin(man, fd, rf->openat2, sb, st, err);
+	return manifest_admin(man, fd, INSTALL_ADMINDIR, rf->openat2, sb, st,
+	    err);
 }
 
 int
@@ -282,7 +284,8 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	syncbatch_set_journal(sb, j);
 	if ((r = install_admindir(o, &rf, dirs, sb, man, st, err)) != 0 ||
 	    (r = manifest_lock(man, err)) != 0 ||
-	    (r = journal_open(j, manifest_admin_fd(man), err)) != 0 ||
+	    (r = journal_open(j, manifest_admin_fd(man), o->admindir != NULL ?
+	    o->admindir : INSTALL_ADMINDIR, err)) != 0 ||
 	    (r = manifest_load_installed(man, err)) != 0)
 		goto abort;
 

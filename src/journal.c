@@ -44,6 +44,7 @@ struct journal {
 	char *mem;		/* the memory stream's buffer */
 	size_t memlen;
 	int admfd;		/* the admin directory, once open */
+	const char *admname;	/* what errors call it */
 	struct timespec admtimes[2];	/* its times before the journal */
 	bool durable;
 	bool dirsynced;		/* its name is durable */
@@ -80,12 +81,14 @@ journal_check(struct journal *j, FILE *fp)
 }
 
 int
-journal_open(struct journal *j, int admfd, struct dbp_error *err)
+journal_open(struct journal *j, int admfd, const char *name,
+    struct dbp_error *err)
 {
 	struct stat st;
 	FILE *fp;
 	int fd;
 
+	j->admname = name;
 	if (fstat(admfd, &st) != 0 ||
 	    (j->admfd = fcntl(admfd, F_DUPFD_CLOEXEC, 0)) < 0)
 		return dbp_err(err, errno, JOURNAL_NAME, "cannot create journal");
@@ -202,8 +205,8 @@ journal_sync(struct journal *j, struct dbp_error *err)
 	if (!j->dirsynced) {
 		j->st->calls[SC_FSYNC]++;
 		if (fsync(j->admfd) != 0)
-			return dbp_err(err, errno, "", "cannot sync admin"
-			    " directory");
+			return dbp_err(err, errno, j->admname,
+			    "cannot sync admin directory");
 		j->dirsynced = true;
 	}
 	j->dirty = false;

@@ -29,10 +29,12 @@ struct stats;
 int journal_new(struct journal **out, bool durable, struct stats *st);
 
 /*
- * Create JOURNAL_NAME in admin directory ADMFD (not taken) and write what
- * was logged so far.  -EEXIST when a journal is there: recover it first.
+ * Create JOURNAL_NAME in admin directory ADMFD (not taken), which errors
+ * call NAME (kept by reference), and write what was logged so far.
+ * -EEXIST when a journal is there: recover it first.
  */
-int journal_open(struct journal *j, int admfd, struct dbp_error *err);
+int journal_open(struct journal *j, int admfd, const char *name,
+    struct dbp_error *err);
 
 /*
  * Directory PATH (root-relative) of the root is used by the run: it may

@@ -351,7 +351,8 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 		else if (o->action == ACT_DRY_RUN)
 			r = main_dry_run(man, &rf, argv + first, &err);
 		fd = -1;
-	} else if ((r = manifest_admin(man, fd, rf.openat2, NULL, &st,
+	} else if ((r = manifest_admin(man, fd, o->in.admindir != NULL ?
+	    o->in.admindir : INSTALL_ADMINDIR, rf.openat2, NULL, &st,
 	    &err)) == 0) {
 		if (o->action == ACT_LIST)
 			r = query_list(man, stdout, &err);

@@ -50,7 +50,8 @@ struct manifest_gone {
 struct manifest {
 	void *root;		/* tsearch tree of struct manifest_entry */
 	size_t n;
-	/* the admin directory, when attached */
+	/* the admin directory, when attached, and what errors call it */
+	const char *admname;
 	struct rootfs arf;
 	struct dirs *adirs;
 	struct syncbatch *asb;
@@ -161,19 +162,22 @@ manifest_count(const struct manifest *m)
 }
 
 int
-manifest_admin(struct manifest *m, int dirfd, bool openat2,
-    struct syncbatch *peer, struct stats *st, struct dbp_error *err)
+manifest_admin(struct manifest *m, int dirfd, const char *name,
+    bool openat2, struct syncbatch *peer, struct stats *st,
+    struct dbp_error *err)
 {
 	int r;
 
+	m->admname = name;
 	if ((m->arf.fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0)
-		return dbp_err(err, errno, "", "cannot open admin directory");
+		return dbp_err(err, errno, name, "cannot open admin directory");
 	m->arf.openat2 = openat2;
 	/* Records live in one directory: a tiny cache and few open files. */
 	if ((r = dirs_new(&m->adirs, &m->arf, 4)) != 0 ||
 	    (r = peer != NULL ? syncbatch_new_like(&m->asb, peer, m->adirs,
 	    64) : syncbatch_new(&m->asb, "none", m->adirs, st, 64)) != 0)
-		return dbp_err(err, -r, "", "cannot open admin directory");
+		return dbp_err(err, -r, name, "cannot open admin directory");
+	dirs_set_top_name(m->adirs, name);
 	return dirs_get(m->adirs, "", false, 0, &m->aroot, err);
 }
 
@@ -181,7 +185,7 @@ int
 manifest_lock(struct manifest *m, struct dbp_error *err)
 {
 	if (flock(m->arf.fd, LOCK_EX | LOCK_NB) != 0)
-		return dbp_err(err, errno, "", errno == EWOULDBLOCK ?
+		return dbp_err(err, errno, m->admname, errno == EWOULDBLOCK ?
 		    "admin directory in use by another run" :
 		    "cannot lock admin directory");
 	return 0;
@@ -224,7 +228,8 @@ manifest_write_tmp(struct manifest *m, struct record *r,
 	snprintf(final, sizeof(final), "%s" MANIFEST_SUFFIX, name);
 	snprintf(tmp, sizeof(tmp), "%s.debunpack-new", final);
 	if ((dfd = dirs_fd(m->adirs, m->aroot)) < 0)
-		return dbp_err(err, -dfd, "", "cannot open admin directory");
+		return dbp_err(err, -dfd, m->admname,
+		    "cannot open admin directory");
 	/* A leftover of a killed run has this name: it is ours to replace. */
 	unlinkat(dfd, tmp, 0);
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
@@ -672,7 +677,8 @@ manifest_load(struct manifest *m, const char *name, struct record **out,
 		return -ENOENT;
 	snprintf(file, sizeof(file), "%s" MANIFEST_SUFFIX, name);
 	if ((dfd = dirs_fd(m->adirs, m->aroot)) < 0)
-		return dbp_err(err, -dfd, "", "cannot open admin directory");
+		return dbp_err(err, -dfd, m->admname,
+		    "cannot open admin directory");
 	if ((fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? -ENOENT :
 		    dbp_err(err, errno, file, "cannot read record");
@@ -704,7 +710,8 @@ manifest_names(struct manifest *m, char ***names, struct dbp_error *err)
 	    O_CLOEXEC)) < 0 || (dir = fdopendir(fd)) == NULL) {
 		if (fd >= 0)
 			close(fd);
-		return dbp_err(err, errno, "", "cannot list admin directory");
+		return dbp_err(err, errno, m->admname,
+		    "cannot list admin directory");
 	}
 	while ((de = readdir(dir)) != NULL) {
 		len = strlen(de->d_name);

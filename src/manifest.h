@@ -53,12 +53,13 @@ size_t manifest_count(const struct manifest *m);
  * NAME.record (see record.c for the format).
  *
  * Attach the admin directory open as DIRFD (duplicated; the caller keeps
- * its own).  Records are committed with the sync strategy of the files'
+ * its own), called NAME in errors (kept by reference).  Records are committed with the sync strategy of the files'
  * batch PEER, sharing its barriers (none when PEER is NULL), counted in
  * ST.  OPENAT2 tells whether the kernel has openat2 (see rootfs.h).
  */
-int manifest_admin(struct manifest *m, int dirfd, bool openat2,
-    struct syncbatch *peer, struct stats *st, struct dbp_error *err);
+int manifest_admin(struct manifest *m, int dirfd, const char *name,
+    bool openat2, struct syncbatch *peer, struct stats *st,
+    struct dbp_error *err);
 
 /*
  * Keep R, the record of the run's next package, for manifest_prepare,

@@ -220,7 +220,7 @@ START_TEST(test_manifest_owner_index)
 	ck_assert_int_eq(manifest_new(&m), 0);
 	fd = open(checkutil_at("admin"), O_RDONLY | O_DIRECTORY);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(manifest_admin(m, fd, false, NULL, &st, &err), 0);
+	ck_assert_int_eq(manifest_admin(m, fd, "admin", false, NULL, &st, &err), 0);
 	close(fd);
 	if (manifest_load_installed(m, &err) != 0)
 		ck_abort_msg("%s: %s", err.path, err.msg);
