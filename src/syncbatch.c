@@ -189,7 +189,14 @@ sync_names(struct syncbatch *sb, struct dbp_error *err)
 int
 sb_journal_first(struct syncbatch *sb, struct dbp_error *err)
 {
-	return sb->journal != NULL ? journal_sync(sb->journal, err) : 0;
+	/*
+	 * An undo leaves less than the journal describes, and the journal
+	 * goes next: syncing it first (after its own write failed, say)
+	 * would only stop the undo from being made durable.
+	 */
+	if (sb->journal == NULL || sb->aborting)
+		return 0;
+	return journal_sync(sb->journal, err);
 }
 
 static int
@@ -749,6 +756,7 @@ syncbatch_abort_dirs(struct syncbatch *sb)
 	struct dbp_error ignored;
 	int r = 0, r2;
 
+	sb->aborting = true;
 	/*
 	 * Once a name is committed the new directories are part of the new
 	 * state (a committed symlink may point into one): keep them.

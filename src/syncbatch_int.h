@@ -69,6 +69,7 @@ struct syncbatch {
 	bool prepared;		/* data durable, backups kept */
 	struct journal *journal;	/* synced before anything else is */
 	bool renamed;		/* the commit renamed at least one name */
+	bool aborting;		/* undoing: the journal is about to go */
 };
 
 /* Nothing of the run is made durable before the journal (syncbatch.c). */
