@@ -27,6 +27,8 @@
  *
  *	\n  newline	\t  tab		\r  carriage return
  *	\s  space	\\  backslash	\xNN  the byte 0xNN (two hex digits)
+ *	\&  nothing, as in troff: "\&" alone is an empty argument, which
+ *	    is how a tar entry or link target gets an empty name
  *
  * Any other backslash sequence is an error.  Arguments written as TEXT
  * below take the rest of the line: inner blanks are kept, leading and
@@ -62,7 +64,9 @@
  *	LEVEL is passed to libarchive as compression-level (xz 0-9,
  *	gz 1-9, zst 1-22, bz2 1-9, lzma 0-9); the default is
  *	libarchive's (xz 6, as dpkg-deb uses).  Lower levels make big
- *	fixtures much quicker to build.
+ *	fixtures much quicker to build.  A zst member is one frame with
+ *	a content checksum (XXH64), as dpkg-deb writes it, so that a
+ *	corrupt-member in it can be noticed by the reader.
  *   format data|control gnu|pax|ustar
  *	Tar dialect of that member.  Default gnu.  ustar cannot hold
  *	long names; such an entry is an error.
@@ -463,6 +467,8 @@ lex_char(const struct desc *d, const char *p, struct buf *out)
 		break;
 	case '\\':
 		buf_addc(out, '\\');
+		break;
+	case '&':
 		break;
 	case 'x':
 		if ((hi = lex_hexval(p[2])) < 0 || (lo = lex_hexval(p[3])) < 0)
@@ -1395,6 +1401,126 @@ tar_build(struct desc *d, enum part_id id, const struct entry *ents,
 	la_finish(a);
 }
 
+/* XXH64 with seed 0, the content checksum of a zstd frame. */
+#define XXH_P1	0x9e3779b185ebca87ULL
+#define XXH_P2	0xc2b2ae3d27d4eb4fULL
+#define XXH_P3	0x165667b19e3779f9ULL
+#define XXH_P4	0x85ebca77c2b2ae63ULL
+#define XXH_P5	0x27d4eb2f165667c5ULL
+
+static uint64_t
+xxh_rotl(uint64_t x, int r)
+{
+	return x << r | x >> (64 - r);
+}
+
+static uint64_t
+xxh_le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n-- > 0)
+		v = v << 8 | p[n];
+	return v;
+}
+
+static uint64_t
+xxh_round(uint64_t acc, uint64_t input)
+{
+	return xxh_rotl(acc + input * XXH_P2, 31) * XXH_P1;
+}
+
+static uint64_t
+xxh_merge(uint64_t h, uint64_t v)
+{
+	return (h ^ xxh_round(0, v)) * XXH_P1 + XXH_P4;
+}
+
+static uint64_t
+xxh64(const unsigned char *p, size_t len)
+{
+	const unsigned char *end = p + len;
+	uint64_t v[4], h;
+	int i;
+
+	if (len >= 32) {
+		v[0] = XXH_P1 + XXH_P2;
+		v[1] = XXH_P2;
+		v[2] = 0;
+		v[3] = -XXH_P1;
+		for (; end - p >= 32; p += 32)
+			for (i = 0; i < 4; i++)
+				v[i] = xxh_round(v[i], xxh_le(p + 8 * i, 8));
+		h = xxh_rotl(v[0], 1) + xxh_rotl(v[1], 7) +
+		    xxh_rotl(v[2], 12) + xxh_rotl(v[3], 18);
+		for (i = 0; i < 4; i++)
+			h = xxh_merge(h, v[i]);
+	} else
+		h = XXH_P5;
+	h += len;
+	for (; end - p >= 8; p += 8)
+		h = xxh_rotl(h ^ xxh_round(0, xxh_le(p, 8)), 27) * XXH_P1 +
+		    XXH_P4;
+	if (end - p >= 4) {
+		h = xxh_rotl(h ^ xxh_le(p, 4) * XXH_P1, 23) * XXH_P2 + XXH_P3;
+		p += 4;
+	}
+	for (; p < end; p++)
+		h = xxh_rotl(h ^ *p * XXH_P5, 11) * XXH_P1;
+	h ^= h >> 33;
+	h *= XXH_P2;
+	h ^= h >> 29;
+	h *= XXH_P3;
+	return h ^ h >> 32;
+}
+
+/*
+ * libarchive writes zstd frames without the content checksum that
+ * dpkg-deb (and the zstd tool) put in, and without it a flipped byte in
+ * a raw block decodes silently.  Walk the one frame libarchive wrote
+ * (RFC 8878, section 3.1.1), set its Content_Checksum_flag and append
+ * the low 32 bits of XXH64 of CONTENT.
+ */
+static void
+zst_add_checksum(struct buf *z, size_t start, const struct buf *content)
+{
+	static const unsigned char magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	static const size_t dictlen[4] = { 0, 1, 2, 4 };
+	static const size_t fcslen[4] = { 0, 2, 4, 8 };
+	unsigned char *f = z->data + start, fhd, sum[4];
+	size_t len = z->len - start, off, bsize;
+	uint64_t h;
+	uint32_t bh;
+	int i;
+
+	if (len < 5 || memcmp(f, magic, 4) != 0)
+		fatal("libarchive wrote no zstd frame");
+	fhd = f[4];
+	if (fhd & 0x04)
+		return;
+	/* Window_Descriptor unless Single_Segment; then Dictionary_ID, FCS. */
+	off = (fhd & 0x20 ? 5 : 6) + dictlen[fhd & 3];
+	off += (fhd >> 6) == 0 && (fhd & 0x20) ? 1 : fcslen[fhd >> 6];
+	for (;;) {
+		if (off > len || len - off < 3)
+			fatal("zstd frame ends inside a block header");
+		bh = (uint32_t)xxh_le(f + off, 3);
+		bsize = ((bh >> 1) & 3) == 1 ? 1 : bh >> 3;
+		if (((bh >> 1) & 3) == 3 || bsize > len - off - 3)
+			fatal("zstd frame has a bad block");
+		off += 3 + bsize;
+		if (bh & 1)
+			break;
+	}
+	if (off != len)
+		fatal("libarchive wrote more than one zstd frame");
+	f[4] |= 0x04;
+	h = xxh64(content->data, content->len);
+	for (i = 0; i < 4; i++)
+		sum[i] = (unsigned char)(h >> 8 * i);
+	buf_add(z, sum, 4);
+}
+
 /*
  * The raw format passes one stream of bytes through the filter chain,
  * which lets the already built (and possibly patched) tar be compressed
@@ -1409,7 +1535,7 @@ comp_apply(const struct desc *d, enum part_id id, const struct buf *in,
 	struct archive *a;
 	struct archive_entry *ae;
 	const unsigned char *p;
-	size_t left;
+	size_t left, start = out->len;
 	la_ssize_t r;
 	int rc;
 
@@ -1466,6 +1592,8 @@ comp_apply(const struct desc *d, enum part_id id, const struct buf *in,
 			    r < 0 ? archive_error_string(a) : "short write");
 	archive_entry_free(ae);
 	la_finish(a);
+	if (comp == COMP_ZST)
+		zst_add_checksum(out, start, in);
 }
 
 static void
