@@ -26,9 +26,9 @@ echo "== ASan+UBSan build and make check"
 BUILD=build-asan CONFIGURE_FLAGS=--enable-werror \
     CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
     sh tests/setup.sh
-# tests/kill.sh tries every kill point in the plain build; the sanitized
-# build tries every fifth, distcheck every seventh.
-KILL_STEP=5 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+# tests/kill.sh and tests/faults.sh try every point in the plain build;
+# the sanitized build tries every fifth, distcheck every seventh.
+KILL_STEP=5 FAULT_STEP=5 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     check build-asan
 
 echo "== fuzzing the install path for ${FUZZ_TIME:-120} s (tests/fuzz)"
@@ -67,6 +67,6 @@ valgrind -q --leak-check=full --error-exitcode=1 build/debunpack -q \
     --root "$vg/kill" --recover || { echo "valgrind: debunpack --recover"; exit 1; }
 
 echo "== make distcheck"
-KILL_STEP=7 make -s -C build distcheck > build/distcheck.log 2>&1 ||
+KILL_STEP=7 FAULT_STEP=7 make -s -C build distcheck > build/distcheck.log 2>&1 ||
     { tail -n 60 build/distcheck.log; exit 1; }
 echo "all tests passed"
