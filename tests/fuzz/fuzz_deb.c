@@ -14,9 +14,10 @@
  * Any violation aborts, which libFuzzer reports with the input.  The
  * sanitizers (address, undefined, leak) catch the rest.
  *
- * The input's length picks the sync mode and whether paths are resolved
- * with openat2 or by the user-space walk, so every input runs the same way
- * each time and both resolvers get fuzzed.  Files are capped at
+ * The input's length picks the sync mode, whether paths are resolved with
+ * openat2 or by the user-space walk, and whether a thread decompresses
+ * (--jobs 2), so every input runs the same way each time and each of
+ * these paths gets fuzzed.  Files are capped at
  * FUZZ_FSIZE bytes (RLIMIT_FSIZE): a decompression bomb ends in EFBIG
  * instead of filling the disk.  Run under a tmpfs TMPDIR: syncs are free.
  */
@@ -225,7 +226,8 @@ fuzz_install(size_t size)
 	o.root = root;
 	o.mode = modes[size % 4];
 	o.force_walk = (size / 4) % 2 == 1;
-	o.jobs = 1;
+	/* A decompression thread is a second reader of the same bytes. */
+	o.jobs = (size / 8) % 2 == 1 ? 2 : 1;
 	o.feed_budget = 1024 * 1024;
 	memset(&st, 0, sizeof(st));
 	dbp_err_clear(&err);
