@@ -72,11 +72,22 @@ journal_new(struct journal **out, bool durable, struct stats *st)
 	return 0;
 }
 
+/*
+ * A stdio call on the journal failed: keep the first cause (a flush of
+ * the buffer met ENOSPC, say) for journal_sync to report.
+ */
+static void
+journal_failed(struct journal *j)
+{
+	if (j->err == 0)
+		j->err = errno != 0 ? -errno : -EIO;
+}
+
 static int
 journal_check(struct journal *j, FILE *fp)
 {
 	if (j->err == 0 && (ferror(fp) || fflush(fp) != 0))
-		j->err = errno != 0 ? -errno : -EIO;
+		journal_failed(j);
 	return j->err;
 }
 
@@ -140,7 +151,7 @@ journal_dir(struct journal *j, const char *path, const struct timespec *t)
 		fputs("mkdir\t", j->fp);
 	if (!escape_put_field(j->fp, path[0] != '\0' ? path : ".") ||
 	    putc('\n', j->fp) == EOF)
-		j->err = j->err != 0 ? j->err : -EIO;
+		journal_failed(j);
 	j->dirty = true;
 	/* Written now: the caller is about to act on the directory. */
 	return journal_check(j, j->fp);
@@ -156,7 +167,7 @@ journal_aside(struct journal *j, const char *path)
 	j->dirty = true;
 	if (fputs("aside\t", j->fp) == EOF || !escape_put_field(j->fp, path) ||
 	    putc('\n', j->fp) == EOF)
-		j->err = j->err != 0 ? j->err : -EIO;
+		journal_failed(j);
 	/* Durable before the rename it announces: it moves a package's file. */
 	return journal_sync(j, &ignored);
 }
@@ -173,7 +184,7 @@ journal_item(struct journal *j, char tree, bool hadold, const char *dir,
 	    putc('\t', j->fp) == EOF || !escape_put_field(j->fp, tmp) ||
 	    putc('\t', j->fp) == EOF || !escape_put_field(j->fp, name) ||
 	    putc('\n', j->fp) == EOF)
-		j->err = j->err != 0 ? j->err : -EIO;
+		journal_failed(j);
 	return j->err;
 }
 
@@ -185,7 +196,7 @@ journal_gone(struct journal *j, char type, const char *path)
 	j->dirty = true;
 	if (fprintf(j->fp, "gone\t%c\t", type) < 0 ||
 	    !escape_put_field(j->fp, path) || putc('\n', j->fp) == EOF)
-		j->err = j->err != 0 ? j->err : -EIO;
+		journal_failed(j);
 	return j->err;
 }
 
@@ -220,7 +231,7 @@ journal_commit(struct journal *j, struct dbp_error *err)
 		return 0;
 	j->dirty = true;
 	if (fputs("commit\n", j->fp) == EOF)
-		j->err = j->err != 0 ? j->err : -EIO;
+		journal_failed(j);
 	return journal_sync(j, err);
 }
 
