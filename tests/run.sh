@@ -27,8 +27,10 @@ BUILD=build-asan CONFIGURE_FLAGS=--enable-werror \
     CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
     sh tests/setup.sh
 # tests/kill.sh and tests/faults.sh try every point in the plain build;
-# the sanitized build tries every fifth, distcheck every seventh.
-KILL_STEP=5 FAULT_STEP=5 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+# the sanitized build tries every fifth, distcheck every seventh; fewer
+# random kills and full-disk steps there too.
+KILL_STEP=5 FAULT_STEP=5 KILLRAND_TRIALS=60 FULLFS_STEPS=8 FULLFS_ISTEPS=4 \
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     check build-asan
 
 echo "== fuzzing the install path for ${FUZZ_TIME:-120} s (tests/fuzz)"
@@ -67,6 +69,7 @@ valgrind -q --leak-check=full --error-exitcode=1 build/debunpack -q \
     --root "$vg/kill" --recover || { echo "valgrind: debunpack --recover"; exit 1; }
 
 echo "== make distcheck"
-KILL_STEP=7 FAULT_STEP=7 make -s -C build distcheck > build/distcheck.log 2>&1 ||
+KILL_STEP=7 FAULT_STEP=7 KILLRAND_TRIALS=60 FULLFS_STEPS=8 FULLFS_ISTEPS=4 \
+    make -s -C build distcheck > build/distcheck.log 2>&1 ||
     { tail -n 60 build/distcheck.log; exit 1; }
 echo "all tests passed"
