@@ -396,6 +396,9 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* Queries repair an interrupted run too, and say so. */
+	o.in.note = main_note;
+	o.in.ctx = &o;
 	if (o.action != ACT_INSTALL)
 		return main_query(&o, argc, argv, first);
 	memset(&st, 0, sizeof(st));
@@ -407,8 +410,6 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	o.in.feed_budget = MAIN_FEED_BUDGET;
 	o.in.stop = &main_stop;
-	o.in.note = main_note;
-	o.in.ctx = &o;
 	if (install_run(&o.in, argv + first, (size_t)(argc - first), &st,
 	    &err) != 0) {
 		main_print_error(&err);

@@ -50,4 +50,14 @@ rm -rf "$T/r"; mkdir "$T/r"
 grep -q 'unpacking comp-gz' "$T/err" || fail "-v: $(cat "$T/err")"
 "$DEBUNPACK" --root "$T/nonexistent" "$deb" 2> "$T/err" && fail "missing root"
 grep -q "cannot open root" "$T/err" || fail "missing root message: $(cat "$T/err")"
+# A query repairs an interrupted run first, and says so, as an install does.
+for q in --recover --list; do
+	rm -rf "$T/r"; mkdir -p "$T/r/var/lib/debunpack"
+	printf 'debunpack-journal 1\ndir\tA\t1.000000000\t1.000000000\t.\n' \
+	    > "$T/r/var/lib/debunpack/journal"
+	"$DEBUNPACK" --root "$T/r" $q > /dev/null 2> "$T/err" || fail "$q: $(cat "$T/err")"
+	grep -q 'repaired an interrupted run: undid it' "$T/err" ||
+	    fail "$q said no repair: $(cat "$T/err")"
+	[ ! -e "$T/r/var/lib/debunpack/journal" ] || fail "$q left the journal"
+done
 echo ok
