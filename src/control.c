@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,8 @@ control_bad_version(const char *v)
 		for (p = v; p < colon; p++)
 			if (*p < '0' || *p > '9')
 				return "epoch is not a number";
-		if (colon - v > 9)
+		/* dpkg's limit: an int. */
+		if (strtol(v, NULL, 10) > INT_MAX || colon - v > 10)
 			return "epoch too large";
 		up = colon + 1;
 	}
@@ -175,7 +177,7 @@ control_parse(const char *text, size_t len, struct control **out,
     struct dbp_error *err)
 {
 	struct control *c;
-	const char *p = text, *end = text + len, *nl, *why;
+	const char *p = text, *end = text + len, *nl;
 	size_t i;
 	int r = 0;
 
@@ -217,13 +219,6 @@ control_parse(const char *text, size_t len, struct control **out,
 			r = dbp_err(err, 0, "control",
 			    "missing field '%s'", control_required[i]);
 	}
-	if (r == 0 && (why = control_bad_version(control_get(c,
-	    "Version"))) != NULL)
-		r = dbp_err(err, 0, "control", "invalid Version '%s': %s",
-		    control_get(c, "Version"), why);
-	if (r == 0 && !control_valid_arch(control_get(c, "Architecture")))
-		r = dbp_err(err, 0, "control", "invalid Architecture '%s'",
-		    control_get(c, "Architecture"));
 	if (r == -ENOMEM)
 		dbp_err(err, ENOMEM, "control", "cannot parse");
 	if (r != 0) {
@@ -231,6 +226,20 @@ control_parse(const char *text, size_t len, struct control **out,
 		return r;
 	}
 	*out = c;
+	return 0;
+}
+
+int
+control_check_syntax(const struct control *c, struct dbp_error *err)
+{
+	const char *v = control_get(c, "Version"), *why;
+
+	if ((why = control_bad_version(v)) != NULL)
+		return dbp_err(err, 0, "control", "invalid Version '%s': %s",
+		    v, why);
+	if (!control_valid_arch(control_get(c, "Architecture")))
+		return dbp_err(err, 0, "control", "invalid Architecture '%s'",
+		    control_get(c, "Architecture"));
 	return 0;
 }
 

@@ -24,6 +24,13 @@ struct control {
 int control_parse(const char *text, size_t len, struct control **out,
     struct dbp_error *err);
 
+/*
+ * Version and Architecture follow dpkg's syntax: 0, or -EINVAL with ERR
+ * filled.  For packages about to be installed; records already written
+ * are read as they are, as dpkg reads its status file.
+ */
+int control_check_syntax(const struct control *c, struct dbp_error *err);
+
 /* Value of field NAME (case-insensitive, as in deb-control(5)), or NULL. */
 const char *control_get(const struct control *c, const char *name);
 

@@ -70,9 +70,14 @@ deb_at_end(struct deb *d, struct dbp_error *err)
 {
 	la_int64_t pos = archive_filter_bytes(d->ar, 0);
 	struct stat st;
+	char c;
 
 	if (fstat(d->fd, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    pos >= (la_int64_t)st.st_size)
+		return 0;
+	/* One newline, as a writer that pads every member leaves, is kept. */
+	if (pos + 1 == (la_int64_t)st.st_size &&
+	    pread(d->fd, &c, 1, (off_t)pos) == 1 && c == '\n')
 		return 0;
 	return dbp_err(err, 0, "", "bad ar container: truncated member header"
 	    " or trailing garbage at offset %lld", (long long)pos);
@@ -366,6 +371,10 @@ deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 	}
 	r = text != NULL ? control_parse(text, len, ctl, err) :
 	    dbp_err(err, 0, "", "%s has no control file", d->member);
+	if (r == 0 && (r = control_check_syntax(*ctl, err)) != 0) {
+		control_free(*ctl);
+		*ctl = NULL;
+	}
 out:
 	free(text);
 	deb_member_close(d);
