@@ -244,6 +244,7 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	size_t maxfiles, maxdirs, i;
 	const char *mode = o->mode;
 	unsigned jobs;
+	bool left;		/* a cleanup step left something behind */
 	double t0;
 	int r;
 
@@ -281,6 +282,7 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	}
 	/* Every directory the run touches is in the journal before it is. */
 	dirs_set_log(dirs, install_journal_dir, j);
+	dirs_set_top_name(dirs, o->root);
 	syncbatch_set_journal(sb, j);
 	if ((r = install_admindir(o, &rf, dirs, sb, man, st, err)) != 0 ||
 	    (r = manifest_lock(man, err)) != 0 ||
@@ -341,8 +343,11 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	if ((r = journal_commit(j, err)) != 0)
 		goto out;
 	/* Past this point the run stands: the old versions' backups go. */
-	if ((syncbatch_finish(sb) | manifest_finish(man) |
-	    dirs_finish(dirs)) != 0) {
+	/* Each step runs whatever the one before it gave, in this order. */
+	left = syncbatch_finish(sb) != 0;
+	left |= manifest_finish(man) != 0;
+	left |= dirs_finish(dirs) != 0;
+	if (left) {
 		n.event = INSTALL_WARN;
 		n.msg = "some backups (*.debunpack-old) could not be removed";
 		install_say(o, &n);
@@ -364,8 +369,10 @@ abort:
 	 * all that is undone (else the next run finishes the undo), and last
 	 * the directories that held it: the admin directory may be new.
 	 */
-	if ((manifest_abort(man) | syncbatch_abort(sb) |
-	    syncbatch_abort_dirs(sb)) != 0 || journal_end(j, true, &ign) != 0) {
+	left = manifest_abort(man) != 0;
+	left |= syncbatch_abort(sb) != 0;
+	left |= syncbatch_abort_dirs(sb) != 0;
+	if (left || journal_end(j, true, &ign) != 0) {
 		n.event = INSTALL_WARN;
 		n.msg = "cleanup after the error was incomplete; the next run"
 		    " repairs it";

@@ -189,13 +189,20 @@ sync_names(struct syncbatch *sb, struct dbp_error *err)
 int
 sb_journal_first(struct syncbatch *sb, struct dbp_error *err)
 {
-	/*
-	 * An undo leaves less than the journal describes, and the journal
-	 * goes next: syncing it first (after its own write failed, say)
-	 * would only stop the undo from being made durable.
-	 */
-	if (sb->journal == NULL || sb->aborting)
+	struct dbp_error ignored;
+
+	if (sb->journal == NULL)
 		return 0;
+	/*
+	 * An undo still wants the journal durable first (a directory it
+	 * fails to remove must stay listed), but a journal that cannot be
+	 * written (its own write failed, say) must not stop the undo from
+	 * being made durable.
+	 */
+	if (sb->aborting) {
+		journal_sync(sb->journal, &ignored);
+		return 0;
+	}
 	return journal_sync(sb->journal, err);
 }
 
