@@ -2,9 +2,11 @@
 
 /*
  * Each input is written to WORK/in.deb and installed into the empty
- * directory WORK/root, the way the tool installs it.  Afterwards:
- *  - WORK holds exactly in.deb, root and the sentinel directory "outside",
- *    and the sentinel is as it was: nothing was written beside the root;
+ * directory WORK/up/up/root, the way the tool installs it.  Afterwards:
+ *  - WORK and the two levels above the root hold what they held, in.deb
+ *    is still the input, and the sentinel WORK/outside/keep is as it was
+ *    (content, inode, links, mode, owner, times): nothing was written,
+ *    linked or changed outside the root, three levels up at least;
  *  - a failed run left the root empty: nothing half-installed, no
  *    temporaries, no admin directory;
  *  - a successful run left no temporaries, and installing the same input
@@ -47,6 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char work[PATH_MAX - 64];
 static char deb[PATH_MAX], root[PATH_MAX], outside[PATH_MAX];
+static char up1[PATH_MAX], up2[PATH_MAX], keep[PATH_MAX];
+static struct stat keep_st, outside_st;	/* as made */
 static bool leftover;		/* a temporary seen by fuzz_scan */
 static size_t entries;		/* paths fuzz_scan saw below the root */
 static FILE *listing;		/* where fuzz_scan lists them, or NULL */
@@ -95,11 +99,10 @@ fuzz_scan(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
 	const char *base = path + f->base;
 
-	(void)flag;
 	if (f->level == 0)
 		return 0;
 	entries++;
-	if (listing != NULL) {
+	if (listing != NULL && flag != FTW_NS) {
 		char target[PATH_MAX];
 		ssize_t n = 0;
 
@@ -113,8 +116,7 @@ fuzz_scan(const char *path, const struct stat *st, int flag, struct FTW *f)
 		    (long long)st->st_size, (long long)st->st_mtim.tv_sec,
 		    st->st_mtim.tv_nsec, target);
 	}
-	if (strstr(base, UNPACK_TMP_SUFFIX) != NULL ||
-	    strstr(base, UNPACK_OLD_SUFFIX) != NULL)
+	if (unpack_reserved_name(base))
 		leftover = true;
 	return 0;
 }
@@ -146,7 +148,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *tmp = getenv("TMPDIR");
 	struct rlimit rl = { FUZZ_FSIZE, FUZZ_FSIZE };
-	char p[PATH_MAX + 8];
 	FILE *fp;
 
 	(void)argc;
@@ -156,39 +157,72 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (mkdtemp(work) == NULL)
 		fuzz_die("cannot make the work directory");
 	snprintf(deb, sizeof(deb), "%s/in.deb", work);
-	snprintf(root, sizeof(root), "%s/root", work);
+	snprintf(up1, sizeof(up1), "%s/up", work);
+	snprintf(up2, sizeof(up2), "%s/up/up", work);
+	snprintf(root, sizeof(root), "%s/up/up/root", work);
 	snprintf(outside, sizeof(outside), "%s/outside", work);
-	if (mkdir(outside, 0755) != 0)
-		fuzz_die("cannot make the sentinel");
-	snprintf(p, sizeof(p), "%s/keep", outside);
-	if ((fp = fopen(p, "w")) == NULL || fputs(FUZZ_SENTINEL, fp) == EOF ||
+	snprintf(keep, sizeof(keep), "%s/outside/keep", work);
+	if (mkdir(outside, 0755) != 0 || mkdir(up1, 0755) != 0 ||
+	    mkdir(up2, 0755) != 0)
+		fuzz_die("cannot make the scratch directories");
+	if ((fp = fopen(keep, "w")) == NULL || fputs(FUZZ_SENTINEL, fp) == EOF ||
 	    fclose(fp) != 0)
 		fuzz_die("cannot write the sentinel");
+	if (lstat(keep, &keep_st) != 0 || lstat(outside, &outside_st) != 0)
+		fuzz_die("cannot stat the sentinel");
 	setrlimit(RLIMIT_FSIZE, &rl);
 	signal(SIGXFSZ, SIG_IGN);
 	atexit(fuzz_cleanup);
 	return 0;
 }
 
-static void
-fuzz_check_outside(void)
+/* Whether A and B are the same file with the same metadata. */
+static bool
+fuzz_same(const struct stat *a, const struct stat *b)
 {
-	char p[PATH_MAX + 8], buf[64];
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_nlink == b->st_nlink && a->st_mode == b->st_mode &&
+	    a->st_uid == b->st_uid && a->st_gid == b->st_gid &&
+	    a->st_size == b->st_size &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	    a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	    a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+static void
+fuzz_check_outside(const uint8_t *data, size_t size)
+{
+	struct stat st;
+	char buf[64];
+	uint8_t *back;
 	ssize_t n;
 	int fd;
 
-	if (fuzz_count_dir(work) != 3)
+	if (fuzz_count_dir(work) != 3 || fuzz_count_dir(up1) != 1 ||
+	    fuzz_count_dir(up2) != 1)
 		fuzz_die("something was written beside the root");
-	if (fuzz_count_dir(outside) != 1)
+	if (fuzz_count_dir(outside) != 1 || lstat(outside, &st) != 0 ||
+	    !fuzz_same(&st, &outside_st))
 		fuzz_die("the sentinel directory changed");
-	snprintf(p, sizeof(p), "%s/keep", outside);
-	if ((fd = open(p, O_RDONLY | O_NOFOLLOW)) < 0)
+	if ((fd = open(keep, O_RDONLY | O_NOFOLLOW)) < 0)
 		fuzz_die("the sentinel file is gone");
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
 	if (n != (ssize_t)strlen(FUZZ_SENTINEL) ||
-	    memcmp(buf, FUZZ_SENTINEL, (size_t)n) != 0)
+	    memcmp(buf, FUZZ_SENTINEL, (size_t)n) != 0 ||
+	    lstat(keep, &st) != 0 || !fuzz_same(&st, &keep_st))
 		fuzz_die("the sentinel file changed");
+	/* The input itself is outside the root too. */
+	if ((back = malloc(size + 1)) == NULL)
+		fuzz_die("out of memory");
+	if ((fd = open(deb, O_RDONLY | O_NOFOLLOW)) < 0)
+		fuzz_die("the input is gone");
+	n = read(fd, back, size + 1);
+	close(fd);
+	if (n != (ssize_t)size || (size > 0 && memcmp(back, data, size) != 0))
+		fuzz_die("the input changed");
+	free(back);
 }
 
 /* Walk the root; with LIST, into a string returned in *LIST (free it). */
@@ -211,7 +245,7 @@ fuzz_walk(char **list)
 
 /* One install of the input into the root; its status. */
 static int
-fuzz_install(size_t size)
+fuzz_install(const uint8_t *data, size_t size)
 {
 	static const char *const modes[] = { "none", "syncfs", "batched",
 	    "perfile" };
@@ -235,7 +269,7 @@ fuzz_install(size_t size)
 	r = install_run(&o, files, 1, &st, &err);
 	if (fuzz_count_dir("/proc/self/fd") != fds)
 		fuzz_die("a descriptor was left open");
-	fuzz_check_outside();
+	fuzz_check_outside(data, size);
 	return r;
 }
 
@@ -253,14 +287,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (close(fd) != 0 || mkdir(root, 0755) != 0)
 		fuzz_die("cannot make the root");
 
-	r = fuzz_install(size);
+	r = fuzz_install(data, size);
 	fuzz_walk(r == 0 ? &before : NULL);
 	if (r != 0 && entries != 0)
 		fuzz_die("a failed run left something in the root");
 	if (r == 0 && leftover)
 		fuzz_die("a successful run left a temporary");
 	/* Again, over itself: the path of an upgrade. */
-	if (r == 0 && fuzz_install(size) != 0) {
+	if (r == 0 && fuzz_install(data, size) != 0) {
 		fuzz_walk(&after);
 		if (strcmp(before, after) != 0) {
 			fprintf(stderr, "before:\n%safter:\n%s", before, after);
