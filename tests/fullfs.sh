@@ -93,8 +93,7 @@ echo mine > "$T/base/etc/app.conf"
 # directories and records (snapshot as in kill.sh).
 state() {
 	snapshot "$1" "$2.tmp" no
-	sed 's|^\(\./var/lib/debunpack/[^ ]*\.record f [0-9]* [0-9]*\) [0-9.]* |\1 - |' \
-	    "$2.tmp" > "$2"
+	unstamp_records "$2.tmp" > "$2"
 }
 
 # avail, ifree: what the filesystem at $mnt has left for a root's files.

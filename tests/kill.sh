@@ -89,8 +89,7 @@ echo mine > "$T/base/etc/app.conf"
 # own mtime is the time it was written).
 state() {
 	snapshot "$1" "$T/state.tmp" no
-	sed 's|^\(\./var/lib/debunpack/[^ ]*\.record f [0-9]* [0-9]*\) [0-9.]* |\1 - |' \
-	    "$T/state.tmp"
+	unstamp_records "$T/state.tmp"
 }
 
 # points LOG: "CALL COUNT" for each system call in a trace.

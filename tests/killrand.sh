@@ -113,9 +113,8 @@ state() {
 	snapshot "$1" "$2.tmp"
 	sed 's|^\(\./var/lib/debunpack d [0-9]* -\) [0-9.]* |\1 - |' \
 	    "$2.tmp" > "$2.strict"
-	sed -e 's|^\(\./[^ ]* d [0-9]* -\) [0-9.]* |\1 - |' \
-	    -e 's|^\(\./var/lib/debunpack/[^ ]*\.record f [0-9]* [0-9]*\) [0-9.]* |\1 - |' \
-	    "$2.tmp" > "$2"
+	sed 's|^\(\./[^ ]* d [0-9]* -\) [0-9.]* |\1 - |' "$2.tmp" > "$2.nodt"
+	unstamp_records "$2.nodt" > "$2"
 }
 
 # records ROOT: a checksum of ROOT's package records.

@@ -63,6 +63,12 @@ tree_list() {
 		}'
 }
 
+# unstamp_records FILE: FILE, a snapshot, with each record's own mtime
+# (the time it was written) blanked, so that states compare across runs.
+unstamp_records() {
+	sed 's|^\(\./var/lib/debunpack/[^ ]*\.record f [0-9]* [0-9]*\) [0-9.]* |\1 - |' "$1"
+}
+
 # strip_admin REF OUT: OUT holds the records debunpack keeps in
 # var/lib/debunpack, which dpkg-deb -x does not make: check they are there,
 # then remove them (and var/lib, var if REF has none) before comparing.
