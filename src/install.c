@@ -162,9 +162,8 @@ install_admindir(const struct install_opts *o, const struct rootfs *rf,
 	int fd, r;
 
 	if (o->admindir != NULL) {
-		fd = open(o->admindir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			return dbp_err(err, errno, o->admindir,
+		if ((fd = install_admin_open(o, rf)) < 0)
+			return dbp_err(err, -fd, o->admindir,
 			    "cannot open admin directory");
 		r = manifest_admin(man, fd, o->admindir, rf->openat2, sb, st,
 		    err);
@@ -178,6 +177,12 @@ install_admindir(const struct install_opts *o, const struct rootfs *rf,
 		    "cannot open admin directory");
 	return manifest_admin(man, fd, INSTALL_ADMINDIR, rf->openat2, sb, st,
 	    err);
+}
+
+const char *
+install_admin_name(const struct install_opts *o)
+{
+	return o->admindir != NULL ? o->admindir : INSTALL_ADMINDIR;
 }
 
 int
@@ -196,8 +201,7 @@ int
 install_recover(const struct install_opts *o, const struct rootfs *rf,
     bool lock, struct dbp_error *err)
 {
-	const char *name = o->admindir != NULL ? o->admindir :
-	    INSTALL_ADMINDIR;
+	const char *name = install_admin_name(o);
 	struct recover_result res;
 	int fd, r;
 
@@ -286,8 +290,8 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	syncbatch_set_journal(sb, j);
 	if ((r = install_admindir(o, &rf, dirs, sb, man, st, err)) != 0 ||
 	    (r = manifest_lock(man, err)) != 0 ||
-	    (r = journal_open(j, manifest_admin_fd(man), o->admindir != NULL ?
-	    o->admindir : INSTALL_ADMINDIR, err)) != 0 ||
+	    (r = journal_open(j, manifest_admin_fd(man),
+	    install_admin_name(o), err)) != 0 ||
 	    (r = manifest_load_installed(man, err)) != 0)
 		goto abort;
 

@@ -69,6 +69,9 @@ int install_run(const struct install_opts *o, char *const *files, size_t n,
 int install_recover(const struct install_opts *o, const struct rootfs *rf,
     bool lock, struct dbp_error *err);
 
+/* What errors call the admin directory: the option's path or the default. */
+const char *install_admin_name(const struct install_opts *o);
+
 /*
  * Open the admin directory read-only: -errno on failure (-ENOENT when
  * nothing was ever installed).

@@ -343,17 +343,15 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 	if ((fd = install_admin_open(&o->in, &rf)) < 0) {
 		/* No admin directory yet: nothing is installed. */
 		if (fd != -ENOENT)
-			r = dbp_err(&err, -fd, o->in.admindir != NULL ?
-			    o->in.admindir : INSTALL_ADMINDIR,
+			r = dbp_err(&err, -fd, install_admin_name(&o->in),
 			    "cannot open admin directory");
 		else if (o->action == ACT_OWNER)
 			r = 1;
 		else if (o->action == ACT_DRY_RUN)
 			r = main_dry_run(man, &rf, argv + first, &err);
 		fd = -1;
-	} else if ((r = manifest_admin(man, fd, o->in.admindir != NULL ?
-	    o->in.admindir : INSTALL_ADMINDIR, rf.openat2, NULL, &st,
-	    &err)) == 0) {
+	} else if ((r = manifest_admin(man, fd, install_admin_name(&o->in),
+	    rf.openat2, NULL, &st, &err)) == 0) {
 		if (o->action == ACT_LIST)
 			r = query_list(man, stdout, &err);
 		else if (o->action == ACT_OWNER)
