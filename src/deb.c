@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +33,9 @@ struct deb {
 	struct archive *tar;	/* reader of the current member, or NULL */
 	struct gunzip *gz;	/* its gzip decompressor, or NULL */
 	char *conffiles;	/* control.tar's conffiles, or NULL */
+	bool keep_info;		/* deb_keep_info was called */
+	struct deb_info *info;	/* what deb_take_info gives */
+	size_t ninfo, infolen;
 	deb_feed_fn *fed;	/* DEB_FED: where the decompressed bytes come */
 	void *fed_ctx;
 	enum deb_state state;
@@ -334,6 +338,85 @@ deb_slurp(struct deb *d, struct archive_entry *ae, const char *name,
 	return 0;
 }
 
+void
+deb_keep_info(struct deb *d)
+{
+	d->keep_info = true;
+}
+
+void
+deb_take_info(struct deb *d, struct deb_info **info, size_t *n)
+{
+	*info = d->info;
+	*n = d->ninfo;
+	d->info = NULL;
+	d->ninfo = 0;
+}
+
+void
+deb_info_free(struct deb_info *info, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(info[i].name);
+		free(info[i].data);
+	}
+	free(info);
+}
+
+/* Add info file NAME (TEXT, LEN bytes: taken, also on error). */
+static int
+deb_keep_add(struct deb *d, const char *name, mode_t mode, char *text,
+    size_t len, struct dbp_error *err)
+{
+	struct deb_info *v, *f;
+
+	if (len > DEB_INFO_MAX - d->infolen) {
+		free(text);
+		return dbp_err(err, EFBIG, name, "control files too large");
+	}
+	if ((v = realloc(d->info, (d->ninfo + 1) * sizeof(*v))) == NULL) {
+		free(text);
+		return dbp_err(err, ENOMEM, name, "cannot read");
+	}
+	d->info = v;
+	f = &v[d->ninfo];
+	if ((f->name = strdup(name)) == NULL) {
+		free(text);
+		return dbp_err(err, ENOMEM, name, "cannot read");
+	}
+	f->mode = mode & 07777;
+	f->data = text;
+	f->len = len;
+	d->ninfo++;
+	d->infolen += len;
+	return 0;
+}
+
+/*
+ * Keep info file NAME for dpkg's database.  dpkg takes only plain names
+ * (no '.', no '/', at most 100 bytes) and ignores the others.
+ */
+static int
+deb_keep(struct deb *d, struct archive_entry *ae, const char *name,
+    struct dbp_error *err)
+{
+	char *text = NULL;
+	size_t len, i;
+	int r;
+
+	if (name[0] == '\0' || strlen(name) > 100 || strpbrk(name, "./") != NULL)
+		return 0;
+	for (i = 0; i < d->ninfo; i++)
+		if (strcmp(d->info[i].name, name) == 0)
+			return dbp_err(err, 0, name, "appears twice in %s",
+			    d->member);
+	if ((r = deb_slurp(d, ae, name, &text, &len, err)) != 0)
+		return r;
+	return deb_keep_add(d, name, archive_entry_perm(ae), text, len, err);
+}
+
 int
 deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 {
@@ -359,9 +442,25 @@ deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 			continue;
 		if (strcmp(name, "control") == 0)
 			r = deb_slurp(d, ae, "control", &text, &len, err);
-		else if (strcmp(name, "conffiles") == 0)
+		else if (strcmp(name, "conffiles") == 0) {
 			r = deb_slurp(d, ae, "conffiles", &d->conffiles, &clen,
 			    err);
+			/* A second copy for dpkg: the data is read once. */
+			if (r == 0 && d->keep_info) {
+				char *copy = malloc(clen + 1);
+
+				if (copy == NULL)
+					r = dbp_err(err, ENOMEM, name,
+					    "cannot read");
+				else {
+					memcpy(copy, d->conffiles, clen + 1);
+					r = deb_keep_add(d, name,
+					    archive_entry_perm(ae), copy, clen,
+					    err);
+				}
+			}
+		} else if (d->keep_info)
+			r = deb_keep(d, ae, name, err);
 		if (r != 0)
 			goto out;
 	}
@@ -503,5 +602,6 @@ deb_close(struct deb *d)
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d->conffiles);
+	deb_info_free(d->info, d->ninfo);
 	free(d);
 }

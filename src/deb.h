@@ -24,6 +24,31 @@ int deb_read_control(struct deb *d, struct control **ctl,
     struct dbp_error *err);
 
 /*
+ * A file of control.tar other than "control" (maintainer scripts,
+ * md5sums, conffiles, triggers, ...): dpkg keeps them in its database.
+ */
+struct deb_info {
+	char *name;		/* "postinst" */
+	mode_t mode;		/* permission bits */
+	char *data;
+	size_t len;
+};
+
+/*
+ * Have deb_read_control keep the info files (deb_take_info), at most
+ * DEB_INFO_MAX bytes of them in all.
+ */
+void deb_keep_info(struct deb *d);
+#define DEB_INFO_MAX	(16 * 1024 * 1024)
+
+/*
+ * The info files kept by deb_read_control: *INFO (N of them, NULL when
+ * none) becomes the caller's (deb_info_free).
+ */
+void deb_take_info(struct deb *d, struct deb_info **info, size_t *n);
+void deb_info_free(struct deb_info *info, size_t n);
+
+/*
  * The text of control.tar's "conffiles" (one absolute path per line), read
  * by deb_read_control, or NULL when the package has none.  Owned by D.
  */

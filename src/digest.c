@@ -1,4 +1,4 @@
-/* SHA-256: of archive data as it streams by, and of files already on disk. */
+/* SHA-256 (and MD5 for dpkg): of archive data as it streams by, and of files on disk. */
 #include "config.h"
 
 #include <errno.h>
@@ -22,21 +22,33 @@ struct digest {
 	bool failed;
 };
 
-int
-digest_new(struct digest **out)
+static int
+digest_new_alg(struct digest **out, const char *alg)
 {
 	struct digest *d;
 
 	if ((d = calloc(1, sizeof(*d))) == NULL)
 		return -ENOMEM;
 	d->ctx = EVP_MD_CTX_new();
-	d->md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	d->md = EVP_MD_fetch(NULL, alg, NULL);
 	if (d->ctx == NULL || d->md == NULL) {
 		digest_free(d);
 		return -ENOMEM;
 	}
 	*out = d;
 	return 0;
+}
+
+int
+digest_new(struct digest **out)
+{
+	return digest_new_alg(out, "SHA256");
+}
+
+int
+digest_new_md5(struct digest **out)
+{
+	return digest_new_alg(out, "MD5");
 }
 
 void
@@ -70,7 +82,7 @@ digest_end(struct digest *d, uint8_t out[DIGEST_LEN])
 
 	/* A record must never hold a digest that was not computed. */
 	if (d->failed || EVP_DigestFinal_ex(d->ctx, out, &n) != 1 ||
-	    n != DIGEST_LEN)
+	    (int)n != EVP_MD_get_size(d->md))
 		return -EIO;
 	return 0;
 }

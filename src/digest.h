@@ -1,4 +1,4 @@
-/* SHA-256: of archive data as it streams by, and of files already on disk. */
+/* SHA-256 (and MD5 for dpkg): of archive data as it streams by, and of files on disk. */
 #ifndef DEBUNPACK_DIGEST_H
 #define DEBUNPACK_DIGEST_H
 
@@ -6,11 +6,15 @@
 #include <stdint.h>
 
 #define DIGEST_LEN	32
+/* MD5, which dpkg's database keeps for conffiles. */
+#define DIGEST_MD5_LEN	16
 
 /* A running SHA-256, reusable from one file to the next. */
 struct digest;
 
 int digest_new(struct digest **out);
+/* The same for MD5: digest_end fills DIGEST_MD5_LEN bytes. */
+int digest_new_md5(struct digest **out);
 void digest_free(struct digest *d);
 
 /* Start over; 0, or -EIO when the library cannot (out of memory). */

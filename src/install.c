@@ -15,6 +15,7 @@
 
 #include "deb.h"
 #include "dirs.h"
+#include "dpkgdb.h"
 #include "feed.h"
 #include "install.h"
 #include "journal.h"
@@ -95,17 +96,21 @@ install_jobs(unsigned jobs, char *const *files, size_t n)
  */
 static int
 install_one(const struct install_opts *o, struct unpack *u,
-    struct manifest *man, struct feed *feed, const char *file, unsigned idx,
-    struct stats *st, struct dbp_error *err)
+    struct manifest *man, struct dpkgdb *db, struct feed *feed,
+    const char *file, unsigned idx, struct stats *st, struct dbp_error *err)
 {
 	struct control *ctl = NULL;
-	struct record *rec = NULL;
+	struct record *rec = NULL, *staged;
+	struct deb_info *info;
 	struct archive *tar;
 	struct deb *d;
+	size_t ninfo;
 	int r;
 
 	if ((r = deb_open(&d, file, err)) != 0)
 		return r;
+	if (db != NULL)
+		deb_keep_info(d);
 	if ((r = deb_read_control(d, &ctl, err)) == 0 &&
 	    manifest_in_run(man, control_get(ctl, "Package"))) {
 		/* Before extracting it: one version of a package per run. */
@@ -126,8 +131,13 @@ install_one(const struct install_opts *o, struct unpack *u,
 		    err)) == 0 &&
 		    (r = unpack_archive(u, tar, idx, rec, err)) == 0 &&
 		    (r = deb_finish(d, err)) == 0) {
+			staged = rec;
 			r = manifest_stage(man, rec, err);
 			rec = NULL;	/* the manifest took it */
+			if (r == 0 && db != NULL) {
+				deb_take_info(d, &info, &ninfo);
+				r = dpkgdb_stage(db, staged, info, ninfo, err);
+			}
 		}
 	}
 	if (r == 0)
@@ -241,6 +251,7 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	struct dirs *dirs = NULL;
 	struct syncbatch *sb = NULL;
 	struct manifest *man = NULL;
+	struct dpkgdb *db = NULL;
 	struct journal *j = NULL;
 	struct unpack *u = NULL;
 	struct feed *feed = NULL;
@@ -294,6 +305,10 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	    install_admin_name(o), err)) != 0 ||
 	    (r = manifest_load_installed(man, err)) != 0)
 		goto abort;
+	if (o->dpkg_db && ((r = dpkgdb_new(&db)) != 0 ?
+	    dbp_err(err, -r, NULL, "cannot start") :
+	    (r = dpkgdb_open(db, dirs, sb, man, err))) != 0)
+		goto abort;
 
 	t0 = stats_now();
 	if (jobs > 1 && (r = feed_new(&feed, files, nfiles, jobs,
@@ -303,8 +318,8 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	}
 	for (i = 0; i < nfiles; i++) {
 		ic.pkg = files[i];
-		if ((r = install_one(o, u, man, feed, files[i], (unsigned)i, st,
-		    err)) != 0) {
+		if ((r = install_one(o, u, man, db, feed, files[i], (unsigned)i,
+		    st, err)) != 0) {
 			dbp_err_pkg(err, files[i]);
 			goto abort;
 		}
@@ -330,14 +345,16 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	 * lists.  A crash before the commit point is undone by the next run,
 	 * one after it finished (recover.c).
 	 */
-	if ((r = syncbatch_prepare(sb, j, JOURNAL_ROOT, err)) != 0 ||
+	if ((db != NULL && (r = dpkgdb_prepare(db, err)) != 0) ||
+	    (r = syncbatch_prepare(sb, j, JOURNAL_ROOT, err)) != 0 ||
 	    (r = manifest_prepare(man, j, err)) != 0 ||
 	    (r = journal_sync(j, err)) != 0 ||
 	    (r = syncbatch_rename(sb, err)) != 0 ||
 	    (r = manifest_commit(man, err)) != 0 ||
 	    (r = syncbatch_sync_dirs(sb, err)) != 0 ||
 	    (r = manifest_sync(man, err)) != 0 ||
-	    (r = manifest_plan_obsolete(man, dirs, j, err)) != 0)
+	    (r = manifest_plan_obsolete(man, dirs, j, err)) != 0 ||
+	    (db != NULL && (r = dpkgdb_plan_obsolete(db, j, err)) != 0))
 		goto abort;
 	/*
 	 * The commit line is in the journal even if its sync failed: a repair
@@ -357,6 +374,8 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 		install_say(o, &n);
 	}
 	manifest_remove_obsolete(man, dirs, install_warn, &ic);
+	if (db != NULL)
+		dpkgdb_remove_obsolete(db, install_warn, &ic);
 	/* The cleanup durable, the journal can go (a repair would redo it). */
 	if ((r = syncbatch_sync_dirs(sb, err)) != 0 ||
 	    (r = journal_end(j, false, err)) != 0)
@@ -388,6 +407,7 @@ out:
 	feed_free(feed);
 	unpack_free(u);
 	syncbatch_free(sb);
+	dpkgdb_free(db);	/* before the manifest: it holds its records */
 	manifest_free(man);
 	journal_free(j);
 	dirs_free(dirs);

@@ -44,6 +44,7 @@ struct install_opts {
 	bool skip_devices;
 	bool force_overwrite;
 	bool force_walk;	/* for tests: rootfs_force_walk */
+	bool dpkg_db;		/* keep dpkg's database in the root too */
 	/* Set (by a signal handler) to stop before the commit; may be NULL. */
 	volatile sig_atomic_t *stop;
 	/* Told what the run does; may be NULL. */

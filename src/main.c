@@ -25,7 +25,7 @@
 enum {
 	OPT_STATS = 256, OPT_SKIP_DEVICES, OPT_SYNC_MODE, OPT_ROOT, OPT_ADMINDIR,
 	OPT_LIST, OPT_OWNER, OPT_CONTENTS, OPT_FORCE_OVERWRITE, OPT_VERIFY,
-	OPT_DRY_RUN, OPT_RECOVER
+	OPT_DRY_RUN, OPT_RECOVER, OPT_DPKG_DB
 };
 
 /* What a run does: install (the default) or answer a query. */
@@ -50,6 +50,7 @@ enum main_action {
 static const struct option main_options[] = {
 	{ "admindir",		required_argument,	NULL, OPT_ADMINDIR },
 	{ "contents",		no_argument,		NULL, OPT_CONTENTS },
+	{ "dpkg-db",		no_argument,		NULL, OPT_DPKG_DB },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
 	{ "force-overwrite",	no_argument,		NULL, OPT_FORCE_OVERWRITE },
 	{ "help",		no_argument,		NULL, 'h' },
@@ -248,6 +249,9 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case OPT_FORCE_OVERWRITE:
 			o->in.force_overwrite = true;
+			break;
+		case OPT_DPKG_DB:
+			o->in.dpkg_db = true;
 			break;
 		case OPT_STATS:
 			if (optarg == NULL || strcmp(optarg, "text") == 0)

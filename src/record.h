@@ -26,6 +26,12 @@ struct record_entry {
 	char *path;		/* "/usr/bin/x": absolute, canonical */
 	char *target;		/* h: absolute path; l: link text; NULL otherwise */
 	unsigned major, minor;	/* c, b; 0 otherwise */
+	/*
+	 * Conffiles (f) extracted by this run: the MD5 that dpkg's status
+	 * keeps.  Not part of the record's format.
+	 */
+	bool has_md5;
+	unsigned char md5[16];
 };
 
 /*

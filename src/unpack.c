@@ -33,6 +33,7 @@ struct unpack {
 	uid_t uid;		/* owner of the current entry, in the root */
 	gid_t gid;
 	struct digest *dg;	/* of the file being written */
+	struct digest *md5;	/* of a conffile being written, for dpkg */
 };
 
 /* Where a non-directory entry goes, and the temporary it is made under. */
@@ -77,7 +78,9 @@ unpack_new(struct unpack **out, const struct unpack_opts *opts,
 
 	if ((u = calloc(1, sizeof(*u))) == NULL)
 		return -ENOMEM;
-	if (digest_new(&u->dg) != 0) {
+	if (digest_new(&u->dg) != 0 || digest_new_md5(&u->md5) != 0) {
+		digest_free(u->dg);
+	digest_free(u->md5);
 		free(u);
 		return -ENOMEM;
 	}
@@ -461,14 +464,16 @@ unpack_hash_hole(struct digest *dg, la_int64_t *hashed, la_int64_t off)
 
 /*
  * Stream the entry's data into FD, computing its SHA-256 on the way (the
- * record needs it, and reading the file again would cost a second pass);
- * memory use does not depend on the file's size.
+ * record needs it, and reading the file again would cost a second pass),
+ * and its MD5 too when MD5 is not NULL (conffiles: dpkg's status keeps
+ * it); memory use does not depend on the file's size.
  */
 static int
 unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
-    int fd, const char *path, uint8_t digest[DIGEST_LEN],
+    int fd, const char *path, uint8_t digest[DIGEST_LEN], uint8_t *md5,
     struct dbp_error *err)
 {
+	uint8_t md5out[DIGEST_LEN];
 	la_int64_t size = archive_entry_size(ae), off, end = 0, hashed = 0;
 	const void *buf;
 	size_t len;
@@ -477,6 +482,8 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 
 	if ((r = digest_start(u->dg)) != 0)
 		return dbp_err(err, -r, path, "cannot compute SHA-256");
+	if (md5 != NULL && (r = digest_start(u->md5)) != 0)
+		return dbp_err(err, -r, path, "cannot compute MD5");
 	for (;;) {
 		r = archive_read_data_block(a, &buf, &len, &off);
 		if (r == ARCHIVE_EOF)
@@ -487,6 +494,13 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 			    archive_error_string(a) : "read error");
 		if ((r = unpack_stopped(u, path, err)) != 0)
 			return r;
+		if (md5 != NULL) {
+			la_int64_t h = hashed;
+
+			unpack_hash_hole(u->md5, &h, off);
+			if (off == h)
+				digest_add(u->md5, buf, len);
+		}
 		unpack_hash_hole(u->dg, &hashed, off);
 		if (off == hashed) {
 			digest_add(u->dg, buf, len);
@@ -511,6 +525,14 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	/* A sparse file may end in a hole. */
 	if (end < size && ftruncate(fd, size) != 0)
 		return dbp_err(err, errno, path, "cannot write");
+	if (md5 != NULL) {
+		la_int64_t h = hashed;
+
+		unpack_hash_hole(u->md5, &h, size);
+		if ((r = digest_end(u->md5, md5out)) != 0)
+			return dbp_err(err, -r, path, "cannot compute MD5");
+		memcpy(md5, md5out, DIGEST_MD5_LEN);
+	}
 	unpack_hash_hole(u->dg, &hashed, size);
 	if ((r = digest_end(u->dg, digest)) != 0)
 		return dbp_err(err, -r, path, "cannot compute SHA-256");
@@ -558,13 +580,13 @@ static int
 unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
     struct unpack_target *t, struct dbp_error *err)
 {
-	uint8_t digest[DIGEST_LEN];
+	uint8_t digest[DIGEST_LEN], md5[DIGEST_MD5_LEN];
 	struct manifest_entry *e;
 	struct timespec ts[2];
+	bool conffile = unpack_is_conffile(u, t->path);
 	int fd, tries, r;
 
-	if (unpack_is_conffile(u, t->path) &&
-	    (r = unpack_conffile(u, t, err)) != 0)
+	if (conffile && (r = unpack_conffile(u, t, err)) != 0)
 		return r;
 	for (tries = 0;; tries++) {
 		fd = openat(t->dfd, t->tmp, O_WRONLY | O_CREAT | O_EXCL |
@@ -578,7 +600,8 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		close(fd);
 		return r;
 	}
-	r = unpack_data(u, a, ae, fd, t->path, digest, err);
+	r = unpack_data(u, a, ae, fd, t->path, digest, conffile ? md5 : NULL,
+	    err);
 	/*
 	 * Metadata before the data is made durable, so that the same
 	 * journal commit carries it; mode after chown, which clears setuid.
@@ -603,8 +626,15 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		e->size = (uint64_t)archive_entry_size(ae);
 		memcpy(e->sha256, digest, sizeof(e->sha256));
 	}
-	return unpack_record(u, ae, 'f', t->record_path,
-	    (uint64_t)archive_entry_size(ae), digest, NULL, err);
+	if ((r = unpack_record(u, ae, 'f', t->record_path,
+	    (uint64_t)archive_entry_size(ae), digest, NULL, err)) != 0)
+		return r;
+	/* unpack_record appended the entry; dpkg's status wants the MD5. */
+	if (conffile && u->rec != NULL && u->rec->n > 0) {
+		u->rec->v[u->rec->n - 1].has_md5 = true;
+		memcpy(u->rec->v[u->rec->n - 1].md5, md5, DIGEST_MD5_LEN);
+	}
+	return 0;
 }
 
 static int

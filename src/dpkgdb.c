@@ -1,0 +1,1030 @@
+/* dpkg's database in the root (var/lib/dpkg), written in the run's batch. */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dpkgdb.h"
+#include "journal.h"
+#include "manifest.h"
+#include "syncbatch.h"
+#include "unpack.h"
+
+/*
+ * dpkg reads its database back on every run, so what is written here
+ * follows dpkg (1.21, lib/dpkg/dump.c): a stanza per package, sorted by
+ * name, fields in dpkg's order, and an info file per control file.  The
+ * files join the batch of the packages' files: they become durable with
+ * them and are renamed after them, so that no crash leaves dpkg listing
+ * files that are not there.
+ */
+
+/* One stanza of the status file as it was before the run. */
+struct dpkgdb_old {
+	char *text;		/* the stanza, lines ending in '\n', verbatim */
+	size_t len;
+	char *name, *arch, *ma, *status, *version, *cversion;
+	bool replaced;		/* a package of the run takes its place */
+};
+
+/* A package of the run. */
+struct dpkgdb_new {
+	struct record *rec;	/* the manifest's */
+	struct deb_info *info;
+	size_t ninfo;
+	char *infoname;
+	const char *conffiles;	/* text of the conffiles info file, or NULL */
+	struct dpkgdb_old *old;	/* the stanza it replaces, or NULL */
+	char *oldinfo;		/* the infoname of OLD */
+	char *stanza;		/* as written */
+	size_t stanza_len;
+};
+
+struct dpkgdb {
+	struct dirs *dirs;
+	struct syncbatch *sb;
+	struct manifest *man;
+	bool exists;		/* var/lib/dpkg was there */
+	int lockfd[2];		/* lock-frontend, lock */
+	struct dpkgdb_old *old;
+	size_t nold;
+	struct dpkgdb_new *run;
+	size_t nrun;
+	size_t infoidx;		/* var/lib/dpkg/info in the run's table */
+	char **gone;		/* info files of old versions to remove */
+	size_t ngone;
+};
+
+/* Fields in the order dpkg writes them; the others follow as they came. */
+static const char *const dpkgdb_order[] = {
+	"Package", "Essential", "Protected", "Status", "Priority", "Section",
+	"Installed-Size", "Origin", "Maintainer", "Bugs", "Architecture",
+	"Multi-Arch", "Source", "Version", "Config-Version", "Replaces",
+	"Provides", "Depends", "Pre-Depends", "Recommends", "Suggests",
+	"Breaks", "Conflicts", "Enhances", "Conffiles", "Description",
+	"Triggers-Pending", "Triggers-Awaited", NULL
+};
+
+/* Known to dpkg but never in the status file of an unpacked package. */
+static const char *const dpkgdb_dropped[] = {
+	"Filename", "Size", "MD5sum", "MSDOS-Filename", "Revision",
+	"Package-Revision", "Package_Revision", NULL
+};
+
+static bool
+dpkgdb_in(const char *const *list, const char *name)
+{
+	for (; *list != NULL; list++)
+		if (strcasecmp(*list, name) == 0)
+			return true;
+	return false;
+}
+
+static bool
+dpkgdb_is_depends(const char *name)
+{
+	static const char *const deps[] = { "Replaces", "Provides", "Depends",
+	    "Pre-Depends", "Recommends", "Suggests", "Breaks", "Conflicts",
+	    "Enhances", NULL };
+
+	return dpkgdb_in(deps, name);
+}
+
+const char *
+dpkgdb_version(const char *version)
+{
+	const char *p = version;
+
+	/* dpkg drops a zero epoch: "0:1.2" and "1.2" are the same version. */
+	while (*p == '0')
+		p++;
+	if (p != version && *p == ':')
+		return p + 1;
+	return version;
+}
+
+static void
+dpkgdb_skip_blanks(const char **p)
+{
+	while (**p == ' ' || **p == '\t' || **p == '\n')
+		(*p)++;
+}
+
+/* One "name[:arch] [(op version)]" alternative, appended to BUF. */
+static int
+dpkgdb_format_alt(const char *s, size_t len, FILE *out)
+{
+	char *alt = strndup(s, len), *p, *q, *name, *op = NULL, *ver = NULL;
+	int r = 0;
+
+	if (alt == NULL)
+		return -ENOMEM;
+	p = alt;
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	name = p;
+	while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\n' && *p != '(')
+		p++;
+	if (p == name) {
+		free(alt);
+		return -EINVAL;
+	}
+	q = p;
+	dpkgdb_skip_blanks((const char **)&p);
+	*q = '\0';
+	if (*p == '(') {
+		p++;
+		dpkgdb_skip_blanks((const char **)&p);
+		op = p;
+		while (*p == '<' || *p == '>' || *p == '=')
+			p++;
+		if (p == op) {
+			free(alt);
+			return -EINVAL;
+		}
+		q = p;
+		dpkgdb_skip_blanks((const char **)&p);
+		ver = p;
+		*q = '\0';
+		while (*p != '\0' && *p != ')' && *p != ' ' && *p != '\t' &&
+		    *p != '\n')
+			p++;
+		q = p;
+		dpkgdb_skip_blanks((const char **)&p);
+		if (*p != ')' || q == ver) {
+			free(alt);
+			return -EINVAL;
+		}
+		*q = '\0';
+		p++;
+		dpkgdb_skip_blanks((const char **)&p);
+		/* dpkg reads the obsolete "<" and ">" as "<=" and ">=". */
+		if (strcmp(op, "<") == 0)
+			op = "<=";
+		else if (strcmp(op, ">") == 0)
+			op = ">=";
+		else if (strcmp(op, "<<") != 0 && strcmp(op, "<=") != 0 &&
+		    strcmp(op, "=") != 0 && strcmp(op, ">=") != 0 &&
+		    strcmp(op, ">>") != 0)
+			r = -EINVAL;
+	}
+	if (*p != '\0')
+		r = -EINVAL;
+	if (r == 0) {
+		fputs(name, out);
+		if (op != NULL)
+			fprintf(out, " (%s %s)", op, dpkgdb_version(ver));
+	}
+	free(alt);
+	return r;
+}
+
+int
+dpkgdb_format_depends(const char *value, char **out)
+{
+	const char *p = value, *end, *bar;
+	size_t len = 0;
+	FILE *fp;
+	int r = 0;
+
+	if ((fp = open_memstream(out, &len)) == NULL)
+		return -ENOMEM;
+	while (r == 0) {
+		end = strchr(p, ',');
+		if (end == NULL)
+			end = p + strlen(p);
+		/* Alternatives of one dependency, "|" apart. */
+		for (;;) {
+			bar = memchr(p, '|', (size_t)(end - p));
+			if ((r = dpkgdb_format_alt(p, (size_t)((bar != NULL ?
+			    bar : end) - p), fp)) != 0 || bar == NULL)
+				break;
+			fputs(" | ", fp);
+			p = bar + 1;
+		}
+		if (r != 0 || *end == '\0')
+			break;
+		fputs(", ", fp);
+		p = end + 1;
+	}
+	if (fclose(fp) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r != 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return r;
+}
+
+/* A field value, continuation lines indented by one space again. */
+static void
+dpkgdb_put_value(FILE *fp, const char *name, const char *value)
+{
+	const char *p;
+
+	fprintf(fp, "%s:", name);
+	if (value[0] != '\0' && value[0] != '\n')
+		fputc(' ', fp);
+	for (p = value; *p != '\0'; p++) {
+		fputc(*p, fp);
+		if (*p == '\n')
+			fputc(' ', fp);
+	}
+	fputc('\n', fp);
+}
+
+/* The Conffiles block: the package's conffiles in their file's order. */
+static void
+dpkgdb_put_conffiles(FILE *fp, const char *conffiles, struct record *rec)
+{
+	const struct record_entry *e;
+	const char *p = conffiles, *nl;
+	char path[PATH_MAX + 1], hex[2 * 16 + 1];
+	bool any = false;
+	size_t len, i;
+
+	for (; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t' ||
+		    p[len - 1] == '\r'))
+			len--;
+		while (len > 0 && (*p == ' ' || *p == '\t')) {
+			p++;
+			len--;
+		}
+		/* Flagged lines ("remove-on-upgrade /x") are not installed. */
+		if (len == 0 || *p != '/' || len >= sizeof(path))
+			continue;
+		memcpy(path, p, len);
+		path[len] = '\0';
+		if (!any)
+			fputs("Conffiles:\n", fp);
+		any = true;
+		e = rec != NULL ? record_find(rec, path) : NULL;
+		/*
+		 * The MD5 of the file as this run extracted it: dpkg's
+		 * configure finds no .dpkg-new and keeps it as the
+		 * distributed version's.  Without one (not a regular file
+		 * of the package), dpkg's own mark for a new conffile.
+		 */
+		if (e != NULL && e->has_md5) {
+			for (i = 0; i < 16; i++)
+				snprintf(hex + 2 * i, 3, "%02x", e->md5[i]);
+			fprintf(fp, " %s %s\n", path, hex);
+		} else
+			fprintf(fp, " %s newconffile\n", path);
+	}
+}
+
+int
+dpkgdb_write_stanza(FILE *fp, const struct control *ctl, const char *status,
+    const char *config_version, const char *conffiles, struct record *rec)
+{
+	const char *const *f;
+	const char *v;
+	char *dep;
+	size_t i;
+
+	for (f = dpkgdb_order; *f != NULL; f++) {
+		if (strcmp(*f, "Status") == 0) {
+			fprintf(fp, "Status: %s\n", status);
+			continue;
+		}
+		if (strcmp(*f, "Config-Version") == 0) {
+			if (config_version != NULL)
+				fprintf(fp, "Config-Version: %s\n",
+				    dpkgdb_version(config_version));
+			continue;
+		}
+		if (strcmp(*f, "Conffiles") == 0) {
+			dpkgdb_put_conffiles(fp, conffiles, rec);
+			continue;
+		}
+		if ((v = control_get(ctl, *f)) == NULL || v[0] == '\0')
+			continue;
+		if (strcmp(*f, "Essential") == 0 || strcmp(*f, "Protected") == 0) {
+			if (strcasecmp(v, "yes") == 0)
+				fprintf(fp, "%s: yes\n", *f);
+		} else if (strcmp(*f, "Multi-Arch") == 0) {
+			if (strcasecmp(v, "no") != 0)
+				fprintf(fp, "%s: %s\n", *f, v);
+		} else if (strcmp(*f, "Version") == 0)
+			fprintf(fp, "Version: %s\n", dpkgdb_version(v));
+		else if (strncmp(*f, "Triggers-", 9) == 0)
+			continue;	/* dpkg's own, not the package's */
+		else if (dpkgdb_is_depends(*f) &&
+		    dpkgdb_format_depends(v, &dep) == 0) {
+			fprintf(fp, "%s: %s\n", *f, dep);
+			free(dep);
+		} else
+			dpkgdb_put_value(fp, *f, v);
+	}
+	for (i = 0; i < ctl->nfields; i++) {
+		const struct control_field *cf = &ctl->fields[i];
+
+		if (!dpkgdb_in(dpkgdb_order, cf->name) &&
+		    !dpkgdb_in(dpkgdb_dropped, cf->name) && cf->value[0] != '\0')
+			dpkgdb_put_value(fp, cf->name, cf->value);
+	}
+	fputc('\n', fp);
+	return ferror(fp) ? -EIO : 0;
+}
+
+int
+dpkgdb_write_list(FILE *fp, const struct record *rec)
+{
+	size_t i;
+
+	fputs("/.\n", fp);
+	for (i = 0; i < rec->n; i++)
+		if (strcmp(rec->v[i].path, "/") != 0)
+			fprintf(fp, "%s\n", rec->v[i].path);
+	return ferror(fp) ? -EIO : 0;
+}
+
+/* The first line of field NAME in stanza TEXT (LEN bytes), or NULL. */
+static char *
+dpkgdb_field(const char *text, size_t len, const char *name)
+{
+	const char *p = text, *end = text + len, *nl, *v;
+	size_t nlen = strlen(name);
+
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		if ((size_t)(nl - p) > nlen && p[nlen] == ':' &&
+		    strncasecmp(p, name, nlen) == 0) {
+			v = p + nlen + 1;
+			while (v < nl && (*v == ' ' || *v == '\t'))
+				v++;
+			len = (size_t)(nl - v);
+			while (len > 0 && (v[len - 1] == ' ' || v[len - 1] == '\t'))
+				len--;
+			return strndup(v, len);
+		}
+	}
+	return NULL;
+}
+
+static void
+dpkgdb_old_clear(struct dpkgdb_old *o)
+{
+	free(o->text);
+	free(o->name);
+	free(o->arch);
+	free(o->ma);
+	free(o->status);
+	free(o->version);
+	free(o->cversion);
+}
+
+/* Split the status file TEXT into stanzas. */
+static int
+dpkgdb_parse_status(struct dpkgdb *db, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *start, *nl;
+	struct dpkgdb_old *v, *o;
+
+	while (p < end) {
+		/* Empty lines between stanzas. */
+		while (p < end && (*p == '\n' || *p == '\r'))
+			p++;
+		if (p >= end)
+			break;
+		start = p;
+		for (;;) {
+			if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL) {
+				p = end;
+				break;
+			}
+			p = nl + 1;
+			if (p >= end || *p == '\n')
+				break;
+		}
+		if ((v = realloc(db->old, (db->nold + 1) * sizeof(*v))) == NULL)
+			return -ENOMEM;
+		db->old = v;
+		o = memset(&v[db->nold++], 0, sizeof(*o));
+		o->len = (size_t)(p - start);
+		if ((o->text = malloc(o->len + 2)) == NULL)
+			return -ENOMEM;
+		memcpy(o->text, start, o->len);
+		/* A last stanza without its newline gets one. */
+		if (o->len > 0 && o->text[o->len - 1] != '\n')
+			o->text[o->len++] = '\n';
+		o->text[o->len] = '\0';
+		o->name = dpkgdb_field(o->text, o->len, "Package");
+		o->arch = dpkgdb_field(o->text, o->len, "Architecture");
+		o->ma = dpkgdb_field(o->text, o->len, "Multi-Arch");
+		o->status = dpkgdb_field(o->text, o->len, "Status");
+		o->version = dpkgdb_field(o->text, o->len, "Version");
+		o->cversion = dpkgdb_field(o->text, o->len, "Config-Version");
+		if (o->name == NULL)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int
+dpkgdb_new(struct dpkgdb **out)
+{
+	struct dpkgdb *db;
+
+	if ((db = calloc(1, sizeof(*db))) == NULL)
+		return -ENOMEM;
+	db->lockfd[0] = db->lockfd[1] = -1;
+	*out = db;
+	return 0;
+}
+
+void
+dpkgdb_free(struct dpkgdb *db)
+{
+	size_t i;
+
+	if (db == NULL)
+		return;
+	for (i = 0; i < db->nold; i++)
+		dpkgdb_old_clear(&db->old[i]);
+	free(db->old);
+	for (i = 0; i < db->nrun; i++) {
+		deb_info_free(db->run[i].info, db->run[i].ninfo);
+		free(db->run[i].infoname);
+		free(db->run[i].oldinfo);
+		free(db->run[i].stanza);
+	}
+	free(db->run);
+	for (i = 0; i < db->ngone; i++)
+		free(db->gone[i]);
+	free(db->gone);
+	for (i = 0; i < 2; i++)
+		if (db->lockfd[i] >= 0)
+			close(db->lockfd[i]);
+	free(db);
+}
+
+/* Take dpkg's lock file NAME in DFD as dpkg does: a whole-file fcntl lock. */
+static int
+dpkgdb_lock(int dfd, const char *name, int *out, struct dbp_error *err)
+{
+	struct flock fl;
+	int fd;
+
+	fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return dbp_err(err, errno, DPKGDB_DIR, "cannot open dpkg's %s",
+		    name);
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_SETLK, &fl) != 0) {
+		int e = errno;
+
+		close(fd);
+		if (e == EAGAIN || e == EACCES)
+			return dbp_err(err, 0, DPKGDB_DIR, "dpkg's database is"
+			    " in use (%s held by another process)", name);
+		return dbp_err(err, e, DPKGDB_DIR, "cannot lock dpkg's %s",
+		    name);
+	}
+	*out = fd;
+	return 0;
+}
+
+/*
+ * dpkg journals its status changes in updates/ and folds them in when it
+ * next opens the database: a status written now would be overridden.
+ */
+static int
+dpkgdb_check_updates(int dfd, struct dbp_error *err)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd, r = 0;
+
+	if ((fd = openat(dfd, "updates", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : dbp_err(err, errno,
+		    DPKGDB_DIR "/updates", "cannot open directory");
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return dbp_err(err, errno, DPKGDB_DIR "/updates",
+		    "cannot open directory");
+	}
+	while ((de = readdir(dir)) != NULL)
+		if (isdigit((unsigned char)de->d_name[0])) {
+			r = dbp_err(err, 0, DPKGDB_DIR "/updates", "dpkg was"
+			    " interrupted: run 'dpkg --configure -a' first");
+			break;
+		}
+	closedir(dir);
+	return r;
+}
+
+/* Read the whole of NAME in DFD: 0, -ENOENT, another -errno. */
+static int
+dpkgdb_slurp(int dfd, const char *name, char **out, size_t *len)
+{
+	struct stat st;
+	ssize_t n;
+	size_t got = 0;
+	char *buf;
+	int fd, e;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		e = S_ISREG(st.st_mode) ? errno : EINVAL;
+		close(fd);
+		return -e;
+	}
+	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size) {
+		n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	e = got == (size_t)st.st_size ? 0 : errno != 0 ? errno : EIO;
+	close(fd);
+	if (e != 0) {
+		free(buf);
+		return -e;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
+int
+dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
+    struct manifest *man, struct dbp_error *err)
+{
+	size_t idx, len = 0;
+	char *text = NULL;
+	int dfd, r;
+
+	db->dirs = d;
+	db->sb = sb;
+	db->man = man;
+	if (dirs_get(d, DPKGDB_DIR, false, 0, &idx, NULL) != 0)
+		return 0;	/* a new database, made at dpkgdb_prepare */
+	db->exists = true;
+	if ((dfd = dirs_fd(d, idx)) < 0)
+		return dbp_err(err, -dfd, DPKGDB_DIR, "cannot open directory");
+	if ((r = dpkgdb_lock(dfd, "lock-frontend", &db->lockfd[0], err)) != 0 ||
+	    (r = dpkgdb_lock(dfd, "lock", &db->lockfd[1], err)) != 0 ||
+	    (r = dpkgdb_check_updates(dfd, err)) != 0)
+		return r;
+	if ((r = dpkgdb_slurp(dfd, "status", &text, &len)) == -ENOENT)
+		return 0;
+	if (r != 0)
+		return dbp_err(err, -r, DPKGDB_DIR "/status", "cannot read");
+	r = dpkgdb_parse_status(db, text, len);
+	free(text);
+	if (r == -EINVAL)
+		return dbp_err(err, 0, DPKGDB_DIR "/status",
+		    "a stanza without a Package field");
+	return r != 0 ? dbp_err(err, -r, DPKGDB_DIR "/status",
+	    "cannot read") : 0;
+}
+
+static bool
+dpkgdb_same(const char *ma)
+{
+	return ma != NULL && strcasecmp(ma, "same") == 0;
+}
+
+/* NAME, or NAME:ARCH for a Multi-Arch: same package (dpkg's info names). */
+static char *
+dpkgdb_infoname(const char *name, const char *arch, const char *ma)
+{
+	char *s;
+
+	if (!dpkgdb_same(ma))
+		return strdup(name);
+	if (asprintf(&s, "%s:%s", name, arch != NULL ? arch : "") < 0)
+		return NULL;
+	return s;
+}
+
+int
+dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
+    struct deb_info *info, size_t n, struct dbp_error *err)
+{
+	const char *name = control_get(rec->ctl, "Package");
+	const char *arch = control_get(rec->ctl, "Architecture");
+	const char *ma = control_get(rec->ctl, "Multi-Arch");
+	struct dpkgdb_new *v, *p;
+	size_t i;
+
+	if ((v = realloc(db->run, (db->nrun + 1) * sizeof(*v))) == NULL) {
+		deb_info_free(info, n);
+		return dbp_err(err, ENOMEM, "", "cannot keep control files");
+	}
+	db->run = v;
+	p = memset(&v[db->nrun++], 0, sizeof(*p));
+	p->rec = (struct record *)rec;
+	p->info = info;
+	p->ninfo = n;
+	for (i = 0; i < n; i++)
+		if (strcmp(info[i].name, "conffiles") == 0)
+			p->conffiles = info[i].data;
+	/* The stanza this one replaces: same name, and arch unless both are M-A: same. */
+	for (i = 0; i < db->nold; i++) {
+		struct dpkgdb_old *o = &db->old[i];
+
+		if (strcmp(o->name, name) != 0 || o->replaced)
+			continue;
+		if (dpkgdb_same(ma) && dpkgdb_same(o->ma) &&
+		    (o->arch == NULL || strcmp(o->arch, arch) != 0))
+			continue;
+		o->replaced = true;
+		p->old = o;
+		if ((p->oldinfo = dpkgdb_infoname(o->name, o->arch, o->ma)) == NULL)
+			return dbp_err(err, ENOMEM, "", "cannot keep control files");
+		break;
+	}
+	if ((p->infoname = dpkgdb_infoname(name, arch, ma)) == NULL)
+		return dbp_err(err, ENOMEM, "", "cannot keep control files");
+	return 0;
+}
+
+/* The status word of a stanza: "installed" in "install ok installed". */
+static const char *
+dpkgdb_state(const struct dpkgdb_old *o)
+{
+	const char *s = o->status != NULL ? strrchr(o->status, ' ') : NULL;
+
+	return s != NULL ? s + 1 : "not-installed";
+}
+
+/* The new stanza of P, following dpkg's unpack of an upgrade. */
+static int
+dpkgdb_make_stanza(struct dpkgdb_new *p)
+{
+	const struct dpkgdb_old *o = p->old;
+	const char *cver = NULL, *state;
+	char status[64];
+	FILE *fp;
+	int r;
+
+	/* A hold stays a hold; anything else the user asked for: install. */
+	snprintf(status, sizeof(status), "%s ok unpacked",
+	    o != NULL && o->status != NULL && strncmp(o->status, "hold ", 5) == 0 ?
+	    "hold" : "install");
+	if (o != NULL) {
+		state = dpkgdb_state(o);
+		/* What postinst configure is told the configured version was. */
+		if (strcmp(state, "installed") == 0 ||
+		    strcmp(state, "triggers-pending") == 0 ||
+		    strcmp(state, "triggers-awaited") == 0)
+			cver = o->version;
+		else if (strcmp(state, "not-installed") != 0)
+			cver = o->cversion;
+	}
+	if ((fp = open_memstream(&p->stanza, &p->stanza_len)) == NULL)
+		return -ENOMEM;
+	r = dpkgdb_write_stanza(fp, p->rec->ctl, status, cver, p->conffiles,
+	    p->rec);
+	if (fclose(fp) != 0 && r == 0)
+		r = -ENOMEM;
+	return r;
+}
+
+/*
+ * Write DATA as temporary of NAME in directory IDX (root-relative DIR)
+ * and register it with the batch: renamed over NAME at the commit.
+ */
+static int
+dpkgdb_put(struct dpkgdb *db, size_t idx, const char *dir, const char *name,
+    mode_t mode, const char *data, size_t len, struct dbp_error *err)
+{
+	char path[PATH_MAX], tmp[NAME_MAX + 1];
+	size_t item, off = 0;
+	ssize_t w;
+	int dfd, fd, e;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    (int)sizeof(path) ||
+	    snprintf(tmp, sizeof(tmp), "%s" UNPACK_TMP_SUFFIX, name) >=
+	    (int)sizeof(tmp))
+		return dbp_err(err, ENAMETOOLONG, path, "cannot create");
+	/* A package's own file there would be renamed over by this one. */
+	if (manifest_find(db->man, idx, name) != NULL)
+		return dbp_err(err, 0, path, "a package ships a file of dpkg's"
+		    " database");
+	if ((dfd = dirs_fd(db->dirs, idx)) < 0)
+		return dbp_err(err, -dfd, dir, "cannot open directory");
+	/* A leftover of a killed run has this name: it is ours to replace. */
+	unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (fd < 0)
+		return dbp_err(err, errno, path, "cannot create");
+	if ((e = syncbatch_add(db->sb, idx, path, tmp, &item)) != 0) {
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		return dbp_err(err, -e, path, "cannot create");
+	}
+	while (off < len) {
+		w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			e = errno;
+			close(fd);
+			return dbp_err(err, e, path, "cannot write");
+		}
+		off += (size_t)w;
+	}
+	if (fchmod(fd, mode) != 0) {
+		e = errno;
+		close(fd);
+		return dbp_err(err, e, path, "cannot change mode");
+	}
+	return syncbatch_written(db->sb, item, fd, err);
+}
+
+/* Info file INFONAME.SUFFIX of one of the run's packages is written. */
+static bool
+dpkgdb_written(const struct dpkgdb *db, const char *file)
+{
+	size_t i, k, len;
+
+	for (i = 0; i < db->nrun; i++) {
+		const struct dpkgdb_new *p = &db->run[i];
+
+		len = strlen(p->infoname);
+		if (strncmp(file, p->infoname, len) != 0 || file[len] != '.')
+			continue;
+		if (strcmp(file + len + 1, "list") == 0)
+			return true;
+		for (k = 0; k < p->ninfo; k++)
+			if (strcmp(file + len + 1, p->info[k].name) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* Note the old version's info files that the run does not write. */
+static int
+dpkgdb_find_gone(struct dpkgdb *db, int dfd)
+{
+	struct dirent *de;
+	const char *dot;
+	char **v;
+	size_t i, len;
+	DIR *dir;
+	int fd;
+
+	if ((fd = dup(dfd)) < 0)
+		return -errno;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		if ((dot = strrchr(de->d_name, '.')) == NULL ||
+		    unpack_reserved_name(de->d_name))
+			continue;
+		len = (size_t)(dot - de->d_name);
+		for (i = 0; i < db->nrun; i++) {
+			const char *names[2] = { db->run[i].infoname,
+			    db->run[i].oldinfo };
+			int k;
+
+			for (k = 0; k < 2; k++)
+				if (names[k] != NULL && strlen(names[k]) == len &&
+				    strncmp(de->d_name, names[k], len) == 0)
+					break;
+			if (k < 2)
+				break;
+		}
+		if (i == db->nrun || dpkgdb_written(db, de->d_name))
+			continue;
+		if ((v = realloc(db->gone, (db->ngone + 1) * sizeof(*v))) == NULL ||
+		    (v[db->ngone] = strdup(de->d_name)) == NULL) {
+			if (v != NULL)
+				db->gone = v;
+			closedir(dir);
+			return -ENOMEM;
+		}
+		db->gone = v;
+		db->ngone++;
+	}
+	closedir(dir);
+	return 0;
+}
+
+static int
+dpkgdb_cmp_stanza(const void *a, const void *b)
+{
+	const char *const *x = a, *const *y = b;
+	const char *xn = x[0], *yn = y[0];
+	int r = strcmp(xn, yn);
+
+	return r != 0 ? r : strcmp(x[1] != NULL ? x[1] : "",
+	    y[1] != NULL ? y[1] : "");
+}
+
+/* The new status: the untouched stanzas and the run's, sorted as dpkg does. */
+static int
+dpkgdb_status_text(struct dpkgdb *db, char **out, size_t *len)
+{
+	const char *(*v)[3];
+	size_t i, n = 0;
+	FILE *fp;
+
+	if ((v = calloc(db->nold + db->nrun + 1, sizeof(*v))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < db->nold; i++)
+		if (!db->old[i].replaced) {
+			v[n][0] = db->old[i].name;
+			v[n][1] = db->old[i].arch;
+			v[n++][2] = db->old[i].text;
+		}
+	for (i = 0; i < db->nrun; i++) {
+		v[n][0] = control_get(db->run[i].rec->ctl, "Package");
+		v[n][1] = control_get(db->run[i].rec->ctl, "Architecture");
+		v[n++][2] = db->run[i].stanza;
+	}
+	qsort(v, n, sizeof(*v), dpkgdb_cmp_stanza);
+	if ((fp = open_memstream(out, len)) == NULL) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		fputs(v[i][2], fp);
+		/* Old stanzas were kept without the empty line after them. */
+		if (v[i][2][strlen(v[i][2]) - 1] == '\n' &&
+		    (strlen(v[i][2]) < 2 || v[i][2][strlen(v[i][2]) - 2] != '\n'))
+			fputc('\n', fp);
+	}
+	free(v);
+	return fclose(fp) != 0 ? -ENOMEM : 0;
+}
+
+/* Make DIR (root-relative) if missing, as part of the batch. */
+static int
+dpkgdb_dir(struct dpkgdb *db, const char *dir, size_t *idx,
+    struct dbp_error *err)
+{
+	return dirs_get(db->dirs, dir, true, 0755, idx, err);
+}
+
+int
+dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
+{
+	char file[NAME_MAX + 1], *list, *status;
+	size_t i, k, len, didx, uidx;
+	struct stat st;
+	FILE *fp;
+	int dfd, ifd, r;
+
+	if ((r = dpkgdb_dir(db, DPKGDB_DIR, &didx, err)) != 0 ||
+	    (r = dpkgdb_dir(db, DPKGDB_DIR "/info", &db->infoidx, err)) != 0 ||
+	    (r = dpkgdb_dir(db, DPKGDB_DIR "/updates", &uidx, err)) != 0)
+		return r;
+	if ((dfd = dirs_fd(db->dirs, didx)) < 0 ||
+	    (ifd = dirs_fd(db->dirs, db->infoidx)) < 0)
+		return dbp_err(err, EIO, DPKGDB_DIR, "cannot open directory");
+	for (i = 0; i < db->nrun; i++) {
+		struct dpkgdb_new *p = &db->run[i];
+
+		if ((r = dpkgdb_make_stanza(p)) != 0)
+			return dbp_err(err, -r, DPKGDB_DIR "/status",
+			    "cannot write");
+		for (k = 0; k < p->ninfo; k++) {
+			if (snprintf(file, sizeof(file), "%s.%s", p->infoname,
+			    p->info[k].name) >= (int)sizeof(file))
+				return dbp_err(err, ENAMETOOLONG, p->infoname,
+				    "cannot write dpkg's info file");
+			if ((r = dpkgdb_put(db, db->infoidx, DPKGDB_DIR "/info",
+			    file, p->info[k].mode, p->info[k].data,
+			    p->info[k].len, err)) != 0)
+				return r;
+		}
+		if ((fp = open_memstream(&list, &len)) == NULL)
+			return dbp_err(err, ENOMEM, p->infoname, "cannot write");
+		r = dpkgdb_write_list(fp, p->rec);
+		if (fclose(fp) != 0 && r == 0)
+			r = -ENOMEM;
+		if (r == 0 && snprintf(file, sizeof(file), "%s.list",
+		    p->infoname) >= (int)sizeof(file))
+			r = -ENAMETOOLONG;
+		if (r != 0) {
+			free(list);
+			return dbp_err(err, -r, p->infoname,
+			    "cannot write dpkg's file list");
+		}
+		r = dpkgdb_put(db, db->infoidx, DPKGDB_DIR "/info", file, 0644,
+		    list, len, err);
+		free(list);
+		if (r != 0)
+			return r;
+	}
+	if ((r = dpkgdb_find_gone(db, ifd)) != 0)
+		return dbp_err(err, -r, DPKGDB_DIR "/info", "cannot read");
+	if ((r = dpkgdb_status_text(db, &status, &len)) != 0)
+		return dbp_err(err, -r, DPKGDB_DIR "/status", "cannot write");
+	r = dpkgdb_put(db, didx, DPKGDB_DIR, "status", 0644, status, len, err);
+	free(status);
+	if (r != 0)
+		return r;
+	/*
+	 * What dpkg expects of a database it did not make: info/format says
+	 * the info files have multiarch names; "available" must exist for
+	 * some of its commands (mmdebstrap and debootstrap make it too).
+	 */
+	if (fstatat(ifd, "format", &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+	    (r = dpkgdb_put(db, db->infoidx, DPKGDB_DIR "/info", "format", 0644,
+	    "1\n", 2, err)) != 0)
+		return r;
+	if (fstatat(dfd, "available", &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+	    (r = dpkgdb_put(db, didx, DPKGDB_DIR, "available", 0644, "", 0,
+	    err)) != 0)
+		return r;
+	(void)uidx;
+	return 0;
+}
+
+int
+dpkgdb_plan_obsolete(struct dpkgdb *db, struct journal *j,
+    struct dbp_error *err)
+{
+	char path[PATH_MAX];
+	size_t i;
+	int r;
+
+	for (i = 0; i < db->ngone; i++) {
+		snprintf(path, sizeof(path), DPKGDB_DIR "/info/%s", db->gone[i]);
+		if ((r = journal_gone(j, 'f', path)) != 0)
+			return dbp_err(err, -r, path, "cannot plan removal");
+	}
+	return 0;
+}
+
+void
+dpkgdb_remove_obsolete(struct dpkgdb *db,
+    void (*warn)(void *, const char *, const char *), void *ctx)
+{
+	char path[PATH_MAX];
+	size_t i;
+	int dfd;
+
+	if (db->ngone == 0 || (dfd = dirs_fd(db->dirs, db->infoidx)) < 0)
+		return;
+	for (i = 0; i < db->ngone; i++)
+		if (unlinkat(dfd, db->gone[i], 0) != 0 && errno != ENOENT &&
+		    warn != NULL) {
+			snprintf(path, sizeof(path), DPKGDB_DIR "/info/%s",
+			    db->gone[i]);
+			warn(ctx, path, "cannot remove info file of the old"
+			    " version");
+		}
+	dirs_mark(db->dirs, db->infoidx, DIR_NAMES);
+}
+
+size_t
+dpkgdb_count(const struct dpkgdb *db)
+{
+	return db->nrun;
+}
+
+void
+dpkgdb_pkg(const struct dpkgdb *db, size_t i, struct dpkgdb_pkg *out)
+{
+	const struct dpkgdb_new *p = &db->run[i];
+	const char *state;
+	size_t k;
+
+	memset(out, 0, sizeof(*out));
+	out->name = control_get(p->rec->ctl, "Package");
+	out->arch = control_get(p->rec->ctl, "Architecture");
+	out->version = control_get(p->rec->ctl, "Version");
+	out->infoname = p->infoname;
+	if (p->old != NULL) {
+		state = dpkgdb_state(p->old);
+		if (strcmp(state, "not-installed") != 0 &&
+		    strcmp(state, "config-files") != 0)
+			out->old_version = p->old->version;
+		out->old_configured = strcmp(state, "installed") == 0;
+	}
+	for (k = 0; k < p->ninfo; k++)
+		if (strcmp(p->info[k].name, "preinst") == 0)
+			out->has_preinst = true;
+}

@@ -1,0 +1,105 @@
+/* dpkg's database in the root (var/lib/dpkg), written in the run's batch. */
+#ifndef DEBUNPACK_DPKGDB_H
+#define DEBUNPACK_DPKGDB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "control.h"
+#include "deb.h"
+#include "dirs.h"
+#include "error.h"
+#include "record.h"
+
+/* Where dpkg keeps its database, root-relative. */
+#define DPKGDB_DIR	"var/lib/dpkg"
+
+struct dpkgdb;
+struct journal;
+struct manifest;
+struct syncbatch;
+
+int dpkgdb_new(struct dpkgdb **out);
+/* Frees DB and releases dpkg's locks.  DB may be NULL. */
+void dpkgdb_free(struct dpkgdb *db);
+
+/*
+ * Attach to the run: D is its directory table, SB the batch of its files
+ * (the database's files join it, so that one commit carries both), MAN
+ * its manifest (a package must not ship a database file).  When the
+ * database exists, take dpkg's locks (lock-frontend, then lock, as apt
+ * and dpkg take them), refuse pending updates of an interrupted dpkg,
+ * and read the status file.  0 or -errno with ERR filled.
+ */
+int dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
+    struct manifest *man, struct dbp_error *err);
+
+/*
+ * Package REC (owned by the manifest, which must outlive DB; its entries
+ * in archive order) comes with control files INFO (N of them, taken, also
+ * on error).
+ */
+int dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
+    struct deb_info *info, size_t n, struct dbp_error *err);
+
+/*
+ * Write every database file the run changes as a temporary of the batch:
+ * info/PKG.* and PKG.list of each package, the merged status, and what a
+ * new database needs (info/format, available, updates/).  Call before
+ * syncbatch_prepare: they are renamed after the packages' files.
+ */
+int dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err);
+
+/*
+ * Before the commit point: tell journal J which info files of the old
+ * versions the new ones lack; dpkgdb_remove_obsolete removes them after
+ * it (a repair after a crash removes the same).
+ */
+int dpkgdb_plan_obsolete(struct dpkgdb *db, struct journal *j,
+    struct dbp_error *err);
+void dpkgdb_remove_obsolete(struct dpkgdb *db,
+    void (*warn)(void *, const char *, const char *), void *ctx);
+
+/* The run's packages, in the order they were staged. */
+size_t dpkgdb_count(const struct dpkgdb *db);
+
+/* What a maintainer script of the run's package I needs to know. */
+struct dpkgdb_pkg {
+	const char *name;	/* "libc6" */
+	const char *arch;	/* "amd64" */
+	const char *infoname;	/* "libc6:amd64" for Multi-Arch: same */
+	const char *version;
+	const char *old_version;	/* installed before the run, or NULL */
+	bool old_configured;	/* the old version was configured */
+	bool has_preinst;
+};
+void dpkgdb_pkg(const struct dpkgdb *db, size_t i, struct dpkgdb_pkg *out);
+
+/*
+ * The status stanza of package CTL as dpkg writes it: its fields in
+ * dpkg's order (unknown ones last, in the package's order), Essential and
+ * Protected only when "yes", dependency fields and the version in dpkg's
+ * canonical form, STATUS ("install ok unpacked"), CONFIG_VERSION (NULL:
+ * none) and a Conffiles block with the conffiles of CONFFILES (the text
+ * of control.tar's conffiles) and their MD5s from REC.  Ends with an
+ * empty line.  0 or -errno (a write error of FP).
+ */
+int dpkgdb_write_stanza(FILE *fp, const struct control *ctl,
+    const char *status, const char *config_version, const char *conffiles,
+    struct record *rec);
+
+/*
+ * Dependency field VALUE in dpkg's form: "a (>= 1), b | c:any".  *OUT is
+ * the caller's (free).  -EINVAL when VALUE does not parse (then dpkg's
+ * form is the value itself, trimmed), -ENOMEM.
+ */
+int dpkgdb_format_depends(const char *value, char **out);
+
+/* VERSION as dpkg writes it: without a "0:" epoch. */
+const char *dpkgdb_version(const char *version);
+
+/* The .list text of REC: "/." then each path in REC's order. */
+int dpkgdb_write_list(FILE *fp, const struct record *rec);
+
+#endif
