@@ -19,6 +19,7 @@
 #include "feed.h"
 #include "install.h"
 #include "journal.h"
+#include "maintscript.h"
 #include "manifest.h"
 #include "record.h"
 #include "syncbatch.h"
@@ -123,8 +124,19 @@ install_one(const struct install_opts *o, struct unpack *u,
 	} else if (r == 0) {
 		struct install_note n = { .event = INSTALL_UNPACKING,
 		    .pkg = file, .ctl = ctl };
+		const char *ma = control_get(ctl, "Multi-Arch");
+		char name[256];
 
+		/* Names as dpkg shows them, for front ends. */
+		snprintf(name, sizeof(name), ma != NULL &&
+		    strcmp(ma, "same") == 0 ? "%s:%s" : "%s",
+		    control_get(ctl, "Package"),
+		    control_get(ctl, "Architecture"));
+		n.name = name;
+		n.upgrade = manifest_installed_record(man,
+		    control_get(ctl, "Package")) != NULL;
 		install_say(o, &n);
+		n.event = INSTALL_EXTRACTED;
 		if ((r = unpack_set_conffiles(u, deb_conffiles(d), err)) == 0 &&
 		    (r = feed != NULL ? deb_data_open_fed(d, &tar, feed_read,
 		    feed_pkg(feed, idx, deb_fd(d)), err) : deb_data_open(d, &tar,
@@ -139,6 +151,10 @@ install_one(const struct install_opts *o, struct unpack *u,
 				r = dpkgdb_stage(db, staged, info, ninfo, err);
 			}
 		}
+		if (r == 0) {
+			n.bytes = st->bytes;
+			install_say(o, &n);
+		}
 	}
 	if (r == 0)
 		st->packages++;
@@ -147,6 +163,23 @@ install_one(const struct install_opts *o, struct unpack *u,
 	record_free(rec);
 	deb_close(d);
 	return r;
+}
+
+static void
+install_phase(const struct install_opts *o, enum install_phase ph)
+{
+	struct install_note n = { .event = INSTALL_PHASE, .phase = ph };
+
+	install_say(o, &n);
+}
+
+static void
+install_preinst(void *ctx, const char *name)
+{
+	struct install_ctx *ic = ctx;
+	struct install_note n = { .event = INSTALL_PREINST, .name = name };
+
+	install_say(ic->opts, &n);
 }
 
 static int
@@ -255,8 +288,11 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	struct journal *j = NULL;
 	struct unpack *u = NULL;
 	struct feed *feed = NULL;
+	struct usrmerge um = { .nmade = 0 };
 	struct dbp_error ign;
 	size_t maxfiles, maxdirs, i;
+	const char *arch;
+	bool merge;
 	const char *mode = o->mode;
 	unsigned jobs;
 	bool left;		/* a cleanup step left something behind */
@@ -277,6 +313,9 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	if (o->force_walk)
 		rootfs_force_walk(&rf);
 	if ((r = install_recover(o, &rf, true, err)) != 0)
+		goto out;
+	if ((r = usrmerge_wanted(o->usrmerge, rf.fd, files, nfiles, &merge,
+	    &arch, err)) != 0)
 		goto out;
 	if (uo.chown && (r = users_load(&users, &rf)) != 0) {
 		r = dbp_err(err, -r, "etc/passwd", "cannot read users");
@@ -304,6 +343,8 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	    (r = journal_open(j, manifest_admin_fd(man),
 	    install_admin_name(o), err)) != 0 ||
 	    (r = manifest_load_installed(man, err)) != 0)
+		goto abort;
+	if (merge && (r = usrmerge_make(&um, dirs, j, arch, err)) != 0)
 		goto abort;
 	if (o->dpkg_db && ((r = dpkgdb_new(&db)) != 0 ?
 	    dbp_err(err, -r, NULL, "cannot start") :
@@ -345,11 +386,13 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	 * lists.  A crash before the commit point is undone by the next run,
 	 * one after it finished (recover.c).
 	 */
+	install_phase(o, INSTALL_SYNCING);
 	if ((db != NULL && (r = dpkgdb_prepare(db, err)) != 0) ||
 	    (r = syncbatch_prepare(sb, j, JOURNAL_ROOT, err)) != 0 ||
 	    (r = manifest_prepare(man, j, err)) != 0 ||
 	    (r = journal_sync(j, err)) != 0 ||
 	    (r = syncbatch_rename(sb, err)) != 0 ||
+	    (install_phase(o, INSTALL_RENAMING), 0) ||
 	    (r = manifest_commit(man, err)) != 0 ||
 	    (r = syncbatch_sync_dirs(sb, err)) != 0 ||
 	    (r = manifest_sync(man, err)) != 0 ||
@@ -384,6 +427,13 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	n.count = manifest_count(man);
 	n.mode = mode;
 	install_say(o, &n);
+	/* The files stay: a failing script is the package's error, not the run's. */
+	if (o->run_preinst && db != NULL) {
+		install_phase(o, INSTALL_PREINSTS);
+		if ((r = maintscript_dev_setup(rf.fd, err)) == 0)
+			r = maintscript_preinsts(o->root, db, install_preinst,
+			    &ic, err);
+	}
 	goto out;
 abort:
 	/*
@@ -394,6 +444,7 @@ abort:
 	 */
 	left = manifest_abort(man) != 0;
 	left |= syncbatch_abort(sb) != 0;
+	left |= usrmerge_undo(&um, dirs) != 0;
 	left |= syncbatch_abort_dirs(sb) != 0;
 	if (left || journal_end(j, true, &ign) != 0) {
 		n.event = INSTALL_WARN;

@@ -11,6 +11,7 @@
 #include "recover.h"
 #include "rootfs.h"
 #include "stats.h"
+#include "usrmerge.h"
 
 /* Where records go unless the options say otherwise, inside the root. */
 #define INSTALL_ADMINDIR	"var/lib/debunpack"
@@ -22,7 +23,13 @@ enum install_event {
 	INSTALL_WARN,		/* MSG, about the run as a whole */
 	INSTALL_REPAIRED,	/* an interrupted run was repaired: REPAIR */
 	INSTALL_COMMITTED,	/* COUNT paths committed with sync mode MODE */
+	INSTALL_EXTRACTED,	/* PKG's data is written; BYTES in the run so far */
+	INSTALL_PHASE,		/* the run enters PHASE */
+	INSTALL_PREINST,	/* the preinst of package NAME runs next */
 };
+
+/* Where a run is, past the extraction. */
+enum install_phase { INSTALL_SYNCING, INSTALL_RENAMING, INSTALL_PREINSTS };
 
 struct install_note {
 	enum install_event event;
@@ -33,6 +40,11 @@ struct install_note {
 	const struct recover_result *repair;
 	size_t count;
 	const char *mode;
+	/* UNPACKING, EXTRACTED, PREINST: dpkg's name (NAME:ARCH if M-A: same) */
+	const char *name;
+	bool upgrade;		/* UNPACKING: a version of it is installed */
+	unsigned long long bytes;
+	enum install_phase phase;
 };
 
 struct install_opts {
@@ -45,6 +57,8 @@ struct install_opts {
 	bool force_overwrite;
 	bool force_walk;	/* for tests: rootfs_force_walk */
 	bool dpkg_db;		/* keep dpkg's database in the root too */
+	enum usrmerge_mode usrmerge;	/* merged-/usr links in a new root */
+	bool run_preinst;	/* then run the preinsts (maintscript.h) */
 	/* Set (by a signal handler) to stop before the commit; may be NULL. */
 	volatile sig_atomic_t *stop;
 	/* Told what the run does; may be NULL. */

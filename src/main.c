@@ -2,7 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include "escape.h"
 #include "install.h"
 #include "manifest.h"
+#include "progress.h"
 #include "query.h"
 #include "rootfs.h"
 #include "stats.h"
@@ -25,7 +28,8 @@
 enum {
 	OPT_STATS = 256, OPT_SKIP_DEVICES, OPT_SYNC_MODE, OPT_ROOT, OPT_ADMINDIR,
 	OPT_LIST, OPT_OWNER, OPT_CONTENTS, OPT_FORCE_OVERWRITE, OPT_VERIFY,
-	OPT_DRY_RUN, OPT_RECOVER, OPT_DPKG_DB
+	OPT_DRY_RUN, OPT_RECOVER, OPT_DPKG_DB, OPT_MERGED_USR, OPT_RUN_PREINST,
+	OPT_STATUS_FD, OPT_NO_PROGRESS
 };
 
 /* What a run does: install (the default) or answer a query. */
@@ -56,12 +60,16 @@ static const struct option main_options[] = {
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "jobs",		required_argument,	NULL, 'j' },
 	{ "list",		no_argument,		NULL, OPT_LIST },
+	{ "merged-usr",		optional_argument,	NULL, OPT_MERGED_USR },
+	{ "no-progress",	no_argument,		NULL, OPT_NO_PROGRESS },
 	{ "owner",		required_argument,	NULL, OPT_OWNER },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "recover",		no_argument,		NULL, OPT_RECOVER },
 	{ "root",		required_argument,	NULL, OPT_ROOT },
+	{ "run-preinst",	no_argument,		NULL, OPT_RUN_PREINST },
 	{ "skip-devices",	no_argument,		NULL, OPT_SKIP_DEVICES },
 	{ "stats",		optional_argument,	NULL, OPT_STATS },
+	{ "status-fd",		required_argument,	NULL, OPT_STATUS_FD },
 	{ "sync-mode",		required_argument,	NULL, OPT_SYNC_MODE },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "verify",		no_argument,		NULL, OPT_VERIFY },
@@ -74,6 +82,11 @@ struct main_opts {
 	const char *owner;	/* --owner PATH */
 	int stats;		/* 0 none, 1 text, 2 json */
 	int verbose;		/* -1 quiet, 0 normal, 1 verbose */
+	int status_fd;		/* --status-fd, or -1 */
+	bool no_progress;
+	struct progress *pg;	/* the progress line and status lines, or NULL */
+	char **names;		/* the run's packages, for the status lines */
+	size_t nnames;
 	struct install_opts in;	/* what an install (or a query) works on */
 };
 
@@ -86,6 +99,8 @@ usage(FILE *fp)
 	    "usage: debunpack [--admindir DIR] [--dry-run] [--force-overwrite]\n"
 	    "                 [--root DIR] [--skip-devices] [--stats[=json]]\n"
 	    "                 [--sync-mode auto|syncfs|batched|perfile|none]\n"
+	    "                 [--dpkg-db] [--merged-usr[=auto|yes|no]]\n"
+	    "                 [--run-preinst] [--status-fd N] [--no-progress]\n"
 	    "                 [-j N] [-q | -v] PKG.deb...\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --list | --owner PATH\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --verify [PKGNAME...]\n"
@@ -96,6 +111,8 @@ usage(FILE *fp)
 	    "      --admindir DIR    package records in DIR (default\n"
 	    "                        ROOT/var/lib/debunpack)\n"
 	    "      --contents        list the entries of package files\n"
+	    "      --dpkg-db         keep dpkg's database (ROOT/var/lib/dpkg) too:\n"
+	    "                        packages end up unpacked, for dpkg --configure\n"
 	    "      --dry-run         say what an install would do, do nothing\n"
 	    "      --force-overwrite take over paths of other packages\n"
 	    "  -h, --help            show this help and exit\n"
@@ -103,13 +120,20 @@ usage(FILE *fp)
 	    "                        online CPUs, at most 4; 1: in the main\n"
 	    "                        thread)\n"
 	    "      --list            list the installed packages\n"
+	    "      --merged-usr[=WHEN] make bin, sbin, lib... links to usr/ in a new\n"
+	    "                        root: auto (default: for bookworm or later),\n"
+	    "                        yes, no\n"
+	    "      --no-progress     no progress line on a terminal\n"
 	    "      --owner PATH      name the packages that installed PATH\n"
 	    "  -q, --quiet           print errors only\n"
 	    "      --recover         repair what an interrupted run left\n"
 	    "      --root DIR        install under DIR (default /)\n"
+	    "      --run-preinst     then run the preinsts in the root (chroot;\n"
+	    "                        implies --dpkg-db)\n"
 	    "      --skip-devices    when not root, skip device nodes with a"
 	    " warning\n"
 	    "      --stats[=json]    print counts, sync calls and phase times\n"
+	    "      --status-fd N     machine-readable progress on descriptor N\n"
 	    "      --sync-mode MODE  auto (default: syncfs on ext4, xfs, btrfs,\n"
 	    "                        f2fs and tmpfs, batched elsewhere), syncfs,\n"
 	    "                        batched, perfile or none\n"
@@ -125,39 +149,103 @@ main_on_signal(int sig)
 	main_stop = 1;
 }
 
+/* ERR as one line without the program's name: "PKG: 'PATH': MSG: ERRNO". */
+static void
+main_format_error(const struct dbp_error *err, char *buf, size_t size)
+{
+	char pkg[PATH_MAX], path[PATH_MAX], msg[1024];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (err->pkg[0] != '\0')
+		n += (size_t)snprintf(buf + n, size - n, "%s: ",
+		    escape_name(err->pkg, pkg, sizeof(pkg)));
+	if (err->path[0] != '\0' && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "'%s': ",
+		    escape_name(err->path, path, sizeof(path)));
+	/* Messages quote archive strings too (member names, link targets). */
+	if (n < size)
+		n += (size_t)snprintf(buf + n, size - n, "%s",
+		    err->msg[0] != '\0' ? escape_name(err->msg, msg,
+		    sizeof(msg)) : "failed");
+	if (err->errnum != 0 && n < size)
+		snprintf(buf + n, size - n, ": %s", strerror(err->errnum));
+}
+
 static void
 main_print_error(const struct dbp_error *err)
 {
-	char pkg[PATH_MAX], path[PATH_MAX], msg[1024];
+	char line[3 * PATH_MAX + 1200];
 
-	fprintf(stderr, "debunpack: ");
-	if (err->pkg[0] != '\0')
-		fprintf(stderr, "%s: ", escape_name(err->pkg, pkg, sizeof(pkg)));
-	if (err->path[0] != '\0')
-		fprintf(stderr, "'%s': ",
-		    escape_name(err->path, path, sizeof(path)));
-	/* Messages quote archive strings too (member names, link targets). */
-	fprintf(stderr, "%s", err->msg[0] != '\0' ?
-	    escape_name(err->msg, msg, sizeof(msg)) : "failed");
-	if (err->errnum != 0)
-		fprintf(stderr, ": %s", strerror(err->errnum));
-	fputc('\n', stderr);
+	main_format_error(err, line, sizeof(line));
+	fprintf(stderr, "debunpack: %s\n", line);
+}
+
+/* Keep NAME for the status lines of the commit; nothing lost but those. */
+static void
+main_keep_name(struct main_opts *o, const char *name)
+{
+	char **v, *copy;
+
+	if (o->pg == NULL || (copy = strdup(name)) == NULL)
+		return;
+	if ((v = realloc(o->names, (o->nnames + 1) * sizeof(*v))) == NULL) {
+		free(copy);
+		return;
+	}
+	o->names = v;
+	o->names[o->nnames++] = copy;
+}
+
+/* The progress line and the status fd hear of everything. */
+static void
+main_progress(struct main_opts *o, const struct install_note *n)
+{
+	static const enum progress_phase phases[] = {
+		[INSTALL_SYNCING] = PROGRESS_SYNCING,
+		[INSTALL_RENAMING] = PROGRESS_RENAMING,
+		[INSTALL_PREINSTS] = PROGRESS_PREINST,
+	};
+	size_t i;
+
+	switch (n->event) {
+	case INSTALL_UNPACKING:
+		main_keep_name(o, n->name);
+		progress_unpacking(o->pg, n->name, n->upgrade);
+		break;
+	case INSTALL_EXTRACTED:
+		progress_extracted(o->pg, n->name, n->bytes);
+		break;
+	case INSTALL_PHASE:
+		progress_phase(o->pg, phases[n->phase]);
+		break;
+	case INSTALL_COMMITTED:
+		for (i = 0; i < o->nnames; i++)
+			progress_committed(o->pg, o->names[i]);
+		break;
+	default:
+		/* What follows is printed: the line makes room. */
+		progress_clear(o->pg);
+		break;
+	}
 }
 
 /* What the run tells: warnings unless -q, the rest with -v. */
 static void
 main_note(void *ctx, const struct install_note *n)
 {
-	const struct main_opts *o = ctx;
+	struct main_opts *o = ctx;
 	char pkg[PATH_MAX], path[PATH_MAX], ver[256], arch[64];
 	const struct recover_result *res = n->repair;
 
+	main_progress(o, n);
 	if (o->verbose < 0)
 		return;
 	switch (n->event) {
 	case INSTALL_UNPACKING:
 		if (o->verbose == 0)
 			break;
+		progress_clear(o->pg);
 		fprintf(stderr, "debunpack: unpacking %s %s (%s) from %s\n",
 		    escape_name(control_get(n->ctl, "Package"), path,
 		    sizeof(path)),
@@ -184,9 +272,19 @@ main_note(void *ctx, const struct install_note *n)
 		    res->forward ? ", old paths removed" : "");
 		break;
 	case INSTALL_COMMITTED:
-		if (o->verbose > 0)
+		if (o->verbose > 0) {
+			progress_clear(o->pg);
 			fprintf(stderr, "debunpack: %zu paths committed (%s)\n",
 			    n->count, n->mode);
+		}
+		break;
+	case INSTALL_PREINST:
+		if (o->verbose > 0)
+			fprintf(stderr, "debunpack: running the preinst of %s\n",
+			    escape_name(n->name, path, sizeof(path)));
+		break;
+	case INSTALL_EXTRACTED:
+	case INSTALL_PHASE:
 		break;
 	}
 }
@@ -200,6 +298,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->status_fd = -1;
 	o->in.root = "/";
 	o->in.mode = "auto";
 	n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -253,6 +352,36 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		case OPT_DPKG_DB:
 			o->in.dpkg_db = true;
 			break;
+		case OPT_RUN_PREINST:
+			o->in.run_preinst = o->in.dpkg_db = true;
+			break;
+		case OPT_NO_PROGRESS:
+			o->no_progress = true;
+			break;
+		case OPT_MERGED_USR:
+			if (optarg == NULL || strcmp(optarg, "yes") == 0)
+				o->in.usrmerge = USRMERGE_YES;
+			else if (strcmp(optarg, "no") == 0)
+				o->in.usrmerge = USRMERGE_NO;
+			else if (strcmp(optarg, "auto") == 0)
+				o->in.usrmerge = USRMERGE_AUTO;
+			else {
+				fprintf(stderr, "debunpack: --merged-usr takes"
+				    " auto, yes or no, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case OPT_STATUS_FD:
+			errno = 0;
+			n = strtol(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' || n < 0 ||
+			    n > INT_MAX || fcntl((int)n, F_GETFL) < 0) {
+				fprintf(stderr, "debunpack: --status-fd takes an"
+				    " open file descriptor, not '%s'\n", optarg);
+				return -1;
+			}
+			o->status_fd = (int)n;
+			break;
 		case OPT_STATS:
 			if (optarg == NULL || strcmp(optarg, "text") == 0)
 				o->stats = 1;
@@ -301,6 +430,12 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		}
 	} else if (optind >= argc && o->action != ACT_VERIFY) {
 		fprintf(stderr, "debunpack: no package given\n");
+		return -1;
+	}
+	/* The scripts run in a chroot, which only root may enter. */
+	if (o->in.run_preinst && geteuid() != 0) {
+		fprintf(stderr, "debunpack: --run-preinst needs root (it runs"
+		    " the scripts with chroot)\n");
 		return -1;
 	}
 	return optind;
@@ -392,7 +527,8 @@ main(int argc, char **argv)
 	struct dbp_error err;
 	struct sigaction sa;
 	struct stats st;
-	int first;
+	size_t i;
+	int first, r;
 
 	if ((first = main_parse(argc, argv, &o)) < 0) {
 		usage(stderr);
@@ -412,8 +548,28 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	o.in.feed_budget = MAIN_FEED_BUDGET;
 	o.in.stop = &main_stop;
-	if (install_run(&o.in, argv + first, (size_t)(argc - first), &st,
-	    &err) != 0) {
+	/* A front end that stops reading must not kill the run. */
+	if (o.status_fd >= 0)
+		signal(SIGPIPE, SIG_IGN);
+	if ((o.status_fd >= 0 || (!o.no_progress && o.verbose >= 0 &&
+	    isatty(STDERR_FILENO))) && progress_new(&o.pg, !o.no_progress &&
+	    o.verbose >= 0 && isatty(STDERR_FILENO) ? stderr : NULL,
+	    o.status_fd, (size_t)(argc - first), NULL) != 0)
+		o.pg = NULL;	/* no progress is no reason to fail */
+	r = install_run(&o.in, argv + first, (size_t)(argc - first), &st, &err);
+	if (r != 0 && o.pg != NULL) {
+		char line[3 * PATH_MAX + 1200];
+
+		main_format_error(&err, line, sizeof(line));
+		progress_error(o.pg, NULL, line);
+	}
+	else
+		progress_phase(o.pg, PROGRESS_DONE);
+	progress_free(o.pg);
+	for (i = 0; i < o.nnames; i++)
+		free(o.names[i]);
+	free(o.names);
+	if (r != 0) {
 		main_print_error(&err);
 		return 1;
 	}

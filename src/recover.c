@@ -518,6 +518,17 @@ rc_sweep_all(struct recover *rc, struct recover_result *res)
 			rc_sweep(rc, JOURNAL_ROOT, rc->v[i].path, res);
 }
 
+/* A merged-/usr link the run made in place of a directory (usrmerge.c). */
+static void
+rc_unlink_link(int dfd, const char *base)
+{
+	struct stat st;
+
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode))
+		unlinkat(dfd, base, 0);
+}
+
 /* Remove the directories the run created, deepest (latest) first, if empty. */
 static void
 rc_rmdirs(struct recover *rc)
@@ -531,7 +542,8 @@ rc_rmdirs(struct recover *rc)
 		    (dfd = rc_parent(rc, rc->v[i].path, &base)) < 0)
 			continue;
 		/* Not empty: someone put files there since; keep it. */
-		unlinkat(dfd, base, AT_REMOVEDIR);
+		if (unlinkat(dfd, base, AT_REMOVEDIR) != 0 && errno == ENOTDIR)
+			rc_unlink_link(dfd, base);
 	}
 }
 
