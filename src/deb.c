@@ -353,6 +353,17 @@ deb_take_info(struct deb *d, struct deb_info **info, size_t *n)
 	d->ninfo = 0;
 }
 
+bool
+deb_has_info(const struct deb *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->ninfo; i++)
+		if (strcmp(d->info[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 void
 deb_info_free(struct deb_info *info, size_t n)
 {

@@ -2,6 +2,7 @@
 #ifndef DEBUNPACK_DEB_H
 #define DEBUNPACK_DEB_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "control.h"
@@ -47,6 +48,9 @@ void deb_keep_info(struct deb *d);
  */
 void deb_take_info(struct deb *d, struct deb_info **info, size_t *n);
 void deb_info_free(struct deb_info *info, size_t n);
+
+/* Whether deb_read_control kept an info file NAME. */
+bool deb_has_info(const struct deb *d, const char *name);
 
 /*
  * The text of control.tar's "conffiles" (one absolute path per line), read

@@ -110,80 +110,74 @@ dpkgdb_version(const char *version)
 	return version;
 }
 
-static void
-dpkgdb_skip_blanks(const char **p)
+static const char *
+dpkgdb_blanks(const char *p, const char *end)
 {
-	while (**p == ' ' || **p == '\t' || **p == '\n')
-		(*p)++;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n'))
+		p++;
+	return p;
 }
 
-/* One "name[:arch] [(op version)]" alternative, appended to BUF. */
-static int
-dpkgdb_format_alt(const char *s, size_t len, FILE *out)
+/* The token of P up to END made of no character of STOP or blank. */
+static const char *
+dpkgdb_token(const char *p, const char *end, const char *stop)
 {
-	char *alt = strndup(s, len), *p, *q, *name, *op = NULL, *ver = NULL;
-	int r = 0;
+	while (p < end && *p != ' ' && *p != '\t' && *p != '\n' &&
+	    strchr(stop, *p) == NULL)
+		p++;
+	return p;
+}
 
-	if (alt == NULL)
-		return -ENOMEM;
-	p = alt;
-	while (*p == ' ' || *p == '\t' || *p == '\n')
-		p++;
-	name = p;
-	while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\n' && *p != '(')
-		p++;
-	if (p == name) {
-		free(alt);
+/*
+ * One "name[:arch] [(op version)]" alternative, S to END, written to OUT
+ * in dpkg's form.  Architecture restrictions and build profiles belong
+ * to source packages: dpkg refuses them in a binary one, and so does this.
+ */
+static int
+dpkgdb_format_alt(const char *s, const char *end, FILE *out)
+{
+	const char *name, *name_end, *op, *op_end, *ver, *ver_end, *p;
+
+	name = dpkgdb_blanks(s, end);
+	name_end = dpkgdb_token(name, end, "()[]<>,|");
+	if (name_end == name)
 		return -EINVAL;
+	p = dpkgdb_blanks(name_end, end);
+	if (p == end) {
+		fprintf(out, "%.*s", (int)(name_end - name), name);
+		return 0;
 	}
-	q = p;
-	dpkgdb_skip_blanks((const char **)&p);
-	*q = '\0';
-	if (*p == '(') {
-		p++;
-		dpkgdb_skip_blanks((const char **)&p);
-		op = p;
-		while (*p == '<' || *p == '>' || *p == '=')
-			p++;
-		if (p == op) {
-			free(alt);
-			return -EINVAL;
-		}
-		q = p;
-		dpkgdb_skip_blanks((const char **)&p);
-		ver = p;
-		*q = '\0';
-		while (*p != '\0' && *p != ')' && *p != ' ' && *p != '\t' &&
-		    *p != '\n')
-			p++;
-		q = p;
-		dpkgdb_skip_blanks((const char **)&p);
-		if (*p != ')' || q == ver) {
-			free(alt);
-			return -EINVAL;
-		}
-		*q = '\0';
-		p++;
-		dpkgdb_skip_blanks((const char **)&p);
-		/* dpkg reads the obsolete "<" and ">" as "<=" and ">=". */
-		if (strcmp(op, "<") == 0)
-			op = "<=";
-		else if (strcmp(op, ">") == 0)
-			op = ">=";
-		else if (strcmp(op, "<<") != 0 && strcmp(op, "<=") != 0 &&
-		    strcmp(op, "=") != 0 && strcmp(op, ">=") != 0 &&
-		    strcmp(op, ">>") != 0)
-			r = -EINVAL;
-	}
-	if (*p != '\0')
-		r = -EINVAL;
-	if (r == 0) {
-		fputs(name, out);
-		if (op != NULL)
-			fprintf(out, " (%s %s)", op, dpkgdb_version(ver));
-	}
-	free(alt);
-	return r;
+	if (*p != '(')
+		return -EINVAL;
+	op = dpkgdb_blanks(p + 1, end);
+	for (op_end = op; op_end < end && (*op_end == '<' || *op_end == '>' ||
+	    *op_end == '='); op_end++)
+		;
+	ver = dpkgdb_blanks(op_end, end);
+	ver_end = dpkgdb_token(ver, end, "()");
+	p = dpkgdb_blanks(ver_end, end);
+	if (op_end == op || ver_end == ver || p == end || *p != ')' ||
+	    dpkgdb_blanks(p + 1, end) != end)
+		return -EINVAL;
+	fprintf(out, "%.*s (", (int)(name_end - name), name);
+	/* dpkg reads the obsolete "<" and ">" as "<=" and ">=". */
+	if (op_end - op == 1 && *op == '<')
+		fputs("<=", out);
+	else if (op_end - op == 1 && *op == '>')
+		fputs(">=", out);
+	else if ((op_end - op == 2 && (strncmp(op, "<<", 2) == 0 ||
+	    strncmp(op, "<=", 2) == 0 || strncmp(op, ">=", 2) == 0 ||
+	    strncmp(op, ">>", 2) == 0)) || (op_end - op == 1 && *op == '='))
+		fprintf(out, "%.*s", (int)(op_end - op), op);
+	else
+		return -EINVAL;
+	/* The version as dpkg prints it: no "0:" epoch. */
+	for (p = ver; p < ver_end && *p == '0'; p++)
+		;
+	if (p > ver && p < ver_end && *p == ':')
+		ver = p + 1;
+	fprintf(out, " %.*s)", (int)(ver_end - ver), ver);
+	return 0;
 }
 
 int
@@ -203,8 +197,8 @@ dpkgdb_format_depends(const char *value, char **out)
 		/* Alternatives of one dependency, "|" apart. */
 		for (;;) {
 			bar = memchr(p, '|', (size_t)(end - p));
-			if ((r = dpkgdb_format_alt(p, (size_t)((bar != NULL ?
-			    bar : end) - p), fp)) != 0 || bar == NULL)
+			if ((r = dpkgdb_format_alt(p, bar != NULL ? bar : end,
+			    fp)) != 0 || bar == NULL)
 				break;
 			fputs(" | ", fp);
 			p = bar + 1;
@@ -221,6 +215,20 @@ dpkgdb_format_depends(const char *value, char **out)
 		*out = NULL;
 	}
 	return r;
+}
+
+/* The priorities dpkg knows, and writes in lower case. */
+static const char *const dpkgdb_priorities[] = { "required", "important",
+    "standard", "optional", "extra", NULL };
+
+/* A value dpkg parses into a keyword, which it writes in lower case. */
+static void
+dpkgdb_put_lower(FILE *fp, const char *name, const char *value)
+{
+	fprintf(fp, "%s: ", name);
+	for (; *value != '\0'; value++)
+		fputc(tolower((unsigned char)*value), fp);
+	fputc('\n', fp);
 }
 
 /* A field value, continuation lines indented by one space again. */
@@ -315,8 +323,11 @@ dpkgdb_write_stanza(FILE *fp, const struct control *ctl, const char *status,
 				fprintf(fp, "%s: yes\n", *f);
 		} else if (strcmp(*f, "Multi-Arch") == 0) {
 			if (strcasecmp(v, "no") != 0)
-				fprintf(fp, "%s: %s\n", *f, v);
-		} else if (strcmp(*f, "Version") == 0)
+				dpkgdb_put_lower(fp, *f, v);
+		} else if (strcmp(*f, "Priority") == 0 &&
+		    dpkgdb_in(dpkgdb_priorities, v))
+			dpkgdb_put_lower(fp, *f, v);
+		else if (strcmp(*f, "Version") == 0)
 			fprintf(fp, "Version: %s\n", dpkgdb_version(v));
 		else if (strncmp(*f, "Triggers-", 9) == 0)
 			continue;	/* dpkg's own, not the package's */
@@ -344,10 +355,47 @@ dpkgdb_write_list(FILE *fp, const struct record *rec)
 	size_t i;
 
 	fputs("/.\n", fp);
+	/*
+	 * dpkg makes symlinks after every other entry of a package (so
+	 * that none can lead its files astray) and lists them so.
+	 */
 	for (i = 0; i < rec->n; i++)
-		if (strcmp(rec->v[i].path, "/") != 0)
+		if (strcmp(rec->v[i].path, "/") != 0 && rec->v[i].type != 'l')
+			fprintf(fp, "%s\n", rec->v[i].path);
+	for (i = 0; i < rec->n; i++)
+		if (rec->v[i].type == 'l')
 			fprintf(fp, "%s\n", rec->v[i].path);
 	return ferror(fp) ? -EIO : 0;
+}
+
+int
+dpkgdb_check_control(const struct control *ctl, struct dbp_error *err)
+{
+	static const char *const bools[] = { "yes", "no", NULL };
+	static const char *const ma[] = { "no", "same", "foreign", "allowed",
+	    NULL };
+	const char *v;
+	char *dep;
+	size_t i;
+	int r;
+
+	/* What dpkg would refuse to read back from its own status file. */
+	for (i = 0; i < ctl->nfields; i++) {
+		const struct control_field *f = &ctl->fields[i];
+
+		if (!dpkgdb_is_depends(f->name) || f->value[0] == '\0')
+			continue;
+		if ((r = dpkgdb_format_depends(f->value, &dep)) != 0)
+			return dbp_err(err, r == -ENOMEM ? ENOMEM : 0, "control",
+			    "'%s' field: syntax error", f->name);
+		free(dep);
+	}
+	if (((v = control_get(ctl, "Essential")) != NULL && !dpkgdb_in(bools, v)) ||
+	    ((v = control_get(ctl, "Protected")) != NULL && !dpkgdb_in(bools, v)))
+		return dbp_err(err, 0, "control", "'%s' is not yes or no", v);
+	if ((v = control_get(ctl, "Multi-Arch")) != NULL && !dpkgdb_in(ma, v))
+		return dbp_err(err, 0, "control", "unknown Multi-Arch '%s'", v);
+	return 0;
 }
 
 /* The first line of field NAME in stanza TEXT (LEN bytes), or NULL. */
@@ -621,6 +669,56 @@ dpkgdb_infoname(const char *name, const char *arch, const char *ma)
 	return s;
 }
 
+/*
+ * dpkg makes the md5sums of a package that has none, from what it
+ * extracted: every regular file but the conffiles, in archive order.
+ * 0 or an errno.
+ */
+static int
+dpkgdb_md5sums(struct dpkgdb_new *p)
+{
+	struct deb_info *v;
+	char *text = NULL;
+	size_t len = 0, i, k;
+	FILE *fp;
+
+	for (i = 0; i < p->ninfo; i++)
+		if (strcmp(p->info[i].name, "md5sums") == 0)
+			return 0;
+	if ((fp = open_memstream(&text, &len)) == NULL)
+		return ENOMEM;
+	for (i = 0; i < p->rec->n; i++) {
+		const struct record_entry *e = &p->rec->v[i];
+
+		if (e->type != 'f' || e->conffile || !e->has_md5)
+			continue;
+		for (k = 0; k < 16; k++)
+			fprintf(fp, "%02x", e->md5[k]);
+		fprintf(fp, "  %s\n", e->path + 1);
+	}
+	if (fclose(fp) != 0) {
+		free(text);
+		return ENOMEM;
+	}
+	if (len == 0) {
+		free(text);
+		return 0;
+	}
+	if ((v = realloc(p->info, (p->ninfo + 1) * sizeof(*v))) == NULL ||
+	    (v[p->ninfo].name = strdup("md5sums")) == NULL) {
+		if (v != NULL)
+			p->info = v;
+		free(text);
+		return ENOMEM;
+	}
+	p->info = v;
+	v[p->ninfo].mode = 0644;
+	v[p->ninfo].data = text;
+	v[p->ninfo].len = len;
+	p->ninfo++;
+	return 0;
+}
+
 int
 dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
     struct deb_info *info, size_t n, struct dbp_error *err)
@@ -630,6 +728,7 @@ dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 	const char *ma = control_get(rec->ctl, "Multi-Arch");
 	struct dpkgdb_new *v, *p;
 	size_t i;
+	int e;
 
 	if ((v = realloc(db->run, (db->nrun + 1) * sizeof(*v))) == NULL) {
 		deb_info_free(info, n);
@@ -643,6 +742,8 @@ dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 	for (i = 0; i < n; i++)
 		if (strcmp(info[i].name, "conffiles") == 0)
 			p->conffiles = info[i].data;
+	if ((e = dpkgdb_md5sums(p)) != 0)
+		return dbp_err(err, e, "", "cannot keep control files");
 	/* The stanza this one replaces: same name, and arch unless both are M-A: same. */
 	for (i = 0; i < db->nold; i++) {
 		struct dpkgdb_old *o = &db->old[i];

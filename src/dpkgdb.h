@@ -99,7 +99,17 @@ int dpkgdb_format_depends(const char *value, char **out);
 /* VERSION as dpkg writes it: without a "0:" epoch. */
 const char *dpkgdb_version(const char *version);
 
-/* The .list text of REC: "/." then each path in REC's order. */
+/*
+ * Whether dpkg can keep package CTL in its database: dependency fields
+ * that parse, Essential and Protected yes or no, a known Multi-Arch.
+ * 0, or -EINVAL with ERR filled.
+ */
+int dpkgdb_check_control(const struct control *ctl, struct dbp_error *err);
+
+/*
+ * The .list text of REC: "/.", then its paths in REC's order, symlinks
+ * last, as dpkg lists them.
+ */
 int dpkgdb_write_list(FILE *fp, const struct record *rec);
 
 #endif

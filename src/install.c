@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -112,7 +113,10 @@ install_one(const struct install_opts *o, struct unpack *u,
 		return r;
 	if (db != NULL)
 		deb_keep_info(d);
-	if ((r = deb_read_control(d, &ctl, err)) == 0 &&
+	if ((r = deb_read_control(d, &ctl, err)) == 0 && db != NULL &&
+	    (r = dpkgdb_check_control(ctl, err)) != 0)
+		control_free(ctl);
+	else if (r == 0 &&
 	    manifest_in_run(man, control_get(ctl, "Package"))) {
 		/* Before extracting it: one version of a package per run. */
 		r = dbp_err(err, 0, "", "package '%s' is given twice",
@@ -129,7 +133,7 @@ install_one(const struct install_opts *o, struct unpack *u,
 
 		/* Names as dpkg shows them, for front ends. */
 		snprintf(name, sizeof(name), ma != NULL &&
-		    strcmp(ma, "same") == 0 ? "%s:%s" : "%s",
+		    strcasecmp(ma, "same") == 0 ? "%s:%s" : "%s",
 		    control_get(ctl, "Package"),
 		    control_get(ctl, "Architecture"));
 		n.name = name;
@@ -137,6 +141,7 @@ install_one(const struct install_opts *o, struct unpack *u,
 		    control_get(ctl, "Package")) != NULL;
 		install_say(o, &n);
 		n.event = INSTALL_EXTRACTED;
+		unpack_set_md5_all(u, db != NULL && !deb_has_info(d, "md5sums"));
 		if ((r = unpack_set_conffiles(u, deb_conffiles(d), err)) == 0 &&
 		    (r = feed != NULL ? deb_data_open_fed(d, &tar, feed_read,
 		    feed_pkg(feed, idx, deb_fd(d)), err) : deb_data_open(d, &tar,

@@ -34,6 +34,7 @@ struct unpack {
 	gid_t gid;
 	struct digest *dg;	/* of the file being written */
 	struct digest *md5;	/* of a conffile being written, for dpkg */
+	bool md5_all;		/* of every regular file (unpack_set_md5_all) */
 };
 
 /* Where a non-directory entry goes, and the temporary it is made under. */
@@ -105,6 +106,12 @@ unpack_free(struct unpack *u)
 	conffiles_free(u->conffiles);
 	digest_free(u->dg);
 	free(u);
+}
+
+void
+unpack_set_md5_all(struct unpack *u, bool all)
+{
+	u->md5_all = all;
 }
 
 int
@@ -584,6 +591,7 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	struct manifest_entry *e;
 	struct timespec ts[2];
 	bool conffile = unpack_is_conffile(u, t->path);
+	bool want_md5 = conffile || u->md5_all;
 	int fd, tries, r;
 
 	if (conffile && (r = unpack_conffile(u, t, err)) != 0)
@@ -600,7 +608,7 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		close(fd);
 		return r;
 	}
-	r = unpack_data(u, a, ae, fd, t->path, digest, conffile ? md5 : NULL,
+	r = unpack_data(u, a, ae, fd, t->path, digest, want_md5 ? md5 : NULL,
 	    err);
 	/*
 	 * Metadata before the data is made durable, so that the same
@@ -629,8 +637,8 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	if ((r = unpack_record(u, ae, 'f', t->record_path,
 	    (uint64_t)archive_entry_size(ae), digest, NULL, err)) != 0)
 		return r;
-	/* unpack_record appended the entry; dpkg's status wants the MD5. */
-	if (conffile && u->rec != NULL && u->rec->n > 0) {
+	/* unpack_record appended the entry; dpkg's database wants the MD5. */
+	if (want_md5 && u->rec != NULL && u->rec->n > 0) {
 		u->rec->v[u->rec->n - 1].has_md5 = true;
 		memcpy(u->rec->v[u->rec->n - 1].md5, md5, DIGEST_MD5_LEN);
 	}

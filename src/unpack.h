@@ -57,6 +57,12 @@ int unpack_archive(struct unpack *u, struct archive *tar, unsigned pkg,
     struct record *rec, struct dbp_error *err);
 
 /*
+ * Compute the MD5 of every regular file of the next package, not only of
+ * its conffiles: dpkg makes the md5sums of a package that has none.
+ */
+void unpack_set_md5_all(struct unpack *u, bool all);
+
+/*
  * The conffiles of the next package (control.tar's "conffiles": absolute
  * paths, one per line; NULL for none).  A conffile the user changed since
  * it was installed (its SHA-256 differs from the record's), or one that

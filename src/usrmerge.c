@@ -87,9 +87,12 @@ usrmerge_wanted(enum usrmerge_mode mode, int rootfd, char *const *files,
 		return 0;	/* not a new root: it is what it is */
 	/* Read the control files ahead of the extraction: a few KiB each. */
 	for (i = 0; i < n; i++) {
-		if ((r = deb_open(&d, files[i], err)) != 0)
+		if ((r = deb_open(&d, files[i], err)) != 0) {
+			dbp_err_pkg(err, files[i]);
 			return r;
+		}
 		if ((r = deb_read_control(d, &ctl, err)) != 0) {
+			dbp_err_pkg(err, files[i]);
 			deb_close(d);
 			return r;
 		}

@@ -17,8 +17,9 @@
  * sanitizers (address, undefined, leak) catch the rest.
  *
  * The input's length picks the sync mode, whether paths are resolved with
- * openat2 or by the user-space walk, and whether a thread decompresses
- * (--jobs 2), so every input runs the same way each time and each of
+ * openat2 or by the user-space walk, whether a thread decompresses
+ * (--jobs 2) and whether dpkg's database is kept (--dpkg-db), so every
+ * input runs the same way each time and each of
  * these paths gets fuzzed.  Files are capped at
  * FUZZ_FSIZE bytes (RLIMIT_FSIZE): a decompression bomb ends in EFBIG
  * instead of filling the disk.  Run under a tmpfs TMPDIR: syncs are free.
@@ -262,6 +263,8 @@ fuzz_install(const uint8_t *data, size_t size)
 	o.force_walk = (size / 4) % 2 == 1;
 	/* A decompression thread is a second reader of the same bytes. */
 	o.jobs = (size / 8) % 2 == 1 ? 2 : 1;
+	/* dpkg's database: the control files reach the root too. */
+	o.dpkg_db = (size / 16) % 2 == 1;
 	o.feed_budget = 1024 * 1024;
 	memset(&st, 0, sizeof(st));
 	dbp_err_clear(&err);
