@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dpkgdb.h"
+#include "dpkgfmt.h"
 #include "journal.h"
 #include "manifest.h"
 #include "syncbatch.h"
@@ -19,8 +20,8 @@
 
 /*
  * dpkg reads its database back on every run, so what is written here
- * follows dpkg (1.21, lib/dpkg/dump.c): a stanza per package, sorted by
- * name, fields in dpkg's order, and an info file per control file.  The
+ * follows dpkg 1.21: a stanza per package (dpkgfmt.c), sorted by name,
+ * and an info file per control file.  The
  * files join the batch of the packages' files: they become durable with
  * them and are renamed after them, so that no crash leaves dpkg listing
  * files that are not there.
@@ -61,342 +62,6 @@ struct dpkgdb {
 	char **gone;		/* info files of old versions to remove */
 	size_t ngone;
 };
-
-/* Fields in the order dpkg writes them; the others follow as they came. */
-static const char *const dpkgdb_order[] = {
-	"Package", "Essential", "Protected", "Status", "Priority", "Section",
-	"Installed-Size", "Origin", "Maintainer", "Bugs", "Architecture",
-	"Multi-Arch", "Source", "Version", "Config-Version", "Replaces",
-	"Provides", "Depends", "Pre-Depends", "Recommends", "Suggests",
-	"Breaks", "Conflicts", "Enhances", "Conffiles", "Description",
-	"Triggers-Pending", "Triggers-Awaited", NULL
-};
-
-/* Known to dpkg but never in the status file of an unpacked package. */
-static const char *const dpkgdb_dropped[] = {
-	"Filename", "Size", "MD5sum", "MSDOS-Filename", "Revision",
-	"Package-Revision", "Package_Revision", NULL
-};
-
-static bool
-dpkgdb_in(const char *const *list, const char *name)
-{
-	for (; *list != NULL; list++)
-		if (strcasecmp(*list, name) == 0)
-			return true;
-	return false;
-}
-
-static bool
-dpkgdb_is_depends(const char *name)
-{
-	static const char *const deps[] = { "Replaces", "Provides", "Depends",
-	    "Pre-Depends", "Recommends", "Suggests", "Breaks", "Conflicts",
-	    "Enhances", NULL };
-
-	return dpkgdb_in(deps, name);
-}
-
-const char *
-dpkgdb_version(const char *version)
-{
-	const char *p = version;
-
-	/* dpkg drops a zero epoch: "0:1.2" and "1.2" are the same version. */
-	while (*p == '0')
-		p++;
-	if (p != version && *p == ':')
-		return p + 1;
-	return version;
-}
-
-static const char *
-dpkgdb_blanks(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n'))
-		p++;
-	return p;
-}
-
-/* The token of P up to END made of no character of STOP or blank. */
-static const char *
-dpkgdb_token(const char *p, const char *end, const char *stop)
-{
-	while (p < end && *p != ' ' && *p != '\t' && *p != '\n' &&
-	    strchr(stop, *p) == NULL)
-		p++;
-	return p;
-}
-
-/*
- * One "name[:arch] [(op version)]" alternative, S to END, written to OUT
- * in dpkg's form.  Architecture restrictions and build profiles belong
- * to source packages: dpkg refuses them in a binary one, and so does this.
- */
-static int
-dpkgdb_format_alt(const char *s, const char *end, FILE *out)
-{
-	const char *name, *name_end, *op, *op_end, *ver, *ver_end, *p;
-
-	name = dpkgdb_blanks(s, end);
-	name_end = dpkgdb_token(name, end, "()[]<>,|");
-	if (name_end == name)
-		return -EINVAL;
-	p = dpkgdb_blanks(name_end, end);
-	if (p == end) {
-		fprintf(out, "%.*s", (int)(name_end - name), name);
-		return 0;
-	}
-	if (*p != '(')
-		return -EINVAL;
-	op = dpkgdb_blanks(p + 1, end);
-	for (op_end = op; op_end < end && (*op_end == '<' || *op_end == '>' ||
-	    *op_end == '='); op_end++)
-		;
-	ver = dpkgdb_blanks(op_end, end);
-	ver_end = dpkgdb_token(ver, end, "()");
-	p = dpkgdb_blanks(ver_end, end);
-	if (op_end == op || ver_end == ver || p == end || *p != ')' ||
-	    dpkgdb_blanks(p + 1, end) != end)
-		return -EINVAL;
-	fprintf(out, "%.*s (", (int)(name_end - name), name);
-	/* dpkg reads the obsolete "<" and ">" as "<=" and ">=". */
-	if (op_end - op == 1 && *op == '<')
-		fputs("<=", out);
-	else if (op_end - op == 1 && *op == '>')
-		fputs(">=", out);
-	else if ((op_end - op == 2 && (strncmp(op, "<<", 2) == 0 ||
-	    strncmp(op, "<=", 2) == 0 || strncmp(op, ">=", 2) == 0 ||
-	    strncmp(op, ">>", 2) == 0)) || (op_end - op == 1 && *op == '='))
-		fprintf(out, "%.*s", (int)(op_end - op), op);
-	else
-		return -EINVAL;
-	/* The version as dpkg prints it: no "0:" epoch. */
-	for (p = ver; p < ver_end && *p == '0'; p++)
-		;
-	if (p > ver && p < ver_end && *p == ':')
-		ver = p + 1;
-	fprintf(out, " %.*s)", (int)(ver_end - ver), ver);
-	return 0;
-}
-
-int
-dpkgdb_format_depends(const char *value, char **out)
-{
-	const char *p = value, *end, *bar;
-	size_t len = 0;
-	FILE *fp;
-	int r = 0;
-
-	if ((fp = open_memstream(out, &len)) == NULL)
-		return -ENOMEM;
-	while (r == 0) {
-		end = strchr(p, ',');
-		if (end == NULL)
-			end = p + strlen(p);
-		/* Alternatives of one dependency, "|" apart. */
-		for (;;) {
-			bar = memchr(p, '|', (size_t)(end - p));
-			if ((r = dpkgdb_format_alt(p, bar != NULL ? bar : end,
-			    fp)) != 0 || bar == NULL)
-				break;
-			fputs(" | ", fp);
-			p = bar + 1;
-		}
-		if (r != 0 || *end == '\0')
-			break;
-		fputs(", ", fp);
-		p = end + 1;
-	}
-	if (fclose(fp) != 0 && r == 0)
-		r = -ENOMEM;
-	if (r != 0) {
-		free(*out);
-		*out = NULL;
-	}
-	return r;
-}
-
-/* The priorities dpkg knows, and writes in lower case. */
-static const char *const dpkgdb_priorities[] = { "required", "important",
-    "standard", "optional", "extra", NULL };
-
-/* A value dpkg parses into a keyword, which it writes in lower case. */
-static void
-dpkgdb_put_lower(FILE *fp, const char *name, const char *value)
-{
-	fprintf(fp, "%s: ", name);
-	for (; *value != '\0'; value++)
-		fputc(tolower((unsigned char)*value), fp);
-	fputc('\n', fp);
-}
-
-/* A field value, continuation lines indented by one space again. */
-static void
-dpkgdb_put_value(FILE *fp, const char *name, const char *value)
-{
-	const char *p;
-
-	fprintf(fp, "%s:", name);
-	if (value[0] != '\0' && value[0] != '\n')
-		fputc(' ', fp);
-	for (p = value; *p != '\0'; p++) {
-		fputc(*p, fp);
-		if (*p == '\n')
-			fputc(' ', fp);
-	}
-	fputc('\n', fp);
-}
-
-/* The Conffiles block: the package's conffiles in their file's order. */
-static void
-dpkgdb_put_conffiles(FILE *fp, const char *conffiles, struct record *rec)
-{
-	const struct record_entry *e;
-	const char *p = conffiles, *nl;
-	char path[PATH_MAX + 1], hex[2 * 16 + 1];
-	bool any = false;
-	size_t len, i;
-
-	for (; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
-		nl = strchr(p, '\n');
-		len = nl != NULL ? (size_t)(nl - p) : strlen(p);
-		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t' ||
-		    p[len - 1] == '\r'))
-			len--;
-		while (len > 0 && (*p == ' ' || *p == '\t')) {
-			p++;
-			len--;
-		}
-		/* Flagged lines ("remove-on-upgrade /x") are not installed. */
-		if (len == 0 || *p != '/' || len >= sizeof(path))
-			continue;
-		memcpy(path, p, len);
-		path[len] = '\0';
-		if (!any)
-			fputs("Conffiles:\n", fp);
-		any = true;
-		e = rec != NULL ? record_find(rec, path) : NULL;
-		/*
-		 * The MD5 of the file as this run extracted it: dpkg's
-		 * configure finds no .dpkg-new and keeps it as the
-		 * distributed version's.  Without one (not a regular file
-		 * of the package), dpkg's own mark for a new conffile.
-		 */
-		if (e != NULL && e->has_md5) {
-			for (i = 0; i < 16; i++)
-				snprintf(hex + 2 * i, 3, "%02x", e->md5[i]);
-			fprintf(fp, " %s %s\n", path, hex);
-		} else
-			fprintf(fp, " %s newconffile\n", path);
-	}
-}
-
-int
-dpkgdb_write_stanza(FILE *fp, const struct control *ctl, const char *status,
-    const char *config_version, const char *conffiles, struct record *rec)
-{
-	const char *const *f;
-	const char *v;
-	char *dep;
-	size_t i;
-
-	for (f = dpkgdb_order; *f != NULL; f++) {
-		if (strcmp(*f, "Status") == 0) {
-			fprintf(fp, "Status: %s\n", status);
-			continue;
-		}
-		if (strcmp(*f, "Config-Version") == 0) {
-			if (config_version != NULL)
-				fprintf(fp, "Config-Version: %s\n",
-				    dpkgdb_version(config_version));
-			continue;
-		}
-		if (strcmp(*f, "Conffiles") == 0) {
-			dpkgdb_put_conffiles(fp, conffiles, rec);
-			continue;
-		}
-		if ((v = control_get(ctl, *f)) == NULL || v[0] == '\0')
-			continue;
-		if (strcmp(*f, "Essential") == 0 || strcmp(*f, "Protected") == 0) {
-			if (strcasecmp(v, "yes") == 0)
-				fprintf(fp, "%s: yes\n", *f);
-		} else if (strcmp(*f, "Multi-Arch") == 0) {
-			if (strcasecmp(v, "no") != 0)
-				dpkgdb_put_lower(fp, *f, v);
-		} else if (strcmp(*f, "Priority") == 0 &&
-		    dpkgdb_in(dpkgdb_priorities, v))
-			dpkgdb_put_lower(fp, *f, v);
-		else if (strcmp(*f, "Version") == 0)
-			fprintf(fp, "Version: %s\n", dpkgdb_version(v));
-		else if (strncmp(*f, "Triggers-", 9) == 0)
-			continue;	/* dpkg's own, not the package's */
-		else if (dpkgdb_is_depends(*f) &&
-		    dpkgdb_format_depends(v, &dep) == 0) {
-			fprintf(fp, "%s: %s\n", *f, dep);
-			free(dep);
-		} else
-			dpkgdb_put_value(fp, *f, v);
-	}
-	for (i = 0; i < ctl->nfields; i++) {
-		const struct control_field *cf = &ctl->fields[i];
-
-		if (!dpkgdb_in(dpkgdb_order, cf->name) &&
-		    !dpkgdb_in(dpkgdb_dropped, cf->name) && cf->value[0] != '\0')
-			dpkgdb_put_value(fp, cf->name, cf->value);
-	}
-	fputc('\n', fp);
-	return ferror(fp) ? -EIO : 0;
-}
-
-int
-dpkgdb_write_list(FILE *fp, const struct record *rec)
-{
-	size_t i;
-
-	fputs("/.\n", fp);
-	/*
-	 * dpkg makes symlinks after every other entry of a package (so
-	 * that none can lead its files astray) and lists them so.
-	 */
-	for (i = 0; i < rec->n; i++)
-		if (strcmp(rec->v[i].path, "/") != 0 && rec->v[i].type != 'l')
-			fprintf(fp, "%s\n", rec->v[i].path);
-	for (i = 0; i < rec->n; i++)
-		if (rec->v[i].type == 'l')
-			fprintf(fp, "%s\n", rec->v[i].path);
-	return ferror(fp) ? -EIO : 0;
-}
-
-int
-dpkgdb_check_control(const struct control *ctl, struct dbp_error *err)
-{
-	static const char *const bools[] = { "yes", "no", NULL };
-	static const char *const ma[] = { "no", "same", "foreign", "allowed",
-	    NULL };
-	const char *v;
-	char *dep;
-	size_t i;
-	int r;
-
-	/* What dpkg would refuse to read back from its own status file. */
-	for (i = 0; i < ctl->nfields; i++) {
-		const struct control_field *f = &ctl->fields[i];
-
-		if (!dpkgdb_is_depends(f->name) || f->value[0] == '\0')
-			continue;
-		if ((r = dpkgdb_format_depends(f->value, &dep)) != 0)
-			return dbp_err(err, r == -ENOMEM ? ENOMEM : 0, "control",
-			    "'%s' field: syntax error", f->name);
-		free(dep);
-	}
-	if (((v = control_get(ctl, "Essential")) != NULL && !dpkgdb_in(bools, v)) ||
-	    ((v = control_get(ctl, "Protected")) != NULL && !dpkgdb_in(bools, v)))
-		return dbp_err(err, 0, "control", "'%s' is not yes or no", v);
-	if ((v = control_get(ctl, "Multi-Arch")) != NULL && !dpkgdb_in(ma, v))
-		return dbp_err(err, 0, "control", "unknown Multi-Arch '%s'", v);
-	return 0;
-}
 
 /* The first line of field NAME in stanza TEXT (LEN bytes), or NULL. */
 static char *
@@ -799,7 +464,7 @@ dpkgdb_make_stanza(struct dpkgdb_new *p)
 	}
 	if ((fp = open_memstream(&p->stanza, &p->stanza_len)) == NULL)
 		return -ENOMEM;
-	r = dpkgdb_write_stanza(fp, p->rec->ctl, status, cver, p->conffiles,
+	r = dpkgfmt_stanza(fp, p->rec->ctl, status, cver, p->conffiles,
 	    p->rec);
 	if (fclose(fp) != 0 && r == 0)
 		r = -ENOMEM;
@@ -1021,7 +686,7 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 		}
 		if ((fp = open_memstream(&list, &len)) == NULL)
 			return dbp_err(err, ENOMEM, p->infoname, "cannot write");
-		r = dpkgdb_write_list(fp, p->rec);
+		r = dpkgfmt_list(fp, p->rec);
 		if (fclose(fp) != 0 && r == 0)
 			r = -ENOMEM;
 		if (r == 0 && snprintf(file, sizeof(file), "%s.list",

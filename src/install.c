@@ -17,6 +17,7 @@
 #include "deb.h"
 #include "dirs.h"
 #include "dpkgdb.h"
+#include "dpkgfmt.h"
 #include "feed.h"
 #include "install.h"
 #include "journal.h"
@@ -114,7 +115,7 @@ install_one(const struct install_opts *o, struct unpack *u,
 	if (db != NULL)
 		deb_keep_info(d);
 	if ((r = deb_read_control(d, &ctl, err)) == 0 && db != NULL &&
-	    (r = dpkgdb_check_control(ctl, err)) != 0)
+	    (r = dpkgfmt_check(ctl, err)) != 0)
 		control_free(ctl);
 	else if (r == 0 &&
 	    manifest_in_run(man, control_get(ctl, "Package"))) {

@@ -1,4 +1,4 @@
-/* Unit tests of dpkgdb.c: the status stanza, dependency fields, .list files. */
+/* Unit tests of dpkgfmt.c: the status stanza, dependency fields, .list files. */
 #include "config.h"
 
 #include <check.h>
@@ -9,7 +9,7 @@
 
 #include "checkutil.h"
 #include "control.h"
-#include "dpkgdb.h"
+#include "dpkgfmt.h"
 #include "record.h"
 
 static struct control *
@@ -32,7 +32,7 @@ stanza(struct control *ctl, const char *status, const char *cver,
 	FILE *fp = open_memstream(&buf, &len);
 
 	ck_assert_ptr_nonnull(fp);
-	ck_assert_int_eq(dpkgdb_write_stanza(fp, ctl, status, cver, conffiles,
+	ck_assert_int_eq(dpkgfmt_stanza(fp, ctl, status, cver, conffiles,
 	    rec), 0);
 	ck_assert_int_eq(fclose(fp), 0);
 	if (rec == NULL)
@@ -107,7 +107,7 @@ add_entry(struct record *r, char type, const char *path, bool conffile,
 	ck_assert_int_eq(record_add(r, &e), 0);
 }
 
-START_TEST(test_dpkgdb_stanza_order)
+START_TEST(test_dpkgfmt_stanza_order)
 {
 	static const unsigned char md5[16] = { 0x01, 0x23, 0x45, 0x67, 0x89,
 	    0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
@@ -127,7 +127,7 @@ START_TEST(test_dpkgdb_stanza_order)
 }
 END_TEST
 
-START_TEST(test_dpkgdb_stanza_defaults_dropped)
+START_TEST(test_dpkgfmt_stanza_defaults_dropped)
 {
 	char *s;
 
@@ -152,7 +152,7 @@ START_TEST(test_dpkgdb_stanza_defaults_dropped)
 }
 END_TEST
 
-START_TEST(test_dpkgdb_stanza_keywords)
+START_TEST(test_dpkgfmt_stanza_keywords)
 {
 	char *s;
 
@@ -167,7 +167,7 @@ START_TEST(test_dpkgdb_stanza_keywords)
 }
 END_TEST
 
-START_TEST(test_dpkgdb_check_control)
+START_TEST(test_dpkgfmt_check)
 {
 	static const char *const bad[] = {
 		"Depends: a [amd64]\n", "Depends: a (>= 1) <!nocheck>\n",
@@ -183,19 +183,19 @@ START_TEST(test_dpkgdb_check_control)
 		snprintf(text, sizeof(text), "Package: a\nVersion: 1\n"
 		    "Architecture: all\n%s", bad[i]);
 		c = parse(text);
-		ck_assert_msg(dpkgdb_check_control(c, &err) == -EINVAL,
+		ck_assert_msg(dpkgfmt_check(c, &err) == -EINVAL,
 		    "accepted %s", bad[i]);
 		ck_assert_str_eq(err.path, "control");
 		control_free(c);
 	}
 	c = parse("Package: a\nVersion: 1\nArchitecture: all\n"
 	    "Essential: Yes\nMulti-Arch: same\nDepends: b(>=1)|c\n");
-	ck_assert_int_eq(dpkgdb_check_control(c, &err), 0);
+	ck_assert_int_eq(dpkgfmt_check(c, &err), 0);
 	control_free(c);
 }
 END_TEST
 
-START_TEST(test_dpkgdb_stanza_bad_depends_kept)
+START_TEST(test_dpkgfmt_stanza_bad_depends_kept)
 {
 	char *s;
 
@@ -213,12 +213,12 @@ assert_depends(const char *in, const char *want)
 {
 	char *out = NULL;
 
-	ck_assert_int_eq(dpkgdb_format_depends(in, &out), 0);
+	ck_assert_int_eq(dpkgfmt_depends(in, &out), 0);
 	ck_assert_str_eq(out, want);
 	free(out);
 }
 
-START_TEST(test_dpkgdb_depends)
+START_TEST(test_dpkgfmt_depends)
 {
 	assert_depends("a", "a");
 	assert_depends("a(>=1),b |c", "a (>= 1), b | c");
@@ -234,7 +234,7 @@ START_TEST(test_dpkgdb_depends)
 }
 END_TEST
 
-START_TEST(test_dpkgdb_depends_invalid)
+START_TEST(test_dpkgfmt_depends_invalid)
 {
 	static const char *const bad[] = { "", "a,", ",a", "a |", "a (>= 1",
 	    "a (1)", "a (=>= 1)", "a (>= )", "a b", "a (>= 1) x" };
@@ -243,25 +243,25 @@ START_TEST(test_dpkgdb_depends_invalid)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		out = (char *)"unchanged";
-		ck_assert_msg(dpkgdb_format_depends(bad[i], &out) == -EINVAL,
+		ck_assert_msg(dpkgfmt_depends(bad[i], &out) == -EINVAL,
 		    "accepted '%s'", bad[i]);
 		ck_assert_ptr_null(out);
 	}
 }
 END_TEST
 
-START_TEST(test_dpkgdb_version)
+START_TEST(test_dpkgfmt_version)
 {
-	ck_assert_str_eq(dpkgdb_version("0:1.0"), "1.0");
-	ck_assert_str_eq(dpkgdb_version("00:1.0"), "1.0");
-	ck_assert_str_eq(dpkgdb_version("1:1.0"), "1:1.0");
-	ck_assert_str_eq(dpkgdb_version("10:1.0"), "10:1.0");
-	ck_assert_str_eq(dpkgdb_version("0.9"), "0.9");
-	ck_assert_str_eq(dpkgdb_version("0"), "0");
+	ck_assert_str_eq(dpkgfmt_version("0:1.0"), "1.0");
+	ck_assert_str_eq(dpkgfmt_version("00:1.0"), "1.0");
+	ck_assert_str_eq(dpkgfmt_version("1:1.0"), "1:1.0");
+	ck_assert_str_eq(dpkgfmt_version("10:1.0"), "10:1.0");
+	ck_assert_str_eq(dpkgfmt_version("0.9"), "0.9");
+	ck_assert_str_eq(dpkgfmt_version("0"), "0");
 }
 END_TEST
 
-START_TEST(test_dpkgdb_list)
+START_TEST(test_dpkgfmt_list)
 {
 	struct record *rec;
 	char *buf = NULL;
@@ -278,7 +278,7 @@ START_TEST(test_dpkgdb_list)
 	add_entry(rec, 'l', "/usr/bin/a", false, NULL);
 	add_entry(rec, 'd', "/etc", false, NULL);
 	fp = open_memstream(&buf, &len);
-	ck_assert_int_eq(dpkgdb_write_list(fp, rec), 0);
+	ck_assert_int_eq(dpkgfmt_list(fp, rec), 0);
 	ck_assert_int_eq(fclose(fp), 0);
 	ck_assert_str_eq(buf, "/.\n/usr\n/usr/bin\n/usr/bin/z\n/etc\n"
 	    "/usr/bin/a\n");
@@ -288,20 +288,20 @@ START_TEST(test_dpkgdb_list)
 END_TEST
 
 static Suite *
-dpkgdb_suite(void)
+dpkgfmt_suite(void)
 {
-	Suite *s = suite_create("dpkgdb");
+	Suite *s = suite_create("dpkgfmt");
 	TCase *tc = tcase_create("format");
 
-	tcase_add_test(tc, test_dpkgdb_stanza_order);
-	tcase_add_test(tc, test_dpkgdb_stanza_defaults_dropped);
-	tcase_add_test(tc, test_dpkgdb_stanza_keywords);
-	tcase_add_test(tc, test_dpkgdb_check_control);
-	tcase_add_test(tc, test_dpkgdb_stanza_bad_depends_kept);
-	tcase_add_test(tc, test_dpkgdb_depends);
-	tcase_add_test(tc, test_dpkgdb_depends_invalid);
-	tcase_add_test(tc, test_dpkgdb_version);
-	tcase_add_test(tc, test_dpkgdb_list);
+	tcase_add_test(tc, test_dpkgfmt_stanza_order);
+	tcase_add_test(tc, test_dpkgfmt_stanza_defaults_dropped);
+	tcase_add_test(tc, test_dpkgfmt_stanza_keywords);
+	tcase_add_test(tc, test_dpkgfmt_check);
+	tcase_add_test(tc, test_dpkgfmt_stanza_bad_depends_kept);
+	tcase_add_test(tc, test_dpkgfmt_depends);
+	tcase_add_test(tc, test_dpkgfmt_depends_invalid);
+	tcase_add_test(tc, test_dpkgfmt_version);
+	tcase_add_test(tc, test_dpkgfmt_list);
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -309,5 +309,5 @@ dpkgdb_suite(void)
 int
 main(void)
 {
-	return checkutil_run(dpkgdb_suite());
+	return checkutil_run(dpkgfmt_suite());
 }
