@@ -13,6 +13,7 @@
 
 #include "dpkgdb.h"
 #include "dpkgfmt.h"
+#include "dpkgtrig.h"
 #include "journal.h"
 #include "manifest.h"
 #include "syncbatch.h"
@@ -48,6 +49,13 @@ struct dpkgdb_new {
 	size_t stanza_len;
 };
 
+/* A database file that goes: an old version's info file, an empty trigger. */
+struct dpkgdb_gone {
+	size_t dir;		/* in the run's directory table */
+	char *name;
+	char *path;		/* root-relative, for the journal and warnings */
+};
+
 struct dpkgdb {
 	struct dirs *dirs;
 	struct syncbatch *sb;
@@ -59,8 +67,10 @@ struct dpkgdb {
 	struct dpkgdb_new *run;
 	size_t nrun;
 	size_t infoidx;		/* var/lib/dpkg/info in the run's table */
-	char **gone;		/* info files of old versions to remove */
+	struct dpkgdb_gone *gone;	/* files to remove after the commit */
 	size_t ngone;
+	size_t didx;		/* var/lib/dpkg in the run's table */
+	size_t tidx;		/* var/lib/dpkg/triggers, when there */
 };
 
 /* The first line of field NAME in stanza TEXT (LEN bytes), or NULL. */
@@ -175,8 +185,10 @@ dpkgdb_free(struct dpkgdb *db)
 		free(db->run[i].stanza);
 	}
 	free(db->run);
-	for (i = 0; i < db->ngone; i++)
-		free(db->gone[i]);
+	for (i = 0; i < db->ngone; i++) {
+		free(db->gone[i].name);
+		free(db->gone[i].path);
+	}
 	free(db->gone);
 	for (i = 0; i < 2; i++)
 		if (db->lockfd[i] >= 0)
@@ -546,13 +558,32 @@ dpkgdb_written(const struct dpkgdb *db, const char *file)
 	return false;
 }
 
+static int
+dpkgdb_add_gone(struct dpkgdb *db, size_t dir, const char *dirpath,
+    const char *name)
+{
+	struct dpkgdb_gone *v;
+
+	if ((v = realloc(db->gone, (db->ngone + 1) * sizeof(*v))) == NULL)
+		return -ENOMEM;
+	db->gone = v;
+	v += db->ngone;
+	v->dir = dir;
+	v->name = strdup(name);
+	if (v->name == NULL || asprintf(&v->path, "%s/%s", dirpath, name) < 0) {
+		free(v->name);
+		return -ENOMEM;
+	}
+	db->ngone++;
+	return 0;
+}
+
 /* Note the old version's info files that the run does not write. */
 static int
 dpkgdb_find_gone(struct dpkgdb *db, int dfd)
 {
 	struct dirent *de;
 	const char *dot;
-	char **v;
 	size_t i, len;
 	DIR *dir;
 	int fd;
@@ -582,15 +613,11 @@ dpkgdb_find_gone(struct dpkgdb *db, int dfd)
 		}
 		if (i == db->nrun || dpkgdb_written(db, de->d_name))
 			continue;
-		if ((v = realloc(db->gone, (db->ngone + 1) * sizeof(*v))) == NULL ||
-		    (v[db->ngone] = strdup(de->d_name)) == NULL) {
-			if (v != NULL)
-				db->gone = v;
+		if (dpkgdb_add_gone(db, db->infoidx, DPKGDB_DIR "/info",
+		    de->d_name) != 0) {
 			closedir(dir);
 			return -ENOMEM;
 		}
-		db->gone = v;
-		db->ngone++;
 	}
 	closedir(dir);
 	return 0;
@@ -652,20 +679,86 @@ dpkgdb_dir(struct dpkgdb *db, const char *dir, size_t *idx,
 	return dirs_get(db->dirs, dir, true, 0755, idx, err);
 }
 
+/* An info file of package P (its new version's), or NULL. */
+static const char *
+dpkgdb_info(const struct dpkgdb_new *p, const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < p->ninfo; k++)
+		if (strcmp(p->info[k].name, name) == 0)
+			return p->info[k].data;
+	return NULL;
+}
+
+/*
+ * Where dpkg keeps triggers (triggers/, made by its first run), register
+ * the run's interests and queue what its packages activate (dpkgtrig.h).
+ * A new database has none: dpkg builds it from info/PKG.triggers.
+ */
+static int
+dpkgdb_triggers(struct dpkgdb *db, int ifd, struct dbp_error *err)
+{
+	struct dpkgtrig *t = NULL;
+	const char *name, *text;
+	char file[NAME_MAX + 1], *old;
+	size_t i, idx = 0, len;
+	int tfd, r;
+
+	if (dirs_get(db->dirs, DPKGDB_DIR "/triggers", false, 0, &db->tidx,
+	    NULL) != 0)
+		return 0;
+	if ((tfd = dirs_fd(db->dirs, db->tidx)) < 0)
+		return dbp_err(err, -tfd, DPKGDB_DIR "/triggers",
+		    "cannot open directory");
+	if ((r = dpkgtrig_new(&t, tfd)) != 0)
+		return dbp_err(err, -r, DPKGDB_DIR "/triggers", "cannot read");
+	for (i = 0; r == 0 && i < db->nrun; i++) {
+		const struct dpkgdb_new *p = &db->run[i];
+
+		old = NULL;
+		snprintf(file, sizeof(file), "%s.triggers", p->oldinfo != NULL ?
+		    p->oldinfo : p->infoname);
+		if ((r = dpkgdb_slurp(ifd, file, &old, &len)) == -ENOENT)
+			r = 0;
+		if (r == 0)
+			r = dpkgtrig_package(t, p->infoname, old,
+			    dpkgdb_info(p, "triggers"), p->rec);
+		free(old);
+	}
+	if (r != 0)
+		r = dbp_err(err, -r, DPKGDB_DIR "/triggers", "cannot update");
+	while (r == 0 && (r = dpkgtrig_file(t, &idx, &name, &text, &len)) > 0) {
+		/* dpkg removes the file of a trigger nobody is interested in. */
+		if (len == 0 && strcmp(name, "File") != 0 &&
+		    strcmp(name, "Unincorp") != 0)
+			r = dpkgdb_add_gone(db, db->tidx, DPKGDB_DIR "/triggers",
+			    name) != 0 ? dbp_err(err, ENOMEM, "", "cannot"
+			    " update triggers") : 0;
+		else
+			r = dpkgdb_put(db, db->tidx, DPKGDB_DIR "/triggers",
+			    name, 0644, text, len, err);
+	}
+	if (r < 0 && err->msg[0] == '\0')
+		dbp_err(err, -r, DPKGDB_DIR "/triggers", "cannot update");
+	dpkgtrig_free(t);
+	return r < 0 ? r : 0;
+}
+
 int
 dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 {
 	char file[NAME_MAX + 1], *list, *status;
-	size_t i, k, len, didx, uidx;
+	size_t i, k, len, uidx;
 	struct stat st;
 	FILE *fp;
 	int dfd, ifd, r;
 
-	if ((r = dpkgdb_dir(db, DPKGDB_DIR, &didx, err)) != 0 ||
+	if ((r = dpkgdb_dir(db, DPKGDB_DIR, &db->didx, err)) != 0 ||
 	    (r = dpkgdb_dir(db, DPKGDB_DIR "/info", &db->infoidx, err)) != 0 ||
 	    (r = dpkgdb_dir(db, DPKGDB_DIR "/updates", &uidx, err)) != 0)
 		return r;
-	if ((dfd = dirs_fd(db->dirs, didx)) < 0 ||
+	if ((dfd = dirs_fd(db->dirs, db->didx)) < 0 ||
 	    (ifd = dirs_fd(db->dirs, db->infoidx)) < 0)
 		return dbp_err(err, EIO, DPKGDB_DIR, "cannot open directory");
 	for (i = 0; i < db->nrun; i++) {
@@ -705,9 +798,11 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 	}
 	if ((r = dpkgdb_find_gone(db, ifd)) != 0)
 		return dbp_err(err, -r, DPKGDB_DIR "/info", "cannot read");
+	if ((r = dpkgdb_triggers(db, ifd, err)) != 0)
+		return r;
 	if ((r = dpkgdb_status_text(db, &status, &len)) != 0)
 		return dbp_err(err, -r, DPKGDB_DIR "/status", "cannot write");
-	r = dpkgdb_put(db, didx, DPKGDB_DIR, "status", 0644, status, len, err);
+	r = dpkgdb_put(db, db->didx, DPKGDB_DIR, "status", 0644, status, len, err);
 	free(status);
 	if (r != 0)
 		return r;
@@ -721,7 +816,7 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 	    "1\n", 2, err)) != 0)
 		return r;
 	if (fstatat(dfd, "available", &st, AT_SYMLINK_NOFOLLOW) != 0 &&
-	    (r = dpkgdb_put(db, didx, DPKGDB_DIR, "available", 0644, "", 0,
+	    (r = dpkgdb_put(db, db->didx, DPKGDB_DIR, "available", 0644, "", 0,
 	    err)) != 0)
 		return r;
 	(void)uidx;
@@ -732,15 +827,13 @@ int
 dpkgdb_plan_obsolete(struct dpkgdb *db, struct journal *j,
     struct dbp_error *err)
 {
-	char path[PATH_MAX];
 	size_t i;
 	int r;
 
-	for (i = 0; i < db->ngone; i++) {
-		snprintf(path, sizeof(path), DPKGDB_DIR "/info/%s", db->gone[i]);
-		if ((r = journal_gone(j, 'f', path)) != 0)
-			return dbp_err(err, -r, path, "cannot plan removal");
-	}
+	for (i = 0; i < db->ngone; i++)
+		if ((r = journal_gone(j, 'f', db->gone[i].path)) != 0)
+			return dbp_err(err, -r, db->gone[i].path,
+			    "cannot plan removal");
 	return 0;
 }
 
@@ -748,21 +841,21 @@ void
 dpkgdb_remove_obsolete(struct dpkgdb *db,
     void (*warn)(void *, const char *, const char *), void *ctx)
 {
-	char path[PATH_MAX];
 	size_t i;
 	int dfd;
 
-	if (db->ngone == 0 || (dfd = dirs_fd(db->dirs, db->infoidx)) < 0)
-		return;
-	for (i = 0; i < db->ngone; i++)
-		if (unlinkat(dfd, db->gone[i], 0) != 0 && errno != ENOENT &&
-		    warn != NULL) {
-			snprintf(path, sizeof(path), DPKGDB_DIR "/info/%s",
-			    db->gone[i]);
-			warn(ctx, path, "cannot remove info file of the old"
-			    " version");
+	for (i = 0; i < db->ngone; i++) {
+		const struct dpkgdb_gone *g = &db->gone[i];
+
+		if ((dfd = dirs_fd(db->dirs, g->dir)) < 0 ||
+		    (unlinkat(dfd, g->name, 0) != 0 && errno != ENOENT)) {
+			if (warn != NULL)
+				warn(ctx, g->path, "cannot remove a file of"
+				    " dpkg's database");
+			continue;
 		}
-	dirs_mark(db->dirs, db->infoidx, DIR_NAMES);
+		dirs_mark(db->dirs, g->dir, DIR_NAMES);
+	}
 }
 
 size_t

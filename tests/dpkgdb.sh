@@ -478,13 +478,30 @@ dpkg_run "$T/s-trig" --configure -a
 dpkg_run "$T/d-trig" --configure -a
 same_db trig same
 unpack_both trig "$T/act.deb"
-same_db trig
+# The interests as dpkg registers them; the activations dpkg writes into
+# the status at once, debunpack queues in triggers/Unincorp as
+# dpkg-trigger does, and dpkg folds them in at its next run (below).
+triggers_list "$T/s-trig/var/lib/dpkg/triggers" | grep -v '^Unincorp: ' > "$T/trig.s"
+triggers_list "$T/d-trig/var/lib/dpkg/triggers" | grep -v '^Unincorp: ' > "$T/trig.d"
+diff -u "$T/trig.s" "$T/trig.d" || fail "trigger interests differ after act"
+grep -qx '/usr/share/watched -' "$T/d-trig/var/lib/dpkg/triggers/Unincorp" ||
+    fail "the file trigger of act's path was not queued"
+grep -qx 'watch-trigger act' "$T/d-trig/var/lib/dpkg/triggers/Unincorp" ||
+    fail "act's activate directive was not queued"
 dpkg_run "$T/s-trig" --configure -a
 dpkg_run "$T/d-trig" --configure -a
 same_db trig same
-# dpkg ran watch's postinst for the trigger of the file act installed.
-diff -u "$T/s-trig/watch.log" "$T/d-trig/watch.log" ||
-    fail "watch's postinst ran as dpkg's (-) and debunpack's (+) root had it"
+# watch's postinst was told of the same triggers, the file one of the
+# path act installed and the one act activates.  dpkg runs it a second
+# time, for act's activation at configure, where debunpack's root, whose
+# activations dpkg folded in at the start of the run, has it once for
+# both: a postinst's "triggered" lists every trigger pending.
+triggered() {
+	sed -n 's/^triggered //p' "$1" | tr ' ' '\n' | sort -u
+}
+[ "$(triggered "$T/s-trig/watch.log")" = "$(triggered "$T/d-trig/watch.log")" ] ||
+    fail "watch's postinst was triggered with: $(cat "$T/s-trig/watch.log") (dpkg), $(cat "$T/d-trig/watch.log") (debunpack)"
+grep -q '^configure' "$T/d-trig/watch.log" || fail "watch not configured"
 echo "ok triggers in a configured root"
 
 # Real packages, when some are at hand (no preinst: dpkg runs them
