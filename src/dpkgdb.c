@@ -13,6 +13,7 @@
 
 #include "dpkgdb.h"
 #include "dpkgfmt.h"
+#include "dpkgstatus.h"
 #include "dpkgtrig.h"
 #include "journal.h"
 #include "manifest.h"
@@ -28,14 +29,6 @@
  * files that are not there.
  */
 
-/* One stanza of the status file as it was before the run. */
-struct dpkgdb_old {
-	char *text;		/* the stanza, lines ending in '\n', verbatim */
-	size_t len;
-	char *name, *arch, *ma, *status, *version, *cversion;
-	bool replaced;		/* a package of the run takes its place */
-};
-
 /* A package of the run. */
 struct dpkgdb_new {
 	struct record *rec;	/* the manifest's */
@@ -43,7 +36,7 @@ struct dpkgdb_new {
 	size_t ninfo;
 	char *infoname;
 	const char *conffiles;	/* text of the conffiles info file, or NULL */
-	struct dpkgdb_old *old;	/* the stanza it replaces, or NULL */
+	struct dpkgstatus_stanza *old;	/* the stanza it replaces, or NULL */
 	char *oldinfo;		/* the infoname of OLD */
 	char *stanza;		/* as written */
 	size_t stanza_len;
@@ -62,8 +55,7 @@ struct dpkgdb {
 	struct manifest *man;
 	bool exists;		/* var/lib/dpkg was there */
 	int lockfd[2];		/* lock-frontend, lock */
-	struct dpkgdb_old *old;
-	size_t nold;
+	struct dpkgstatus status;	/* the status file before the run */
 	struct dpkgdb_new *run;
 	size_t nrun;
 	size_t infoidx;		/* var/lib/dpkg/info in the run's table */
@@ -72,89 +64,6 @@ struct dpkgdb {
 	size_t didx;		/* var/lib/dpkg in the run's table */
 	size_t tidx;		/* var/lib/dpkg/triggers, when there */
 };
-
-/* The first line of field NAME in stanza TEXT (LEN bytes), or NULL. */
-static char *
-dpkgdb_field(const char *text, size_t len, const char *name)
-{
-	const char *p = text, *end = text + len, *nl, *v;
-	size_t nlen = strlen(name);
-
-	for (; p < end; p = nl + 1) {
-		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
-			nl = end;
-		if ((size_t)(nl - p) > nlen && p[nlen] == ':' &&
-		    strncasecmp(p, name, nlen) == 0) {
-			v = p + nlen + 1;
-			while (v < nl && (*v == ' ' || *v == '\t'))
-				v++;
-			len = (size_t)(nl - v);
-			while (len > 0 && (v[len - 1] == ' ' || v[len - 1] == '\t'))
-				len--;
-			return strndup(v, len);
-		}
-	}
-	return NULL;
-}
-
-static void
-dpkgdb_old_clear(struct dpkgdb_old *o)
-{
-	free(o->text);
-	free(o->name);
-	free(o->arch);
-	free(o->ma);
-	free(o->status);
-	free(o->version);
-	free(o->cversion);
-}
-
-/* Split the status file TEXT into stanzas. */
-static int
-dpkgdb_parse_status(struct dpkgdb *db, const char *text, size_t len)
-{
-	const char *p = text, *end = text + len, *start, *nl;
-	struct dpkgdb_old *v, *o;
-
-	while (p < end) {
-		/* Empty lines between stanzas. */
-		while (p < end && (*p == '\n' || *p == '\r'))
-			p++;
-		if (p >= end)
-			break;
-		start = p;
-		for (;;) {
-			if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL) {
-				p = end;
-				break;
-			}
-			p = nl + 1;
-			if (p >= end || *p == '\n')
-				break;
-		}
-		if ((v = realloc(db->old, (db->nold + 1) * sizeof(*v))) == NULL)
-			return -ENOMEM;
-		db->old = v;
-		o = memset(&v[db->nold++], 0, sizeof(*o));
-		o->len = (size_t)(p - start);
-		if ((o->text = malloc(o->len + 2)) == NULL)
-			return -ENOMEM;
-		memcpy(o->text, start, o->len);
-		/* A last stanza without its newline gets one. */
-		if (o->len > 0 && o->text[o->len - 1] != '\n')
-			o->text[o->len++] = '\n';
-		o->text[o->len] = '\0';
-		o->name = dpkgdb_field(o->text, o->len, "Package");
-		o->arch = dpkgdb_field(o->text, o->len, "Architecture");
-		o->ma = dpkgdb_field(o->text, o->len, "Multi-Arch");
-		o->status = dpkgdb_field(o->text, o->len, "Status");
-		o->version = dpkgdb_field(o->text, o->len, "Version");
-		o->cversion = dpkgdb_field(o->text, o->len, "Config-Version");
-		if (o->name == NULL)
-			return -EINVAL;
-	}
-	return 0;
-}
 
 int
 dpkgdb_new(struct dpkgdb **out)
@@ -175,9 +84,7 @@ dpkgdb_free(struct dpkgdb *db)
 
 	if (db == NULL)
 		return;
-	for (i = 0; i < db->nold; i++)
-		dpkgdb_old_clear(&db->old[i]);
-	free(db->old);
+	dpkgstatus_clear(&db->status);
 	for (i = 0; i < db->nrun; i++) {
 		deb_info_free(db->run[i].info, db->run[i].ninfo);
 		free(db->run[i].infoname);
@@ -318,7 +225,7 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 		return 0;
 	if (r != 0)
 		return dbp_err(err, -r, DPKGDB_DIR "/status", "cannot read");
-	r = dpkgdb_parse_status(db, text, len);
+	r = dpkgstatus_parse(&db->status, text, len);
 	free(text);
 	if (r == -EINVAL)
 		return dbp_err(err, 0, DPKGDB_DIR "/status",
@@ -327,11 +234,6 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 	    "cannot read") : 0;
 }
 
-static bool
-dpkgdb_same(const char *ma)
-{
-	return ma != NULL && strcasecmp(ma, "same") == 0;
-}
 
 /* NAME, or NAME:ARCH for a Multi-Arch: same package (dpkg's info names). */
 static char *
@@ -339,7 +241,7 @@ dpkgdb_infoname(const char *name, const char *arch, const char *ma)
 {
 	char *s;
 
-	if (!dpkgdb_same(ma))
+	if (!dpkgstatus_ma_same(ma))
 		return strdup(name);
 	if (asprintf(&s, "%s:%s", name, arch != NULL ? arch : "") < 0)
 		return NULL;
@@ -421,40 +323,20 @@ dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 			p->conffiles = info[i].data;
 	if ((e = dpkgdb_md5sums(p)) != 0)
 		return dbp_err(err, e, "", "cannot keep control files");
-	/* The stanza this one replaces: same name, and arch unless both are M-A: same. */
-	for (i = 0; i < db->nold; i++) {
-		struct dpkgdb_old *o = &db->old[i];
-
-		if (strcmp(o->name, name) != 0 || o->replaced)
-			continue;
-		if (dpkgdb_same(ma) && dpkgdb_same(o->ma) &&
-		    (o->arch == NULL || strcmp(o->arch, arch) != 0))
-			continue;
-		o->replaced = true;
-		p->old = o;
-		if ((p->oldinfo = dpkgdb_infoname(o->name, o->arch, o->ma)) == NULL)
-			return dbp_err(err, ENOMEM, "", "cannot keep control files");
-		break;
-	}
+	if ((p->old = dpkgstatus_take(&db->status, name, arch, ma)) != NULL &&
+	    (p->oldinfo = dpkgdb_infoname(p->old->name, p->old->arch,
+	    p->old->ma)) == NULL)
+		return dbp_err(err, ENOMEM, "", "cannot keep control files");
 	if ((p->infoname = dpkgdb_infoname(name, arch, ma)) == NULL)
 		return dbp_err(err, ENOMEM, "", "cannot keep control files");
 	return 0;
-}
-
-/* The status word of a stanza: "installed" in "install ok installed". */
-static const char *
-dpkgdb_state(const struct dpkgdb_old *o)
-{
-	const char *s = o->status != NULL ? strrchr(o->status, ' ') : NULL;
-
-	return s != NULL ? s + 1 : "not-installed";
 }
 
 /* The new stanza of P, following dpkg's unpack of an upgrade. */
 static int
 dpkgdb_make_stanza(struct dpkgdb_new *p)
 {
-	const struct dpkgdb_old *o = p->old;
+	const struct dpkgstatus_stanza *o = p->old;
 	const char *cver = NULL, *state;
 	char status[64];
 	FILE *fp;
@@ -465,7 +347,7 @@ dpkgdb_make_stanza(struct dpkgdb_new *p)
 	    o != NULL && o->status != NULL && strncmp(o->status, "hold ", 5) == 0 ?
 	    "hold" : "install");
 	if (o != NULL) {
-		state = dpkgdb_state(o);
+		state = dpkgstatus_state(o);
 		/* What postinst configure is told the configured version was. */
 		if (strcmp(state, "installed") == 0 ||
 		    strcmp(state, "triggers-pending") == 0 ||
@@ -623,52 +505,24 @@ dpkgdb_find_gone(struct dpkgdb *db, int dfd)
 	return 0;
 }
 
-static int
-dpkgdb_cmp_stanza(const void *a, const void *b)
-{
-	const char *const *x = a, *const *y = b;
-	const char *xn = x[0], *yn = y[0];
-	int r = strcmp(xn, yn);
-
-	return r != 0 ? r : strcmp(x[1] != NULL ? x[1] : "",
-	    y[1] != NULL ? y[1] : "");
-}
-
 /* The new status: the untouched stanzas and the run's, sorted as dpkg does. */
 static int
 dpkgdb_status_text(struct dpkgdb *db, char **out, size_t *len)
 {
-	const char *(*v)[3];
-	size_t i, n = 0;
-	FILE *fp;
+	struct dpkgstatus_add *add;
+	size_t i;
+	int r;
 
-	if ((v = calloc(db->nold + db->nrun + 1, sizeof(*v))) == NULL)
+	if ((add = calloc(db->nrun + 1, sizeof(*add))) == NULL)
 		return -ENOMEM;
-	for (i = 0; i < db->nold; i++)
-		if (!db->old[i].replaced) {
-			v[n][0] = db->old[i].name;
-			v[n][1] = db->old[i].arch;
-			v[n++][2] = db->old[i].text;
-		}
 	for (i = 0; i < db->nrun; i++) {
-		v[n][0] = control_get(db->run[i].rec->ctl, "Package");
-		v[n][1] = control_get(db->run[i].rec->ctl, "Architecture");
-		v[n++][2] = db->run[i].stanza;
+		add[i].name = control_get(db->run[i].rec->ctl, "Package");
+		add[i].arch = control_get(db->run[i].rec->ctl, "Architecture");
+		add[i].text = db->run[i].stanza;
 	}
-	qsort(v, n, sizeof(*v), dpkgdb_cmp_stanza);
-	if ((fp = open_memstream(out, len)) == NULL) {
-		free(v);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		fputs(v[i][2], fp);
-		/* Old stanzas were kept without the empty line after them. */
-		if (v[i][2][strlen(v[i][2]) - 1] == '\n' &&
-		    (strlen(v[i][2]) < 2 || v[i][2][strlen(v[i][2]) - 2] != '\n'))
-			fputc('\n', fp);
-	}
-	free(v);
-	return fclose(fp) != 0 ? -ENOMEM : 0;
+	r = dpkgstatus_merge(&db->status, add, db->nrun, out, len);
+	free(add);
+	return r;
 }
 
 /* Make DIR (root-relative) if missing, as part of the batch. */
@@ -877,7 +731,7 @@ dpkgdb_pkg(const struct dpkgdb *db, size_t i, struct dpkgdb_pkg *out)
 	out->version = control_get(p->rec->ctl, "Version");
 	out->infoname = p->infoname;
 	if (p->old != NULL) {
-		state = dpkgdb_state(p->old);
+		state = dpkgstatus_state(p->old);
 		if (strcmp(state, "not-installed") != 0 &&
 		    strcmp(state, "config-files") != 0)
 			out->old_version = p->old->version;

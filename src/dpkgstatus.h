@@ -1,0 +1,55 @@
+/* dpkg's status file: its stanzas, and the file merged with the run's. */
+#ifndef DEBUNPACK_DPKGSTATUS_H
+#define DEBUNPACK_DPKGSTATUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One stanza of the status file as it was before the run. */
+struct dpkgstatus_stanza {
+	char *text;		/* the stanza, lines ending in '\n', verbatim */
+	size_t len;
+	char *name, *arch, *ma, *status, *version, *cversion;
+	bool replaced;		/* a package of the run takes its place */
+};
+
+struct dpkgstatus {
+	struct dpkgstatus_stanza *v;
+	size_t n;
+};
+
+/*
+ * Split status file TEXT (LEN bytes) into S's stanzas, kept verbatim.
+ * 0, -ENOMEM, or -EINVAL for a stanza without a Package field.
+ */
+int dpkgstatus_parse(struct dpkgstatus *s, const char *text, size_t len);
+void dpkgstatus_clear(struct dpkgstatus *s);
+
+/* Whether Multi-Arch value MA (may be NULL) is "same". */
+bool dpkgstatus_ma_same(const char *ma);
+
+/*
+ * The stanza package NAME (ARCH, Multi-Arch MA) replaces: the one of that
+ * name, of the same arch when both are Multi-Arch: same; marked replaced.
+ * NULL when there is none.
+ */
+struct dpkgstatus_stanza *dpkgstatus_take(struct dpkgstatus *s,
+    const char *name, const char *arch, const char *ma);
+
+/* The state in a stanza's Status ("installed"), "not-installed" without. */
+const char *dpkgstatus_state(const struct dpkgstatus_stanza *o);
+
+/* A stanza to add: its package's name and arch, its text. */
+struct dpkgstatus_add {
+	const char *name, *arch, *text;
+};
+
+/*
+ * The new status file: S's stanzas not replaced and the NADD of ADD,
+ * sorted by name and arch as dpkg writes them.  *OUT (*LEN bytes) is the
+ * caller's.  0 or -ENOMEM.
+ */
+int dpkgstatus_merge(const struct dpkgstatus *s,
+    const struct dpkgstatus_add *add, size_t nadd, char **out, size_t *len);
+
+#endif
