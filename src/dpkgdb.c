@@ -97,9 +97,7 @@ dpkgdb_free(struct dpkgdb *db)
 		free(db->gone[i].path);
 	}
 	free(db->gone);
-	for (i = 0; i < 2; i++)
-		if (db->lockfd[i] >= 0)
-			close(db->lockfd[i]);
+	dpkgdb_unlock(db);
 	free(db);
 }
 
@@ -669,6 +667,11 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 	    (r = dpkgdb_put(db, db->infoidx, DPKGDB_DIR "/info", "format", 0644,
 	    "1\n", 2, err)) != 0)
 		return r;
+	/* dpkg's and apt's lock files, as their first run leaves them. */
+	if (!db->exists && ((r = dpkgdb_put(db, db->didx, DPKGDB_DIR, "lock",
+	    0640, "", 0, err)) != 0 || (r = dpkgdb_put(db, db->didx, DPKGDB_DIR,
+	    "lock-frontend", 0640, "", 0, err)) != 0))
+		return r;
 	if (fstatat(dfd, "available", &st, AT_SYMLINK_NOFOLLOW) != 0 &&
 	    (r = dpkgdb_put(db, db->didx, DPKGDB_DIR, "available", 0644, "", 0,
 	    err)) != 0)
@@ -710,6 +713,18 @@ dpkgdb_remove_obsolete(struct dpkgdb *db,
 		}
 		dirs_mark(db->dirs, g->dir, DIR_NAMES);
 	}
+}
+
+void
+dpkgdb_unlock(struct dpkgdb *db)
+{
+	size_t i;
+
+	for (i = 2; i-- > 0;)
+		if (db->lockfd[i] >= 0) {
+			close(db->lockfd[i]);
+			db->lockfd[i] = -1;
+		}
 }
 
 size_t

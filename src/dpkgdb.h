@@ -61,6 +61,9 @@ int dpkgdb_plan_obsolete(struct dpkgdb *db, struct journal *j,
 void dpkgdb_remove_obsolete(struct dpkgdb *db,
     void (*warn)(void *, const char *, const char *), void *ctx);
 
+/* Release dpkg's locks: the run is committed, scripts may take them. */
+void dpkgdb_unlock(struct dpkgdb *db);
+
 /* The run's packages, in the order they were staged. */
 size_t dpkgdb_count(const struct dpkgdb *db);
 

@@ -435,6 +435,13 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	install_say(o, &n);
 	/* The files stay: a failing script is the package's error, not the run's. */
 	if (o->run_preinst && db != NULL) {
+		/*
+		 * No descriptor of the batch stays open (Linux refuses to
+		 * run a file open for writing: syncfs keeps one), nor dpkg's
+		 * locks: a preinst may run dpkg-divert, which takes them.
+		 */
+		syncbatch_close_fds(sb);
+		dpkgdb_unlock(db);
 		install_phase(o, INSTALL_PREINSTS);
 		if ((r = maintscript_dev_setup(rf.fd, err)) == 0)
 			r = maintscript_preinsts(o->root, db, install_preinst,

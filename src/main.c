@@ -87,6 +87,7 @@ struct main_opts {
 	struct progress *pg;	/* the progress line and status lines, or NULL */
 	char **names;		/* the run's packages, for the status lines */
 	size_t nnames;
+	const char *cur_file;	/* the package file the last name is of */
 	struct install_opts in;	/* what an install (or a query) works on */
 };
 
@@ -149,15 +150,19 @@ main_on_signal(int sig)
 	main_stop = 1;
 }
 
-/* ERR as one line without the program's name: "PKG: 'PATH': MSG: ERRNO". */
+/*
+ * ERR as one line without the program's name: "PKG: 'PATH': MSG: ERRNO",
+ * without "PKG: " unless WITH_PKG.
+ */
 static void
-main_format_error(const struct dbp_error *err, char *buf, size_t size)
+main_format_error(const struct dbp_error *err, bool with_pkg, char *buf,
+    size_t size)
 {
 	char pkg[PATH_MAX], path[PATH_MAX], msg[1024];
 	size_t n = 0;
 
 	buf[0] = '\0';
-	if (err->pkg[0] != '\0')
+	if (with_pkg && err->pkg[0] != '\0')
 		n += (size_t)snprintf(buf + n, size - n, "%s: ",
 		    escape_name(err->pkg, pkg, sizeof(pkg)));
 	if (err->path[0] != '\0' && n < size)
@@ -177,7 +182,7 @@ main_print_error(const struct dbp_error *err)
 {
 	char line[3 * PATH_MAX + 1200];
 
-	main_format_error(err, line, sizeof(line));
+	main_format_error(err, true, line, sizeof(line));
 	fprintf(stderr, "debunpack: %s\n", line);
 }
 
@@ -211,6 +216,7 @@ main_progress(struct main_opts *o, const struct install_note *n)
 	switch (n->event) {
 	case INSTALL_UNPACKING:
 		main_keep_name(o, n->name);
+		o->cur_file = n->pkg;
 		progress_unpacking(o->pg, n->name, n->upgrade);
 		break;
 	case INSTALL_EXTRACTED:
@@ -560,8 +566,15 @@ main(int argc, char **argv)
 	if (r != 0 && o.pg != NULL) {
 		char line[3 * PATH_MAX + 1200];
 
-		main_format_error(&err, line, sizeof(line));
-		progress_error(o.pg, NULL, line);
+		/*
+		 * As dpkg: the package by name when its control was read,
+		 * else the package file.
+		 */
+		main_format_error(&err, false, line, sizeof(line));
+		progress_error(o.pg, err.pkg[0] == '\0' ? NULL :
+		    o.cur_file != NULL && o.nnames > 0 &&
+		    strcmp(o.cur_file, err.pkg) == 0 ? o.names[o.nnames - 1] :
+		    err.pkg, line);
 	}
 	else
 		progress_phase(o.pg, PROGRESS_DONE);

@@ -784,6 +784,13 @@ syncbatch_abort_dirs(struct syncbatch *sb)
 }
 
 void
+syncbatch_close_fds(struct syncbatch *sb)
+{
+	if (sb != NULL && sb->fs != NULL)
+		syncfs_set_close(sb->fs);
+}
+
+void
 syncbatch_free(struct syncbatch *sb)
 {
 	size_t i;

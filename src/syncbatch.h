@@ -137,6 +137,13 @@ int syncbatch_abort(struct syncbatch *sb);
  */
 int syncbatch_abort_dirs(struct syncbatch *sb);
 
+/*
+ * The run is over: close the descriptors the batch still keeps (syncfs
+ * keeps one written file per filesystem, shared with its peers), which
+ * would stop that file from being executed.  Nothing can be synced after.
+ */
+void syncbatch_close_fds(struct syncbatch *sb);
+
 void syncbatch_free(struct syncbatch *sb);
 
 #endif

@@ -84,5 +84,7 @@ extern const struct syncbatch_ops syncbatch_syncfs;
 int syncfs_set_new(struct syncbatch *sb);
 int syncfs_set_join(struct syncbatch *sb, struct syncbatch *peer);
 void syncfs_set_put(struct sb_fsset *fs);
+/* Close the set's descriptors (a file each, opened for writing). */
+void syncfs_set_close(struct sb_fsset *fs);
 
 #endif

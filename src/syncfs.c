@@ -239,16 +239,27 @@ syncfs_set_join(struct syncbatch *sb, struct syncbatch *peer)
 }
 
 void
+syncfs_set_close(struct sb_fsset *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (fs->v[i].fd >= 0) {
+			close(fs->v[i].fd);
+			fs->v[i].fd = -1;
+		}
+}
+
+void
 syncfs_set_put(struct sb_fsset *fs)
 {
 	size_t i;
 
 	if (--fs->refs > 0)
 		return;
-	for (i = 0; i < fs->n; i++) {
-		close(fs->v[i].fd);
+	syncfs_set_close(fs);
+	for (i = 0; i < fs->n; i++)
 		free(fs->v[i].path);
-	}
 	free(fs->v);
 	free(fs);
 }

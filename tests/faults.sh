@@ -35,6 +35,7 @@ control-field Package app
 control-field Version 1
 control-field Architecture all
 control-file conffiles 0644 /etc/app.conf\n/etc/app/default.conf\n
+control-file postrm 0755 #!/bin/sh\nexit 0\n
 dir ./etc/ 0755
 file ./etc/app.conf 0644 text:one\n
 dir ./etc/app/ 0755
@@ -99,8 +100,9 @@ v2=$(build_deb v2 "$T/v2.desc")
 lib=$(build_deb lib "$T/lib.desc")
 many=$(build_deb many "$T/many.desc")
 
-mkdir "$T/empty" "$T/base"
+mkdir "$T/empty" "$T/base" "$T/base-db"
 "$DEBUNPACK" -q --root "$T/base" "$v1" || fail "install v1"
+"$DEBUNPACK" -q --root "$T/base-db" --dpkg-db "$v1" || fail "install v1 with --dpkg-db"
 # The user's edit of a conffile: the upgrade keeps it.
 echo mine > "$T/base/etc/app.conf"
 touch -d @1000000000 "$T/base/etc/app.conf"
@@ -114,7 +116,8 @@ state() {
 	awk -v t="$tab" '
 		/^\.\// {
 			p = $1
-			if ($2 == "d" || p ~ /^\.\/var\/lib\/debunpack\/[^\/]*\.record$/)
+			if ($2 == "d" || p ~ /^\.\/var\/lib\/debunpack\/[^\/]*\.record$/ ||
+			    p ~ /^\.\/var\/lib\/dpkg\//)
 				$5 = "-"
 			line = $0; sub(/^[^ ]* /, "", line)
 			what[p] = line; order[++n] = p; next
@@ -363,6 +366,9 @@ for mode in syncfs batched perfile; do
 	sweep install "$T/empty" "$mode" "$v1"
 	sweep upgrade "$T/base" "$mode" "$v2" "$lib"
 done
+# dpkg's database in the same batch: its status, info files and the old
+# version's info files that go.
+sweep dpkg-db "$T/base-db" syncfs --dpkg-db "$v2" "$lib"
 # 30 descriptors: 12 for written files (src/install.c, install_fd_budget).
 # ulimit -n is not POSIX, but dash, bash and busybox sh have it.
 if nofile=$(ulimit -S -n 2> /dev/null) && ulimit -S -n 30 2> /dev/null; then
