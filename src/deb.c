@@ -378,8 +378,8 @@ deb_info_free(struct deb_info *info, size_t n)
 
 /* Add info file NAME (TEXT, LEN bytes: taken, also on error). */
 static int
-deb_keep_add(struct deb *d, const char *name, mode_t mode, char *text,
-    size_t len, struct dbp_error *err)
+deb_keep_add(struct deb *d, const char *name, mode_t mode, time_t mtime,
+    char *text, size_t len, struct dbp_error *err)
 {
 	struct deb_info *v, *f;
 
@@ -398,6 +398,7 @@ deb_keep_add(struct deb *d, const char *name, mode_t mode, char *text,
 		return dbp_err(err, ENOMEM, name, "cannot read");
 	}
 	f->mode = mode & 07777;
+	f->mtime = mtime;
 	f->data = text;
 	f->len = len;
 	d->ninfo++;
@@ -425,7 +426,8 @@ deb_keep(struct deb *d, struct archive_entry *ae, const char *name,
 			    d->member);
 	if ((r = deb_slurp(d, ae, name, &text, &len, err)) != 0)
 		return r;
-	return deb_keep_add(d, name, archive_entry_perm(ae), text, len, err);
+	return deb_keep_add(d, name, archive_entry_perm(ae),
+	    archive_entry_mtime(ae), text, len, err);
 }
 
 int
@@ -466,7 +468,8 @@ deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 				else {
 					memcpy(copy, d->conffiles, clen + 1);
 					r = deb_keep_add(d, name,
-					    archive_entry_perm(ae), copy, clen,
+					    archive_entry_perm(ae),
+					    archive_entry_mtime(ae), copy, clen,
 					    err);
 				}
 			}

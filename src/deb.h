@@ -31,6 +31,7 @@ int deb_read_control(struct deb *d, struct control **ctl,
 struct deb_info {
 	char *name;		/* "postinst" */
 	mode_t mode;		/* permission bits */
+	time_t mtime;		/* as control.tar has it, as dpkg keeps it */
 	char *data;
 	size_t len;
 };

@@ -170,8 +170,8 @@ dpkgdb_slurp(int dfd, const char *name, char **out, size_t *len)
 
 	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return -errno;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		e = S_ISREG(st.st_mode) ? errno : EINVAL;
+	e = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+	if (e != 0) {
 		close(fd);
 		return -e;
 	}
@@ -290,6 +290,7 @@ dpkgdb_md5sums(struct dpkgdb_new *p)
 	}
 	p->info = v;
 	v[p->ninfo].mode = 0644;
+	v[p->ninfo].mtime = -1;	/* made now, as dpkg makes it */
 	v[p->ninfo].data = text;
 	v[p->ninfo].len = len;
 	p->ninfo++;
@@ -367,10 +368,23 @@ dpkgdb_make_stanza(struct dpkgdb_new *p)
  * Write DATA as temporary of NAME in directory IDX (root-relative DIR)
  * and register it with the batch: renamed over NAME at the commit.
  */
+static int dpkgdb_put_at(struct dpkgdb *, size_t, const char *, const char *,
+    mode_t, time_t, const char *, size_t, struct dbp_error *);
+
 static int
 dpkgdb_put(struct dpkgdb *db, size_t idx, const char *dir, const char *name,
     mode_t mode, const char *data, size_t len, struct dbp_error *err)
 {
+	return dpkgdb_put_at(db, idx, dir, name, mode, -1, data, len, err);
+}
+
+/* dpkgdb_put, with modification time MTIME unless it is -1. */
+static int
+dpkgdb_put_at(struct dpkgdb *db, size_t idx, const char *dir,
+    const char *name, mode_t mode, time_t mtime, const char *data, size_t len,
+    struct dbp_error *err)
+{
+	struct timespec ts[2];
 	char path[PATH_MAX], tmp[NAME_MAX + 1];
 	size_t item, off = 0;
 	ssize_t w;
@@ -413,6 +427,13 @@ dpkgdb_put(struct dpkgdb *db, size_t idx, const char *dir, const char *name,
 		e = errno;
 		close(fd);
 		return dbp_err(err, e, path, "cannot change mode");
+	}
+	ts[0].tv_sec = ts[1].tv_sec = mtime;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	if (mtime != -1 && futimens(fd, ts) != 0) {
+		e = errno;
+		close(fd);
+		return dbp_err(err, e, path, "cannot set times");
 	}
 	return syncbatch_written(db->sb, item, fd, err);
 }
@@ -624,9 +645,10 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 			    p->info[k].name) >= (int)sizeof(file))
 				return dbp_err(err, ENAMETOOLONG, p->infoname,
 				    "cannot write dpkg's info file");
-			if ((r = dpkgdb_put(db, db->infoidx, DPKGDB_DIR "/info",
-			    file, p->info[k].mode, p->info[k].data,
-			    p->info[k].len, err)) != 0)
+			/* As dpkg, which extracts them with tar, has them. */
+			if ((r = dpkgdb_put_at(db, db->infoidx, DPKGDB_DIR
+			    "/info", file, p->info[k].mode, p->info[k].mtime,
+			    p->info[k].data, p->info[k].len, err)) != 0)
 				return r;
 		}
 		if ((fp = open_memstream(&list, &len)) == NULL)
@@ -660,8 +682,7 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 		return r;
 	/*
 	 * What dpkg expects of a database it did not make: info/format says
-	 * the info files have multiarch names; "available" must exist for
-	 * some of its commands (mmdebstrap and debootstrap make it too).
+	 * the info files have multiarch names.
 	 */
 	if (fstatat(ifd, "format", &st, AT_SYMLINK_NOFOLLOW) != 0 &&
 	    (r = dpkgdb_put(db, db->infoidx, DPKGDB_DIR "/info", "format", 0644,
@@ -671,10 +692,6 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 	if (!db->exists && ((r = dpkgdb_put(db, db->didx, DPKGDB_DIR, "lock",
 	    0640, "", 0, err)) != 0 || (r = dpkgdb_put(db, db->didx, DPKGDB_DIR,
 	    "lock-frontend", 0640, "", 0, err)) != 0))
-		return r;
-	if (fstatat(dfd, "available", &st, AT_SYMLINK_NOFOLLOW) != 0 &&
-	    (r = dpkgdb_put(db, db->didx, DPKGDB_DIR, "available", 0644, "", 0,
-	    err)) != 0)
 		return r;
 	(void)uidx;
 	return 0;

@@ -397,9 +397,11 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	    (r = syncbatch_prepare(sb, j, JOURNAL_ROOT, err)) != 0 ||
 	    (r = manifest_prepare(man, j, err)) != 0 ||
 	    (r = journal_sync(j, err)) != 0 ||
-	    (r = syncbatch_rename(sb, err)) != 0 ||
-	    (install_phase(o, INSTALL_RENAMING), 0) ||
-	    (r = manifest_commit(man, err)) != 0 ||
+	    (r = syncbatch_rename(sb, err)) != 0)
+		goto abort;
+	/* The data is durable and the files renamed: the records, the names. */
+	install_phase(o, INSTALL_RENAMING);
+	if ((r = manifest_commit(man, err)) != 0 ||
 	    (r = syncbatch_sync_dirs(sb, err)) != 0 ||
 	    (r = manifest_sync(man, err)) != 0 ||
 	    (r = manifest_plan_obsolete(man, dirs, j, err)) != 0 ||

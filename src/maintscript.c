@@ -99,6 +99,12 @@ maintscript_exec(const char *root, const struct dpkgdb_pkg *p,
 	setenv("DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT", "1", 1);
 	setenv("DPKG_MAINTSCRIPT_ARCH", p->arch != NULL ? p->arch : "", 1);
 	setenv("DPKG_MAINTSCRIPT_NAME", "preinst", 1);
+	/*
+	 * dpkg runs a new preinst from its control area, tmp.ci/, whose
+	 * control file tells debconf which package asks its questions;
+	 * from info/ debconf would not know.
+	 */
+	setenv("DEBCONF_PACKAGE", p->name, 1);
 	setenv("DPKG_MAINTSCRIPT_DEBUG", "0", 1);
 	setenv("DPKG_ADMINDIR", "/var/lib/dpkg", 1);
 	/* Inside the chroot the root is "/": dpkg's DPKG_ROOT is empty. */

@@ -129,7 +129,13 @@ check() {
 		    "$DEBUNPACK" -q --root "$T/r" "$@") 2> "$T/err"
 		st=$?
 		set -e
-		[ $st -ne 0 ] || fail "$name: $call #$k: not killed"
+		# glibc's malloc may open /proc/sys/vm/overcommit_memory once, or
+		# not, as the threads' arenas go: the last openat of the traced
+		# run may not come.  The run then finished, as it must.
+		if [ $st -eq 0 ]; then
+			[ "$call" = openat ] && [ "$k" -eq "$count" ] ||
+			    fail "$name: $call #$k: not killed"
+		fi
 		"$DEBUNPACK" -q --root "$T/r" --recover 2> "$T/err" ||
 		    fail "$name: $call #$k: repair: $(cat "$T/err")"
 		no_temps "$T/r"
@@ -181,6 +187,12 @@ for mode in syncfs batched perfile; do
 	check "upgrade and new package ($mode)" "$T/base" --sync-mode $mode "$v2" "$lib"
 done
 check "upgrade (none)" "$T/base" --sync-mode none "$v2" "$lib"
+# dpkg's database in the batch, and the merged-/usr links of a new root.
+mkdir "$T/base-db"
+"$DEBUNPACK" -q --root "$T/base-db" --dpkg-db "$v1" || fail "install v1 with --dpkg-db"
+check "first install, dpkg's database, merged /usr" "$T/empty" --dpkg-db \
+    --merged-usr "$v1"
+check "upgrade, dpkg's database" "$T/base-db" --dpkg-db "$v2" "$lib"
 
 # A repair killed at any of its own calls is finished by the next one:
 # after a run killed half way through its renames (undone), and after one

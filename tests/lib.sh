@@ -66,7 +66,8 @@ tree_list() {
 # unstamp_records FILE: FILE, a snapshot, with each record's own mtime
 # (the time it was written) blanked, so that states compare across runs.
 unstamp_records() {
-	sed 's|^\(\./var/lib/debunpack/[^ ]*\.record f [0-9]* [0-9]*\) [0-9.]* |\1 - |' "$1"
+	sed -e 's|^\(\./var/lib/debunpack/[^ ]*\.record f [0-9]* [0-9]*\) [0-9.]* |\1 - |' \
+	    -e 's|^\(\./var/lib/dpkg/[^ ]* f [0-9]* [0-9]*\) [0-9.]* |\1 - |' "$1"
 }
 
 # strip_admin REF OUT: OUT holds the records debunpack keeps in

@@ -12,7 +12,9 @@ for deb in "$T"/*.deb; do
 	dpkg-deb -x "$deb" "$T/ref"
 	for mode in syncfs batched perfile none; do
 		mkdir "$T/out"
-		"$DEBUNPACK" -q --root "$T/out" --sync-mode $mode "$deb" || fail "$name $mode"
+		# dpkg-deb -x makes no merged-/usr links (base-files 12 would).
+		"$DEBUNPACK" -q --root "$T/out" --merged-usr=no --sync-mode $mode \
+		    "$deb" || fail "$name $mode"
 		dpkg_same "$deb" "$T/ref" "$T/out"
 		no_temps "$T/out"
 		rm -rf "$T/out"
@@ -20,8 +22,12 @@ for deb in "$T"/*.deb; do
 	rm -rf "$T/ref"
 	echo "ok $name"
 done
-# All of them as one batch.
+# All of them as one batch, into a new root: merged /usr (base-files 12).
 mkdir "$T/all"
 "$DEBUNPACK" -q --root "$T/all" "$T"/*.deb || fail "one batch"
 no_temps "$T/all"
+if dpkg-deb -f "$T"/base-files_*.deb Version | grep -q '^1[2-9]'; then
+	[ "$(readlink "$T/all/bin")" = usr/bin ] || fail "no merged-/usr bin link"
+	[ -x "$T/all/usr/bin/bash" ] || fail "bash not in usr/bin"
+fi
 echo ok

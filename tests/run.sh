@@ -22,6 +22,9 @@ CONFIGURE_FLAGS=--enable-werror sh tests/setup.sh
 check build
 [ "${QUICK:-0}" = 1 ] && exit 0
 
+echo "== debunpack's own .deb: build, contents, install (tests/debbuild.sh)"
+sh tests/debbuild.sh || [ $? = 77 ]
+
 echo "== ASan+UBSan build and make check"
 BUILD=build-asan CONFIGURE_FLAGS=--enable-werror \
     CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
@@ -50,6 +53,13 @@ for mode in syncfs batched perfile none; do
 	valgrind -q --leak-check=full --error-exitcode=1 \
 	    build/debunpack -q --root "$vg/$mode" --sync-mode $mode "$vg/a.deb" ||
 	    { echo "valgrind: debunpack --sync-mode $mode"; exit 1; }
+done
+# dpkg's database: a new one, then merged by an upgrade over it.
+mkdir "$vg/db"
+for i in 1 2; do
+	valgrind -q --leak-check=full --error-exitcode=1 \
+	    build/debunpack -q --root "$vg/db" --dpkg-db --merged-usr "$vg/a.deb" ||
+	    { echo "valgrind: debunpack --dpkg-db ($i)"; exit 1; }
 done
 # An error path too: the second package is broken.
 build/tests/mkdeb tests/fixtures/bad/truncated.desc "$vg/t.deb"

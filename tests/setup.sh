@@ -11,11 +11,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # strace to kill runs at every system call (tests/kill.sh), libfuse3 and
 # fuse3 for the power-loss recorder (tests/crash), bindfs for a FUSE mount
 # inside a root (tests/mounts.sh), clang and its libFuzzer runtime for
-# the fuzz target (tests/fuzz).
+# the fuzz target (tests/fuzz), debhelper, dpkg-dev and fakeroot to build
+# debunpack's own .deb (tests/debbuild.sh), bash-completion for where its
+# completion goes.
 deps="gcc make autoconf automake pkg-config libarchive-dev zlib1g-dev
 liblzma-dev libzstd-dev libbz2-dev libssl-dev check dpkg e2fsprogs xfsprogs btrfs-progs
 mount util-linux valgrind python3 apt xz-utils zstd strace libfuse3-dev
-fuse3 bindfs clang libclang-rt-14-dev"
+fuse3 bindfs clang libclang-rt-14-dev debhelper bash-completion dpkg-dev
+fakeroot"
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	missing=""

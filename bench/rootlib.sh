@@ -1,0 +1,184 @@
+# shellcheck shell=sh
+# Shared by bench/rootbuild.sh and bench/rootdiff.sh (sourced, POSIX sh):
+# the local mirror mmdebstrap reads, fresh loop-mounted filesystems, and the
+# two ways of building a working minbase root from the same .debs.
+
+# Both tools run in the environment mmdebstrap sets for itself, so that
+# maintainer scripts and debconf behave alike.
+export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true
+export LC_ALL=C.UTF-8 LANGUAGE=C.UTF-8 LANG=C.UTF-8
+
+MMHOOKS=/usr/share/mmdebstrap/hooks
+
+# rb_need: installs what the scripts use and this machine lacks.
+rb_need() {
+	need=""
+	for t in mmdebstrap:mmdebstrap dpkg-scanpackages:dpkg-dev \
+	    mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs mkfs.ext4:e2fsprogs \
+	    losetup:mount unshare:util-linux; do
+		command -v "${t%%:*}" > /dev/null || need="$need ${t#*:}"
+	done
+	[ -n "$need" ] || return 0
+	echo "rootbuild: installing$need"
+	# shellcheck disable=SC2086 # one word per package
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need > /dev/null
+}
+
+# rb_debs DIR: the workload's files, in manifest (list) order, one a line.
+rb_debs() {
+	awk -v d="$1" '{ print d "/" $2 }' "$1/SHA256SUMS"
+}
+
+# rb_want DIR: "Package Version Architecture" of every .deb of DIR, sorted:
+# what both roots must have installed.
+rb_want() {
+	rb_debs "$1" | while read -r f; do
+		# shellcheck disable=SC2016 # dpkg-deb's format, not the shell's
+		dpkg-deb -W --showformat='${Package} ${Version} ${Architecture}\n' "$f"
+	done | sort
+}
+
+# rb_installed ROOT: the same for the packages dpkg calls installed in ROOT
+# ("ii"); others are printed with their status so that they show up as a
+# mismatch.
+rb_installed() {
+	# shellcheck disable=SC2016 # dpkg-query's format
+	dpkg-query --admindir="$1/var/lib/dpkg" -W \
+	    -f '${db:Status-Abbrev}|${Package} ${Version} ${Architecture}\n' 2>/dev/null |
+	    awk -F'|' '{ s = $1; sub(/ +$/, "", s); if (s == "ii") print $2; else print $2 " [" s "]" }' | sort
+}
+
+# rb_mirror DIR MIRROR: a flat apt repository in MIRROR holding exactly the
+# .debs of DIR (hardlinked: the same inodes the debunpack runs read).
+# Packages is made by dpkg-scanpackages with an override carrying the
+# bookworm archive's Priority for the five packages whose control file says
+# otherwise (apt, debconf and zlib1g are required in the archive, important
+# or optional in the .deb): mmdebstrap's minbase is Essential:yes + Priority
+# required + apt, so without it apt and its 17 dependencies are left out.
+rb_mirror() {
+	rm -rf "$2"
+	mkdir -p "$2"
+	rb_debs "$1" | while read -r f; do
+		ln "$f" "$2/" 2>/dev/null || cp "$f" "$2/"
+	done
+	rb_debs "$1" | while read -r f; do
+		p=$(dpkg-deb -f "$f" Package)
+		s=$(dpkg-deb -f "$f" Section)
+		case $p in
+		apt | debconf | zlib1g) pr=required ;;
+		libbz2-1.0) pr=important ;;
+		libdb5.3) pr=standard ;;
+		*) pr=$(dpkg-deb -f "$f" Priority) ;;
+		esac
+		echo "$p $pr $s"
+	done > "$2/.override"
+	(cd "$2" && dpkg-scanpackages -m . .override > Packages 2> .scan.log)
+	[ "$(grep -c '^Package:' "$2/Packages")" = "$(wc -l < "$1/SHA256SUMS")" ] ||
+	    { echo "rootbuild: $2/Packages does not list every .deb (see $2/.scan.log)" >&2; return 1; }
+}
+
+# rb_fs_up FS IMG MNT: a fresh sparse SIZE_MIB image IMG with filesystem FS,
+# on a loop device of its own mounted on MNT; sets rb_loop and rb_dev.
+rb_fs_up() {
+	case $1 in
+	ext4) mkfs="mkfs.ext4 -q -F" ;;
+	xfs) mkfs="mkfs.xfs -q -f" ;;
+	btrfs) mkfs="mkfs.btrfs -q -f" ;;
+	*) echo "rootbuild: unknown filesystem $1" >&2; return 2 ;;
+	esac
+	rm -f "$2"
+	truncate -s "${SIZE_MIB:-4096}M" "$2"
+	$mkfs "$2" > /dev/null
+	rb_loop=$(losetup -f --show "$2")
+	rb_dev=${rb_loop#/dev/}
+	mkdir -p "$3"
+	mount "$rb_loop" "$3"
+}
+
+# rb_fs_down IMG MNT: unmounts MNT with whatever a failed mmdebstrap left
+# mounted below it, detaches the loop device rb_fs_up attached, removes IMG.
+rb_fs_down() {
+	if mountpoint -q "$2"; then
+		umount -R "$2" || umount -R -l "$2" || true
+	fi
+	[ -z "${rb_loop:-}" ] || losetup -d "$rb_loop" 2>/dev/null || true
+	rb_loop=""
+	rm -f "$1"
+}
+
+# rb_stat: "written_sectors flushes" of rb_dev so far (fields 7 and 16 of
+# /sys/block/loopN/stat: write sectors, flush requests completed).
+rb_stat() {
+	awk '{ print $7, $16 }' "/sys/block/$rb_dev/stat"
+}
+
+# rb_build METHOD ROOT DEBDIR MIRROR BIN: builds a minbase root in ROOT (an
+# empty directory) with METHOD:
+#   debunpack-durable   debunpack --root R --dpkg-db --run-preinst DEBS (default
+#                       sync mode); chroot R dpkg --refuse-unsafe-io --configure -a;
+#                       sync -f R
+#   debunpack-unsafe    debunpack --root R --sync-mode none --dpkg-db --run-preinst DEBS;
+#                       chroot R dpkg --force-unsafe-io --configure -a
+#   mmdebstrap-durable  mmdebstrap --mode=root --variant=minbase (its default: dpkg
+#                       without unsafe io) from MIRROR; sync -f R
+#   mmdebstrap-unsafe   the same with --dpkgopt=force-unsafe-io, no sync
+# The final sync -f: maintainer scripts (update-passwd, ldconfig, debconf...)
+# and dpkg's --configure write files without fsync, mmdebstrap's cleanup
+# deletes without one; only with it is the root on disk when the command
+# ends. Its time is printed on fd 3 ("sync_s S"), empty for the unsafe ones;
+# for the debunpack methods also the time and flushes of the debunpack step
+# (rb_step1).
+# mmdebstrap runs in a network namespace of its own (unshare -n): it cannot
+# download anything, whatever its apt configuration says.
+rb_build() {
+	rb_m=$1 rb_root=$2 rb_dir=$3 rb_mirror=$4 rb_bin=$5
+	set --
+	for f in $(rb_debs "$rb_dir"); do
+		set -- "$@" "$f"
+	done
+	p0=$(date +%s.%N)
+	pf0=$(rb_stat)
+	case $rb_m in
+	debunpack-durable)
+		"$rb_bin" --root "$rb_root" --dpkg-db --run-preinst "$@" &&
+		    rb_step1 "$p0" "$pf0" &&
+		    chroot "$rb_root" dpkg --refuse-unsafe-io --configure -a ;;
+	debunpack-unsafe)
+		"$rb_bin" --root "$rb_root" --sync-mode none --dpkg-db --run-preinst "$@" &&
+		    rb_step1 "$p0" "$pf0" &&
+		    chroot "$rb_root" dpkg --force-unsafe-io --configure -a ;;
+	mmdebstrap-durable)
+		unshare -n mmdebstrap --mode=root --variant=minbase --format=directory \
+		    --hook-dir="$MMHOOKS/merged-usr" --hook-dir="$MMHOOKS/file-mirror-automount" \
+		    '' "$rb_root" "deb [trusted=yes] file:$rb_mirror ./" ;;
+	mmdebstrap-unsafe)
+		unshare -n mmdebstrap --mode=root --variant=minbase --format=directory \
+		    --hook-dir="$MMHOOKS/merged-usr" --hook-dir="$MMHOOKS/file-mirror-automount" \
+		    --dpkgopt=force-unsafe-io \
+		    '' "$rb_root" "deb [trusted=yes] file:$rb_mirror ./" ;;
+	*) echo "rootbuild: unknown method $rb_m" >&2; return 2 ;;
+	esac || return
+	case $rb_m in
+	*-durable)
+		s0=$(date +%s.%N)
+		sync -f "$rb_root" || return
+		s1=$(date +%s.%N)
+		awk "BEGIN { printf \"sync_s %.6f\n\", $s1 - $s0 }" >&3 ;;
+	esac
+}
+
+# rb_step1 T0 "SECTORS0 FLUSHES0": prints on fd 3 the time and flushes of the
+# debunpack step of the debunpack methods ("step1 S FLUSHES"): the rest of
+# their time is dpkg --configure and the sync.
+rb_step1() {
+	t=$(date +%s.%N)
+	f=$(rb_stat)
+	awk -v t0="$1" -v t1="$t" -v f0="${2#* }" -v f1="${f#* }" \
+	    'BEGIN { printf "step1 %.6f %d\n", t1 - t0, f1 - f0 }' >&3
+}
+
+# rb_can_debunpack BIN: true if BIN has the options the debunpack flow needs.
+rb_can_debunpack() {
+	"$1" --help 2>&1 | grep -q -- '--dpkg-db' &&
+	    "$1" --help 2>&1 | grep -q -- '--run-preinst'
+}

@@ -1,0 +1,83 @@
+#!/bin/sh
+# make install: the program, its man page and its bash completion land under
+# DESTDIR, the program runs, and the completion completes.
+. "${srcdir:-.}/tests/lib.sh"
+
+[ -f Makefile ] || skip "not run from the build directory"
+command -v make > /dev/null || skip "no make"
+
+# makevar NAME: the value of make variable NAME in this build's Makefile.
+makevar() {
+	printf 'debunpack-show-var:\n\t@echo $(%s)\n' "$1" > "$T/show.mk"
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	    make -s -f Makefile -f "$T/show.mk" debunpack-show-var
+}
+bindir=$(makevar bindir)
+mandir=$(makevar mandir)
+compdir=$(makevar bashcompletiondir)
+
+# A make of its own: the one running the tests must not pass on its
+# goals or job slots.
+dest=$T/dest
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s install DESTDIR="$dest" \
+    > "$T/install.log" 2>&1 || { cat "$T/install.log"; fail "make install"; }
+
+bin=$dest$bindir/debunpack
+[ -x "$bin" ] || fail "not installed: $bindir/debunpack"
+[ -f "$dest$mandir/man1/debunpack.1" ] || fail "not installed: $mandir/man1/debunpack.1"
+"$bin" --version > "$T/out" || fail "installed binary: --version exit $?"
+grep -q '^debunpack [0-9]' "$T/out" || fail "installed binary: --version: $(cat "$T/out")"
+
+[ -n "$compdir" ] || { echo "configured without a bash completion"; exit 0; }
+comp=$dest$compdir/debunpack
+[ -f "$comp" ] || fail "not installed: $compdir/debunpack"
+command -v bash > /dev/null || skip "no bash to try the completion in"
+
+# complete WORD...: what the completion offers for the command line
+# WORD..., the last word being the one completed; one reply a line.
+complete_words() {
+	bash -c '. "$1" || exit 1
+	    shift
+	    COMP_WORDS=("$@")
+	    COMP_CWORD=$(($# - 1))
+	    COMP_LINE="$*"
+	    COMP_POINT=${#COMP_LINE}
+	    COMPREPLY=()
+	    _debunpack debunpack "${COMP_WORDS[COMP_CWORD]}" \
+	        "${COMP_WORDS[COMP_CWORD-1]}" || exit 1
+	    printf "%s\n" "${COMPREPLY[@]}"' sh "$comp" "$@"
+}
+
+complete_words debunpack --sync-mode "" > "$T/got" || fail "completion failed"
+printf '%s\n' auto syncfs batched perfile none > "$T/want"
+diff -u "$T/want" "$T/got" || fail "--sync-mode: not the sync modes"
+
+complete_words debunpack --dpkg > "$T/got" || fail "completion failed"
+echo --dpkg-db > "$T/want"
+diff -u "$T/want" "$T/got" || fail "--dpkg: not --dpkg-db"
+
+# "--merged-usr=" as bash splits it (at "=", COMP_WORDBREAKS' default)
+# and as one word.
+complete_words debunpack --merged-usr = > "$T/got" || fail "completion failed"
+printf '%s\n' auto yes no > "$T/want"
+diff -u "$T/want" "$T/got" || fail "--merged-usr =: not auto yes no"
+complete_words debunpack --merged-usr=n > "$T/got" || fail "completion failed"
+[ "$(cat "$T/got")" = --merged-usr=no ] || fail "--merged-usr=n: $(cat "$T/got")"
+
+# Directories after --root, package files (and directories) as operands.
+mkdir "$T/files" "$T/files/dir"
+: > "$T/files/a.deb"
+: > "$T/files/b.txt"
+complete_words debunpack --root "$T/files/" > "$T/got" || fail "completion failed"
+[ "$(cat "$T/got")" = "$T/files/dir" ] || fail "--root: $(cat "$T/got")"
+complete_words debunpack "$T/files/" | LC_ALL=C sort > "$T/got"
+printf '%s\n' "$T/files/a.deb" "$T/files/dir" > "$T/want"
+diff -u "$T/want" "$T/got" || fail "operands: not the .deb files and directories"
+
+# Every long option that --help describes is offered.
+"$bin" --help | sed -nE 's/^  (-[[:alnum:]], |    )(--[a-z][a-z-]*).*/\2/p' |
+    LC_ALL=C sort -u > "$T/help"
+[ -s "$T/help" ] || fail "no options found in --help"
+complete_words debunpack -- | sed 's/=.*//' | LC_ALL=C sort -u > "$T/offered"
+missing=$(LC_ALL=C comm -23 "$T/help" "$T/offered")
+[ -z "$missing" ] || fail "not completed: $missing"
