@@ -26,13 +26,15 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM
 
 # The source: the files git knows of, committed or not yet (git archive
-# would miss the uncommitted ones), without generated and built ones.
+# would miss the uncommitted ones), without generated and built ones nor
+# untracked build directories.
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 src=$tmp/debunpack-$version
 mkdir "$src"
 if git -C "$top" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
-	(cd "$top" && git ls-files -z --cached --others --exclude-standard |
-	    xargs -0 sh -c 'for f; do
+	(cd "$top" && { git ls-files -z --cached
+	    git ls-files -z --others --exclude-standard | grep -zv '^build[^/]*/'
+	    } | xargs -0 sh -c 'for f; do
 		{ [ -e "$f" ] || [ -L "$f" ]; } && printf "%s\0" "$f"
 	    done' sh |
 	    tar --null -T - -cf -) | tar -xf - -C "$src"
