@@ -81,7 +81,7 @@ unpack_new(struct unpack **out, const struct unpack_opts *opts,
 		return -ENOMEM;
 	if (digest_new(&u->dg) != 0 || digest_new_md5(&u->md5) != 0) {
 		digest_free(u->dg);
-	digest_free(u->md5);
+		digest_free(u->md5);
 		free(u);
 		return -ENOMEM;
 	}
@@ -105,6 +105,7 @@ unpack_free(struct unpack *u)
 	dirs_set_guard(u->dirs, NULL, NULL);
 	conffiles_free(u->conffiles);
 	digest_free(u->dg);
+	digest_free(u->md5);
 	free(u);
 }
 
