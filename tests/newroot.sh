@@ -390,3 +390,38 @@ for bad in garbage trunc; do
 	empty "$r" "$bad"
 done
 echo "ok a failed run names the failing package on the status fd"
+
+# Hostile packages and dpkg's database: a package that ships a file of the
+# database is refused and changes nothing; control members whose names
+# dpkg would not take ("..", with a dot) do not reach info/.
+pkg dbfile dbfile 1 all <<'D'
+dir ./ 0755
+dir ./var/ 0755
+dir ./var/lib/ 0755
+dir ./var/lib/dpkg/ 0755
+file ./var/lib/dpkg/status 0644 text:Package: evil\n
+D
+r=$(newroot dbfile)
+set +e
+"$DEBUNPACK" -q --root "$r" --dpkg-db "$T/dbfile.deb" 2> "$T/err"
+st=$?
+set -e
+[ $st -eq 1 ] || fail "a package shipping var/lib/dpkg/status: exit $st"
+grep -q "var/lib/dpkg/status': a package ships a file of dpkg's database" "$T/err" ||
+    fail "database file: $(cat "$T/err")"
+[ "$(wc -l < "$T/err")" -eq 1 ] || fail "database file: more than one line"
+empty "$r" "database file"
+pkg oddctl oddctl 1 all <<'D'
+control-file ../escape 0644 x\n
+control-file with.dot 0644 x\n
+control-file postinst 0755 #!/bin/sh\n
+dir ./ 0755
+D
+r=$(newroot oddctl)
+"$DEBUNPACK" -q --root "$r" --dpkg-db "$T/oddctl.deb" || fail "odd control members"
+[ "$(cd "$r/var/lib/dpkg/info" && ls | sort | tr '\n' ' ')" = \
+    "format oddctl.list oddctl.postinst " ] ||
+    fail "info/: $(ls "$r/var/lib/dpkg/info")"
+[ ! -e "$r/var/lib/dpkg/escape" ] && [ ! -e "$r/var/lib/escape" ] ||
+    fail "a control member escaped info/"
+echo "ok hostile packages cannot reach dpkg's database"
