@@ -63,11 +63,14 @@ tree_list() {
 		}'
 }
 
-# unstamp_records FILE: FILE, a snapshot, with each record's own mtime
-# (the time it was written) blanked, so that states compare across runs.
+# unstamp_records FILE: FILE, a snapshot, with the mtimes of what a run
+# writes with its own time (records, dpkg database files, merged-/usr
+# links) blanked, so that states compare across runs.
 unstamp_records() {
 	sed -e 's|^\(\./var/lib/debunpack/[^ ]*\.record f [0-9]* [0-9]*\) [0-9.]* |\1 - |' \
-	    -e 's|^\(\./var/lib/dpkg/[^ ]* f [0-9]* [0-9]*\) [0-9.]* |\1 - |' "$1"
+	    -e 's|^\(\./var/lib/dpkg/[^ ]* f [0-9]* [0-9]*\) [0-9.]* |\1 - |' \
+	    -e 's|^\(\./lib[0-9a-z]* l [0-9]* [0-9]*\) [0-9.]* |\1 - |' \
+	    -e 's|^\(\./s\{0,1\}bin l [0-9]* [0-9]*\) [0-9.]* |\1 - |' "$1"
 }
 
 # strip_admin REF OUT: OUT holds the records debunpack keeps in
