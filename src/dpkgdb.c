@@ -56,6 +56,9 @@ struct dpkgdb {
 	bool exists;		/* var/lib/dpkg was there */
 	int lockfd[2];		/* lock-frontend, lock */
 	struct dpkgstatus status;	/* the status file before the run */
+	char *diversions;	/* dpkg's diversions file, or NULL */
+	const char **diverted;	/* its lines: from, to, package; sorted by from */
+	size_t ndiverted;	/* triplets */
 	struct dpkgdb_new *run;
 	size_t nrun;
 	size_t infoidx;		/* var/lib/dpkg/info in the run's table */
@@ -85,6 +88,8 @@ dpkgdb_free(struct dpkgdb *db)
 	if (db == NULL)
 		return;
 	dpkgstatus_clear(&db->status);
+	free(db->diversions);
+	free(db->diverted);
 	for (i = 0; i < db->nrun; i++) {
 		deb_info_free(db->run[i].info, db->run[i].ninfo);
 		free(db->run[i].infoname);
@@ -199,6 +204,68 @@ dpkgdb_slurp(int dfd, const char *name, char **out, size_t *len)
 	return 0;
 }
 
+static int
+dpkgdb_cmp_diverted(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * dpkg-divert's diversions: three lines each, the diverted path, where it
+ * goes and the package that may still install it (":" for the admin's).
+ */
+static int
+dpkgdb_diversions(struct dpkgdb *db, int dfd)
+{
+	size_t len, i, n = 0;
+	char *p;
+	int r;
+
+	if ((r = dpkgdb_slurp(dfd, "diversions", &db->diversions, &len)) != 0)
+		return r == -ENOENT ? 0 : r;
+	for (i = 0; i < len; i++)
+		n += db->diversions[i] == '\n';
+	if ((db->diverted = calloc(n + 1, sizeof(*db->diverted))) == NULL)
+		return -ENOMEM;
+	for (p = db->diversions, i = 0; i < n && *p != '\0'; i++) {
+		db->diverted[i] = p;
+		p = strchr(p, '\n');
+		*p++ = '\0';
+	}
+	db->ndiverted = i / 3;
+	/* Triplets sort by their first line. */
+	qsort(db->diverted, db->ndiverted, 3 * sizeof(*db->diverted),
+	    dpkgdb_cmp_diverted);
+	return 0;
+}
+
+/*
+ * What dpkg-divert set up, dpkg applies when it unpacks: a package other
+ * than the diverting one installs a diverted path under its new name.
+ * That is not done here, so such a package is refused rather than
+ * installed over the diversion.
+ */
+static int
+dpkgdb_check_diverted(const struct dpkgdb *db, const struct record *rec,
+    struct dbp_error *err)
+{
+	const char *name = control_get(rec->ctl, "Package");
+	const char **d;
+	size_t i;
+
+	for (i = 0; db->ndiverted > 0 && i < rec->n; i++) {
+		if (rec->v[i].type == 'd')
+			continue;
+		d = bsearch(&rec->v[i].path, db->diverted, db->ndiverted,
+		    3 * sizeof(*db->diverted), dpkgdb_cmp_diverted);
+		if (d != NULL && strcmp(d[2], name) != 0)
+			return dbp_err(err, 0, rec->v[i].path + 1, "diverted to"
+			    " '%s' by dpkg-divert: diversions are not supported",
+			    d[1]);
+	}
+	return 0;
+}
+
 int
 dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
     struct manifest *man, struct dbp_error *err)
@@ -219,6 +286,8 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 	    (r = dpkgdb_lock(dfd, "lock", &db->lockfd[1], err)) != 0 ||
 	    (r = dpkgdb_check_updates(dfd, err)) != 0)
 		return r;
+	if ((r = dpkgdb_diversions(db, dfd)) != 0)
+		return dbp_err(err, -r, DPKGDB_DIR "/diversions", "cannot read");
 	if ((r = dpkgdb_slurp(dfd, "status", &text, &len)) == -ENOENT)
 		return 0;
 	if (r != 0)
@@ -308,6 +377,10 @@ dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 	size_t i;
 	int e;
 
+	if ((e = dpkgdb_check_diverted(db, rec, err)) != 0) {
+		deb_info_free(info, n);
+		return e;
+	}
 	if ((v = realloc(db->run, (db->nrun + 1) * sizeof(*v))) == NULL) {
 		deb_info_free(info, n);
 		return dbp_err(err, ENOMEM, "", "cannot keep control files");

@@ -425,3 +425,29 @@ r=$(newroot oddctl)
 [ ! -e "$r/var/lib/dpkg/escape" ] && [ ! -e "$r/var/lib/escape" ] ||
     fail "a control member escaped info/"
 echo "ok hostile packages cannot reach dpkg's database"
+
+# A path that dpkg-divert diverted: dpkg would install it under the
+# diversion's name, which debunpack does not, so it refuses the package.
+pkg divme divme 1 all <<'D'
+dir ./ 0755
+dir ./usr/ 0755
+dir ./usr/bin/ 0755
+file ./usr/bin/divme 0755 text:new\n
+D
+r=$(newroot divert)
+"$DEBUNPACK" -q --root "$r" --dpkg-db "$T/oddctl.deb" || fail "oddctl"
+printf '/usr/bin/divme\n/usr/bin/divme.distrib\nlocal-diverter\n' \
+    > "$r/var/lib/dpkg/diversions"
+snapshot "$r" "$T/div.before"
+set +e
+"$DEBUNPACK" -q --root "$r" --dpkg-db "$T/divme.deb" 2> "$T/err"
+st=$?
+set -e
+[ $st -eq 1 ] || fail "a diverted path: exit $st"
+grep -q "'usr/bin/divme': diverted to '/usr/bin/divme.distrib' by dpkg-divert" "$T/err" ||
+    fail "diverted path: $(cat "$T/err")"
+snapshot "$r" "$T/div.after"
+diff -u "$T/div.before" "$T/div.after" || fail "a refused diversion changed the root"
+# Without --dpkg-db, dpkg's database is not debunpack's business.
+"$DEBUNPACK" -q --root "$r" "$T/divme.deb" || fail "divme without --dpkg-db"
+echo "ok a path diverted by dpkg-divert is refused"
