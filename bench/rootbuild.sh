@@ -64,9 +64,7 @@ stamp=$(date +%Y%m%d-%H%M%S)
 work=$(mktemp -d "$tmpdir/debunpack-rootbuild.XXXXXX")
 mnt=/mnt/bench-root-$$ rb_loop=""
 cleanup() {
-	rb_fs_down "$work/img" "$mnt"
-	rmdir "$mnt" 2>/dev/null || true
-	mountpoint -q "$mnt" || rm -rf "$work"
+	rb_work_down "$work" "$mnt"
 }
 trap cleanup EXIT
 trap 'exit 130' INT

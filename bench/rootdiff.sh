@@ -51,9 +51,7 @@ cleanup() {
 		echo "  umount -R $mnt && losetup -d $rb_loop && rmdir $mnt && rm -rf $work"
 		return
 	fi
-	rb_fs_down "$work/img" "$mnt"
-	rmdir "$mnt" 2>/dev/null || true
-	mountpoint -q "$mnt" || rm -rf "$work"
+	rb_work_down "$work" "$mnt"
 }
 trap cleanup EXIT
 trap 'exit 130' INT

@@ -182,3 +182,12 @@ rb_can_debunpack() {
 	"$1" --help 2>&1 | grep -q -- '--dpkg-db' &&
 	    "$1" --help 2>&1 | grep -q -- '--run-preinst'
 }
+
+# rb_work_down WORK MNT: unmount and detach what rb_fs_up made for image
+# WORK/img at MNT, then remove MNT and WORK (WORK stays if MNT is still
+# mounted: removing it would reach into the mount).
+rb_work_down() {
+	rb_fs_down "$1/img" "$2"
+	rmdir "$2" 2>/dev/null || true
+	mountpoint -q "$2" || rm -rf "$1"
+}
