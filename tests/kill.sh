@@ -186,13 +186,14 @@ for mode in syncfs batched perfile; do
 	check "first install ($mode)" "$T/empty" --sync-mode $mode "$v1"
 	check "upgrade and new package ($mode)" "$T/base" --sync-mode $mode "$v2" "$lib"
 done
-check "upgrade (none)" "$T/base" --sync-mode none "$v2" "$lib"
 # dpkg's database in the batch, and the merged-/usr links of a new root.
 mkdir "$T/base-db"
 "$DEBUNPACK" -q --root "$T/base-db" --dpkg-db "$v1" || fail "install v1 with --dpkg-db"
 check "first install, dpkg's database, merged /usr" "$T/empty" --dpkg-db \
     --merged-usr "$v1"
 check "upgrade, dpkg's database" "$T/base-db" --dpkg-db "$v2" "$lib"
+# Last: what follows starts from its want.before and want.after.
+check "upgrade (none)" "$T/base" --sync-mode none "$v2" "$lib"
 
 # A repair killed at any of its own calls is finished by the next one:
 # after a run killed half way through its renames (undone), and after one
