@@ -61,7 +61,7 @@ control_continue(struct control *c, const char *line, size_t len)
  * ".+~" (and "-" and ":" in UPSTREAM).  dpkg refuses such a package too;
  * here it also keeps control sequences out of records and messages.
  */
-static const char *
+const char *
 control_bad_version(const char *v)
 {
 	const char *up = v, *colon = strchr(v, ':'), *hyphen, *p;
@@ -100,8 +100,7 @@ control_bad_version(const char *v)
 	return NULL;
 }
 
-/* An architecture name: a letter or digit, then letters, digits, "-". */
-static bool
+bool
 control_valid_arch(const char *a)
 {
 	const char *p;

@@ -2,6 +2,7 @@
 #ifndef DEBUNPACK_CONTROL_H
 #define DEBUNPACK_CONTROL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "error.h"
@@ -30,6 +31,15 @@ int control_parse(const char *text, size_t len, struct control **out,
  * are read as they are, as dpkg reads its status file.
  */
 int control_check_syntax(const struct control *c, struct dbp_error *err);
+
+/*
+ * Why VERSION is not a Debian version (dpkg's syntax, deb-version(7)),
+ * or NULL when it is one.
+ */
+const char *control_bad_version(const char *version);
+
+/* Whether A is an architecture name: a letter or digit, then those and "-". */
+bool control_valid_arch(const char *a);
 
 /* Value of field NAME (case-insensitive, as in deb-control(5)), or NULL. */
 const char *control_get(const struct control *c, const char *name);

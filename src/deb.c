@@ -408,7 +408,7 @@ deb_keep_add(struct deb *d, const char *name, mode_t mode, time_t mtime,
 
 /*
  * Keep info file NAME for dpkg's database.  dpkg takes only plain names
- * (no '.', no '/', at most 100 bytes) and ignores the others.
+ * (no '.', no '/', at most 100 bytes, not "list") and ignores the others.
  */
 static int
 deb_keep(struct deb *d, struct archive_entry *ae, const char *name,
@@ -418,7 +418,9 @@ deb_keep(struct deb *d, struct archive_entry *ae, const char *name,
 	size_t len, i;
 	int r;
 
-	if (name[0] == '\0' || strlen(name) > 100 || strpbrk(name, "./") != NULL)
+	/* "list" is dpkg's own, which it warns about and ignores. */
+	if (name[0] == '\0' || strlen(name) > 100 || strpbrk(name, "./") != NULL ||
+	    strcmp(name, "list") == 0)
 		return 0;
 	for (i = 0; i < d->ninfo; i++)
 		if (strcmp(d->info[i].name, name) == 0)

@@ -49,6 +49,12 @@ struct dpkgdb_gone {
 	char *path;		/* root-relative, for the journal and warnings */
 };
 
+/* A path of a package that dpkg installed, from its .list. */
+struct dpkgdb_owned {
+	const char *path;
+	const char *pkg;
+};
+
 struct dpkgdb {
 	struct dirs *dirs;
 	struct syncbatch *sb;
@@ -56,6 +62,12 @@ struct dpkgdb {
 	bool exists;		/* var/lib/dpkg was there */
 	int lockfd[2];		/* lock-frontend, lock */
 	struct dpkgstatus status;	/* the status file before the run */
+	bool force_overwrite;
+	/* Paths of packages dpkg installed (no record), sorted, and texts. */
+	struct dpkgdb_owned *foreign;
+	size_t nforeign;
+	char **lists;
+	size_t nlists;
 	char *diversions;	/* dpkg's diversions file, or NULL */
 	const char **diverted;	/* its lines: from, to, package; sorted by from */
 	size_t ndiverted;	/* triplets */
@@ -90,6 +102,10 @@ dpkgdb_free(struct dpkgdb *db)
 	dpkgstatus_clear(&db->status);
 	free(db->diversions);
 	free(db->diverted);
+	free(db->foreign);
+	for (i = 0; i < db->nlists; i++)
+		free(db->lists[i]);
+	free(db->lists);
 	for (i = 0; i < db->nrun; i++) {
 		deb_info_free(db->run[i].info, db->run[i].ninfo);
 		free(db->run[i].infoname);
@@ -266,9 +282,81 @@ dpkgdb_check_diverted(const struct dpkgdb *db, const struct record *rec,
 	return 0;
 }
 
+static char *dpkgdb_infoname(const char *, const char *, const char *);
+
+static int
+dpkgdb_cmp_owned(const void *a, const void *b)
+{
+	return strcmp(((const struct dpkgdb_owned *)a)->path,
+	    ((const struct dpkgdb_owned *)b)->path);
+}
+
+/* Whether stanza O's package is installed (unpacked at least). */
+static bool
+dpkgdb_is_installed(const struct dpkgstatus_stanza *o)
+{
+	const char *state = dpkgstatus_state(o);
+
+	return strcmp(state, "not-installed") != 0 &&
+	    strcmp(state, "config-files") != 0;
+}
+
+/*
+ * The paths of the packages dpkg installed itself, which debunpack has
+ * no record of: from their info/PKG.list, for the conflicts its records
+ * would catch.
+ */
+static int
+dpkgdb_load_foreign(struct dpkgdb *db, int dfd)
+{
+	struct dpkgdb_owned *v;
+	char file[NAME_MAX + 1], *text, *p, *nl, *infoname, **l;
+	size_t i, len;
+	int r = 0;
+
+	for (i = 0; r == 0 && i < db->status.n; i++) {
+		const struct dpkgstatus_stanza *o = &db->status.v[i];
+
+		if (!dpkgdb_is_installed(o) ||
+		    manifest_installed_record(db->man, o->name) != NULL)
+			continue;
+		if ((infoname = dpkgdb_infoname(o->name, o->arch, o->ma)) == NULL)
+			return -ENOMEM;
+		snprintf(file, sizeof(file), "info/%s.list", infoname);
+		free(infoname);
+		if ((r = dpkgdb_slurp(dfd, file, &text, &len)) == -ENOENT) {
+			r = 0;
+			continue;
+		}
+		if (r != 0)
+			return r;
+		if ((l = realloc(db->lists, (db->nlists + 1) * sizeof(*l))) == NULL) {
+			free(text);
+			return -ENOMEM;
+		}
+		db->lists = l;
+		db->lists[db->nlists++] = text;
+		for (p = text; *p != '\0'; p = nl + 1) {
+			if ((nl = strchr(p, '\n')) == NULL)
+				break;
+			*nl = '\0';
+			if (*p != '/' || strcmp(p, "/.") == 0)
+				continue;
+			v = realloc(db->foreign, (db->nforeign + 1) * sizeof(*v));
+			if (v == NULL)
+				return -ENOMEM;
+			db->foreign = v;
+			v[db->nforeign].path = p;
+			v[db->nforeign++].pkg = o->name;
+		}
+	}
+	qsort(db->foreign, db->nforeign, sizeof(*db->foreign), dpkgdb_cmp_owned);
+	return 0;
+}
+
 int
 dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
-    struct manifest *man, struct dbp_error *err)
+    struct manifest *man, bool force_overwrite, struct dbp_error *err)
 {
 	size_t idx, len = 0;
 	char *text = NULL;
@@ -277,8 +365,13 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 	db->dirs = d;
 	db->sb = sb;
 	db->man = man;
-	if (dirs_get(d, DPKGDB_DIR, false, 0, &idx, NULL) != 0)
+	db->force_overwrite = force_overwrite;
+	if ((r = dirs_get(d, DPKGDB_DIR, false, 0, &idx, err)) == -ENOENT) {
+		dbp_err_clear(err);
 		return 0;	/* a new database, made at dpkgdb_prepare */
+	}
+	if (r != 0)
+		return r;
 	db->exists = true;
 	if ((dfd = dirs_fd(d, idx)) < 0)
 		return dbp_err(err, -dfd, DPKGDB_DIR, "cannot open directory");
@@ -297,8 +390,43 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 	if (r == -EINVAL)
 		return dbp_err(err, 0, DPKGDB_DIR "/status",
 		    "a stanza without a Package field");
-	return r != 0 ? dbp_err(err, -r, DPKGDB_DIR "/status",
-	    "cannot read") : 0;
+	if (r != 0)
+		return dbp_err(err, -r, DPKGDB_DIR "/status", "cannot read");
+	if ((r = dpkgdb_load_foreign(db, dfd)) != 0)
+		return dbp_err(err, -r, DPKGDB_DIR "/info", "cannot read the"
+		    " file lists");
+	return 0;
+}
+
+/*
+ * What dpkg installed itself debunpack does not know the files of as it
+ * knows its own (types, digests): it does not upgrade such a package,
+ * and a path one of them lists is another package's, as dpkg would say.
+ */
+static int
+dpkgdb_check_foreign(const struct dpkgdb *db, const struct record *rec,
+    const struct dpkgstatus_stanza *old, struct dbp_error *err)
+{
+	const char *name = control_get(rec->ctl, "Package");
+	struct dpkgdb_owned key, *hit;
+	size_t i;
+
+	if (old != NULL && dpkgdb_is_installed(old) &&
+	    manifest_installed_record(db->man, name) == NULL)
+		return dbp_err(err, 0, "", "package '%s' was installed by"
+		    " dpkg, not debunpack: upgrade it with dpkg", name);
+	for (i = 0; db->nforeign > 0 && !db->force_overwrite && i < rec->n;
+	    i++) {
+		if (rec->v[i].type == 'd')
+			continue;
+		key.path = rec->v[i].path;
+		hit = bsearch(&key, db->foreign, db->nforeign, sizeof(key),
+		    dpkgdb_cmp_owned);
+		if (hit != NULL)
+			return dbp_err(err, 0, rec->v[i].path + 1, "is in"
+			    " package '%s' (dpkg's database)", hit->pkg);
+	}
+	return 0;
 }
 
 
@@ -315,6 +443,18 @@ dpkgdb_infoname(const char *name, const char *arch, const char *ma)
 	return s;
 }
 
+/* An info file of package P (its new version's), or NULL. */
+static const char *
+dpkgdb_info(const struct dpkgdb_new *p, const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < p->ninfo; k++)
+		if (strcmp(p->info[k].name, name) == 0)
+			return p->info[k].data;
+	return NULL;
+}
+
 /*
  * dpkg makes the md5sums of a package that has none, from what it
  * extracted: every regular file but the conffiles, in archive order.
@@ -328,18 +468,20 @@ dpkgdb_md5sums(struct dpkgdb_new *p)
 	size_t len = 0, i, k;
 	FILE *fp;
 
-	for (i = 0; i < p->ninfo; i++)
-		if (strcmp(p->info[i].name, "md5sums") == 0)
-			return 0;
+	const unsigned char *md5;
+
+	if (dpkgdb_info(p, "md5sums") != NULL)
+		return 0;
 	if ((fp = open_memstream(&text, &len)) == NULL)
 		return ENOMEM;
 	for (i = 0; i < p->rec->n; i++) {
 		const struct record_entry *e = &p->rec->v[i];
 
-		if (e->type != 'f' || e->conffile || !e->has_md5)
+		if ((e->type != 'f' && e->type != 'h') || e->conffile ||
+		    (md5 = dpkgfmt_entry_md5(p->rec, e)) == NULL)
 			continue;
 		for (k = 0; k < 16; k++)
-			fprintf(fp, "%02x", e->md5[k]);
+			fprintf(fp, "%02x", md5[k]);
 		fprintf(fp, "  %s\n", e->path + 1);
 	}
 	if (fclose(fp) != 0) {
@@ -395,6 +537,9 @@ dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 			p->conffiles = info[i].data;
 	if ((e = dpkgdb_md5sums(p)) != 0)
 		return dbp_err(err, e, "", "cannot keep control files");
+	if ((e = dpkgdb_check_foreign(db, rec, dpkgstatus_peek(&db->status,
+	    name, arch, ma), err)) != 0)
+		return e;
 	if ((p->old = dpkgstatus_take(&db->status, name, arch, ma)) != NULL &&
 	    (p->oldinfo = dpkgdb_infoname(p->old->name, p->old->arch,
 	    p->old->ma)) == NULL)
@@ -625,17 +770,6 @@ dpkgdb_dir(struct dpkgdb *db, const char *dir, size_t *idx,
 	return dirs_get(db->dirs, dir, true, 0755, idx, err);
 }
 
-/* An info file of package P (its new version's), or NULL. */
-static const char *
-dpkgdb_info(const struct dpkgdb_new *p, const char *name)
-{
-	size_t k;
-
-	for (k = 0; k < p->ninfo; k++)
-		if (strcmp(p->info[k].name, name) == 0)
-			return p->info[k].data;
-	return NULL;
-}
 
 /*
  * Where dpkg keeps triggers (triggers/, made by its first run), register
@@ -651,9 +785,13 @@ dpkgdb_triggers(struct dpkgdb *db, int ifd, struct dbp_error *err)
 	size_t i, idx = 0, len;
 	int tfd, r;
 
-	if (dirs_get(db->dirs, DPKGDB_DIR "/triggers", false, 0, &db->tidx,
-	    NULL) != 0)
+	if ((r = dirs_get(db->dirs, DPKGDB_DIR "/triggers", false, 0, &db->tidx,
+	    err)) == -ENOENT) {
+		dbp_err_clear(err);
 		return 0;
+	}
+	if (r != 0)
+		return r;
 	if ((tfd = dirs_fd(db->dirs, db->tidx)) < 0)
 		return dbp_err(err, -tfd, DPKGDB_DIR "/triggers",
 		    "cannot open directory");
@@ -766,7 +904,6 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 	    0640, "", 0, err)) != 0 || (r = dpkgdb_put(db, db->didx, DPKGDB_DIR,
 	    "lock-frontend", 0640, "", 0, err)) != 0))
 		return r;
-	(void)uidx;
 	return 0;
 }
 
@@ -828,21 +965,25 @@ dpkgdb_pkg(const struct dpkgdb *db, size_t i, struct dpkgdb_pkg *out)
 {
 	const struct dpkgdb_new *p = &db->run[i];
 	const char *state;
-	size_t k;
 
 	memset(out, 0, sizeof(*out));
 	out->name = control_get(p->rec->ctl, "Package");
 	out->arch = control_get(p->rec->ctl, "Architecture");
 	out->version = control_get(p->rec->ctl, "Version");
 	out->infoname = p->infoname;
+	out->version = dpkgfmt_version(out->version);
+	out->action = "install";
 	if (p->old != NULL) {
+		/* dpkg's: over a version, upgrade; over its conffiles, install. */
 		state = dpkgstatus_state(p->old);
-		if (strcmp(state, "not-installed") != 0 &&
-		    strcmp(state, "config-files") != 0)
+		if (strcmp(state, "config-files") == 0)
+			out->old_version = p->old->cversion;
+		else if (strcmp(state, "not-installed") != 0) {
 			out->old_version = p->old->version;
-		out->old_configured = strcmp(state, "installed") == 0;
+			out->action = "upgrade";
+		}
+		if (out->old_version != NULL)
+			out->old_version = dpkgfmt_version(out->old_version);
 	}
-	for (k = 0; k < p->ninfo; k++)
-		if (strcmp(p->info[k].name, "preinst") == 0)
-			out->has_preinst = true;
+	out->has_preinst = dpkgdb_info(p, "preinst") != NULL;
 }

@@ -30,10 +30,13 @@ void dpkgdb_free(struct dpkgdb *db);
  * its manifest (a package must not ship a database file).  When the
  * database exists, take dpkg's locks (lock-frontend, then lock, as apt
  * and dpkg take them), refuse pending updates of an interrupted dpkg,
- * and read the status file.  0 or -errno with ERR filled.
+ * and read the status file and the file lists of the packages dpkg
+ * installed itself: a package of the run may not take their paths
+ * unless FORCE_OVERWRITE, nor upgrade one of them.  0 or -errno with ERR
+ * filled.
  */
 int dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
-    struct manifest *man, struct dbp_error *err);
+    struct manifest *man, bool force_overwrite, struct dbp_error *err);
 
 /*
  * Package REC (owned by the manifest, which must outlive DB; its entries
@@ -46,7 +49,7 @@ int dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 /*
  * Write every database file the run changes as a temporary of the batch:
  * info/PKG.* and PKG.list of each package, the merged status, and what a
- * new database needs (info/format, available, updates/).  Call before
+ * new database needs (info/format, updates/, dpkg's lock files).  Call before
  * syncbatch_prepare: they are renamed after the packages' files.
  */
 int dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err);
@@ -72,9 +75,9 @@ struct dpkgdb_pkg {
 	const char *name;	/* "libc6" */
 	const char *arch;	/* "amd64" */
 	const char *infoname;	/* "libc6:amd64" for Multi-Arch: same */
-	const char *version;
-	const char *old_version;	/* installed before the run, or NULL */
-	bool old_configured;	/* the old version was configured */
+	const char *version;	/* as dpkg prints it: no "0:" epoch */
+	const char *action;	/* the preinst's: "install" or "upgrade" */
+	const char *old_version;	/* its second argument, or NULL */
 	bool has_preinst;
 };
 void dpkgdb_pkg(const struct dpkgdb *db, size_t i, struct dpkgdb_pkg *out);

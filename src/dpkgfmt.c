@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -86,14 +87,51 @@ dpkgfmt_token(const char *p, const char *end, const char *stop)
  * in dpkg's form.  Architecture restrictions and build profiles belong
  * to source packages: dpkg refuses them in a binary one, and so does this.
  */
+/*
+ * Whether NAME (LEN bytes) is "pkg" or "pkg:arch" as dpkg reads them: a
+ * package name (letters, digits, "+-.", dpkg's own check being laxer on
+ * case) and an architecture name or "any", "native".
+ */
+static bool
+dpkgfmt_valid_name(const char *name, size_t len)
+{
+	const char *colon = memchr(name, ':', len);
+	char arch[64];
+	size_t n, i;
+
+	n = colon != NULL ? (size_t)(colon - name) : len;
+	if (n == 0 || !isalnum((unsigned char)name[0]))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)name[i]) &&
+		    strchr("+-.", name[i]) == NULL)
+			return false;
+	if (colon == NULL)
+		return true;
+	n = len - n - 1;
+	if (n == 0 || n >= sizeof(arch))
+		return false;
+	memcpy(arch, colon + 1, n);
+	arch[n] = '\0';
+	return control_valid_arch(arch);
+}
+
+/*
+ * One "name[:arch] [(op version)]" alternative, S to END, written to OUT
+ * in dpkg's form, or -EINVAL where dpkg would not read it back.
+ * Architecture restrictions and build profiles belong to source
+ * packages: dpkg refuses them in a binary one, and so does this.
+ */
 static int
 dpkgfmt_alt(const char *s, const char *end, FILE *out)
 {
 	const char *name, *name_end, *op, *op_end, *ver, *ver_end, *p;
+	char version[256];
+	size_t vlen;
 
 	name = dpkgfmt_blanks(s, end);
 	name_end = dpkgfmt_token(name, end, "()[]<>,|");
-	if (name_end == name)
+	if (!dpkgfmt_valid_name(name, (size_t)(name_end - name)))
 		return -EINVAL;
 	p = dpkgfmt_blanks(name_end, end);
 	if (p == end) {
@@ -109,8 +147,13 @@ dpkgfmt_alt(const char *s, const char *end, FILE *out)
 	ver = dpkgfmt_blanks(op_end, end);
 	ver_end = dpkgfmt_token(ver, end, "()");
 	p = dpkgfmt_blanks(ver_end, end);
-	if (op_end == op || ver_end == ver || p == end || *p != ')' ||
-	    dpkgfmt_blanks(p + 1, end) != end)
+	vlen = (size_t)(ver_end - ver);
+	if (op_end == op || vlen == 0 || vlen >= sizeof(version) || p == end ||
+	    *p != ')' || dpkgfmt_blanks(p + 1, end) != end)
+		return -EINVAL;
+	memcpy(version, ver, vlen);
+	version[vlen] = '\0';
+	if (control_bad_version(version) != NULL)
 		return -EINVAL;
 	fprintf(out, "%.*s (", (int)(name_end - name), name);
 	/* dpkg reads the obsolete "<" and ">" as "<=" and ">=". */
@@ -124,12 +167,7 @@ dpkgfmt_alt(const char *s, const char *end, FILE *out)
 		fprintf(out, "%.*s", (int)(op_end - op), op);
 	else
 		return -EINVAL;
-	/* The version as dpkg prints it: no "0:" epoch. */
-	for (p = ver; p < ver_end && *p == '0'; p++)
-		;
-	if (p > ver && p < ver_end && *p == ':')
-		ver = p + 1;
-	fprintf(out, " %.*s)", (int)(ver_end - ver), ver);
+	fprintf(out, " %s)", dpkgfmt_version(version));
 	return 0;
 }
 
@@ -201,11 +239,20 @@ dpkgfmt_put_value(FILE *fp, const char *name, const char *value)
 	fputc('\n', fp);
 }
 
+const unsigned char *
+dpkgfmt_entry_md5(struct record *rec, const struct record_entry *e)
+{
+	/* A hardlink's data is its target's, and so is its MD5, for dpkg. */
+	if (e != NULL && e->type == 'h' && e->target != NULL)
+		e = record_find(rec, e->target);
+	return e != NULL && e->has_md5 ? e->md5 : NULL;
+}
+
 /* The Conffiles block: the package's conffiles in their file's order. */
 static void
 dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec)
 {
-	const struct record_entry *e;
+	const unsigned char *md5;
 	const char *p = conffiles, *nl;
 	char path[PATH_MAX + 1], hex[2 * 16 + 1];
 	bool any = false;
@@ -229,16 +276,17 @@ dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec)
 		if (!any)
 			fputs("Conffiles:\n", fp);
 		any = true;
-		e = rec != NULL ? record_find(rec, path) : NULL;
+		md5 = rec != NULL ? dpkgfmt_entry_md5(rec,
+		    record_find(rec, path)) : NULL;
 		/*
 		 * The MD5 of the file as this run extracted it: dpkg's
 		 * configure finds no .dpkg-new and keeps it as the
 		 * distributed version's.  Without one (not a regular file
 		 * of the package), dpkg's own mark for a new conffile.
 		 */
-		if (e != NULL && e->has_md5) {
+		if (md5 != NULL) {
 			for (i = 0; i < 16; i++)
-				snprintf(hex + 2 * i, 3, "%02x", e->md5[i]);
+				snprintf(hex + 2 * i, 3, "%02x", md5[i]);
 			fprintf(fp, " %s %s\n", path, hex);
 		} else
 			fprintf(fp, " %s newconffile\n", path);
@@ -348,5 +396,10 @@ dpkgfmt_check(const struct control *ctl, struct dbp_error *err)
 		return dbp_err(err, 0, "control", "'%s' is not yes or no", v);
 	if ((v = control_get(ctl, "Multi-Arch")) != NULL && !dpkgfmt_in(ma, v))
 		return dbp_err(err, 0, "control", "unknown Multi-Arch '%s'", v);
+	/* dpkg: an arch-independent package cannot be co-installable. */
+	if (v != NULL && strcasecmp(v, "same") == 0 &&
+	    strcmp(control_get(ctl, "Architecture"), "all") == 0)
+		return dbp_err(err, 0, "control", "Multi-Arch: same with"
+		    " Architecture: all");
 	return 0;
 }

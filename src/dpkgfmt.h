@@ -28,6 +28,13 @@ int dpkgfmt_stanza(FILE *fp, const struct control *ctl,
  */
 int dpkgfmt_depends(const char *value, char **out);
 
+/*
+ * The MD5 of entry E of REC (E may be NULL; a hardlink's is its
+ * target's), or NULL when the run did not compute one.
+ */
+const unsigned char *dpkgfmt_entry_md5(struct record *rec,
+    const struct record_entry *e);
+
 /* VERSION as dpkg writes it: without a "0:" epoch. */
 const char *dpkgfmt_version(const char *version);
 

@@ -110,9 +110,10 @@ dpkgstatus_ma_same(const char *ma)
 }
 
 struct dpkgstatus_stanza *
-dpkgstatus_take(struct dpkgstatus *db, const char *name, const char *arch,
+dpkgstatus_peek(struct dpkgstatus *db, const char *name, const char *arch,
     const char *ma)
 {
+	struct dpkgstatus_stanza *found = NULL;
 	size_t i;
 
 	/* Same name, and the same arch when both are Multi-Arch: same. */
@@ -124,10 +125,31 @@ dpkgstatus_take(struct dpkgstatus *db, const char *name, const char *arch,
 		if (dpkgstatus_ma_same(ma) && dpkgstatus_ma_same(o->ma) &&
 		    (o->arch == NULL || arch == NULL || strcmp(o->arch, arch) != 0))
 			continue;
-		o->replaced = true;
-		return o;
+		/* One of the same arch first: a crossgrade's other goes too. */
+		if (found == NULL || (o->arch != NULL && arch != NULL &&
+		    strcmp(o->arch, arch) == 0))
+			found = o;
 	}
-	return NULL;
+	return found;
+}
+
+struct dpkgstatus_stanza *
+dpkgstatus_take(struct dpkgstatus *db, const char *name, const char *arch,
+    const char *ma)
+{
+	struct dpkgstatus_stanza *found = dpkgstatus_peek(db, name, arch, ma);
+	size_t i;
+
+	/* The others of that name cannot stay beside it: they go. */
+	for (i = 0; found != NULL && i < db->n; i++) {
+		struct dpkgstatus_stanza *o = &db->v[i];
+
+		if (strcmp(o->name, name) == 0 && !(dpkgstatus_ma_same(ma) &&
+		    dpkgstatus_ma_same(o->ma) && o->arch != NULL &&
+		    arch != NULL && strcmp(o->arch, arch) != 0))
+			o->replaced = true;
+	}
+	return found;
 }
 
 const char *

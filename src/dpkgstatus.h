@@ -29,10 +29,13 @@ void dpkgstatus_clear(struct dpkgstatus *s);
 bool dpkgstatus_ma_same(const char *ma);
 
 /*
- * The stanza package NAME (ARCH, Multi-Arch MA) replaces: the one of that
- * name, of the same arch when both are Multi-Arch: same; marked replaced.
- * NULL when there is none.
+ * The stanza package NAME (ARCH, Multi-Arch MA) replaces: one of that
+ * name (of the same arch when both are Multi-Arch: same), of the same
+ * arch if there is one; NULL when there is none.  dpkgstatus_take marks
+ * it and the others it cannot stand beside replaced.
  */
+struct dpkgstatus_stanza *dpkgstatus_peek(struct dpkgstatus *s,
+    const char *name, const char *arch, const char *ma);
 struct dpkgstatus_stanza *dpkgstatus_take(struct dpkgstatus *s,
     const char *name, const char *arch, const char *ma);
 

@@ -18,6 +18,7 @@
 #include "dirs.h"
 #include "dpkgdb.h"
 #include "dpkgfmt.h"
+#include "dpkgstatus.h"
 #include "feed.h"
 #include "install.h"
 #include "journal.h"
@@ -133,8 +134,8 @@ install_one(const struct install_opts *o, struct unpack *u,
 		char name[256];
 
 		/* Names as dpkg shows them, for front ends. */
-		snprintf(name, sizeof(name), ma != NULL &&
-		    strcasecmp(ma, "same") == 0 ? "%s:%s" : "%s",
+		snprintf(name, sizeof(name), dpkgstatus_ma_same(ma) ?
+		    "%s:%s" : "%s",
 		    control_get(ctl, "Package"),
 		    control_get(ctl, "Architecture"));
 		n.name = name;
@@ -354,7 +355,7 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 		goto abort;
 	if (o->dpkg_db && ((r = dpkgdb_new(&db)) != 0 ?
 	    dbp_err(err, -r, NULL, "cannot start") :
-	    (r = dpkgdb_open(db, dirs, sb, man, err))) != 0)
+	    (r = dpkgdb_open(db, dirs, sb, man, o->force_overwrite, err))) != 0)
 		goto abort;
 
 	t0 = stats_now();

@@ -387,6 +387,12 @@ main_parse(int argc, char **argv, struct main_opts *o)
 				return -1;
 			}
 			o->status_fd = (int)n;
+			/*
+			 * As dpkg: a daemon a script leaves running must not
+			 * keep the front end's pipe open.
+			 */
+			(void)fcntl(o->status_fd, F_SETFD,
+			    fcntl(o->status_fd, F_GETFD) | FD_CLOEXEC);
 			break;
 		case OPT_STATS:
 			if (optarg == NULL || strcmp(optarg, "text") == 0)

@@ -85,15 +85,20 @@ maintscript_dev_setup(int rootfd, struct dbp_error *err)
 	return r;
 }
 
-/* In the child: enter the root and become the script. */
+/*
+ * In the child: enter the root and become the script.  What fails is
+ * told to the parent through REPORT (close-on-exec: an exec closes it),
+ * as the step and its errno; nothing below main.c prints.
+ */
 static void
 maintscript_exec(const char *root, const struct dpkgdb_pkg *p,
-    const char *path, char *const argv[])
+    const char *path, char *const argv[], int report)
 {
+	int why[2];
+
 	if (chroot(root) != 0 || chdir("/") != 0) {
-		fprintf(stderr, "debunpack: cannot enter '%s': %s\n", root,
-		    strerror(errno));
-		_exit(126);
+		why[0] = 0;
+		goto fail;
 	}
 	setenv("DPKG_MAINTSCRIPT_PACKAGE", p->name, 1);
 	setenv("DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT", "1", 1);
@@ -113,8 +118,11 @@ maintscript_exec(const char *root, const struct dpkgdb_pkg *p,
 	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
 	    "/sbin:/bin", 0);
 	execv(path, argv);
-	fprintf(stderr, "debunpack: cannot run '%s': %s\n", path,
-	    strerror(errno));
+	why[0] = 1;
+fail:
+	why[1] = errno;
+	if (write(report, why, sizeof(why)) != (ssize_t)sizeof(why))
+		_exit(127);
 	_exit(126);
 }
 
@@ -122,40 +130,57 @@ static int
 maintscript_one(const char *root, const struct dpkgdb_pkg *p,
     struct dbp_error *err)
 {
-	char path[PATH_MAX], action[] = "install", upgrade[] = "upgrade";
+	char path[PATH_MAX];
 	char *argv[5];
+	int status, report[2], why[2], e;
+	ssize_t got;
 	pid_t pid;
-	int status, e;
 
 	snprintf(path, sizeof(path), "/" DPKGDB_DIR "/info/%s.preinst",
 	    p->infoname);
 	argv[0] = path;
-	argv[1] = p->old_version != NULL ? upgrade : action;
-	argv[2] = p->old_version != NULL ? (char *)p->old_version : NULL;
+	argv[1] = (char *)p->action;
+	argv[2] = (char *)p->old_version;
 	argv[3] = p->old_version != NULL ? (char *)p->version : NULL;
 	argv[4] = NULL;
+	if (pipe2(report, O_CLOEXEC) != 0)
+		return dbp_err(err, errno, "", "package '%s': cannot run"
+		    " preinst", p->name);
 	/* What the script prints goes where ours goes, in order. */
 	fflush(stdout);
 	fflush(stderr);
-	if ((pid = fork()) < 0)
-		return dbp_err(err, errno, "", "package '%s': cannot run"
-		    " preinst", p->name);
-	if (pid == 0)
-		maintscript_exec(root, p, path, argv);
+	if ((pid = fork()) < 0) {
+		e = errno;
+		close(report[0]);
+		close(report[1]);
+		return dbp_err(err, e, "", "package '%s': cannot run preinst",
+		    p->name);
+	}
+	if (pid == 0) {
+		close(report[0]);
+		maintscript_exec(root, p, path, argv, report[1]);
+	}
+	close(report[1]);
+	while ((got = read(report[0], why, sizeof(why))) < 0 && errno == EINTR)
+		;
+	close(report[0]);
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			e = errno;
-			return dbp_err(err, e, "", "package '%s': cannot wait"
-			    " for preinst", p->name);
-		}
+		if (errno != EINTR)
+			return dbp_err(err, errno, "", "package '%s': cannot"
+			    " wait for preinst", p->name);
+	if (got == (ssize_t)sizeof(why))
+		return why[0] == 0 ? dbp_err(err, why[1], root, "cannot enter"
+		    " the root for the preinst of '%s'", p->name) :
+		    dbp_err(err, why[1], path, "package '%s': cannot run"
+		    " preinst", p->name);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFSIGNALED(status))
 		return dbp_err(err, 0, "", "package '%s': preinst %s was"
-		    " killed by signal %d", p->name, argv[1],
+		    " killed by signal %d", p->name, p->action,
 		    WTERMSIG(status));
 	return dbp_err(err, 0, "", "package '%s': preinst %s returned"
-	    " error exit status %d", p->name, argv[1], WEXITSTATUS(status));
+	    " error exit status %d", p->name, p->action, WEXITSTATUS(status));
 }
 
 int

@@ -518,14 +518,24 @@ rc_sweep_all(struct recover *rc, struct recover_result *res)
 			rc_sweep(rc, JOURNAL_ROOT, rc->v[i].path, res);
 }
 
-/* A merged-/usr link the run made in place of a directory (usrmerge.c). */
+/*
+ * A merged-/usr link the run made where the journal says a directory
+ * was made (usrmerge.c): a link NAME -> usr/NAME at the top of the root.
+ * Any other symlink there is a package's (a directory was to replace
+ * it), and stays.
+ */
 static void
-rc_unlink_link(int dfd, const char *base)
+rc_unlink_link(int dfd, const char *path, const char *base)
 {
-	struct stat st;
+	char target[PATH_MAX], want[PATH_MAX];
+	ssize_t n;
 
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISLNK(st.st_mode))
+	if (strchr(path, '/') != NULL ||
+	    (n = readlinkat(dfd, base, target, sizeof(target) - 1)) < 0)
+		return;
+	target[n] = '\0';
+	snprintf(want, sizeof(want), "usr/%s", base);
+	if (strcmp(target, want) == 0)
 		unlinkat(dfd, base, 0);
 }
 
@@ -543,7 +553,7 @@ rc_rmdirs(struct recover *rc)
 			continue;
 		/* Not empty: someone put files there since; keep it. */
 		if (unlinkat(dfd, base, AT_REMOVEDIR) != 0 && errno == ENOTDIR)
-			rc_unlink_link(dfd, base);
+			rc_unlink_link(dfd, rc->v[i].path, base);
 	}
 }
 

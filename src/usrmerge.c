@@ -85,8 +85,15 @@ usrmerge_wanted(enum usrmerge_mode mode, int rootfd, char *const *files,
 			break;
 	if (mode == USRMERGE_AUTO && i < 4)
 		return 0;	/* not a new root: it is what it is */
-	/* Read the control files ahead of the extraction: a few KiB each. */
+	/*
+	 * Read the control files ahead of the extraction: a few KiB each.
+	 * Not of a pipe, which cannot be read twice: it does not count.
+	 */
 	for (i = 0; i < n; i++) {
+		struct stat st;
+
+		if (stat(files[i], &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
 		if ((r = deb_open(&d, files[i], err)) != 0) {
 			dbp_err_pkg(err, files[i]);
 			return r;

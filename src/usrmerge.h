@@ -26,7 +26,8 @@ struct usrmerge {
  * whenever one of the names is missing; with USRMERGE_AUTO when the root
  * is new (none of bin, sbin, lib, usr there) and the packages FILES are
  * those of a merged-/usr release (base-files 12 or later, Debian
- * bookworm's, or usr-is-merged among them).  0 or -errno (a package
+ * bookworm's, or usr-is-merged among them; packages that are not regular
+ * files, pipes, are not read ahead).  0 or -errno (a package
  * cannot be read) with ERR filled; *WANT says.
  */
 int usrmerge_wanted(enum usrmerge_mode mode, int rootfd, char *const *files,

@@ -173,6 +173,9 @@ START_TEST(test_dpkgfmt_check)
 		"Depends: a [amd64]\n", "Depends: a (>= 1) <!nocheck>\n",
 		"Pre-Depends: a (>= 1\n", "Breaks: a (~ 1)\n",
 		"Essential: maybe\n", "Multi-Arch: sometimes\n",
+		"Depends: foo:\n", "Depends: bar:any:x\n", "Depends: foo (= 1:)\n",
+		"Depends: foo (>= 1.0 beta)\n", "Depends: -foo\n",
+		"Multi-Arch: same\n",
 	};
 	struct dbp_error err;
 	struct control *c;
@@ -188,8 +191,9 @@ START_TEST(test_dpkgfmt_check)
 		ck_assert_str_eq(err.path, "control");
 		control_free(c);
 	}
-	c = parse("Package: a\nVersion: 1\nArchitecture: all\n"
-	    "Essential: Yes\nMulti-Arch: same\nDepends: b(>=1)|c\n");
+	c = parse("Package: a\nVersion: 1\nArchitecture: amd64\n"
+	    "Essential: Yes\nMulti-Arch: same\nDepends: b(>=1)|c:any, d:amd64 "
+	    "(<< 2:1.0~rc1-1+b2)\n");
 	ck_assert_int_eq(dpkgfmt_check(c, &err), 0);
 	control_free(c);
 }

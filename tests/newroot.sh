@@ -440,3 +440,36 @@ refused "$r" "a diverted path accepted" \
 # Without --dpkg-db, dpkg's database is not debunpack's business.
 "$DEBUNPACK" -q --root "$r" "$T/divme.deb" || fail "divme without --dpkg-db"
 echo "ok a path diverted by dpkg-divert is refused"
+
+# Packages that dpkg installed itself: debunpack has no record of their
+# files, so it does not upgrade them, and their paths are theirs.
+if [ "$(id -u)" = 0 ] && command -v dpkg > /dev/null; then
+	pkg bar bar 1 all <<'D'
+dir ./ 0755
+dir ./usr/ 0755
+dir ./usr/share/ 0755
+dir ./usr/share/shared/ 0755
+file ./usr/share/shared/file 0644 text:bar\n
+D
+	pkg eee eee 1 all <<'D'
+dir ./ 0755
+dir ./usr/ 0755
+dir ./usr/share/ 0755
+dir ./usr/share/shared/ 0755
+file ./usr/share/shared/file 0644 text:eee\n
+D
+	r=$(newroot bydpkg)
+	mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates"
+	: > "$r/var/lib/dpkg/status"
+	dpkg --root="$r" --force-script-chrootless --force-depends \
+	    --unpack "$T/bar.deb" > /dev/null 2>&1 || fail "dpkg --unpack bar"
+	refused "$r" "a path of a package dpkg installed taken" \
+	    "'usr/share/shared/file': is in package 'bar' (dpkg's database)" \
+	    --dpkg-db "$T/eee.deb"
+	refused "$r" "a package dpkg installed upgraded" \
+	    "package 'bar' was installed by dpkg, not debunpack" \
+	    --dpkg-db "$T/bar.deb"
+	echo "ok packages dpkg installed are left to dpkg"
+else
+	echo "# not root or no dpkg: packages installed by dpkg not tried"
+fi
