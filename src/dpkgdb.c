@@ -806,7 +806,8 @@ dpkgdb_triggers(struct dpkgdb *db, int ifd, struct dbp_error *err)
 		if ((r = dpkgdb_slurp(ifd, file, &old, &len)) == -ENOENT)
 			r = 0;
 		if (r == 0)
-			r = dpkgtrig_package(t, p->infoname, old,
+			r = dpkgtrig_package(t, p->infoname, p->oldinfo != NULL ?
+			    p->oldinfo : p->infoname, old,
 			    dpkgdb_info(p, "triggers"), p->rec);
 		free(old);
 	}

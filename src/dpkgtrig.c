@@ -310,8 +310,8 @@ dpkgtrig_paths(struct dpkgtrig *t, const char *pkg, const struct record *rec)
 }
 
 int
-dpkgtrig_package(struct dpkgtrig *t, const char *name, const char *old,
-    const char *new, const struct record *rec)
+dpkgtrig_package(struct dpkgtrig *t, const char *name, const char *oldname,
+    const char *old, const char *new, const struct record *rec)
 {
 	int r;
 
@@ -322,7 +322,7 @@ dpkgtrig_package(struct dpkgtrig *t, const char *name, const char *old,
 	 */
 	if ((r = dpkgtrig_paths(t, name, rec)) != 0 ||
 	    (r = dpkgtrig_parse(new, false, dpkgtrig_fire, t, name)) != 0 ||
-	    (r = dpkgtrig_parse(old, true, dpkgtrig_drop, t, name)) != 0)
+	    (r = dpkgtrig_parse(old, true, dpkgtrig_drop, t, oldname)) != 0)
 		return r;
 	return dpkgtrig_parse(new, true, dpkgtrig_add, t, name);
 }

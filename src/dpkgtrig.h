@@ -28,11 +28,13 @@ void dpkgtrig_free(struct dpkgtrig *t);
 
 /*
  * Package NAME (dpkg's name: NAME:ARCH for Multi-Arch: same) replaces the
- * version whose triggers control file was OLD (NULL: none) with one whose
- * file is NEW (NULL: none) and whose paths are REC's.  0 or -errno.
+ * version OLDNAME (the same, but for a change of Multi-Arch) whose
+ * triggers control file was OLD (NULL: none) with one whose file is NEW
+ * (NULL: none) and whose paths are REC's.  0 or -errno.
  */
-int dpkgtrig_package(struct dpkgtrig *t, const char *name, const char *old,
-    const char *new, const struct record *rec);
+int dpkgtrig_package(struct dpkgtrig *t, const char *name,
+    const char *oldname, const char *old, const char *new,
+    const struct record *rec);
 
 /*
  * The files to write, one at a time: 1 with *NAME (in the triggers
