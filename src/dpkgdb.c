@@ -350,7 +350,9 @@ dpkgdb_load_foreign(struct dpkgdb *db, int dfd)
 			v[db->nforeign++].pkg = o->name;
 		}
 	}
-	qsort(db->foreign, db->nforeign, sizeof(*db->foreign), dpkgdb_cmp_owned);
+	if (db->nforeign > 0)
+		qsort(db->foreign, db->nforeign, sizeof(*db->foreign),
+		    dpkgdb_cmp_owned);
 	return 0;
 }
 
