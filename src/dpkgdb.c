@@ -13,8 +13,10 @@
 
 #include "dpkgdb.h"
 #include "dpkgfmt.h"
+#include "dpkgown.h"
 #include "dpkgstatus.h"
 #include "dpkgtrig.h"
+#include "fileat.h"
 #include "journal.h"
 #include "manifest.h"
 #include "syncbatch.h"
@@ -49,12 +51,6 @@ struct dpkgdb_gone {
 	char *path;		/* root-relative, for the journal and warnings */
 };
 
-/* A path of a package that dpkg installed, from its .list. */
-struct dpkgdb_owned {
-	const char *path;
-	const char *pkg;
-};
-
 struct dpkgdb {
 	struct dirs *dirs;
 	struct syncbatch *sb;
@@ -63,14 +59,7 @@ struct dpkgdb {
 	int lockfd[2];		/* lock-frontend, lock */
 	struct dpkgstatus status;	/* the status file before the run */
 	bool force_overwrite;
-	/* Paths of packages dpkg installed (no record), sorted, and texts. */
-	struct dpkgdb_owned *foreign;
-	size_t nforeign;
-	char **lists;
-	size_t nlists;
-	char *diversions;	/* dpkg's diversions file, or NULL */
-	const char **diverted;	/* its lines: from, to, package; sorted by from */
-	size_t ndiverted;	/* triplets */
+	struct dpkgown *own;	/* what dpkg owns already, or NULL */
 	struct dpkgdb_new *run;
 	size_t nrun;
 	size_t infoidx;		/* var/lib/dpkg/info in the run's table */
@@ -100,12 +89,7 @@ dpkgdb_free(struct dpkgdb *db)
 	if (db == NULL)
 		return;
 	dpkgstatus_clear(&db->status);
-	free(db->diversions);
-	free(db->diverted);
-	free(db->foreign);
-	for (i = 0; i < db->nlists; i++)
-		free(db->lists[i]);
-	free(db->lists);
+	dpkgown_free(db->own);
 	for (i = 0; i < db->nrun; i++) {
 		deb_info_free(db->run[i].info, db->run[i].ninfo);
 		free(db->run[i].infoname);
@@ -179,183 +163,6 @@ dpkgdb_check_updates(int dfd, struct dbp_error *err)
 	return r;
 }
 
-/* Read the whole of NAME in DFD: 0, -ENOENT, another -errno. */
-static int
-dpkgdb_slurp(int dfd, const char *name, char **out, size_t *len)
-{
-	struct stat st;
-	ssize_t n;
-	size_t got = 0;
-	char *buf;
-	int fd, e;
-
-	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return -errno;
-	e = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
-	if (e != 0) {
-		close(fd);
-		return -e;
-	}
-	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size) {
-		n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	e = got == (size_t)st.st_size ? 0 : errno != 0 ? errno : EIO;
-	close(fd);
-	if (e != 0) {
-		free(buf);
-		return -e;
-	}
-	buf[got] = '\0';
-	*out = buf;
-	*len = got;
-	return 0;
-}
-
-static int
-dpkgdb_cmp_diverted(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/*
- * dpkg-divert's diversions: three lines each, the diverted path, where it
- * goes and the package that may still install it (":" for the admin's).
- */
-static int
-dpkgdb_diversions(struct dpkgdb *db, int dfd)
-{
-	size_t len, i, n = 0;
-	char *p;
-	int r;
-
-	if ((r = dpkgdb_slurp(dfd, "diversions", &db->diversions, &len)) != 0)
-		return r == -ENOENT ? 0 : r;
-	for (i = 0; i < len; i++)
-		n += db->diversions[i] == '\n';
-	if ((db->diverted = calloc(n + 1, sizeof(*db->diverted))) == NULL)
-		return -ENOMEM;
-	for (p = db->diversions, i = 0; i < n && *p != '\0'; i++) {
-		db->diverted[i] = p;
-		p = strchr(p, '\n');
-		*p++ = '\0';
-	}
-	db->ndiverted = i / 3;
-	/* Triplets sort by their first line. */
-	qsort(db->diverted, db->ndiverted, 3 * sizeof(*db->diverted),
-	    dpkgdb_cmp_diverted);
-	return 0;
-}
-
-/*
- * What dpkg-divert set up, dpkg applies when it unpacks: a package other
- * than the diverting one installs a diverted path under its new name.
- * That is not done here, so such a package is refused rather than
- * installed over the diversion.
- */
-static int
-dpkgdb_check_diverted(const struct dpkgdb *db, const struct record *rec,
-    struct dbp_error *err)
-{
-	const char *name = control_get(rec->ctl, "Package");
-	const char **d;
-	size_t i;
-
-	for (i = 0; db->ndiverted > 0 && i < rec->n; i++) {
-		if (rec->v[i].type == 'd')
-			continue;
-		d = bsearch(&rec->v[i].path, db->diverted, db->ndiverted,
-		    3 * sizeof(*db->diverted), dpkgdb_cmp_diverted);
-		if (d != NULL && strcmp(d[2], name) != 0)
-			return dbp_err(err, 0, rec->v[i].path + 1, "diverted to"
-			    " '%s' by dpkg-divert: diversions are not supported",
-			    d[1]);
-	}
-	return 0;
-}
-
-static char *dpkgdb_infoname(const char *, const char *, const char *);
-
-static int
-dpkgdb_cmp_owned(const void *a, const void *b)
-{
-	return strcmp(((const struct dpkgdb_owned *)a)->path,
-	    ((const struct dpkgdb_owned *)b)->path);
-}
-
-/* Whether stanza O's package is installed (unpacked at least). */
-static bool
-dpkgdb_is_installed(const struct dpkgstatus_stanza *o)
-{
-	const char *state = dpkgstatus_state(o);
-
-	return strcmp(state, "not-installed") != 0 &&
-	    strcmp(state, "config-files") != 0;
-}
-
-/*
- * The paths of the packages dpkg installed itself, which debunpack has
- * no record of: from their info/PKG.list, for the conflicts its records
- * would catch.
- */
-static int
-dpkgdb_load_foreign(struct dpkgdb *db, int dfd)
-{
-	struct dpkgdb_owned *v;
-	char file[NAME_MAX + 1], *text, *p, *nl, *infoname, **l;
-	size_t i, len;
-	int r = 0;
-
-	for (i = 0; r == 0 && i < db->status.n; i++) {
-		const struct dpkgstatus_stanza *o = &db->status.v[i];
-
-		if (!dpkgdb_is_installed(o) ||
-		    manifest_installed_record(db->man, o->name) != NULL)
-			continue;
-		if ((infoname = dpkgdb_infoname(o->name, o->arch, o->ma)) == NULL)
-			return -ENOMEM;
-		snprintf(file, sizeof(file), "info/%s.list", infoname);
-		free(infoname);
-		if ((r = dpkgdb_slurp(dfd, file, &text, &len)) == -ENOENT) {
-			r = 0;
-			continue;
-		}
-		if (r != 0)
-			return r;
-		if ((l = realloc(db->lists, (db->nlists + 1) * sizeof(*l))) == NULL) {
-			free(text);
-			return -ENOMEM;
-		}
-		db->lists = l;
-		db->lists[db->nlists++] = text;
-		for (p = text; *p != '\0'; p = nl + 1) {
-			if ((nl = strchr(p, '\n')) == NULL)
-				break;
-			*nl = '\0';
-			if (*p != '/' || strcmp(p, "/.") == 0)
-				continue;
-			v = realloc(db->foreign, (db->nforeign + 1) * sizeof(*v));
-			if (v == NULL)
-				return -ENOMEM;
-			db->foreign = v;
-			v[db->nforeign].path = p;
-			v[db->nforeign++].pkg = o->name;
-		}
-	}
-	if (db->nforeign > 0)
-		qsort(db->foreign, db->nforeign, sizeof(*db->foreign),
-		    dpkgdb_cmp_owned);
-	return 0;
-}
-
 int
 dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
     struct manifest *man, bool force_overwrite, struct dbp_error *err)
@@ -381,10 +188,8 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 	    (r = dpkgdb_lock(dfd, "lock", &db->lockfd[1], err)) != 0 ||
 	    (r = dpkgdb_check_updates(dfd, err)) != 0)
 		return r;
-	if ((r = dpkgdb_diversions(db, dfd)) != 0)
-		return dbp_err(err, -r, DPKGDB_DIR "/diversions", "cannot read");
-	if ((r = dpkgdb_slurp(dfd, "status", &text, &len)) == -ENOENT)
-		return 0;
+	if ((r = fileat_read(dfd, "status", &text, &len)) == -ENOENT)
+		return dpkgown_load(&db->own, dfd, &db->status, man, err);
 	if (r != 0)
 		return dbp_err(err, -r, DPKGDB_DIR "/status", "cannot read");
 	r = dpkgstatus_parse(&db->status, text, len);
@@ -394,55 +199,7 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 		    "a stanza without a Package field");
 	if (r != 0)
 		return dbp_err(err, -r, DPKGDB_DIR "/status", "cannot read");
-	if ((r = dpkgdb_load_foreign(db, dfd)) != 0)
-		return dbp_err(err, -r, DPKGDB_DIR "/info", "cannot read the"
-		    " file lists");
-	return 0;
-}
-
-/*
- * What dpkg installed itself debunpack does not know the files of as it
- * knows its own (types, digests): it does not upgrade such a package,
- * and a path one of them lists is another package's, as dpkg would say.
- */
-static int
-dpkgdb_check_foreign(const struct dpkgdb *db, const struct record *rec,
-    const struct dpkgstatus_stanza *old, struct dbp_error *err)
-{
-	const char *name = control_get(rec->ctl, "Package");
-	struct dpkgdb_owned key, *hit;
-	size_t i;
-
-	if (old != NULL && dpkgdb_is_installed(old) &&
-	    manifest_installed_record(db->man, name) == NULL)
-		return dbp_err(err, 0, "", "package '%s' was installed by"
-		    " dpkg, not debunpack: upgrade it with dpkg", name);
-	for (i = 0; db->nforeign > 0 && !db->force_overwrite && i < rec->n;
-	    i++) {
-		if (rec->v[i].type == 'd')
-			continue;
-		key.path = rec->v[i].path;
-		hit = bsearch(&key, db->foreign, db->nforeign, sizeof(key),
-		    dpkgdb_cmp_owned);
-		if (hit != NULL)
-			return dbp_err(err, 0, rec->v[i].path + 1, "is in"
-			    " package '%s' (dpkg's database)", hit->pkg);
-	}
-	return 0;
-}
-
-
-/* NAME, or NAME:ARCH for a Multi-Arch: same package (dpkg's info names). */
-static char *
-dpkgdb_infoname(const char *name, const char *arch, const char *ma)
-{
-	char *s;
-
-	if (!dpkgstatus_ma_same(ma))
-		return strdup(name);
-	if (asprintf(&s, "%s:%s", name, arch != NULL ? arch : "") < 0)
-		return NULL;
-	return s;
+	return dpkgown_load(&db->own, dfd, &db->status, man, err);
 }
 
 /* An info file of package P (its new version's), or NULL. */
@@ -521,7 +278,8 @@ dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 	size_t i;
 	int e;
 
-	if ((e = dpkgdb_check_diverted(db, rec, err)) != 0) {
+	if ((e = dpkgown_check(db->own, rec, dpkgstatus_peek(&db->status,
+	    name, arch, ma), db->force_overwrite, err)) != 0) {
 		deb_info_free(info, n);
 		return e;
 	}
@@ -539,14 +297,11 @@ dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 			p->conffiles = info[i].data;
 	if ((e = dpkgdb_md5sums(p)) != 0)
 		return dbp_err(err, e, "", "cannot keep control files");
-	if ((e = dpkgdb_check_foreign(db, rec, dpkgstatus_peek(&db->status,
-	    name, arch, ma), err)) != 0)
-		return e;
 	if ((p->old = dpkgstatus_take(&db->status, name, arch, ma)) != NULL &&
-	    (p->oldinfo = dpkgdb_infoname(p->old->name, p->old->arch,
+	    (p->oldinfo = dpkgstatus_infoname(p->old->name, p->old->arch,
 	    p->old->ma)) == NULL)
 		return dbp_err(err, ENOMEM, "", "cannot keep control files");
-	if ((p->infoname = dpkgdb_infoname(name, arch, ma)) == NULL)
+	if ((p->infoname = dpkgstatus_infoname(name, arch, ma)) == NULL)
 		return dbp_err(err, ENOMEM, "", "cannot keep control files");
 	return 0;
 }
@@ -805,7 +560,7 @@ dpkgdb_triggers(struct dpkgdb *db, int ifd, struct dbp_error *err)
 		old = NULL;
 		snprintf(file, sizeof(file), "%s.triggers", p->oldinfo != NULL ?
 		    p->oldinfo : p->infoname);
-		if ((r = dpkgdb_slurp(ifd, file, &old, &len)) == -ENOENT)
+		if ((r = fileat_read(ifd, file, &old, &len)) == -ENOENT)
 			r = 0;
 		if (r == 0)
 			r = dpkgtrig_package(t, p->infoname, p->oldinfo != NULL ?

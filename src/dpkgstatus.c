@@ -208,3 +208,24 @@ dpkgstatus_merge(const struct dpkgstatus *db, const struct dpkgstatus_add *add,
 	free(v);
 	return fclose(fp) != 0 ? -ENOMEM : 0;
 }
+
+bool
+dpkgstatus_installed(const struct dpkgstatus_stanza *o)
+{
+	const char *state = dpkgstatus_state(o);
+
+	return strcmp(state, "not-installed") != 0 &&
+	    strcmp(state, "config-files") != 0;
+}
+
+char *
+dpkgstatus_infoname(const char *name, const char *arch, const char *ma)
+{
+	char *s;
+
+	if (!dpkgstatus_ma_same(ma))
+		return strdup(name);
+	if (asprintf(&s, "%s:%s", name, arch != NULL ? arch : "") < 0)
+		return NULL;
+	return s;
+}

@@ -42,6 +42,15 @@ struct dpkgstatus_stanza *dpkgstatus_take(struct dpkgstatus *s,
 /* The state in a stanza's Status ("installed"), "not-installed" without. */
 const char *dpkgstatus_state(const struct dpkgstatus_stanza *o);
 
+/* Whether stanza O's package is installed: unpacked at least. */
+bool dpkgstatus_installed(const struct dpkgstatus_stanza *o);
+
+/*
+ * NAME, or NAME:ARCH for a Multi-Arch: same package (MA), as dpkg names
+ * its info files; the caller frees it.  NULL when out of memory.
+ */
+char *dpkgstatus_infoname(const char *name, const char *arch, const char *ma);
+
 /* A stanza to add: its package's name and arch, its text. */
 struct dpkgstatus_add {
 	const char *name, *arch, *text;

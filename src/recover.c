@@ -14,6 +14,7 @@
 
 #include "dirs.h"
 #include "escape.h"
+#include "fileat.h"
 #include "journal.h"
 #include "recover.h"
 #include "unpack.h"
@@ -581,37 +582,15 @@ rc_sync(struct recover *rc)
 		rc_fail(rc, errno, "", "cannot sync admin directory");
 }
 
+/* Read whole or not at all: a lost commit line would undo the run. */
 static int
 rc_read(int admfd, char **buf, size_t *len, struct dbp_error *err)
 {
-	struct stat st;
-	ssize_t n = 0;
-	size_t got = 0;
-	int fd, r;
+	int r = fileat_read(admfd, JOURNAL_NAME, buf, len);
 
-	if ((fd = openat(admfd, JOURNAL_NAME, O_RDONLY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0)
-		return errno == ENOENT ? -ENOENT :
-		    dbp_err(err, errno, JOURNAL_NAME, "cannot read journal");
-	if (fstat(fd, &st) != 0 || (!S_ISREG(st.st_mode) && (errno =
-	    EINVAL)) || (*buf = malloc((size_t)st.st_size + 1)) == NULL) {
-		r = errno;
-		close(fd);
-		return dbp_err(err, r, JOURNAL_NAME, "cannot read journal");
-	}
-	while (got < (size_t)st.st_size &&
-	    (n = read(fd, *buf + got, (size_t)st.st_size - got)) > 0)
-		got += (size_t)n;
-	r = n < 0 ? errno : EIO;
-	close(fd);
-	/* Read whole or not at all: a lost commit line would undo the run. */
-	if (got != (size_t)st.st_size) {
-		free(*buf);
-		return dbp_err(err, r, JOURNAL_NAME, "cannot read journal");
-	}
-	(*buf)[got] = '\0';
-	*len = got;
-	return 0;
+	if (r != 0 && r != -ENOENT)
+		return dbp_err(err, -r, JOURNAL_NAME, "cannot read journal");
+	return r;
 }
 
 int

@@ -16,6 +16,7 @@
 
 #include "conffiles.h"
 #include "digest.h"
+#include "stream.h"
 #include "dirfile.h"
 #include "unpack.h"
 
@@ -455,96 +456,19 @@ unpack_stopped(struct unpack *u, const char *path, struct dbp_error *err)
 	return 0;
 }
 
-/* Feed the zeros of a hole, from HASHED up to OFF, to the digest. */
-static void
-unpack_hash_hole(struct digest *dg, la_int64_t *hashed, la_int64_t off)
-{
-	static const uint8_t zeros[4096];
-
-	while (*hashed < off) {
-		size_t n = off - *hashed > (la_int64_t)sizeof(zeros) ?
-		    sizeof(zeros) : (size_t)(off - *hashed);
-
-		digest_add(dg, zeros, n);
-		*hashed += (la_int64_t)n;
-	}
-}
-
 /*
- * Stream the entry's data into FD, computing its SHA-256 on the way (the
- * record needs it, and reading the file again would cost a second pass),
- * and its MD5 too when MD5 is not NULL (conffiles: dpkg's status keeps
- * it); memory use does not depend on the file's size.
+ * Stream the entry's data into FD with its SHA-256 (the record keeps it),
+ * and its MD5 when MD5 is not NULL (conffiles, for dpkg's status).
  */
 static int
 unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
     int fd, const char *path, uint8_t digest[DIGEST_LEN], uint8_t *md5,
     struct dbp_error *err)
 {
-	uint8_t md5out[DIGEST_LEN];
-	la_int64_t size = archive_entry_size(ae), off, end = 0, hashed = 0;
-	const void *buf;
-	size_t len;
-	ssize_t w;
-	int r;
+	struct stream_to s = { a, fd, path, u->dg, md5 != NULL ? u->md5 : NULL,
+	    u->opts.stop, &u->st->bytes };
 
-	if ((r = digest_start(u->dg)) != 0)
-		return dbp_err(err, -r, path, "cannot compute SHA-256");
-	if (md5 != NULL && (r = digest_start(u->md5)) != 0)
-		return dbp_err(err, -r, path, "cannot compute MD5");
-	for (;;) {
-		r = archive_read_data_block(a, &buf, &len, &off);
-		if (r == ARCHIVE_EOF)
-			break;
-		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
-			return dbp_err(err, 0, path, "%s",
-			    archive_error_string(a) != NULL ?
-			    archive_error_string(a) : "read error");
-		if ((r = unpack_stopped(u, path, err)) != 0)
-			return r;
-		if (md5 != NULL) {
-			la_int64_t h = hashed;
-
-			unpack_hash_hole(u->md5, &h, off);
-			if (off == h)
-				digest_add(u->md5, buf, len);
-		}
-		unpack_hash_hole(u->dg, &hashed, off);
-		if (off == hashed) {
-			digest_add(u->dg, buf, len);
-			hashed += (la_int64_t)len;
-		}
-		while (len > 0) {
-			/* Offsets skip holes of sparse entries. */
-			w = pwrite(fd, buf, len, off);
-			if (w < 0) {
-				if (errno == EINTR)
-					continue;
-				return dbp_err(err, errno, path, "cannot write");
-			}
-			buf = (const char *)buf + w;
-			len -= (size_t)w;
-			off += w;
-			u->st->bytes += (uint64_t)w;
-		}
-		if (off > end)
-			end = off;
-	}
-	/* A sparse file may end in a hole. */
-	if (end < size && ftruncate(fd, size) != 0)
-		return dbp_err(err, errno, path, "cannot write");
-	if (md5 != NULL) {
-		la_int64_t h = hashed;
-
-		unpack_hash_hole(u->md5, &h, size);
-		if ((r = digest_end(u->md5, md5out)) != 0)
-			return dbp_err(err, -r, path, "cannot compute MD5");
-		memcpy(md5, md5out, DIGEST_MD5_LEN);
-	}
-	unpack_hash_hole(u->dg, &hashed, size);
-	if ((r = digest_end(u->dg, digest)) != 0)
-		return dbp_err(err, -r, path, "cannot compute SHA-256");
-	return 0;
+	return stream_entry(&s, archive_entry_size(ae), digest, md5, err);
 }
 
 /*

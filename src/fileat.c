@@ -1,0 +1,50 @@
+/* Reading a whole small file at a directory descriptor. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileat.h"
+
+int
+fileat_read(int dfd, const char *name, char **out, size_t *len)
+{
+	struct stat st;
+	ssize_t n;
+	size_t got = 0;
+	char *buf;
+	int fd, e;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -errno;
+	e = fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+	if (e != 0) {
+		close(fd);
+		return -e;
+	}
+	if ((buf = malloc((size_t)st.st_size + 1)) == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size) {
+		n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	e = got == (size_t)st.st_size ? 0 : errno != 0 ? errno : EIO;
+	close(fd);
+	if (e != 0) {
+		free(buf);
+		return -e;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	*len = got;
+	return 0;
+}
