@@ -1,7 +1,8 @@
 #!/bin/sh
 # Wall time, device cache flushes, journal commits, bytes written and peak
 # RSS of debunpack's sync modes against dpkg, dpkg-deb -x, eatmydata dpkg and
-# the decompression floor, on fresh loop-mounted filesystems.
+# the decompression floor (threaded and one thread), on fresh loop-mounted
+# filesystems.
 # usage: bench/run.sh [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
 #                     [-f FILESYSTEMS] [-o OUTDIR] [-b DEBUNPACK] [-c CACHE]
 #                     [-t TMPDIR]
@@ -11,6 +12,19 @@ runs=3 workloads="minbase mixed" filesystems="ext4 xfs btrfs"
 methods="" exclude="" outdir=$top/bench/results/latest bin=""
 cache=/var/cache/debunpack-bench tmpdir=/var/tmp
 args=$*
+# Every method name, in the order runs interleave and reports list them.
+# Jobs: one, two (one per core of the 2-core machine the targets are set
+# for) and one per online CPU of this machine.
+sync_modes="auto syncfs batched perfile none"
+ncpu=$(nproc)
+jobs_list="1 2"
+case " $jobs_list " in *" $ncpu "*) ;; *) jobs_list="$jobs_list $ncpu" ;; esac
+all_methods="floor floor-1 dpkg-deb-x dpkg eatmydata-dpkg"
+for mode in $sync_modes; do
+	for j in $jobs_list; do
+		all_methods="$all_methods debunpack-$mode-j$j"
+	done
+done
 usage() {
 	cat >&2 <<EOF
 usage: $0 [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
@@ -28,7 +42,8 @@ usage: $0 [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
   -b  debunpack binary (default build/debunpack, copied before use)
   -c  package cache (default /var/cache/debunpack-bench)
   -t  where the filesystem images go (default /var/tmp; not tmpfs)
-methods: floor dpkg-deb-x dpkg eatmydata-dpkg debunpack-MODE-jJOBS
+methods: floor floor-1 dpkg-deb-x dpkg eatmydata-dpkg debunpack-MODE-jJOBS
+  (MODE: $sync_modes; JOBS: $jobs_list)
 EOF
 	exit 2
 }
@@ -65,17 +80,6 @@ if [ -e "$outdir" ] && [ ! -f "$outdir/runs.csv" ] && [ -n "$(ls -A "$outdir")" 
 	echo "$0: $outdir exists and holds no runs.csv: not replacing it" >&2
 	exit 2
 fi
-
-# Every method name, in the order runs interleave and reports list them.
-# Jobs: one, and one per core of the 2-core machine the targets are set for.
-sync_modes="auto syncfs batched perfile none"
-jobs_list="1 2"
-all_methods="floor dpkg-deb-x dpkg eatmydata-dpkg"
-for mode in $sync_modes; do
-	for j in $jobs_list; do
-		all_methods="$all_methods debunpack-$mode-j$j"
-	done
-done
 
 # select_methods PATTERNS: the methods of all_methods matching PATTERNS and
 # no -x pattern; a pattern that matches nothing is a typo, not a no-op.
@@ -129,7 +133,7 @@ if [ -n "$need" ]; then
 fi
 
 work=$(mktemp -d "$tmpdir/debunpack-bench.XXXXXX")
-mnt=$work/mnt loop="" res="" finished=""
+mnt=$work/mnt res="" finished=""
 cleanup() {
 	if [ -z "$finished" ] && [ -s "$res/runs.csv" ]; then
 		echo "run: stopped; the runs so far are in $res/runs.csv (bench/report.sh summarizes them)" >&2
@@ -137,7 +141,6 @@ cleanup() {
 	if mountpoint -q "$mnt"; then
 		umount "$mnt" || umount -l "$mnt" || true
 	fi
-	[ -z "$loop" ] || losetup -d "$loop" 2>/dev/null || true
 	mountpoint -q "$mnt" || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -175,9 +178,17 @@ help_modes=$(printf '%s\n' "$help" | awk '
 	{ p = 0 }' | tr '|,()' '    ')
 has_jobs=""
 printf '%s\n' "$help" | grep -q -- '--jobs' && has_jobs=1
-# supported METHOD: true if this binary can run METHOD; says why not.
+# floor-1 needs dpkg-deb's --threads-max (dpkg 1.21.9).
+has_threads_max=""
+dpkg-deb --help 2>&1 | grep -q -- '--threads-max' && has_threads_max=1
+# supported METHOD: true if this binary (or dpkg-deb) can run METHOD; says
+# why not.
 supported() {
 	case $1 in
+	floor-1)
+		[ -n "$has_threads_max" ] && return 0
+		echo "run: skipping $1: no --threads-max in dpkg-deb --help"
+		return 1 ;;
 	debunpack-*) ;;
 	*) return 0 ;;
 	esac
@@ -259,8 +270,14 @@ run_method() {
 	done < "$rm_dir/SHA256SUMS"
 	case $rm_m in
 	floor)
+		# dpkg-deb decodes xz with one thread per online CPU (liblzma's
+		# threaded decoder, dpkg 1.21.13 with liblzma 5.4): blocks of a
+		# multi-block data.tar.xz are decoded in parallel.
 		# shellcheck disable=SC2016 # expanded by the inner shell
 		timed sh -c 'for p; do dpkg-deb --fsys-tarfile "$p" > /dev/null || exit; done' floor "$@" ;;
+	floor-1)
+		# shellcheck disable=SC2016
+		timed sh -c 'for p; do dpkg-deb --threads-max=1 --fsys-tarfile "$p" > /dev/null || exit; done' floor-1 "$@" ;;
 	dpkg-deb-x)
 		# shellcheck disable=SC2016
 		timed sh -c 'r=$1; shift; for p; do dpkg-deb -x "$p" "$r" || exit; done; sync -f "$r"' dpkg-deb-x "$rm_root" "$@" ;;
@@ -309,8 +326,11 @@ for w in $workloads; do
 		truncate -s 0 "$work/img"
 		truncate -s "${size}M" "$work/img"
 		$mkfs "$work/img" > /dev/null
-		loop=$(losetup -f --show "$work/img")
-		mount "$loop" "$mnt"
+		# mount sets the loop device up with autoclear: the unmount
+		# detaches it, and nothing here detaches a loop device by name
+		# (another program's may have taken the number since).
+		mount -o loop "$work/img" "$mnt"
+		loop=$(findmnt -n -o SOURCE "$mnt")
 		dev=${loop#/dev/}
 		[ "$(wc -w < "/sys/block/$dev/stat")" -ge 16 ] ||
 		    { echo "$0: no flush counts in /sys/block/$dev/stat (kernel < 5.5)" >&2; exit 1; }
@@ -372,8 +392,6 @@ for w in $workloads; do
 		done
 		rm -rf "$root"
 		umount "$mnt"
-		losetup -d "$loop"
-		loop=""
 		rm -f "$work/img"
 	done
 done

@@ -14,11 +14,13 @@
 
 #include "deb.h"
 #include "gunzip.h"
+#include "xz.h"
 
 /* A control file larger than this is hostile, not a package. */
 #define DEB_CONTROL_MAX	(1024 * 1024)
 
-enum deb_state { DEB_AT_CONTROL, DEB_AT_DATA, DEB_IN_DATA, DEB_DONE };
+enum deb_state { DEB_AT_CONTROL, DEB_AT_DATA, DEB_FOUND_DATA, DEB_IN_DATA,
+    DEB_DONE };
 
 /* What the reader of a member parses. */
 enum deb_read {
@@ -32,6 +34,7 @@ struct deb {
 	struct archive *ar;	/* the outer ar container */
 	struct archive *tar;	/* reader of the current member, or NULL */
 	struct gunzip *gz;	/* its gzip decompressor, or NULL */
+	struct xz *xz;		/* its xz decompressor, or NULL */
 	char *conffiles;	/* control.tar's conffiles, or NULL */
 	bool keep_info;		/* deb_keep_info was called */
 	struct deb_info *info;	/* what deb_take_info gives */
@@ -39,7 +42,12 @@ struct deb {
 	deb_feed_fn *fed;	/* DEB_FED: where the decompressed bytes come */
 	void *fed_ctx;
 	enum deb_state state;
+	bool drained;		/* deb_drain ran */
+	bool src_failed;	/* the tar reader was told of a read error */
 	char member[64];	/* name of the current member */
+	char why[320];		/* deb_drain's message */
+	off_t member_off;	/* where its bytes are in the file, or -1 */
+	off_t member_size;
 };
 
 static const struct {
@@ -48,7 +56,7 @@ static const struct {
 } deb_filters[] = {
 	{ "",		NULL },
 	{ ".gz",	NULL },		/* through gunzip.c, see there */
-	{ ".xz",	archive_read_support_filter_xz },
+	{ ".xz",	NULL },		/* through xz.c, see there */
 	{ ".zst",	archive_read_support_filter_zstd },
 	{ ".bz2",	archive_read_support_filter_bzip2 },
 	{ ".lzma",	archive_read_support_filter_lzma },
@@ -113,6 +121,16 @@ deb_next_member(struct deb *d, struct dbp_error *err)
 			return dbp_err(err, 0, "",
 			    "unexpected ar member with a long name");
 		strcpy(d->member, name);
+		/*
+		 * An ar member's bytes follow its 60-byte header, unless the
+		 * name is stored there too (BSD's "#1/N"): the xz magic at
+		 * that offset is checked before the offset is trusted.
+		 */
+		d->member_off = archive_read_header_position(d->ar) + 60;
+		d->member_size = archive_entry_size_is_set(ae) ?
+		    archive_entry_size(ae) : -1;
+		if (d->member_off < 60 || d->member_size < 0)
+			d->member_off = -1;
 		return 1;
 	}
 }
@@ -203,14 +221,20 @@ deb_member_block(void *cookie, const void **buf)
 	return deb_block(((struct deb *)cookie)->ar, buf);
 }
 
-/* Hand an error of the container, or CAUSE, to inner reader A. */
+/*
+ * Hand an error of the container, or the decompressor's CAUSE, to inner
+ * reader A: a decompressor's names the member, wherever in the tar it
+ * shows.
+ */
 static void
 deb_inner_error(struct deb *d, struct archive *a, const char *cause)
 {
 	if (cause == NULL)
-		cause = archive_error_string(d->ar) != NULL ?
-		    archive_error_string(d->ar) : "read error";
-	archive_set_error(a, EILSEQ, "%s", cause);
+		archive_set_error(a, EILSEQ, "%s",
+		    archive_error_string(d->ar) != NULL ?
+		    archive_error_string(d->ar) : "read error");
+	else
+		archive_set_error(a, EILSEQ, "%s: %s", d->member, cause);
 }
 
 /* Read callback of an uncompressed member or one libarchive decompresses. */
@@ -219,8 +243,10 @@ deb_member_read(struct archive *a, void *cookie, const void **buf)
 {
 	ssize_t n = deb_member_block(cookie, buf);
 
-	if (n < 0)
+	if (n < 0) {
+		((struct deb *)cookie)->src_failed = true;
 		deb_inner_error(cookie, a, NULL);
+	}
 	return (la_ssize_t)n;
 }
 
@@ -234,7 +260,24 @@ deb_gz_read(struct archive *a, void *cookie, const void **buf)
 	if (n < 0) {
 		const char *e = gunzip_error(d->gz);
 
+		d->src_failed = true;
 		/* A source error is the container's: say what it said. */
+		deb_inner_error(d, a, strcmp(e, "source") == 0 ? NULL : e);
+	}
+	return (la_ssize_t)n;
+}
+
+static la_ssize_t
+deb_xz_read(struct archive *a, void *cookie, const void **buf)
+{
+	struct deb *d = cookie;
+	ssize_t n;
+
+	n = xz_read(d->xz, buf);
+	if (n < 0) {
+		const char *e = xz_error(d->xz);
+
+		d->src_failed = true;
 		deb_inner_error(d, a, strcmp(e, "source") == 0 ? NULL : e);
 	}
 	return (la_ssize_t)n;
@@ -248,7 +291,9 @@ deb_fed_read(struct archive *a, void *cookie, const void **buf)
 	ssize_t n;
 
 	n = d->fed(d->fed_ctx, buf, &why);
-	/* The decompressor's own words, as if it ran here. */
+	/* The decompressor's own words, as if it ran here (feed.c). */
+	if (n < 0)
+		d->src_failed = true;
 	if (n < 0)
 		archive_set_error(a, EILSEQ, "%s", why != NULL ? why :
 		    "read error");
@@ -294,10 +339,21 @@ deb_member_open(struct deb *d, const char *prefix, enum deb_read how,
 	if (how != DEB_FED && strcmp(suffix, ".gz") == 0 &&
 	    gunzip_new(&d->gz, deb_member_block, d) != 0)
 		return dbp_err(err, ENOMEM, "", "cannot read '%s'", d->member);
+	if (how != DEB_FED && strcmp(suffix, ".xz") == 0 &&
+	    xz_new(&d->xz, deb_member_block, d) != 0)
+		return dbp_err(err, ENOMEM, "", "cannot read '%s'", d->member);
 	fn = how == DEB_FED ? deb_fed_read : d->gz != NULL ? deb_gz_read :
-	    deb_member_read;
-	if (archive_read_open(d->tar, d, NULL, fn, NULL) != ARCHIVE_OK)
+	    d->xz != NULL ? deb_xz_read : deb_member_read;
+	if (archive_read_open(d->tar, d, NULL, fn, NULL) != ARCHIVE_OK) {
+		const char *e = archive_error_string(d->tar);
+		size_t n = strlen(d->member);
+
+		/* Our decompressors' messages name the member already. */
+		if (e != NULL && strncmp(e, d->member, n) == 0 &&
+		    e[n] == ':')
+			return dbp_err(err, 0, "", "%s", e);
 		return deb_ar_err(d->tar, d->member, err);
+	}
 	return 0;
 }
 
@@ -309,6 +365,8 @@ deb_member_close(struct deb *d)
 	d->tar = NULL;
 	gunzip_free(d->gz);
 	d->gz = NULL;
+	xz_free(d->xz);
+	d->xz = NULL;
 }
 
 /* Read the current control.tar member into a new string (at most MAX). */
@@ -503,18 +561,29 @@ deb_conffiles(const struct deb *d)
 	return d->conffiles;
 }
 
+/* Move to the data member, leaving it unread. */
+static int
+deb_data_next(struct deb *d, struct dbp_error *err)
+{
+	int r = deb_next_member(d, err);
+
+	if (r <= 0)
+		return r < 0 ? r : dbp_err(err, 0, "",
+		    "missing data member");
+	d->state = DEB_FOUND_DATA;
+	return 0;
+}
+
 /* Move to the data member and open it as HOW says. */
 static int
 deb_data_member_open(struct deb *d, enum deb_read how, struct dbp_error *err)
 {
 	int r;
 
-	if (d->state != DEB_AT_DATA)
+	if (d->state == DEB_AT_DATA && (r = deb_data_next(d, err)) != 0)
+		return r;
+	if (d->state != DEB_FOUND_DATA)
 		return dbp_err(err, 0, "", "data member out of order");
-	r = deb_next_member(d, err);
-	if (r <= 0)
-		return r < 0 ? r : dbp_err(err, 0, "",
-		    "missing data member");
 	if ((r = deb_member_open(d, "data.tar", how, err)) != 0)
 		return r;
 	d->state = DEB_IN_DATA;
@@ -546,19 +615,55 @@ deb_data_open_fed(struct deb *d, struct archive **tar, deb_feed_fn *fn,
 	return 0;
 }
 
+/* Skip the control member: the consumer reads and checks it. */
+static int
+deb_skip_control(struct deb *d, struct dbp_error *err)
+{
+	int r;
+
+	if (d->state != DEB_AT_CONTROL)
+		return 0;
+	if ((r = deb_next_member(d, err)) <= 0)
+		return r < 0 ? r : dbp_err(err, 0, "",
+		    "missing control member");
+	d->state = DEB_AT_DATA;
+	return 0;
+}
+
+int
+deb_data_xz(struct deb *d, off_t *off, off_t *size, struct dbp_error *err)
+{
+	static const unsigned char magic[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+	unsigned char buf[sizeof(magic)];
+	struct stat st;
+	int r;
+
+	*off = *size = -1;
+	if ((r = deb_skip_control(d, err)) != 0 ||
+	    (d->state == DEB_AT_DATA && (r = deb_data_next(d, err)) != 0))
+		return r;
+	if (d->state != DEB_FOUND_DATA)
+		return dbp_err(err, 0, "", "data member out of order");
+	if (strcmp(d->member, "data.tar.xz") != 0 ||
+	    d->member_off < 0 || fstat(d->fd, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || d->member_size > st.st_size ||
+	    d->member_off > st.st_size - d->member_size ||
+	    pread(d->fd, buf, sizeof(buf), d->member_off) !=
+	    (ssize_t)sizeof(buf) || memcmp(buf, magic, sizeof(buf)) != 0)
+		return 0;
+	*off = d->member_off;
+	*size = d->member_size;
+	return 0;
+}
+
 int
 deb_data_raw(struct deb *d, struct dbp_error *err)
 {
 	struct archive_entry *ae;
 	int r;
 
-	if (d->state == DEB_AT_CONTROL) {
-		/* The consumer reads and checks the control member. */
-		if ((r = deb_next_member(d, err)) <= 0)
-			return r < 0 ? r : dbp_err(err, 0, "",
-			    "missing control member");
-		d->state = DEB_AT_DATA;
-	}
+	if ((r = deb_skip_control(d, err)) != 0)
+		return r;
 	/*
 	 * A decompressor's complaint is passed on bare: the reader adds the
 	 * member's name, as it does when it decompresses itself.
@@ -582,11 +687,68 @@ deb_data_read(struct deb *d, const void **buf, const char **why)
 	return n;
 }
 
+/*
+ * Decompress what is left of the data member, past where the tar reader
+ * stopped: 0 when it ends cleanly, -1 with the decompressor's message in
+ * d->why (as the tar reader would have been told it).  Members that
+ * libarchive decompresses itself are not drained: 0.
+ */
+static int
+deb_drain(struct deb *d)
+{
+	const char *why = NULL;
+	const void *buf;
+	ssize_t n = 0;
+
+	if (d->fed != NULL) {
+		while ((n = d->fed(d->fed_ctx, &buf, &why)) > 0)
+			;
+		if (n < 0)
+			snprintf(d->why, sizeof(d->why), "%s", why != NULL ?
+			    why : "read error");
+	} else if (d->xz != NULL || d->gz != NULL) {
+		while ((n = d->xz != NULL ? xz_read(d->xz, &buf) :
+		    gunzip_read(d->gz, &buf)) > 0)
+			;
+		why = d->xz != NULL ? xz_error(d->xz) : gunzip_error(d->gz);
+		/* A source error is the container's: say what it said. */
+		if (n < 0 && strcmp(why, "source") == 0)
+			snprintf(d->why, sizeof(d->why), "%s",
+			    archive_error_string(d->ar) != NULL ?
+			    archive_error_string(d->ar) : "read error");
+		else if (n < 0)
+			snprintf(d->why, sizeof(d->why), "%s: %s", d->member,
+			    why);
+	}
+	return n < 0 ? -1 : 0;
+}
+
+int
+deb_data_check(struct deb *d, struct dbp_error *err)
+{
+	if (d->tar == NULL || archive_errno(d->tar) == 0 || d->drained ||
+	    d->src_failed)
+		return 0;
+	d->drained = true;
+	if (deb_drain(d) == 0)
+		return 0;
+	return dbp_err(err, 0, "", "%s", d->why);
+}
+
 int
 deb_finish(struct deb *d, struct dbp_error *err)
 {
 	int r;
 
+	/*
+	 * The tar ends before the member does (its end blocks, then the
+	 * stream's own end, its index and checks): like dpkg, read to the
+	 * end, so that a damaged end of the stream is seen.
+	 */
+	if (!d->drained && deb_drain(d) != 0) {
+		d->drained = true;
+		return dbp_err(err, 0, "", "%s", d->why);
+	}
 	deb_member_close(d);
 	d->state = DEB_DONE;
 	r = deb_next_member(d, err);

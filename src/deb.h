@@ -90,14 +90,32 @@ int deb_data_open_fed(struct deb *d, struct archive **tar, deb_feed_fn *fn,
 int deb_data_raw(struct deb *d, struct dbp_error *err);
 
 /*
+ * For the decompressing side: move to the data member (as deb_data_raw)
+ * and, when it is an xz stream whose bytes are where the container says
+ * (data.tar.xz, its magic checked there), give their offset in the file
+ * and their length; -1 in both otherwise.  deb_data_raw may follow.
+ */
+int deb_data_xz(struct deb *d, off_t *off, off_t *size, struct dbp_error *err);
+
+/*
  * Next decompressed block of the data member: its length (*BUF owned by
  * D, valid until the next call), 0 at the end, -1 with *WHY set.
  */
 ssize_t deb_data_read(struct deb *d, const void **buf, const char **why);
 
 /*
- * After the data tar reached its end: check that only ignorable members
- * ('_' prefix, dpkg's rule) follow.
+ * After the tar reader of the data member failed on the data it was given
+ * (a damaged header, say): whether the decompressor fails too, further
+ * on, which is then the cause (corrupt compressed data decodes to garbage
+ * before its check fails).  Fills ERR and returns its -errno if so; 0
+ * when the tar error stands.
+ */
+int deb_data_check(struct deb *d, struct dbp_error *err);
+
+/*
+ * After the data tar reached its end: decompress the member to its end
+ * (its compressed stream must end well, as with dpkg) and check that only
+ * ignorable members ('_' prefix, dpkg's rule) follow.
  */
 int deb_finish(struct deb *d, struct dbp_error *err);
 

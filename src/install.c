@@ -75,9 +75,19 @@ install_fd_budget(size_t *files, size_t *dirs, unsigned jobs)
 }
 
 /*
- * Threads only for what they can speed up: not more than the packages,
- * and none when a package is not a regular file (a pipe cannot be read
- * twice: a thread reads each package's data on its own descriptor).
+ * The memory of the decoding threads, queues and decoders together
+ * (feed.c): 40 MiB a thread lets each decode a 24 MiB block (what
+ * dpkg-deb and xz -T write) ahead of the one being read, so that the
+ * threads of one big package never wait for each other, and keeps a run
+ * within 64 MiB + 48 MiB a thread.
+ */
+#define INSTALL_FEED_PER_JOB	((size_t)40 << 20)
+
+/*
+ * Threads only for what they can speed up: none when a package is not a
+ * regular file (a pipe cannot be read twice: a thread reads each
+ * package's data on its own descriptor).  One package is no reason for
+ * one thread: its blocks are decoded by all.
  */
 static unsigned
 install_jobs(unsigned jobs, char *const *files, size_t n)
@@ -85,9 +95,6 @@ install_jobs(unsigned jobs, char *const *files, size_t n)
 	struct stat st;
 	size_t i;
 
-	/* One package: one thread still decompresses while this one writes. */
-	if (jobs > 2 && jobs > n)
-		jobs = n > 2 ? (unsigned)n : 2;
 	for (i = 0; i < n && jobs > 1; i++)
 		if (stat(files[i], &st) != 0 || !S_ISREG(st.st_mode))
 			jobs = 1;
@@ -106,7 +113,7 @@ install_one(const struct install_opts *o, struct unpack *u,
 	struct control *ctl = NULL;
 	struct record *rec = NULL, *staged;
 	struct deb_info *info;
-	struct archive *tar;
+	struct archive *tar = NULL;
 	struct deb *d;
 	size_t ninfo;
 	int r;
@@ -158,6 +165,9 @@ install_one(const struct install_opts *o, struct unpack *u,
 				r = dpkgdb_stage(db, staged, info, ninfo, err);
 			}
 		}
+		/* Garbage from a corrupt stream: the stream's error says why. */
+		if (r != 0 && tar != NULL)
+			(void)deb_data_check(d, err);
 		if (r == 0) {
 			n.bytes = st->bytes;
 			install_say(o, &n);
@@ -360,7 +370,8 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 
 	t0 = stats_now();
 	if (jobs > 1 && (r = feed_new(&feed, files, nfiles, jobs,
-	    o->feed_budget)) != 0) {
+	    o->feed_budget != 0 ? o->feed_budget :
+	    INSTALL_FEED_PER_JOB * jobs)) != 0) {
 		r = dbp_err(err, -r, NULL, "cannot start threads");
 		goto abort;
 	}

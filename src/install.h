@@ -52,7 +52,7 @@ struct install_opts {
 	const char *admindir;	/* NULL: ROOT/INSTALL_ADMINDIR */
 	const char *mode;	/* a syncbatch mode, or "auto" */
 	unsigned jobs;		/* decompressing threads at most; 1: none */
-	size_t feed_budget;	/* bytes the threads may queue, in all */
+	size_t feed_budget;	/* threads' memory in all; 0: by jobs */
 	bool skip_devices;
 	bool force_overwrite;
 	bool force_walk;	/* for tests: rootfs_force_walk */

@@ -22,6 +22,7 @@
 #include "progress.h"
 #include "query.h"
 #include "rootfs.h"
+#include "devstat.h"
 #include "stats.h"
 #include "syncbatch.h"
 
@@ -40,16 +41,13 @@ enum main_action {
 
 /* More threads than this only add memory: the reader is the limit. */
 #define MAIN_JOBS_MAX	64
-/* The default: past a few threads the one reader cannot keep up. */
-#define MAIN_JOBS_DEFAULT_MAX	4
 /*
- * Decompressed bytes queued ahead of the extraction, in all: enough for
- * most packages to be ready when their turn comes, small next to the
- * 64 MiB an install may take.
+ * The default, one thread a CPU up to this: the one thread that writes,
+ * hashes and checks takes the bytes of about eight xz decoders (xz
+ * decodes at 50-100 MB/s a core, the writer moves 500 MB/s and more), and
+ * each thread adds up to 40 MiB of memory (install.c).
  */
-#ifndef MAIN_FEED_BUDGET
-#define MAIN_FEED_BUDGET	(8 * 1024 * 1024)
-#endif
+#define MAIN_JOBS_DEFAULT_MAX	8
 
 static const struct option main_options[] = {
 	{ "admindir",		required_argument,	NULL, OPT_ADMINDIR },
@@ -538,6 +536,7 @@ main(int argc, char **argv)
 	struct main_opts o;
 	struct dbp_error err;
 	struct sigaction sa;
+	struct devstat ds = { .name = "" };
 	struct stats st;
 	size_t i;
 	int first, r;
@@ -558,7 +557,6 @@ main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	o.in.feed_budget = MAIN_FEED_BUDGET;
 	o.in.stop = &main_stop;
 	/* A front end that stops reading must not kill the run. */
 	if (o.status_fd >= 0)
@@ -568,7 +566,21 @@ main(int argc, char **argv)
 	    o.verbose >= 0 && isatty(STDERR_FILENO) ? stderr : NULL,
 	    o.status_fd, (size_t)(argc - first), NULL) != 0)
 		o.pg = NULL;	/* no progress is no reason to fail */
+	/* The disk's counters before and after: what the run cost it. */
+	if (o.stats != 0 && devstat_open(&ds, o.in.root) != 0)
+		ds.name[0] = '\0';
 	r = install_run(&o.in, argv + first, (size_t)(argc - first), &st, &err);
+	if (r == 0 && ds.name[0] != '\0') {
+		struct devstat before = ds;
+
+		if (devstat_read(&ds) == 0) {
+			snprintf(st.dev.name, sizeof(st.dev.name), "%s",
+			    ds.name);
+			st.dev.flushes = ds.flushes - before.flushes;
+			st.dev.flush_ms = ds.flush_ms - before.flush_ms;
+			st.dev.written = ds.written - before.written;
+		}
+	}
 	if (r != 0 && o.pg != NULL) {
 		char line[3 * PATH_MAX + 1200];
 

@@ -49,6 +49,12 @@ stats_write_text(FILE *fp, const struct stats *st)
 		total += st->phase[i];
 	}
 	fprintf(fp, " total %.3f\n", total);
+	if (st->dev.name[0] != '\0')
+		fprintf(fp, "device:     %s (device-wide) flushes %llu"
+		    " flush_ms %llu written_bytes %llu\n", st->dev.name,
+		    (unsigned long long)st->dev.flushes,
+		    (unsigned long long)st->dev.flush_ms,
+		    (unsigned long long)st->dev.written);
 }
 
 void
@@ -73,5 +79,16 @@ stats_write_json(FILE *fp, const struct stats *st)
 		    st->phase[i]);
 		total += st->phase[i];
 	}
-	fprintf(fp, ",\"total\":%.6f}}\n", total);
+	fprintf(fp, ",\"total\":%.6f}", total);
+	/* The name of a disk is the kernel's: no character to escape. */
+	if (st->dev.name[0] != '\0')
+		fprintf(fp, ",\"device\":{\"name\":\"%s\",\"scope\":"
+		    "\"device-wide\",\"flushes\":%llu,\"flush_ms\":%llu,"
+		    "\"written_bytes\":%llu}", st->dev.name,
+		    (unsigned long long)st->dev.flushes,
+		    (unsigned long long)st->dev.flush_ms,
+		    (unsigned long long)st->dev.written);
+	else
+		fprintf(fp, ",\"device\":null");
+	fprintf(fp, "}\n");
 }

@@ -26,6 +26,16 @@ struct stats {
 	uint64_t bytes;
 	unsigned long calls[SC_NCALL];
 	double phase[PH_NPHASE];	/* seconds */
+	/*
+	 * The disk under the root during the run (devstat.h): everything
+	 * written there, by anyone, is counted.  No name: not a disk.
+	 */
+	struct {
+		char name[64];
+		uint64_t flushes;
+		uint64_t flush_ms;
+		uint64_t written;	/* bytes */
+	} dev;
 };
 
 /* Monotonic clock in seconds, for phase timers. */

@@ -9,11 +9,13 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <lzma.h>
 
 #include "checkutil.h"
 #include "deb.h"
 #include "digest.h"
 #include "feed.h"
+#include "xz.h"
 
 /* Bytes in memory, grown as needed. */
 struct buf {
@@ -65,14 +67,40 @@ one_member(struct buf *out, int format, int filter, const char *name,
 }
 
 /*
- * PATH: a .deb whose data.tar.xz holds one file of SIZE bytes made from
- * SEED (mostly incompressible, so that it is many blocks).  CORRUPT
- * flips a byte in the middle of the compressed data.  The data member's
- * decompressed bytes go to *TAR.
+ * OUT: PLAIN as an xz stream of blocks of BLOCK bytes, each header with
+ * its sizes, an index at the end, as xz -T and dpkg-deb write them.
  */
 static void
-make_deb(const char *path, size_t size, unsigned seed, bool corrupt,
-    struct buf *tar)
+xz_blocks(struct buf *out, const struct buf *plain, uint64_t block)
+{
+	lzma_mt mt = { .threads = 2, .block_size = block, .preset = 1,
+	    .check = LZMA_CHECK_CRC64 };
+	lzma_stream s = LZMA_STREAM_INIT;
+	size_t cap = plain->len + plain->len / 8 + 65536;
+
+	out->p = malloc(cap);
+	ck_assert_ptr_nonnull(out->p);
+	ck_assert_int_eq(lzma_stream_encoder_mt(&s, &mt), LZMA_OK);
+	s.next_in = (const uint8_t *)plain->p;
+	s.avail_in = plain->len;
+	s.next_out = (uint8_t *)out->p;
+	s.avail_out = cap;
+	ck_assert_int_eq(lzma_code(&s, LZMA_FINISH), LZMA_STREAM_END);
+	out->len = cap - s.avail_out;
+	out->cap = cap;
+	lzma_end(&s);
+}
+
+/*
+ * PATH: a .deb whose data.tar.xz holds one file of SIZE bytes made from
+ * SEED (mostly incompressible, so that it is many blocks).  CORRUPT
+ * flips a byte in the middle of the compressed data.  BLOCK, when not 0,
+ * makes the xz stream of blocks of that size with an index (xz_blocks).
+ * The data member's decompressed bytes go to *TAR.
+ */
+static void
+make_deb_blocks(const char *path, size_t size, unsigned seed, bool corrupt,
+    uint64_t block, struct buf *tar)
 {
 	static const char control[] = "Package: p\nVersion: 1\n"
 	    "Architecture: all\n";
@@ -93,8 +121,15 @@ make_deb(const char *path, size_t size, unsigned seed, bool corrupt,
 	    "./control", control, sizeof(control) - 1);
 	one_member(&plain, ARCHIVE_FORMAT_TAR_USTAR, ARCHIVE_FILTER_NONE,
 	    "./f", content, size);
-	one_member(&data, ARCHIVE_FORMAT_TAR_USTAR, ARCHIVE_FILTER_XZ,
-	    "./f", content, size);
+	if (block != 0) {
+		/* Half of the bytes repeat: blocks of unequal sizes. */
+		memset(content, 'a', size / 2);
+		one_member(&plain, ARCHIVE_FORMAT_TAR_USTAR,
+		    ARCHIVE_FILTER_NONE, "./f", content, size);
+		xz_blocks(&data, &plain, block);
+	} else
+		one_member(&data, ARCHIVE_FORMAT_TAR_USTAR, ARCHIVE_FILTER_XZ,
+		    "./f", content, size);
 	free(content);
 	if (corrupt)
 		data.p[data.len / 2] ^= 0x55;
@@ -133,6 +168,13 @@ make_deb(const char *path, size_t size, unsigned seed, bool corrupt,
 	free(data.p);
 	free(deb.p);
 	*tar = plain;
+}
+
+static void
+make_deb(const char *path, size_t size, unsigned seed, bool corrupt,
+    struct buf *tar)
+{
+	make_deb_blocks(path, size, seed, corrupt, 0, tar);
 }
 
 /* What one thread gets from the file: the reference. */
@@ -269,6 +311,108 @@ START_TEST(test_feed_corrupt)
 }
 END_TEST
 
+/*
+ * Packages of many blocks, between packages of one: every thread count
+ * and budget gives each package's bytes whole and in order, and the
+ * index does list the blocks.
+ */
+START_TEST(test_feed_blocks)
+{
+	static const unsigned jobs[] = { 2, 3, 8 };
+	static const size_t budgets[] = { 64 * 1024, 1 << 20, 64 << 20 };
+	struct buf want[NPKG], got;
+	char *files[NPKG], path[NPKG][64];
+	struct xz_index *ix;
+	struct dbp_error err;
+	off_t off, size;
+	const void *p;
+	const char *why;
+	struct feed *f;
+	struct deb *d;
+	size_t i, j, b;
+	ssize_t n;
+
+	for (i = 0; i < NPKG; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s",
+		    checkutil_at("m0.deb"));
+		path[i][strlen(path[i]) - 5] = (char)('0' + i);
+		files[i] = path[i];
+		make_deb_blocks(files[i], 300000 + 400000 * (i % 2),
+		    (unsigned)i + 11, false, i % 2 ? 65536 : 0, &want[i]);
+	}
+	/* Blocks of 64 KiB: the index of the second lists them all. */
+	ck_assert_int_eq(deb_open(&d, files[1], &err), 0);
+	ck_assert_int_eq(deb_data_xz(d, &off, &size, &err), 0);
+	ck_assert_int_gt(off, 0);
+	ck_assert_int_eq(xz_index_read(&ix, deb_fd(d), off, size), 0);
+	ck_assert_uint_eq(xz_index_blocks(ix), (want[1].len + 65535) / 65536);
+	xz_index_free(ix);
+	deb_close(d);
+	for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++)
+	for (b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++) {
+		ck_assert_int_eq(feed_new(&f, files, NPKG, jobs[j],
+		    budgets[b]), 0);
+		for (i = 0; i < NPKG; i++) {
+			void *pkg;
+
+			ck_assert_int_eq(deb_open(&d, files[i], &err), 0);
+			pkg = feed_pkg(f, i, deb_fd(d));
+			memset(&got, 0, sizeof(got));
+			while ((n = feed_read(pkg, &p, &why)) > 0)
+				buf_add(&got, p, (size_t)n);
+			ck_assert_int_eq(n, 0);
+			ck_assert_uint_eq(got.len, want[i].len);
+			ck_assert_int_eq(memcmp(got.p, want[i].p, got.len), 0);
+			free(got.p);
+			feed_done(f, i);
+			deb_close(d);
+		}
+		feed_free(f);
+	}
+	for (i = 0; i < NPKG; i++)
+		free(want[i].p);
+}
+END_TEST
+
+/*
+ * A corrupt block in the middle: the same bytes up to the error and the
+ * same message as one thread decoding the stream from its start, so the
+ * same entry fails with the same words whatever the number of threads.
+ */
+START_TEST(test_feed_blocks_corrupt)
+{
+	char *files[1], path[64], alone[256];
+	struct buf want = { 0 }, ref = { 0 }, got = { 0 };
+	const void *p;
+	const char *why = NULL;
+	struct feed *f;
+	struct deb *d;
+	struct dbp_error err;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s", checkutil_at("badm.deb"));
+	files[0] = path;
+	make_deb_blocks(path, 800000, 5, true, 65536, &want);
+	free(want.p);
+	ck_assert_int_lt(read_alone(path, &ref, alone, sizeof(alone)), 0);
+	ck_assert_int_eq(feed_new(&f, files, 1, 3, 1 << 20), 0);
+	ck_assert_int_eq(deb_open(&d, path, &err), 0);
+	while ((n = feed_read(feed_pkg(f, 0, deb_fd(d)), &p, &why)) > 0)
+		buf_add(&got, p, (size_t)n);
+	ck_assert_int_eq(n, -1);
+	ck_assert_str_eq(why, alone);
+	ck_assert_str_eq(why, "data.tar.xz: corrupt xz data");
+	/* Exactly the bytes one thread gives before the error. */
+	ck_assert_uint_eq(got.len, ref.len);
+	ck_assert_int_eq(memcmp(got.p, ref.p, got.len), 0);
+	free(got.p);
+	free(ref.p);
+	feed_done(f, 0);
+	deb_close(d);
+	feed_free(f);
+}
+END_TEST
+
 /* FIPS 180-2's examples, and a digest reused from one input to the next. */
 START_TEST(test_digest_known)
 {
@@ -317,6 +461,8 @@ feed_suite(void)
 	tcase_add_test(tc, test_feed_in_order);
 	tcase_add_test(tc, test_feed_abandon);
 	tcase_add_test(tc, test_feed_corrupt);
+	tcase_add_test(tc, test_feed_blocks);
+	tcase_add_test(tc, test_feed_blocks_corrupt);
 	tcase_add_test(tc, test_digest_known);
 	return s;
 }

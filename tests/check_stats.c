@@ -160,7 +160,36 @@ START_TEST(test_stats_json_values)
 	assert_has(s, "\"extract\":1.500000,");
 	assert_has(s, "\"dir_sync\":0.062500,");
 	/* The total is the sum of the phases. */
-	assert_has(s, "\"total\":2.000000}}");
+	assert_has(s, "\"total\":2.000000},");
+	/* No disk under the root: said, not left out. */
+	assert_has(s, ",\"device\":null}\n");
+	free(s);
+}
+END_TEST
+
+/* The disk's counters: marked as the whole disk's, in both forms. */
+START_TEST(test_stats_device)
+{
+	struct stats st;
+	char *s;
+
+	fill(&st);
+	s = report(stats_write_text, &st);
+	ck_assert_ptr_null(strstr(s, "device:"));
+	free(s);
+	snprintf(st.dev.name, sizeof(st.dev.name), "loop7");
+	st.dev.flushes = 4;
+	st.dev.flush_ms = 12;
+	st.dev.written = 90112;
+	s = report(stats_write_json, &st);
+	assert_json_line(s);
+	assert_has(s, ",\"device\":{\"name\":\"loop7\",\"scope\":"
+	    "\"device-wide\",\"flushes\":4,\"flush_ms\":12,"
+	    "\"written_bytes\":90112}}\n");
+	free(s);
+	s = report(stats_write_text, &st);
+	assert_has(s, "\ndevice:     loop7 (device-wide) flushes 4 flush_ms 12"
+	    " written_bytes 90112\n");
 	free(s);
 }
 END_TEST
@@ -210,7 +239,7 @@ START_TEST(test_stats_zero)
 	assert_json_line(s);
 	assert_has(s, "\"sync_mode\":\"none\"");
 	assert_has(s, "\"bytes\":0,");
-	assert_has(s, "\"total\":0.000000}}");
+	assert_has(s, "\"total\":0.000000},\"device\":null}");
 	free(s);
 	s = report(stats_write_text, &st);
 	assert_has(s, "sync mode:  none\n");
@@ -252,6 +281,7 @@ stats_suite(void)
 	tc = tcase_create("core");
 	tcase_add_test(tc, test_stats_json_one_line);
 	tcase_add_test(tc, test_stats_json_values);
+	tcase_add_test(tc, test_stats_device);
 	tcase_add_test(tc, test_stats_text_sync_mode);
 	tcase_add_test(tc, test_stats_now_monotonic);
 	suite_add_tcase(s, tc);

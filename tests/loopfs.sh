@@ -61,6 +61,25 @@ for fs in ext4 xfs btrfs; do
 		no_temps "$root"
 	done
 	echo "$line"
+	# --stats names the disk and counts its flushes within the run: at
+	# least the barrier's, at most what the block layer saw around it.
+	mkdir "$mnt/stats"
+	sync
+	before=$(flushes "$dev")
+	"$DEBUNPACK" -q --root "$mnt/stats" --sync-mode syncfs --stats=json \
+	    "$deb" > "$T/stats.json" || fail "$fs --stats"
+	after=$(flushes "$dev")
+	python3 - "$T/stats.json" "$dev" $((after - before)) <<'P' || fail "$fs: --stats device: $(cat "$T/stats.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))["device"]
+assert d["name"] == sys.argv[2], d
+assert d["scope"] == "device-wide", d
+assert 1 <= d["flushes"] <= int(sys.argv[3]), d
+assert d["written_bytes"] >= 300 * 4000, d
+P
+	"$DEBUNPACK" -q --root "$mnt/stats" --sync-mode none --stats "$deb" |
+	    grep -q "^device:     $dev (device-wide) flushes [0-9]" ||
+	    fail "$fs: --stats text has no device line"
 	# 501 files: perfile flushes at least once per file; batched a small
 	# multiple of the number of directories on ext4/xfs, one per file on
 	# btrfs (its log tree), so only the ordering is checked here.

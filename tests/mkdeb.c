@@ -67,6 +67,41 @@
  *	fixtures much quicker to build.  A zst member is one frame with
  *	a content checksum (XXH64), as dpkg-deb writes it, so that a
  *	corrupt-member in it can be noticed by the reader.
+ *   xz-blocks data|control SIZE [nosizes]
+ *	The member, which must be compressed xz, is written with
+ *	liblzma as a stream of independent blocks of SIZE uncompressed
+ *	bytes each (the last one may be shorter), LZMA2 at the member's
+ *	LEVEL (default 6) and a CRC64 check, instead of libarchive's
+ *	one block.  Every block header stores the block's compressed and
+ *	uncompressed size, as "xz -T2 --block-size=SIZE" writes them;
+ *	with nosizes no header stores them, as "xz -T1 --block-size=SIZE"
+ *	writes them.  The settings below need xz-blocks.
+ *   xz-split data|control BLOCK
+ *	Block BLOCK starts a second, concatenated stream (as "cat a.xz
+ *	b.xz"); BLOCK "end" (or the number of blocks) appends a stream
+ *	without blocks.
+ *   xz-padding data|control N
+ *	Append N zero bytes of stream padding after the last stream
+ *	(valid xz wants a multiple of 4).
+ *   xz-damage data|control BLOCK HOW
+ *	Break block BLOCK; may be repeated.  HOW is one of
+ *		corrupt		XOR 0xFF into the byte in the middle of
+ *				the block's compressed data
+ *		cut		end the member in the middle of the
+ *				block's compressed data: no later block,
+ *				index or stream footer
+ *		usize N		the block header (and the index, which
+ *				agrees with it) claims N uncompressed
+ *				bytes; the header grows if N needs more
+ *				bytes than the true size
+ *		dict PROP	the block header's LZMA2 dictionary
+ *				property byte is PROP (0-40: 37 is
+ *				1.5 GiB, 40 is 4 GiB - 1); the data is
+ *				still encoded with the preset's
+ *				dictionary, so it decodes with any
+ *				dictionary at least that large
+ *	Block headers keep valid CRC32s.  BLOCK counts from 0; "middle"
+ *	is the block at half the count, "last" the last one.
  *   format data|control gnu|pax|ustar
  *	Tar dialect of that member.  Default gnu.  ustar cannot hold
  *	long names; such an entry is an error.
@@ -159,6 +194,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <locale.h>
+#include <lzma.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -226,6 +262,20 @@ struct lie {
 	int		 used;
 };
 
+enum xzhow { XZ_CORRUPT, XZ_CUT, XZ_USIZE, XZ_DICT };
+
+/* Blocks are numbered from 0; these stand for the named ones. */
+#define XZ_MIDDLE	(-1)
+#define XZ_LAST		(-2)
+#define XZ_END		(-3)	/* one past the last: xz-split only */
+
+struct xzdamage {
+	enum xzhow	 how;
+	long long	 block;
+	long long	 arg;
+	int		 line;
+};
+
 struct part {
 	enum comp	 comp;
 	int		 level;		/* -1: libarchive's default */
@@ -237,6 +287,14 @@ struct part {
 	int		 corrupt_line;
 	long long	 size_lie;
 	int		 size_lie_line;
+	long long	 xz_block;	/* 0: libarchive's single block */
+	int		 xz_nosizes;
+	int		 xz_line;
+	long long	 xz_split;
+	int		 xz_split_line;	/* 0: one stream */
+	long long	 xz_padding;
+	struct xzdamage	*xz_damage;
+	size_t		 xz_ndamage;
 	struct buf	 payload;
 	int		 built;
 };
@@ -741,6 +799,103 @@ cmd_compress(struct desc *d, const char *p, struct buf *tok)
 }
 
 static void
+cmd_xz_blocks(struct desc *d, const char *p, struct buf *tok)
+{
+	struct part *pt;
+
+	lex_need(d, &p, tok, "member");
+	pt = part_lookup(d, (const char *)tok->data);
+	lex_need(d, &p, tok, "block size");
+	pt->xz_block = num_parse(d, (const char *)tok->data, 10, 1,
+	    MAX_PAYLOAD, "block size");
+	pt->xz_line = d->line;
+	pt->xz_nosizes = 0;
+	if (lex_token(d, &p, tok)) {
+		if (strcmp((const char *)tok->data, "nosizes") != 0)
+			fatal_at(d, d->line, "expected nosizes, not %s",
+			    (const char *)tok->data);
+		pt->xz_nosizes = 1;
+	}
+	lex_end(d, &p);
+}
+
+static long long
+xz_block_parse(const struct desc *d, const char *s)
+{
+	if (strcmp(s, "middle") == 0)
+		return XZ_MIDDLE;
+	if (strcmp(s, "last") == 0)
+		return XZ_LAST;
+	if (strcmp(s, "end") == 0)
+		return XZ_END;
+	return num_parse(d, s, 10, 0, MAX_PAYLOAD, "block");
+}
+
+static void
+cmd_xz_split(struct desc *d, const char *p, struct buf *tok)
+{
+	struct part *pt;
+
+	lex_need(d, &p, tok, "member");
+	pt = part_lookup(d, (const char *)tok->data);
+	lex_need(d, &p, tok, "block");
+	pt->xz_split = xz_block_parse(d, (const char *)tok->data);
+	pt->xz_split_line = d->line;
+	lex_end(d, &p);
+}
+
+static void
+cmd_xz_padding(struct desc *d, const char *p, struct buf *tok)
+{
+	struct part *pt;
+
+	lex_need(d, &p, tok, "member");
+	pt = part_lookup(d, (const char *)tok->data);
+	lex_need(d, &p, tok, "byte count");
+	pt->xz_padding = num_parse(d, (const char *)tok->data, 10, 0,
+	    MAX_PAYLOAD, "byte count");
+	lex_end(d, &p);
+}
+
+static void
+cmd_xz_damage(struct desc *d, const char *p, struct buf *tok)
+{
+	struct part *pt;
+	struct xzdamage *x;
+	const char *s;
+
+	lex_need(d, &p, tok, "member");
+	pt = part_lookup(d, (const char *)tok->data);
+	pt->xz_damage = xreallocarray(pt->xz_damage, pt->xz_ndamage + 1,
+	    sizeof(*pt->xz_damage));
+	x = &pt->xz_damage[pt->xz_ndamage++];
+	memset(x, 0, sizeof(*x));
+	x->line = d->line;
+	lex_need(d, &p, tok, "block");
+	x->block = xz_block_parse(d, (const char *)tok->data);
+	lex_need(d, &p, tok, "damage");
+	s = (const char *)tok->data;
+	if (strcmp(s, "corrupt") == 0)
+		x->how = XZ_CORRUPT;
+	else if (strcmp(s, "cut") == 0)
+		x->how = XZ_CUT;
+	else if (strcmp(s, "usize") == 0) {
+		x->how = XZ_USIZE;
+		lex_need(d, &p, tok, "uncompressed size");
+		x->arg = num_parse(d, (const char *)tok->data, 10, 0,
+		    (long long)(LZMA_VLI_MAX / 4), "uncompressed size");
+	} else if (strcmp(s, "dict") == 0) {
+		x->how = XZ_DICT;
+		lex_need(d, &p, tok, "dictionary property");
+		x->arg = num_parse(d, (const char *)tok->data, 10, 0, 40,
+		    "dictionary property");
+	} else
+		fatal_at(d, d->line,
+		    "damage must be corrupt, cut, usize or dict, not %s", s);
+	lex_end(d, &p);
+}
+
+static void
 cmd_format(struct desc *d, const char *p, struct buf *tok)
 {
 	struct part *pt;
@@ -1046,6 +1201,10 @@ static const struct command commands[] = {
 	{ "no-control-file",	cmd_no_control_file },
 	{ "control-file",	cmd_control_file },
 	{ "compress",		cmd_compress },
+	{ "xz-blocks",		cmd_xz_blocks },
+	{ "xz-split",		cmd_xz_split },
+	{ "xz-padding",		cmd_xz_padding },
+	{ "xz-damage",		cmd_xz_damage },
 	{ "format",		cmd_format },
 	{ "debian-binary",	cmd_debian_binary },
 	{ "member-order",	cmd_member_order },
@@ -1122,8 +1281,10 @@ desc_free(struct desc *d)
 		free(d->names[i]);
 	free(d->names);
 	free(d->order);
-	for (id = 0; id < PART_COUNT; id++)
+	for (id = 0; id < PART_COUNT; id++) {
 		buf_free(&d->parts[id].payload);
+		free(d->parts[id].xz_damage);
+	}
 	buf_free(&d->control);
 	buf_free(&d->debbin);
 	memset(d, 0, sizeof(*d));
@@ -1596,6 +1757,214 @@ comp_apply(const struct desc *d, enum part_id id, const struct buf *in,
 		zst_add_checksum(out, start, in);
 }
 
+/* Where a block's compressed data landed in the member. */
+struct xzplace {
+	size_t		 data;
+	size_t		 clen;
+};
+
+/* A block named in the description, as a number below LIMIT. */
+static size_t
+xz_resolve(const struct desc *d, int line, long long block, size_t n,
+    size_t limit)
+{
+	if (n == 0)
+		fatal_at(d, line, "the member has no xz block");
+	if (block == XZ_MIDDLE)
+		block = (long long)(n / 2);
+	else if (block == XZ_LAST)
+		block = (long long)n - 1;
+	else if (block == XZ_END)
+		block = (long long)n;
+	if ((unsigned long long)block >= limit)
+		fatal_at(d, line, "no block %lld: the member has %zu", block,
+		    n);
+	return (size_t)block;
+}
+
+static void
+xz_stream_start(struct buf *out, lzma_index **idx)
+{
+	lzma_stream_flags fl = { .version = 0, .check = LZMA_CHECK_CRC64 };
+	unsigned char h[LZMA_STREAM_HEADER_SIZE];
+
+	if (lzma_stream_header_encode(&fl, h) != LZMA_OK)
+		fatal("liblzma: cannot encode a stream header");
+	buf_add(out, h, sizeof(h));
+	if ((*idx = lzma_index_init(NULL)) == NULL)
+		fatal("out of memory");
+}
+
+/* The index and footer of the stream IDX; frees IDX. */
+static void
+xz_stream_end(struct buf *out, lzma_index *idx)
+{
+	lzma_stream_flags fl = { .version = 0, .check = LZMA_CHECK_CRC64 };
+	unsigned char f[LZMA_STREAM_HEADER_SIZE];
+	size_t pos = 0, n;
+
+	n = (size_t)lzma_index_size(idx);
+	buf_reserve(out, n);
+	if (lzma_index_buffer_encode(idx, out->data + out->len, &pos, n) !=
+	    LZMA_OK)
+		fatal("liblzma: cannot encode an index");
+	out->len += pos;
+	fl.backward_size = n;
+	if (lzma_stream_footer_encode(&fl, f) != LZMA_OK)
+		fatal("liblzma: cannot encode a stream footer");
+	buf_add(out, f, sizeof(f));
+	lzma_index_end(idx, NULL);
+}
+
+/*
+ * Block BI holding N bytes from P: the data is encoded first, with a
+ * streaming block encoder that never looks at the sizes, so that the
+ * header can then say whatever the description wants: the true sizes,
+ * none, or a lie.  AT holds the block each damage of PT applies to.
+ */
+static void
+xz_block_put(const struct desc *d, const struct part *pt,
+    const lzma_filter *filters, const unsigned char *p, size_t n, size_t bi,
+    const size_t *at, lzma_index *idx, struct buf *out, struct xzplace *pl)
+{
+	unsigned char hdr[LZMA_BLOCK_HEADER_SIZE_MAX];
+	lzma_options_lzma hopt;
+	lzma_filter hf[2];
+	lzma_stream s = LZMA_STREAM_INIT;
+	lzma_block b, h;
+	lzma_vli usize;
+	lzma_ret r;
+	size_t bound, i;
+	long long prop;
+
+	memset(&b, 0, sizeof(b));
+	b.version = 0;
+	b.check = LZMA_CHECK_CRC64;
+	b.filters = (lzma_filter *)filters;
+	b.compressed_size = LZMA_VLI_UNKNOWN;
+	b.uncompressed_size = LZMA_VLI_UNKNOWN;
+	if (lzma_block_encoder(&s, &b) != LZMA_OK)
+		fatal("liblzma: cannot start a block encoder");
+	bound = lzma_block_buffer_bound(n);
+	buf_reserve(out, LZMA_BLOCK_HEADER_SIZE_MAX + bound);
+	/* The header goes in front once its size is known. */
+	s.next_in = p;
+	s.avail_in = n;
+	s.next_out = out->data + out->len + LZMA_BLOCK_HEADER_SIZE_MAX;
+	s.avail_out = bound;
+	if ((r = lzma_code(&s, LZMA_FINISH)) != LZMA_STREAM_END)
+		fatal("liblzma: block encoder failed (%d)", (int)r);
+	lzma_end(&s);
+
+	h = b;
+	hopt = *(const lzma_options_lzma *)filters[0].options;
+	hf[0] = filters[0];
+	hf[0].options = &hopt;
+	hf[1] = filters[1];
+	h.filters = hf;
+	usize = b.uncompressed_size;
+	if (pt->xz_nosizes) {
+		h.compressed_size = LZMA_VLI_UNKNOWN;
+		h.uncompressed_size = LZMA_VLI_UNKNOWN;
+	}
+	for (i = 0; i < pt->xz_ndamage; i++) {
+		if (at[i] != bi)
+			continue;
+		if (pt->xz_damage[i].how == XZ_USIZE)
+			h.uncompressed_size = usize =
+			    (lzma_vli)pt->xz_damage[i].arg;
+		if (pt->xz_damage[i].how == XZ_DICT) {
+			prop = pt->xz_damage[i].arg;
+			hopt.dict_size = prop == 40 ? UINT32_MAX :
+			    (uint32_t)(2 | (prop & 1)) << (prop / 2 + 11);
+		}
+	}
+	if (lzma_block_header_size(&h) != LZMA_OK ||
+	    lzma_block_header_encode(&h, hdr) != LZMA_OK)
+		fatal_at(d, pt->xz_line, "liblzma: cannot encode block %zu's"
+		    " header", bi);
+	memmove(out->data + out->len + h.header_size,
+	    out->data + out->len + LZMA_BLOCK_HEADER_SIZE_MAX,
+	    bound - s.avail_out);
+	memcpy(out->data + out->len, hdr, h.header_size);
+	out->len += h.header_size;
+	pl->data = out->len;
+	pl->clen = (size_t)b.compressed_size;
+	out->len += bound - s.avail_out;
+	if (lzma_index_append(idx, NULL, h.header_size + b.compressed_size +
+	    lzma_check_size(b.check), usize) != LZMA_OK)
+		fatal_at(d, pt->xz_line, "liblzma: cannot index block %zu",
+		    bi);
+}
+
+/*
+ * The member as liblzma's blocks (xz-blocks), then the damage the
+ * description asks for, which needs to know where each block landed.
+ */
+static void
+xz_blocks_apply(const struct desc *d, enum part_id id, const struct buf *in,
+    struct buf *out)
+{
+	const struct part *pt = &d->parts[id];
+	const struct xzdamage *x;
+	lzma_options_lzma opt;
+	lzma_filter filters[2];
+	lzma_index *idx;
+	struct xzplace *pl;
+	size_t bs = (size_t)pt->xz_block, n, i, off, len, split, cut, *at;
+	long long pad;
+
+	if (lzma_lzma_preset(&opt, pt->level < 0 ? 6 : (uint32_t)pt->level))
+		fatal_at(d, pt->level_line, "level %d not valid for xz",
+		    pt->level);
+	filters[0].id = LZMA_FILTER_LZMA2;
+	filters[0].options = &opt;
+	filters[1].id = LZMA_VLI_UNKNOWN;
+	filters[1].options = NULL;
+	n = in->len / bs + (in->len % bs != 0);
+	at = xreallocarray(NULL, pt->xz_ndamage + 1, sizeof(*at));
+	for (i = 0; i < pt->xz_ndamage; i++)
+		at[i] = xz_resolve(d, pt->xz_damage[i].line,
+		    pt->xz_damage[i].block, n, n);
+	split = SIZE_MAX;
+	if (pt->xz_split_line)
+		split = xz_resolve(d, pt->xz_split_line, pt->xz_split, n,
+		    n + 1);
+	pl = xreallocarray(NULL, n + 1, sizeof(*pl));
+
+	xz_stream_start(out, &idx);
+	for (i = 0, off = 0; i < n; i++, off += len) {
+		if (i == split) {
+			xz_stream_end(out, idx);
+			xz_stream_start(out, &idx);
+		}
+		len = in->len - off < bs ? in->len - off : bs;
+		xz_block_put(d, pt, filters, in->data + off, len, i, at, idx,
+		    out, &pl[i]);
+	}
+	if (split == n) {
+		xz_stream_end(out, idx);
+		xz_stream_start(out, &idx);
+	}
+	xz_stream_end(out, idx);
+	for (pad = pt->xz_padding; pad > 0; pad--)
+		buf_addc(out, 0);
+
+	cut = SIZE_MAX;
+	for (i = 0; i < pt->xz_ndamage; i++) {
+		x = &pt->xz_damage[i];
+		if (x->how == XZ_CORRUPT)
+			out->data[pl[at[i]].data + pl[at[i]].clen / 2] ^= 0xff;
+		else if (x->how == XZ_CUT &&
+		    pl[at[i]].data + pl[at[i]].clen / 2 < cut)
+			cut = pl[at[i]].data + pl[at[i]].clen / 2;
+	}
+	if (cut != SIZE_MAX)
+		out->len = cut;
+	free(pl);
+	free(at);
+}
+
 static void
 part_build(struct desc *d, enum part_id id)
 {
@@ -1639,7 +2008,16 @@ part_build(struct desc *d, enum part_id id)
 		tar_build(d, id, ents, n + d->nctl, &tar);
 		free(ents);
 	}
-	comp_apply(d, id, &tar, &pt->payload);
+	if (pt->xz_block > 0) {
+		if (pt->comp != COMP_XZ)
+			fatal_at(d, pt->xz_line, "xz-blocks: %s is not xz",
+			    part_names[id]);
+		xz_blocks_apply(d, id, &tar, &pt->payload);
+	} else if (pt->xz_split_line || pt->xz_padding || pt->xz_ndamage)
+		fatal("%s: xz-split, xz-padding and xz-damage need xz-blocks",
+		    part_names[id]);
+	else
+		comp_apply(d, id, &tar, &pt->payload);
 	buf_free(&tar);
 
 	if (pt->corrupt) {
