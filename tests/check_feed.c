@@ -200,6 +200,55 @@ read_alone(const char *path, struct buf *out, char *why, size_t whylen)
 
 #define NPKG	4
 
+/* NPKG paths in the scratch directory, FIRST with its digit counting up. */
+static void
+pkg_paths(char path[NPKG][64], char **files, const char *first)
+{
+	size_t i;
+
+	for (i = 0; i < NPKG; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s", checkutil_at(first));
+		path[i][strlen(path[i]) - 5] = (char)('0' + i);
+		files[i] = path[i];
+	}
+}
+
+/*
+ * Read FILES[0..NPKG-1] through JOBS threads within BUDGET, as the
+ * extraction does, package after package: each must be WANT's bytes.
+ */
+static void
+read_in_order(char **files, const struct buf *want, unsigned jobs,
+    size_t budget)
+{
+	struct dbp_error err;
+	struct buf got;
+	const void *p;
+	const char *why;
+	struct feed *f;
+	struct deb *d;
+	size_t i;
+	ssize_t n;
+
+	ck_assert_int_eq(feed_new(&f, files, NPKG, jobs, budget), 0);
+	for (i = 0; i < NPKG; i++) {
+		void *pkg;
+
+		ck_assert_int_eq(deb_open(&d, files[i], &err), 0);
+		pkg = feed_pkg(f, i, deb_fd(d));
+		memset(&got, 0, sizeof(got));
+		while ((n = feed_read(pkg, &p, &why)) > 0)
+			buf_add(&got, p, (size_t)n);
+		ck_assert_int_eq(n, 0);
+		ck_assert_uint_eq(got.len, want[i].len);
+		ck_assert_int_eq(memcmp(got.p, want[i].p, got.len), 0);
+		free(got.p);
+		feed_done(f, i);
+		deb_close(d);
+	}
+	feed_free(f);
+}
+
 /*
  * Threads give every package's bytes whole and in order, with a budget
  * much smaller than a package (the readers and the threads take turns),
@@ -208,43 +257,16 @@ read_alone(const char *path, struct buf *out, char *why, size_t whylen)
 START_TEST(test_feed_in_order)
 {
 	static const unsigned jobs[] = { 1, 2, 3, 8 };
-	struct buf want[NPKG], got;
+	struct buf want[NPKG];
 	char *files[NPKG], path[NPKG][64];
-	const void *p;
-	const char *why;
-	struct feed *f;
 	size_t i, j;
-	ssize_t n;
 
-	for (i = 0; i < NPKG; i++) {
-		snprintf(path[i], sizeof(path[i]), "%s",
-		    checkutil_at("p0.deb"));
-		path[i][strlen(path[i]) - 5] = (char)('0' + i);
-		files[i] = path[i];
+	pkg_paths(path, files, "p0.deb");
+	for (i = 0; i < NPKG; i++)
 		make_deb(files[i], 200000 + 150000 * i, (unsigned)i + 1, false,
 		    &want[i]);
-	}
-	for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
-		ck_assert_int_eq(feed_new(&f, files, NPKG, jobs[j], 64 * 1024), 0);
-		for (i = 0; i < NPKG; i++) {
-			struct deb *d;
-			struct dbp_error err;
-			void *pkg;
-
-			ck_assert_int_eq(deb_open(&d, files[i], &err), 0);
-			pkg = feed_pkg(f, i, deb_fd(d));
-			memset(&got, 0, sizeof(got));
-			while ((n = feed_read(pkg, &p, &why)) > 0)
-				buf_add(&got, p, (size_t)n);
-			ck_assert_int_eq(n, 0);
-			ck_assert_uint_eq(got.len, want[i].len);
-			ck_assert_int_eq(memcmp(got.p, want[i].p, got.len), 0);
-			free(got.p);
-			feed_done(f, i);
-			deb_close(d);
-		}
-		feed_free(f);
-	}
+	for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++)
+		read_in_order(files, want, jobs[j], 64 * 1024);
 	for (i = 0; i < NPKG; i++)
 		free(want[i].p);
 }
@@ -320,26 +342,18 @@ START_TEST(test_feed_blocks)
 {
 	static const unsigned jobs[] = { 2, 3, 8 };
 	static const size_t budgets[] = { 64 * 1024, 1 << 20, 64 << 20 };
-	struct buf want[NPKG], got;
+	struct buf want[NPKG];
 	char *files[NPKG], path[NPKG][64];
 	struct xz_index *ix;
 	struct dbp_error err;
 	off_t off, size;
-	const void *p;
-	const char *why;
-	struct feed *f;
 	struct deb *d;
 	size_t i, j, b;
-	ssize_t n;
 
-	for (i = 0; i < NPKG; i++) {
-		snprintf(path[i], sizeof(path[i]), "%s",
-		    checkutil_at("m0.deb"));
-		path[i][strlen(path[i]) - 5] = (char)('0' + i);
-		files[i] = path[i];
+	pkg_paths(path, files, "m0.deb");
+	for (i = 0; i < NPKG; i++)
 		make_deb_blocks(files[i], 300000 + 400000 * (i % 2),
 		    (unsigned)i + 11, false, i % 2 ? 65536 : 0, &want[i]);
-	}
 	/* Blocks of 64 KiB: the index of the second lists them all. */
 	ck_assert_int_eq(deb_open(&d, files[1], &err), 0);
 	ck_assert_int_eq(deb_data_xz(d, &off, &size, &err), 0);
@@ -349,26 +363,8 @@ START_TEST(test_feed_blocks)
 	xz_index_free(ix);
 	deb_close(d);
 	for (j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++)
-	for (b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++) {
-		ck_assert_int_eq(feed_new(&f, files, NPKG, jobs[j],
-		    budgets[b]), 0);
-		for (i = 0; i < NPKG; i++) {
-			void *pkg;
-
-			ck_assert_int_eq(deb_open(&d, files[i], &err), 0);
-			pkg = feed_pkg(f, i, deb_fd(d));
-			memset(&got, 0, sizeof(got));
-			while ((n = feed_read(pkg, &p, &why)) > 0)
-				buf_add(&got, p, (size_t)n);
-			ck_assert_int_eq(n, 0);
-			ck_assert_uint_eq(got.len, want[i].len);
-			ck_assert_int_eq(memcmp(got.p, want[i].p, got.len), 0);
-			free(got.p);
-			feed_done(f, i);
-			deb_close(d);
-		}
-		feed_free(f);
-	}
+		for (b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++)
+			read_in_order(files, want, jobs[j], budgets[b]);
 	for (i = 0; i < NPKG; i++)
 		free(want[i].p);
 }

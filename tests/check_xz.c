@@ -251,18 +251,42 @@ block_at(const uint8_t *xz, size_t len, size_t i)
 }
 
 /*
+ * In XZ (LEN bytes), block BAD fails with WANT and block GOOD decodes:
+ * the stream decoder, reading it whole, fails with the same words.
+ */
+static void
+assert_block_fails(uint8_t *xz, size_t len, size_t bad, size_t good,
+    const char *want)
+{
+	struct xz_index *ix;
+	const char *why = NULL, *whole;
+	uint8_t *out;
+	int fd;
+
+	fd = file_with(xz, len);
+	ck_assert_int_eq(xz_index_read(&ix, fd, LEAD, (off_t)len), 0);
+	out = malloc(BLOCK);
+	ck_assert_int_eq(decode_block(ix, good, out, BLOCK, &why), BLOCK);
+	ck_assert_int_eq(decode_block(ix, bad, out, BLOCK, &why), -1);
+	ck_assert_str_eq(why, want);
+	ck_assert_int_eq(decode_whole(xz, len, &whole), -1);
+	ck_assert_str_eq(whole, why);
+	free((char *)whole);
+	xz_index_free(ix);
+	close(fd);
+	free(out);
+}
+
+/*
  * A block header asking for a 128 MiB dictionary (its CRC right): an
  * error saying so, from the block decoder and from the stream decoder
  * alike, and nothing allocated for it.
  */
 START_TEST(test_xz_memlimit)
 {
-	struct xz_index *ix;
-	const char *why = NULL, *whole;
 	size_t len, at, hs, k;
-	uint8_t *xz, *out;
 	uint32_t crc;
-	int fd;
+	uint8_t *xz;
 
 	plain_make();
 	xz = encode(&len);
@@ -276,19 +300,8 @@ START_TEST(test_xz_memlimit)
 	xz[at + k + 2] = 30;	/* 2 << (30 / 2 + 11): 128 MiB */
 	crc = lzma_crc32(xz + at, hs - 4, 0);
 	memcpy(xz + at + hs - 4, &crc, 4);	/* little-endian */
-	fd = file_with(xz, len);
-	ck_assert_int_eq(xz_index_read(&ix, fd, LEAD, (off_t)len), 0);
-	out = malloc(BLOCK);
-	ck_assert_int_eq(decode_block(ix, 1, out, BLOCK, &why), BLOCK);
-	ck_assert_int_eq(decode_block(ix, 2, out, BLOCK, &why), -1);
-	ck_assert_str_eq(why, "xz data needs 129 MiB of memory to decode,"
-	    " more than the limit of 80 MiB");
-	ck_assert_int_eq(decode_whole(xz, len, &whole), -1);
-	ck_assert_str_eq(whole, why);
-	free((char *)whole);
-	xz_index_free(ix);
-	close(fd);
-	free(out);
+	assert_block_fails(xz, len, 2, 1, "xz data needs 129 MiB of memory"
+	    " to decode, more than the limit of 80 MiB");
 	free(xz);
 	free(plain);
 }
@@ -297,28 +310,14 @@ END_TEST
 /* A flipped byte inside a block: that block fails, the others decode. */
 START_TEST(test_xz_corrupt_block)
 {
-	struct xz_index *ix;
-	const char *why = NULL, *whole;
 	size_t len, at;
-	uint8_t *xz, *out;
-	int fd;
+	uint8_t *xz;
 
 	plain_make();
 	xz = encode(&len);
 	at = block_at(xz, len, 3);
 	xz[at + 40] ^= 0x10;
-	fd = file_with(xz, len);
-	ck_assert_int_eq(xz_index_read(&ix, fd, LEAD, (off_t)len), 0);
-	out = malloc(BLOCK);
-	ck_assert_int_eq(decode_block(ix, 4, out, BLOCK, &why), BLOCK);
-	ck_assert_int_eq(decode_block(ix, 3, out, BLOCK, &why), -1);
-	ck_assert_str_eq(why, "corrupt xz data");
-	ck_assert_int_eq(decode_whole(xz, len, &whole), -1);
-	ck_assert_str_eq(whole, why);
-	free((char *)whole);
-	xz_index_free(ix);
-	close(fd);
-	free(out);
+	assert_block_fails(xz, len, 3, 4, "corrupt xz data");
 	free(xz);
 	free(plain);
 }
