@@ -116,7 +116,7 @@ usage(FILE *fp)
 	    "      --force-overwrite take over paths of other packages\n"
 	    "  -h, --help            show this help and exit\n"
 	    "  -j, --jobs N          decompress with N threads (default: the\n"
-	    "                        online CPUs, at most 4; 1: in the main\n"
+	    "                        online CPUs, at most 8; 1: in the main\n"
 	    "                        thread)\n"
 	    "      --list            list the installed packages\n"
 	    "      --merged-usr[=WHEN] make bin, sbin, lib... links to usr/ in a new\n"
