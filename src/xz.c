@@ -112,7 +112,8 @@ xz_read(struct xz *x, const void **buf)
 				return -1;
 			}
 			x->src_end = n == 0;
-			x->s.next_in = in;
+			/* At the end the source leaves *BUF as it was. */
+			x->s.next_in = n > 0 ? in : NULL;
 			x->s.avail_in = (size_t)n;
 		}
 		x->s.next_out = x->out;

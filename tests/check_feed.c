@@ -117,17 +117,16 @@ make_deb_blocks(const char *path, size_t size, unsigned seed, bool corrupt,
 		seed = seed * 1103515245 + 12345;
 		content[i] = (char)(seed >> 16);
 	}
+	/* With blocks, half of the bytes repeat: blocks of unequal sizes. */
+	if (block != 0)
+		memset(content, 'a', size / 2);
 	one_member(&ctl, ARCHIVE_FORMAT_TAR_USTAR, ARCHIVE_FILTER_GZIP,
 	    "./control", control, sizeof(control) - 1);
 	one_member(&plain, ARCHIVE_FORMAT_TAR_USTAR, ARCHIVE_FILTER_NONE,
 	    "./f", content, size);
-	if (block != 0) {
-		/* Half of the bytes repeat: blocks of unequal sizes. */
-		memset(content, 'a', size / 2);
-		one_member(&plain, ARCHIVE_FORMAT_TAR_USTAR,
-		    ARCHIVE_FILTER_NONE, "./f", content, size);
+	if (block != 0)
 		xz_blocks(&data, &plain, block);
-	} else
+	else
 		one_member(&data, ARCHIVE_FORMAT_TAR_USTAR, ARCHIVE_FILTER_XZ,
 		    "./f", content, size);
 	free(content);

@@ -7,7 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <sys/statfs.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
 #include "checkutil.h"
+#include "devstat.h"
 #include "stats.h"
 
 static const char *const entry_keys[] = {
@@ -272,6 +278,45 @@ START_TEST(test_stats_large_counters)
 }
 END_TEST
 
+/*
+ * The disk under a directory: a name whose stat file reads, counters that
+ * do not go back; a filesystem on no disk (tmpfs, proc) is said so.
+ */
+START_TEST(test_devstat_find)
+{
+	static const char *const dirs[] = { "/", "/tmp", "/var/tmp", "/proc",
+	    "/dev/shm" };
+	struct devstat ds, again;
+	char path[160];
+	struct statfs sf;
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (statfs(dirs[i], &sf) != 0)
+			continue;
+		r = devstat_open(&ds, dirs[i]);
+		/* tmpfs and proc: no block device under them. */
+		if (sf.f_type == 0x01021994 || sf.f_type == 0x9fa0) {
+			ck_assert_int_eq(r, -ENODEV);
+			continue;
+		}
+		if (r == -ENODEV)
+			continue;	/* NFS, FUSE, overlayfs: no disk */
+		ck_assert_int_eq(r, 0);
+		ck_assert_str_ne(ds.name, "");
+		ck_assert_ptr_null(strchr(ds.name, '/'));
+		snprintf(path, sizeof(path), "/sys/block/%s/stat", ds.name);
+		ck_assert_int_eq(access(path, R_OK), 0);
+		again = ds;
+		ck_assert_int_eq(devstat_read(&again), 0);
+		ck_assert_uint_ge(again.flushes, ds.flushes);
+		ck_assert_uint_ge(again.written, ds.written);
+	}
+	ck_assert_int_ne(devstat_open(&ds, "/nonexistent/dir"), 0);
+}
+END_TEST
+
 static Suite *
 stats_suite(void)
 {
@@ -282,6 +327,7 @@ stats_suite(void)
 	tcase_add_test(tc, test_stats_json_one_line);
 	tcase_add_test(tc, test_stats_json_values);
 	tcase_add_test(tc, test_stats_device);
+	tcase_add_test(tc, test_devstat_find);
 	tcase_add_test(tc, test_stats_text_sync_mode);
 	tcase_add_test(tc, test_stats_now_monotonic);
 	suite_add_tcase(s, tc);

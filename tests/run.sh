@@ -61,6 +61,22 @@ for i in 1 2; do
 	    build/debunpack -q --root "$vg/db" --dpkg-db --merged-usr "$vg/a.deb" ||
 	    { echo "valgrind: debunpack --dpkg-db ($i)"; exit 1; }
 done
+# Threads: a package of many xz blocks decoded by three of them, then
+# the same with a corrupt block in the middle, which they hand over to a
+# decoder of the whole stream.
+build/tests/mkdeb tests/fixtures/xzblocks.desc "$vg/b.deb"
+{ cat tests/fixtures/xzblocks.desc; echo "xz-damage data middle corrupt"; } > "$vg/bad.desc"
+build/tests/mkdeb "$vg/bad.desc" "$vg/bad.deb"
+mkdir "$vg/blocks" "$vg/badblocks"
+valgrind -q --leak-check=full --error-exitcode=1 \
+    build/debunpack -q --root "$vg/blocks" --jobs 3 "$vg/b.deb" ||
+    { echo "valgrind: debunpack --jobs 3, xz blocks"; exit 1; }
+if valgrind -q --leak-check=full --error-exitcode=3 build/debunpack -q \
+    --root "$vg/badblocks" --jobs 3 "$vg/bad.deb" 2>/dev/null; then
+	echo "valgrind: corrupt xz block accepted"; exit 1
+elif [ $? = 3 ]; then
+	echo "valgrind: errors on the corrupt xz block"; exit 1
+fi
 # An error path too: the second package is broken.
 build/tests/mkdeb tests/fixtures/bad/truncated.desc "$vg/t.deb"
 if valgrind -q --leak-check=full --error-exitcode=3 build/debunpack -q \
