@@ -332,7 +332,7 @@ xz_block_header(struct xz_block *x, const struct xz_index *ix,
     const struct xz_blk *b, uint64_t memlimit, uint64_t *mem,
     const char **why)
 {
-	uint8_t hdr[LZMA_BLOCK_HEADER_SIZE_MAX];
+	uint8_t hdr[LZMA_BLOCK_HEADER_SIZE_MAX] = { 0 };
 	lzma_filter *filters = x->filters;
 	lzma_ret lr;
 	int r;
