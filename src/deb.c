@@ -237,6 +237,17 @@ deb_inner_error(struct deb *d, struct archive *a, const char *cause)
 		archive_set_error(a, EILSEQ, "%s: %s", d->member, cause);
 }
 
+/*
+ * Our decompressor of the member said WHY: tell reader A.  A source error
+ * is the container's: say what it said.
+ */
+static void
+deb_decoder_failed(struct deb *d, struct archive *a, const char *why)
+{
+	d->src_failed = true;
+	deb_inner_error(d, a, strcmp(why, "source") == 0 ? NULL : why);
+}
+
 /* Read callback of an uncompressed member or one libarchive decompresses. */
 static la_ssize_t
 deb_member_read(struct archive *a, void *cookie, const void **buf)
@@ -257,13 +268,8 @@ deb_gz_read(struct archive *a, void *cookie, const void **buf)
 	ssize_t n;
 
 	n = gunzip_read(d->gz, buf);
-	if (n < 0) {
-		const char *e = gunzip_error(d->gz);
-
-		d->src_failed = true;
-		/* A source error is the container's: say what it said. */
-		deb_inner_error(d, a, strcmp(e, "source") == 0 ? NULL : e);
-	}
+	if (n < 0)
+		deb_decoder_failed(d, a, gunzip_error(d->gz));
 	return (la_ssize_t)n;
 }
 
@@ -274,12 +280,8 @@ deb_xz_read(struct archive *a, void *cookie, const void **buf)
 	ssize_t n;
 
 	n = xz_read(d->xz, buf);
-	if (n < 0) {
-		const char *e = xz_error(d->xz);
-
-		d->src_failed = true;
-		deb_inner_error(d, a, strcmp(e, "source") == 0 ? NULL : e);
-	}
+	if (n < 0)
+		deb_decoder_failed(d, a, xz_error(d->xz));
 	return (la_ssize_t)n;
 }
 
@@ -292,11 +294,11 @@ deb_fed_read(struct archive *a, void *cookie, const void **buf)
 
 	n = d->fed(d->fed_ctx, buf, &why);
 	/* The decompressor's own words, as if it ran here (feed.c). */
-	if (n < 0)
+	if (n < 0) {
 		d->src_failed = true;
-	if (n < 0)
 		archive_set_error(a, EILSEQ, "%s", why != NULL ? why :
 		    "read error");
+	}
 	return (la_ssize_t)n;
 }
 

@@ -622,7 +622,10 @@ feed_read(void *pkg, const void **buf, const char **why)
 			*why = u->why;
 			r = -1;
 		} else if (p->cur + 1 < p->last) {
-			/* The next unit is the awaited one now. */
+			/*
+			 * The next unit is the awaited one now: its thread may
+			 * start or queue more, and this one waits for it below.
+			 */
 			p->cur++;
 			pthread_cond_broadcast(&f->work);
 			continue;
