@@ -422,10 +422,14 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	/*
 	 * The commit line is in the journal even if its sync failed: a repair
 	 * may finish the run, so it is not undone here; the next run repairs
-	 * it one way or the other, from what reached the disk.
+	 * it one way or the other, from what reached the disk.  A line that
+	 * could not even be written is not there: undo.
 	 */
-	if ((r = journal_commit(j, err)) != 0)
+	if ((r = journal_commit(j, err)) != 0) {
+		if (!journal_committed(j))
+			goto abort;
 		goto out;
+	}
 	/* Past this point the run stands: the old versions' backups go. */
 	/* Each step runs whatever the one before it gave, in this order. */
 	left = syncbatch_finish(sb) != 0;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -50,6 +51,7 @@ struct journal {
 	bool dirsynced;		/* its name is durable */
 	bool dirty;		/* lines written since the last sync */
 	bool created;		/* this run made the file: its to remove */
+	bool committed;		/* the commit line may be in the file */
 	struct stats *st;	/* its sync calls are counted with the run's */
 	int err;		/* first write error, -errno */
 };
@@ -232,7 +234,33 @@ journal_commit(struct journal *j, struct dbp_error *err)
 	j->dirty = true;
 	if (fputs("commit\n", j->fp) == EOF)
 		journal_failed(j);
+	/*
+	 * The last line: if writing failed, it did not reach the file whole
+	 * (journal_end and journal_free never write it later), and the run
+	 * can still be undone.
+	 */
+	if (journal_check(j, j->fp) != 0)
+		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
+	j->committed = true;
 	return journal_sync(j, err);
+}
+
+bool
+journal_committed(const struct journal *j)
+{
+	return j->committed;
+}
+
+/*
+ * Close FP.  After a write error what is still buffered is dropped: a
+ * line written later, after the undo it asked for, would say otherwise.
+ */
+static int
+journal_close(struct journal *j, FILE *fp)
+{
+	if (j->err != 0)
+		__fpurge(fp);
+	return fclose(fp);
 }
 
 int
@@ -243,7 +271,7 @@ journal_end(struct journal *j, bool undone, struct dbp_error *err)
 	if (fp == NULL || !j->created)
 		return 0;
 	j->fp = NULL;
-	if (fclose(fp) != 0 && j->err == 0)
+	if (journal_close(j, fp) != 0 && j->err == 0)
 		j->err = -errno;
 	if (unlinkat(j->admfd, JOURNAL_NAME, 0) != 0)
 		return dbp_err(err, errno, JOURNAL_NAME, "cannot remove journal");
@@ -259,7 +287,7 @@ journal_free(struct journal *j)
 	if (j == NULL)
 		return;
 	if (j->fp != NULL)
-		fclose(j->fp);
+		journal_close(j, j->fp);
 	free(j->mem);
 	if (j->admfd >= 0)
 		close(j->admfd);

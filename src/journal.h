@@ -78,6 +78,13 @@ int journal_sync(struct journal *j, struct dbp_error *err);
 int journal_commit(struct journal *j, struct dbp_error *err);
 
 /*
+ * Whether the commit line may have reached the journal's file: false
+ * when journal_commit failed to write it (a full disk, say), and the run
+ * is then undone like any failure before its commit point.
+ */
+bool journal_committed(const struct journal *j);
+
+/*
  * The run is over: remove the journal.  UNDONE: the run was undone, and
  * the admin directory gets its times back.
  */

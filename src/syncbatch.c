@@ -372,6 +372,7 @@ syncbatch_add(struct syncbatch *sb, size_t dir, const char *path,
 	}
 	it->name = strrchr(it->path, '/') != NULL ?
 	    strrchr(it->path, '/') + 1 : it->path;
+	it->direct = strcmp(it->tmp, it->name) == 0;
 	*idx = sb->n++;
 	return 0;
 }
@@ -544,7 +545,8 @@ syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
 	for (i = 0; i < sb->n; i++) {
 		struct sb_item *it = &sb->v[i];
 
-		if (it->state != SB_PENDING)
+		/* A name made final at once has no old version to keep. */
+		if (it->state != SB_PENDING || it->direct)
 			continue;
 		if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
 			return dbp_err(err, -dfd, dirs_path(sb->dirs, it->dir),
@@ -560,12 +562,40 @@ syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
 	return 0;
 }
 
+/* Put IT's temporary in place of its name (a directory moved aside first). */
+static int
+sb_rename_one(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
+{
+	int dfd;
+
+	if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
+		return dbp_err(err, -dfd, dirs_path(sb->dirs, it->dir),
+		    "cannot open directory");
+	if (it->backup_dir && !it->dir_moved) {
+		char old[NAME_MAX + 1];
+
+		/* Entries of this run may have gone into it since. */
+		if (!dirs_empty(dfd, it->name))
+			return dbp_err(err, 0, it->path, "is a directory"
+			    " that is not empty, not replacing it by a file");
+		journal_oldname(it->tmp, old, sizeof(old));
+		if (renameat(dfd, it->name, dfd, old) != 0)
+			return dbp_err(err, errno, it->path,
+			    "cannot move the directory aside");
+		it->dir_moved = true;
+	}
+	sb->st->calls[SC_RENAME]++;
+	if (renameat(dfd, it->tmp, dfd, it->name) != 0)
+		return dbp_err(err, errno, it->path, "cannot rename");
+	return 0;
+}
+
 int
 syncbatch_rename(struct syncbatch *sb, struct dbp_error *err)
 {
 	double t0;
 	size_t i;
-	int dfd, r;
+	int r;
 
 	if (!sb->prepared && (r = syncbatch_prepare(sb, NULL, 0, err)) != 0)
 		return r;
@@ -583,26 +613,9 @@ syncbatch_rename(struct syncbatch *sb, struct dbp_error *err)
 
 		if (it->state != SB_PENDING)
 			continue;
-		if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
-			return dbp_err(err, -dfd, dirs_path(sb->dirs, it->dir),
-			    "cannot open directory");
-		if (it->backup_dir && !it->dir_moved) {
-			char old[NAME_MAX + 1];
-
-			/* Entries of this run may have gone into it since. */
-			if (!dirs_empty(dfd, it->name))
-				return dbp_err(err, 0, it->path, "is a directory"
-				    " that is not empty, not replacing it by a"
-				    " file");
-			journal_oldname(it->tmp, old, sizeof(old));
-			if (renameat(dfd, it->name, dfd, old) != 0)
-				return dbp_err(err, errno, it->path,
-				    "cannot move the directory aside");
-			it->dir_moved = true;
-		}
-		sb->st->calls[SC_RENAME]++;
-		if (renameat(dfd, it->tmp, dfd, it->name) != 0)
-			return dbp_err(err, errno, it->path, "cannot rename");
+		/* A direct item has its name already: only its state moves. */
+		if (!it->direct && (r = sb_rename_one(sb, it, err)) != 0)
+			return r;
 		it->state = SB_RENAMED;
 		sb->renamed = true;
 		dirs_mark(sb->dirs, it->dir, DIR_NAMES | DIR_RENAMED);

@@ -28,10 +28,17 @@ mkdir "$root"
 "$DEBUNPACK" -q --root "$root" "$base" || fail base
 snapshot "$root" "$T/before"
 
-# wait_for_temp PID [DIR]: until a temporary exists (below DIR).
+# wait_for_temp PID [DIR]: until a temporary exists; with DIR, a
+# directory the run makes, until a file is there (files take their final
+# names at once in a new directory).
 wait_for_temp() {
+	if [ -n "${2:-}" ]; then
+		set -- "$1" "$2" -type f
+	else
+		set -- "$1" "" -name '*.debunpack-new'
+	fi
 	i=0
-	while [ -z "$(find "$root/${2:-}" -name '*.debunpack-new' 2>/dev/null | head -n 1)" ]; do
+	while [ -z "$(find "$root/$2" "$3" "$4" 2>/dev/null | head -n 1)" ]; do
 		kill -0 "$1" 2>/dev/null || fail "run ended before the signal"
 		i=$((i + 1))
 		[ $i -lt 3000 ] || fail "no temporary appeared"
@@ -54,7 +61,7 @@ for sig in INT TERM; do
 done
 
 # SIGKILL leaves temporaries behind; the same command run again finishes.
-# (Killed once the slow directory holds temporaries, i.e. after its entry;
+# (Killed once the slow directory holds files, i.e. after its entry;
 # a kill between its mkdir and its chmod is left to the repair of
 # interrupted runs.)
 "$DEBUNPACK" --root "$root" --sync-mode none "$slow" 2> "$T/err" &
