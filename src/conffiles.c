@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "conffiles.h"
-#include "unpack.h"
+#include "names.h"
 
 struct conffiles {
 	char **v;		/* root-relative, sorted for bsearch */
@@ -50,7 +50,7 @@ conffiles_add(struct conffiles *c, const char *line, size_t len,
 	c->v = v;
 	if ((v[c->n] = malloc(len + 1)) == NULL)
 		return dbp_err(err, ENOMEM, "conffiles", "cannot read");
-	if ((r = unpack_path(abs, v[c->n], len + 1, err)) != 0) {
+	if ((r = names_path(abs, v[c->n], len + 1, err)) != 0) {
 		free(v[c->n]);
 		return r;
 	}

@@ -10,7 +10,7 @@ struct conffiles;
 
 /*
  * Parse TEXT (absolute paths, one per line; NULL for none) into *OUT,
- * paths normalised as unpack_path does.  *OUT is the caller's
+ * paths normalised as names_path does.  *OUT is the caller's
  * (conffiles_free).  Errors name "conffiles".
  */
 int conffiles_parse(const char *text, struct conffiles **out,

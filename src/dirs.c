@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dirs.h"
+#include "names.h"
 
 #define DIR_NONE	SIZE_MAX
 
@@ -319,8 +320,7 @@ dirs_move_aside(struct dirs *d, int pfd, const char *rel, const char *base,
 	char old[NAME_MAX + 1];
 	int r;
 
-	if (snprintf(old, sizeof(old), "%s" DIRS_ASIDE_SUFFIX, base) >=
-	    (int)sizeof(old))
+	if (names_aside(base, old, sizeof(old)) != 0)
 		return dbp_err(err, ENAMETOOLONG, rel, "cannot move aside");
 	if (d->log != NULL && (r = d->log(d->log_ctx, DIRS_LOG_ASIDE, rel,
 	    NULL)) != 0)
@@ -338,8 +338,7 @@ dirs_unmake(int pfd, const char *base, bool displaced)
 	char old[NAME_MAX + 1];
 
 	unlinkat(pfd, base, AT_REMOVEDIR);
-	if (displaced && snprintf(old, sizeof(old), "%s" DIRS_ASIDE_SUFFIX,
-	    base) < (int)sizeof(old))
+	if (displaced && names_aside(base, old, sizeof(old)) == 0)
 		renameat(pfd, old, pfd, base);
 }
 
@@ -516,7 +515,8 @@ dirs_aside_end(struct dirs *d, struct dir *v, bool undo)
 	char old[NAME_MAX + 1];
 	int fd;
 
-	snprintf(old, sizeof(old), "%s" DIRS_ASIDE_SUFFIX, v->base);
+	if (names_aside(v->base, old, sizeof(old)) != 0)
+		return -ENAMETOOLONG;
 	if ((fd = dirs_fd(d, v->parent)) < 0)
 		return fd;
 	if (undo ? renameat(fd, old, fd, v->base) != 0 :

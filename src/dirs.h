@@ -19,9 +19,6 @@
 #define DIR_RENAMED	0x20	/* a name in it was committed */
 #define DIR_ASIDE	0x40	/* created where a file was moved aside */
 
-/* The name a file moved aside for a directory takes: NAME + this. */
-#define DIRS_ASIDE_SUFFIX	".debunpack-old"
-
 /* What the log callback is told of a directory. */
 enum dirs_log {
 	DIRS_LOG_FOUND,		/* it exists; TIMES are its times */
@@ -76,7 +73,7 @@ void dirs_set_log(struct dirs *d, int (*log)(void *ctx, enum dirs_log kind,
 
 /*
  * DISPLACE is asked when a directory REL is to be made where a
- * non-directory is: 0 lets it move aside (to REL + DIRS_ASIDE_SUFFIX,
+ * non-directory is: 0 lets it move aside (to names_aside's name,
  * after the log callback was told with DIRS_LOG_ASIDE), 1 refuses with
  * "exists and is not a directory", -errno fails with ERR filled.  An
  * abort puts it back (dirs_remove_created), dirs_finish drops it.

@@ -19,8 +19,8 @@
 #include "fileat.h"
 #include "journal.h"
 #include "manifest.h"
+#include "names.h"
 #include "syncbatch.h"
-#include "unpack.h"
 
 /*
  * dpkg reads its database back on every run, so what is written here
@@ -367,8 +367,7 @@ dpkgdb_put_at(struct dpkgdb *db, size_t idx, const char *dir,
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 	    (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s" UNPACK_TMP_SUFFIX, name) >=
-	    (int)sizeof(tmp))
+	    names_tmp(name, NULL, tmp, sizeof(tmp)) != 0)
 		return dbp_err(err, ENAMETOOLONG, path, "cannot create");
 	/* A package's own file there would be renamed over by this one. */
 	if (manifest_find(db->man, idx, name) != NULL)
@@ -472,7 +471,7 @@ dpkgdb_find_gone(struct dpkgdb *db, int dfd)
 	}
 	while ((de = readdir(dir)) != NULL) {
 		if ((dot = strrchr(de->d_name, '.')) == NULL ||
-		    unpack_reserved_name(de->d_name))
+		    names_reserved(de->d_name))
 			continue;
 		len = (size_t)(dot - de->d_name);
 		for (i = 0; i < db->nrun; i++) {

@@ -293,15 +293,3 @@ journal_free(struct journal *j)
 		close(j->admfd);
 	free(j);
 }
-
-void
-journal_oldname(const char *tmp, char *buf, size_t n)
-{
-	char *p, *last = NULL;
-
-	snprintf(buf, n, "%s", tmp);
-	for (p = buf; (p = strstr(p, "debunpack-new")) != NULL; p++)
-		last = p;
-	if (last != NULL)
-		memcpy(last + strlen("debunpack-"), "old", 3);
-}

@@ -93,10 +93,4 @@ int journal_end(struct journal *j, bool undone, struct dbp_error *err);
 /* Close without removing (a failed undo leaves the journal for a repair). */
 void journal_free(struct journal *j);
 
-/*
- * The name a backup of the old version of TMP's target takes: TMP with
- * its last "debunpack-new" turned into "debunpack-old".
- */
-void journal_oldname(const char *tmp, char *buf, size_t n);
-
 #endif

@@ -16,6 +16,7 @@
 #include "dirs.h"
 #include "journal.h"
 #include "manifest.h"
+#include "names.h"
 #include "rootfs.h"
 #include "syncbatch.h"
 
@@ -220,13 +221,14 @@ manifest_write_tmp(struct manifest *m, struct record *r,
     struct dbp_error *err)
 {
 	const char *name = control_get(r->ctl, "Package");
-	char final[256], tmp[300];
+	char final[256], tmp[NAME_MAX + 1];
 	size_t item;
 	FILE *fp;
 	int dfd, fd, e;
 
 	snprintf(final, sizeof(final), "%s" MANIFEST_SUFFIX, name);
-	snprintf(tmp, sizeof(tmp), "%s.debunpack-new", final);
+	if (names_tmp(final, NULL, tmp, sizeof(tmp)) != 0)
+		return dbp_err(err, ENAMETOOLONG, final, "cannot create record");
 	if ((dfd = dirs_fd(m->adirs, m->aroot)) < 0)
 		return dbp_err(err, -dfd, m->admname,
 		    "cannot open admin directory");

@@ -20,7 +20,7 @@
 #include "escape.h"
 #include "query.h"
 #include "record.h"
-#include "unpack.h"
+#include "names.h"
 
 int
 query_list(struct manifest *m, FILE *fp, struct dbp_error *err)
@@ -305,7 +305,7 @@ query_plan_entry(struct manifest *m, const struct rootfs *rf,
 	bool exists;
 	int dfd, r;
 
-	if ((r = unpack_path(archive_entry_pathname(ae), path, sizeof(path),
+	if ((r = names_path(archive_entry_pathname(ae), path, sizeof(path),
 	    err)) != 0 || path[0] == '\0')
 		return r;
 	snprintf(abspath, sizeof(abspath), "/%s", path);
@@ -316,7 +316,7 @@ query_plan_entry(struct manifest *m, const struct rootfs *rf,
 	e.path = abspath;
 	e.mode = archive_entry_perm(ae);
 	if (archive_entry_hardlink(ae) != NULL) {
-		if ((r = unpack_path(archive_entry_hardlink(ae), target + 1,
+		if ((r = names_path(archive_entry_hardlink(ae), target + 1,
 		    sizeof(target) - 1, err)) != 0)
 			return r;
 		target[0] = '/';

@@ -15,9 +15,10 @@
 #include "dirs.h"
 #include "escape.h"
 #include "fileat.h"
+#include "fsset.h"
 #include "journal.h"
+#include "names.h"
 #include "recover.h"
-#include "unpack.h"
 
 /*
  * Invariants the repair relies on (see also manifest.c and syncbatch.c):
@@ -26,7 +27,7 @@
  *     journal names it ("dir", or "mkdir" before it is made), so every
  *     temporary a killed run can leave is in a directory the journal
  *     names, or in the admin directory.
- * I2. Temporaries and backups have reserved names (unpack_reserved_name)
+ * I2. Temporaries and backups have reserved names (names_reserved)
  *     that no package may ship: any such name left in those directories
  *     is the run's, and is removed.
  * I3. No name is replaced before the journal lists it ("item", synced):
@@ -321,7 +322,7 @@ rc_item_dir(struct recover *rc, const struct rc_line *l,
 			rc_fail(rc, dfd, l->path, "cannot open directory");
 		return -1;
 	}
-	journal_oldname(l->tmp, old, NAME_MAX + 1);
+	names_old(l->tmp, old, NAME_MAX + 1);
 	return dfd;
 }
 
@@ -443,9 +444,7 @@ rc_is_aside(const struct recover *rc, const char *path, const char *name)
 		p = rc->v[i].path;
 		base = strrchr(p, '/') != NULL ? strrchr(p, '/') + 1 : p;
 		if ((size_t)(base - p) == (pl > 0 ? pl + 1 : 0) &&
-		    strncmp(p, path, pl) == 0 &&
-		    strncmp(name, base, strlen(base)) == 0 &&
-		    strcmp(name + strlen(base), DIRS_ASIDE_SUFFIX) == 0)
+		    strncmp(p, path, pl) == 0 && names_is_aside(name, base))
 			return true;
 	}
 	return false;
@@ -464,8 +463,8 @@ rc_asides_back(struct recover *rc, struct recover_result *res)
 		if (rc->v[i].kind != RC_ASIDE ||
 		    (dfd = rc_parent(rc, rc->v[i].path, &base)) < 0)
 			continue;
-		snprintf(old, sizeof(old), "%s" DIRS_ASIDE_SUFFIX, base);
-		if (!rc_exists(dfd, old) || rc_exists(dfd, base))
+		if (names_aside(base, old, sizeof(old)) != 0 ||
+		    !rc_exists(dfd, old) || rc_exists(dfd, base))
 			continue;	/* never moved, or already back */
 		if (renameat(dfd, old, dfd, base) != 0)
 			rc_fail(rc, errno, rc->v[i].path, "cannot restore");
@@ -494,7 +493,7 @@ rc_sweep(struct recover *rc, char tree, const char *path,
 		return;
 	}
 	while ((de = readdir(dir)) != NULL) {
-		if (!unpack_reserved_name(de->d_name) ||
+		if (!names_reserved(de->d_name) ||
 		    (tree == JOURNAL_ROOT && rc_is_aside(rc, path, de->d_name)) ||
 		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
@@ -636,14 +635,56 @@ rc_restore_times(struct recover *rc)
 	}
 }
 
-/* Make what was done durable before the journal that describes it goes. */
+/*
+ * Add directory DFD (PATH) to the filesystems to sync; where syncfs is
+ * not trusted (FUSE, NFS: a mount inside the root that the run synced
+ * file by file), fsync it now: the repair changes names only, and a
+ * directory's fsync makes its names durable.
+ */
+static void
+rc_sync_dir(struct recover *rc, struct fsset *fs, int dfd, const char *path)
+{
+	bool ok;
+	int r;
+
+	if ((r = fsset_add(fs, dfd, path, &ok)) != 0)
+		rc_fail(rc, r, path, "cannot open filesystem");
+	else if (!ok && fsync(dfd) != 0)
+		rc_fail(rc, errno, path, "cannot sync");
+}
+
+/*
+ * Make what was done durable before the journal that describes it goes,
+ * as the run made its own changes: one syncfs per filesystem where it is
+ * trusted, each directory the journal names elsewhere (I1: every one
+ * where the repair can have changed a name).
+ */
 static void
 rc_sync(struct recover *rc)
 {
-	if (syncfs(rc->rf->fd) != 0)
-		rc_fail(rc, errno, "", "cannot sync");
-	else if (syncfs(rc->admfd) != 0)
-		rc_fail(rc, errno, "", "cannot sync admin directory");
+	struct dbp_error err;
+	unsigned long calls = 0;
+	struct fsset *fs;
+	size_t i;
+	int dfd;
+
+	if (fsset_new(&fs) != 0) {
+		rc_fail(rc, ENOMEM, "", "cannot sync");
+		return;
+	}
+	rc_sync_dir(rc, fs, rc->rf->fd, ".");
+	rc_sync_dir(rc, fs, rc->admfd, JOURNAL_NAME);
+	for (i = 0; i < rc->n && rc->err == 0; i++) {
+		if (rc->v[i].kind != RC_DIR && rc->v[i].kind != RC_MKDIR)
+			continue;
+		/* Gone (a directory the undo removed): its parent has a line. */
+		if ((dfd = rc_dir(rc, rc->v[i].tree, rc->v[i].path)) < 0)
+			continue;
+		rc_sync_dir(rc, fs, dfd, rc->v[i].path);
+	}
+	if (rc->err == 0 && fsset_syncfs(fs, &calls, &err) != 0)
+		rc_fail(rc, err.errnum, err.path, "cannot sync its filesystem");
+	fsset_free(fs);
 }
 
 /* Read whole or not at all: a lost commit line would undo the run. */

@@ -13,6 +13,7 @@
 
 #include "fskind.h"
 #include "journal.h"
+#include "names.h"
 #include "syncbatch.h"
 #include "syncbatch_int.h"
 
@@ -510,7 +511,7 @@ sb_backup(struct sb_item *it, int dfd, struct dbp_error *err)
 	struct stat st;
 	int r;
 
-	journal_oldname(it->tmp, old, sizeof(old));
+	names_old(it->tmp, old, sizeof(old));
 	/*
 	 * Without AT_SYMLINK_FOLLOW a symlink is linked, not its target.  A
 	 * leftover backup is removed only when the link runs into one: one
@@ -578,7 +579,7 @@ sb_rename_one(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
 		if (!dirs_empty(dfd, it->name))
 			return dbp_err(err, 0, it->path, "is a directory"
 			    " that is not empty, not replacing it by a file");
-		journal_oldname(it->tmp, old, sizeof(old));
+		names_old(it->tmp, old, sizeof(old));
 		if (renameat(dfd, it->name, dfd, old) != 0)
 			return dbp_err(err, errno, it->path,
 			    "cannot move the directory aside");
@@ -662,7 +663,7 @@ sb_unlink_backup(struct syncbatch *sb, struct sb_item *it)
 	it->backup = false;
 	if (it->backup_dir && !it->dir_moved)
 		return 0;
-	journal_oldname(it->tmp, old, sizeof(old));
+	names_old(it->tmp, old, sizeof(old));
 	if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
 		return dfd;
 	return unlinkat(dfd, old, it->backup_dir ? AT_REMOVEDIR : 0) == 0 ||
@@ -689,7 +690,7 @@ sb_rollback(struct syncbatch *sb)
 			r = r != 0 ? r : dfd;
 			continue;
 		}
-		journal_oldname(it->tmp, old, sizeof(old));
+		names_old(it->tmp, old, sizeof(old));
 		/* A directory cannot be renamed over the file: remove it first. */
 		if (it->backup_dir && unlinkat(dfd, it->name, 0) != 0 &&
 		    errno != ENOENT) {
@@ -732,7 +733,7 @@ sb_dir_back(struct syncbatch *sb, struct sb_item *it)
 	char old[NAME_MAX + 1];
 	int dfd;
 
-	journal_oldname(it->tmp, old, sizeof(old));
+	names_old(it->tmp, old, sizeof(old));
 	if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
 		return dfd;
 	if (renameat(dfd, old, dfd, it->name) != 0)

@@ -2,14 +2,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "fskind.h"
+#include "fsset.h"
 #include "syncbatch.h"
 #include "syncbatch_int.h"
 
@@ -19,16 +16,8 @@
  * through a descriptor opened before the run wrote anything there, since
  * syncfs reports a writeback error only to descriptors older than it.
  */
-struct sb_fs {
-	dev_t dev;
-	int fd;
-	bool ok;		/* syncfs is trusted there (fskind.h) */
-	char *path;		/* what FD was opened as, for messages */
-};
-
 struct sb_fsset {
-	struct sb_fs *v;
-	size_t n;
+	struct fsset *set;
 	struct dirs *tab[2];	/* the directory tables of the batches */
 	size_t ntab;
 	unsigned refs;
@@ -51,58 +40,20 @@ struct sb_fsset {
  * dirty on that filesystem, which for a root being built is the root.
  */
 
-/*
- * Add the filesystem of FD (PATH, root-relative) to the set, keeping a
- * descriptor for syncfs; *IDX tells which it is.
- */
-static int
-sb_fs_add(struct sb_fsset *fs, int fd, const char *path, size_t *idx)
-{
-	struct sb_fs *v;
-	struct stat st;
-	size_t i;
-
-	if (fstat(fd, &st) != 0)
-		return -errno;
-	for (i = 0; i < fs->n; i++)
-		if (fs->v[i].dev == st.st_dev) {
-			*idx = i;
-			return 0;
-		}
-	if ((v = realloc(fs->v, (fs->n + 1) * sizeof(*v))) == NULL)
-		return -ENOMEM;
-	fs->v = v;
-	v = &fs->v[fs->n];
-	if ((v->path = strdup(path)) == NULL)
-		return -ENOMEM;
-	if ((v->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
-		free(v->path);
-		return -errno;
-	}
-	v->dev = st.st_dev;
-	/*
-	 * A root may hold other mounts (a vfat /boot/efi, a FUSE or NFS
-	 * admin directory): each filesystem is judged on its own.
-	 */
-	v->ok = fskind_syncfs_ok(fd);
-	*idx = fs->n++;
-	return 0;
-}
-
 static int
 syncfs_written(struct syncbatch *sb, struct sb_item *it,
     struct dbp_error *err)
 {
-	size_t idx;
+	bool ok;
 	int r;
 
 	/*
 	 * The first file written on a filesystem is the one that is old
 	 * enough to hear of every writeback error of the run there.
 	 */
-	if ((r = sb_fs_add(sb->fs, it->fd, it->path, &idx)) != 0)
+	if ((r = fsset_add(sb->fs->set, it->fd, it->path, &ok)) != 0)
 		return dbp_err(err, -r, it->path, "cannot open filesystem");
-	if (!sb->fs->v[idx].ok) {
+	if (!ok) {
 		/* Where syncfs is not trusted, the file is synced itself. */
 		if ((r = sb_journal_first(sb, err)) != 0)
 			return r;
@@ -125,7 +76,8 @@ static int
 syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 {
 	struct sb_fsset *fs = sb->fs;
-	size_t i, t, idx;
+	size_t i, t;
+	bool ok;
 	int fd, r;
 
 	if ((r = sb_journal_first(sb, err)) != 0)
@@ -139,21 +91,16 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 			if ((fd = dirs_fd(d, i)) < 0)
 				return dbp_err(err, -fd, dirs_path(d, i),
 				    "cannot open directory");
-			if ((r = sb_fs_add(fs, fd, dirs_path(d, i), &idx)) != 0)
+			if ((r = fsset_add(fs->set, fd, dirs_path(d, i),
+			    &ok)) != 0)
 				return dbp_err(err, -r, dirs_path(d, i),
 				    "cannot open filesystem");
-			if (!fs->v[idx].ok && (r = dirs_sync_one(d, i,
+			if (!ok && (r = dirs_sync_one(d, i,
 			    &sb->st->calls[SC_FSYNC], err)) != 0)
 				return r;
 		}
-	for (i = 0; i < fs->n; i++) {
-		if (!fs->v[i].ok)
-			continue;
-		sb->st->calls[SC_SYNCFS]++;
-		if (syncfs(fs->v[i].fd) != 0)
-			return dbp_err(err, errno, fs->v[i].path,
-			    "cannot sync its filesystem");
-	}
+	if ((r = fsset_syncfs(fs->set, &sb->st->calls[SC_SYNCFS], err)) != 0)
+		return r;
 	/* Every batch's directories are durable now, not only this one's. */
 	for (t = 0; t < fs->ntab; t++)
 		for (i = 0; i < dirs_count(fs->tab[t]); i++)
@@ -218,6 +165,11 @@ syncfs_set_new(struct syncbatch *sb)
 {
 	if ((sb->fs = calloc(1, sizeof(*sb->fs))) == NULL)
 		return -ENOMEM;
+	if (fsset_new(&sb->fs->set) != 0) {
+		free(sb->fs);
+		sb->fs = NULL;
+		return -ENOMEM;
+	}
 	sb->fs->refs = 1;
 	sb->fs->tab[sb->fs->ntab++] = sb->dirs;
 	return 0;
@@ -241,25 +193,14 @@ syncfs_set_join(struct syncbatch *sb, struct syncbatch *peer)
 void
 syncfs_set_close(struct sb_fsset *fs)
 {
-	size_t i;
-
-	for (i = 0; i < fs->n; i++)
-		if (fs->v[i].fd >= 0) {
-			close(fs->v[i].fd);
-			fs->v[i].fd = -1;
-		}
+	fsset_close(fs->set);
 }
 
 void
 syncfs_set_put(struct sb_fsset *fs)
 {
-	size_t i;
-
 	if (--fs->refs > 0)
 		return;
-	syncfs_set_close(fs);
-	for (i = 0; i < fs->n; i++)
-		free(fs->v[i].path);
-	free(fs->v);
+	fsset_free(fs->set);
 	free(fs);
 }

@@ -18,6 +18,7 @@
 #include "digest.h"
 #include "stream.h"
 #include "dirfile.h"
+#include "names.h"
 #include "unpack.h"
 
 struct unpack {
@@ -136,87 +137,6 @@ unpack_is_conffile(const struct unpack *u, const char *path)
 	return conffiles_has(u->conffiles, path);
 }
 
-static int
-unpack_reserved(const char *comp, size_t len)
-{
-	static const char *const suffixes[] = {
-		UNPACK_TMP_SUFFIX, UNPACK_OLD_SUFFIX,
-	}, *const prefixes[] = {
-		UNPACK_TMP_PREFIX, UNPACK_OLD_PREFIX,
-	};
-	size_t i, l;
-
-	for (i = 0; i < 2; i++) {
-		l = strlen(suffixes[i]);
-		if (len >= l && memcmp(comp + len - l, suffixes[i], l) == 0)
-			return 1;
-		l = strlen(prefixes[i]);
-		if (len >= l && memcmp(comp, prefixes[i], l) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-bool
-unpack_reserved_name(const char *name)
-{
-	return unpack_reserved(name, strlen(name)) != 0;
-}
-
-int
-unpack_path(const char *raw, char *out, size_t n, struct dbp_error *err)
-{
-	const char *p = raw, *c, *slash;
-	size_t len;
-
-	if (raw == NULL)
-		return dbp_err(err, 0, "", "entry without a name");
-	if (strchr(raw, '\n') != NULL)
-		return dbp_err(err, 0, raw, "name contains a newline");
-	/* "./usr/bin/x", "/usr/bin/x" and "usr/bin/x" are the same path. */
-	for (;;) {
-		if (p[0] == '/')
-			p++;
-		else if (p[0] == '.' && p[1] == '/')
-			p += 2;
-		else
-			break;
-	}
-	if (strcmp(p, ".") == 0)
-		p += 1;
-	len = strlen(p);
-	while (len > 0 && p[len - 1] == '/')
-		len--;
-	if (len >= n || len >= PATH_MAX)
-		return dbp_err(err, ENAMETOOLONG, raw, "path too long");
-	memcpy(out, p, len);
-	out[len] = '\0';
-	if (len == 0) {
-		if (raw[0] == '\0')
-			return dbp_err(err, 0, "", "entry with an empty name");
-		return 0;
-	}
-	for (c = out; c != NULL; c = slash != NULL ? slash + 1 : NULL) {
-		size_t cl;
-
-		slash = strchr(c, '/');
-		cl = slash != NULL ? (size_t)(slash - c) : strlen(c);
-		if (cl == 0)
-			return dbp_err(err, 0, raw, "empty path component");
-		if ((cl == 1 && c[0] == '.') ||
-		    (cl == 2 && c[0] == '.' && c[1] == '.'))
-			return dbp_err(err, 0, raw,
-			    "path contains a '%.*s' component", (int)cl, c);
-		if (cl > NAME_MAX)
-			return dbp_err(err, ENAMETOOLONG, raw,
-			    "path component too long");
-		if (unpack_reserved(c, cl))
-			return dbp_err(err, 0, raw,
-			    "name reserved for temporary files");
-	}
-	return 0;
-}
-
 static void
 unpack_split(char *path, char *parent, const char **name)
 {
@@ -312,20 +232,18 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	    memcmp(digest, e->sha256, sizeof(digest)) == 0)
 		return 0;
 	len = strlen(t->path);
-	if (len + strlen(UNPACK_DIST_SUFFIX) >= sizeof(t->path) ||
-	    strlen(t->name) + strlen(UNPACK_DIST_SUFFIX UNPACK_TMP_SUFFIX) >
+	if (len + strlen(NAMES_DIST_SUFFIX) >= sizeof(t->path) ||
+	    strlen(t->name) + strlen(NAMES_DIST_SUFFIX NAMES_TMP_SUFFIX) >
 	    NAME_MAX)
 		return dbp_err(err, ENAMETOOLONG, t->path,
 		    "cannot keep the changed conffile");
 	/* The record keeps the conffile's path, with the new version's data. */
 	memcpy(t->orig, t->path, len + 1);
 	t->record_path = t->orig;
-	memcpy(t->path + len, UNPACK_DIST_SUFFIX, sizeof(UNPACK_DIST_SUFFIX));
+	memcpy(t->path + len, NAMES_DIST_SUFFIX, sizeof(NAMES_DIST_SUFFIX));
 	t->name = strrchr(t->path, '/') != NULL ? strrchr(t->path, '/') + 1 :
 	    t->path;
-	/* Lengths were checked above; the tests below only satisfy -Wformat. */
-	if (snprintf(t->tmp, sizeof(t->tmp), "%s" UNPACK_TMP_SUFFIX,
-	    t->name) >= (int)sizeof(t->tmp))
+	if (names_tmp(t->name, &u->tmpseq, t->tmp, sizeof(t->tmp)) != 0)
 		return dbp_err(err, ENAMETOOLONG, t->path, "name too long");
 	if (snprintf(msg, sizeof(msg), "changed since it was installed: kept,"
 	    " the new version is '%s'", t->name) >= (int)sizeof(msg))
@@ -381,12 +299,8 @@ unpack_prepare(struct unpack *u, struct unpack_target *t, bool final,
 	if (final && !exists && e == NULL &&
 	    (dirs_flags(u->dirs, t->dir) & DIR_CREATED) != 0)
 		snprintf(t->tmp, sizeof(t->tmp), "%s", t->name);
-	else if (strlen(t->name) + strlen(UNPACK_TMP_SUFFIX) <= NAME_MAX)
-		snprintf(t->tmp, sizeof(t->tmp), "%s" UNPACK_TMP_SUFFIX,
-		    t->name);
-	else
-		snprintf(t->tmp, sizeof(t->tmp), UNPACK_TMP_PREFIX "%lu",
-		    u->tmpseq++);
+	else if (names_tmp(t->name, &u->tmpseq, t->tmp, sizeof(t->tmp)) != 0)
+		return dbp_err(err, ENAMETOOLONG, t->path, "name too long");
 	return 0;
 }
 
@@ -648,7 +562,7 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 	size_t tdir = 0, titem;
 	int tdfd, tries, r;
 
-	if ((r = unpack_path(archive_entry_hardlink(ae), target,
+	if ((r = names_path(archive_entry_hardlink(ae), target,
 	    sizeof(target), err)) != 0)
 		return r;
 	unpack_split(target, parent, &tname);
@@ -720,7 +634,7 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	unsigned type = archive_entry_filetype(ae);
 	int r;
 
-	if ((r = unpack_path(archive_entry_pathname(ae), t.path,
+	if ((r = names_path(archive_entry_pathname(ae), t.path,
 	    sizeof(t.path), err)) != 0)
 		return r;
 	if ((r = unpack_stopped(u, t.path, err)) != 0)

@@ -15,16 +15,6 @@
 
 struct archive;
 
-/* Suffix of temporary names: NAME.debunpack-new is renamed over NAME. */
-#define UNPACK_TMP_SUFFIX	".debunpack-new"
-/* Names too long for the suffix use .debunpack-new.N instead. */
-/* Backups of replaced names, until the run succeeds (syncbatch.c). */
-#define UNPACK_OLD_SUFFIX	".debunpack-old"
-#define UNPACK_OLD_PREFIX	".debunpack-old."
-#define UNPACK_DIST_SUFFIX	".debunpack-dist"
-/* A kept conffile's new version: NAME.debunpack-dist. */
-#define UNPACK_TMP_PREFIX	".debunpack-new."
-
 struct unpack_opts {
 	bool chown;		/* apply owners (the caller runs as root) */
 	bool devices;		/* may create character and block devices */
@@ -71,20 +61,5 @@ void unpack_set_md5_all(struct unpack *u, bool all);
  */
 int unpack_set_conffiles(struct unpack *u, const char *text,
     struct dbp_error *err);
-
-/*
- * Normalise archive path RAW into OUT (size N): leading "./" and "/"
- * and trailing "/" removed.  Empty, ".", ".." and over-long components,
- * newlines and names reserved for temporaries are errors.  OUT is "" for
- * the root itself.
- */
-int unpack_path(const char *raw, char *out, size_t n, struct dbp_error *err);
-
-/*
- * Whether NAME is one of the reserved names of temporaries and backups
- * (NAME.debunpack-new, .debunpack-new.N, and -old): packages may not
- * ship them, and what has them in the root belongs to a run.
- */
-bool unpack_reserved_name(const char *name);
 
 #endif

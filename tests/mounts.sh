@@ -51,3 +51,30 @@ echo "ok files on a FUSE mount inside the root synced one by one: $(cat "$T/stat
 "$DEBUNPACK" --root "$root" --stats=json "$deb" > "$T/stats" || fail "reinstall"
 grep -q '"sync_mode":"syncfs"' "$T/stats" || fail "auto: $(cat "$T/stats")"
 echo "ok auto picks syncfs for the root and keeps the mount safe"
+
+# A repair is as durable as the run: killed at the commit's first rename,
+# the run leaves a journal whose undo renames under /opt too; the repair
+# fsyncs the directories it names there (no syncfs is trusted on FUSE),
+# and syncs the root's filesystem once.
+if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; then
+	set +e
+	strace -qq -o /dev/null -e trace=renameat,renameat2,rename \
+	    -e inject=renameat,renameat2,rename:signal=KILL:when=1 \
+	    "$DEBUNPACK" -q --root "$root" --sync-mode syncfs "$deb" 2>/dev/null
+	set -e
+	[ -s "$root/var/lib/debunpack/journal" ] || fail "no journal after the kill"
+	strace -qq -y -o "$T/rcalls" -e trace=fsync,syncfs \
+	    "$DEBUNPACK" -q --root "$root" --recover || fail "repair"
+	[ ! -e "$root/var/lib/debunpack/journal" ] || fail "journal left"
+	grep -q "^fsync([0-9]*<$root/opt/app>)" "$T/rcalls" ||
+	    fail "repair: opt/app not fsynced: $(cat "$T/rcalls")"
+	grep -q "^syncfs([0-9]*<$root>)" "$T/rcalls" ||
+	    fail "repair: no syncfs of the root: $(cat "$T/rcalls")"
+	! grep -q "^syncfs([0-9]*<$root/opt" "$T/rcalls" ||
+	    fail "repair: syncfs trusted on FUSE: $(cat "$T/rcalls")"
+	no_temps "$root"
+	"$DEBUNPACK" --root "$root" --verify || fail "verify after the repair"
+	echo "ok a repair fsyncs what it changed on the FUSE mount, syncfs elsewhere"
+else
+	echo "strace cannot trace here: repair on a FUSE mount not tested"
+fi

@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "install.h"
-#include "unpack.h"
+#include "names.h"
 
 #define FUZZ_FSIZE	(32 * 1024 * 1024)
 #define FUZZ_SENTINEL	"keep\n"
@@ -117,7 +117,7 @@ fuzz_scan(const char *path, const struct stat *st, int flag, struct FTW *f)
 		    (long long)st->st_size, (long long)st->st_mtim.tv_sec,
 		    st->st_mtim.tv_nsec, target);
 	}
-	if (unpack_reserved_name(base))
+	if (names_reserved(base))
 		leftover = true;
 	return 0;
 }
