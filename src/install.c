@@ -310,7 +310,6 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	size_t maxfiles, maxdirs, i;
 	const char *arch;
 	bool merge;
-	const char *mode = o->mode;
 	unsigned jobs;
 	bool left;		/* a cleanup step left something behind */
 	double t0;
@@ -338,15 +337,13 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 		r = dbp_err(err, -r, "etc/passwd", "cannot read users");
 		goto out;
 	}
-	/* The strategy follows the filesystem of the root (syncbatch.c). */
-	if (strcmp(mode, "auto") == 0)
-		mode = syncbatch_auto(rf.fd);
 	jobs = install_jobs(o->jobs, files, nfiles);
 	install_fd_budget(&maxfiles, &maxdirs, jobs);
+	/* "auto" follows the filesystem of the root (syncbatch.c). */
 	if ((r = dirs_new(&dirs, &rf, maxdirs)) != 0 ||
-	    (r = journal_new(&j, strcmp(mode, "none") != 0, st)) != 0 ||
+	    (r = syncbatch_new(&sb, o->mode, rf.fd, dirs, st, maxfiles)) != 0 ||
+	    (r = journal_new(&j, syncbatch_durable(sb), st)) != 0 ||
 	    (r = manifest_new(&man)) != 0 ||
-	    (r = syncbatch_new(&sb, mode, dirs, st, maxfiles)) != 0 ||
 	    (r = unpack_new(&u, &uo, dirs, sb, man, users, st)) != 0) {
 		r = dbp_err(err, -r, NULL, "cannot start");
 		goto out;
@@ -449,7 +446,7 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 		goto out;
 	n.event = INSTALL_COMMITTED;
 	n.count = manifest_count(man);
-	n.mode = mode;
+	n.mode = syncbatch_mode(sb);
 	install_say(o, &n);
 	/* The files stay: a failing script is the package's error, not the run's. */
 	if (o->run_preinst && db != NULL) {

@@ -176,7 +176,7 @@ manifest_admin(struct manifest *m, int dirfd, const char *name,
 	/* Records live in one directory: a tiny cache and few open files. */
 	if ((r = dirs_new(&m->adirs, &m->arf, 4)) != 0 ||
 	    (r = peer != NULL ? syncbatch_new_like(&m->asb, peer, m->adirs,
-	    64) : syncbatch_new(&m->asb, "none", m->adirs, st, 64)) != 0)
+	    64) : syncbatch_new(&m->asb, "none", -1, m->adirs, st, 64)) != 0)
 		return dbp_err(err, -r, name, "cannot open admin directory");
 	dirs_set_top_name(m->adirs, name);
 	return dirs_get(m->adirs, "", false, 0, &m->aroot, err);

@@ -16,6 +16,7 @@
 #include "names.h"
 #include "syncbatch.h"
 #include "syncbatch_int.h"
+#include "syncstep.h"
 
 static int
 sb_close(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
@@ -70,31 +71,6 @@ sb_item_fd(struct syncbatch *sb, struct sb_item *it, bool *reopened,
 }
 
 /* --- batched: start writeback early, wait and flush once at the end --- */
-
-int
-sb_start_writeback(struct syncbatch *sb, struct sb_item *it,
-    struct dbp_error *err)
-{
-#ifdef HAVE_SYNC_FILE_RANGE
-	/*
-	 * Start writeback now, without waiting: by the commit most data is
-	 * on its way, and the fdatasync calls find little left to write.
-	 */
-	sb->st->calls[SC_SYNC_FILE_RANGE_WRITE]++;
-	if (sync_file_range(it->fd, 0, 0, SYNC_FILE_RANGE_WRITE) != 0 &&
-	    errno != ENOSYS && errno != EINVAL)
-		return dbp_err(err, errno, it->path, "cannot start writeback");
-#elif defined(HAVE_POSIX_FADVISE)
-	/* What dpkg falls back to: DONTNEED starts writeback of dirty pages. */
-	sb->st->calls[SC_FADVISE]++;
-	(void)posix_fadvise(it->fd, 0, 0, POSIX_FADV_DONTNEED);
-#else
-	(void)sb;
-	(void)it;
-	(void)err;
-#endif
-	return 0;
-}
 
 /*
  * Run FN on the descriptor of every file whose data must be made durable,
@@ -182,38 +158,13 @@ sync_names(struct syncbatch *sb, struct dbp_error *err)
 
 /* --- perfile: the classic write, fsync, rename, fsync directory --- */
 
-/*
- * Nothing of the run is made durable before the journal lines that name
- * where it is: else a power cut could keep a temporary, or a directory,
- * that no durable journal tells the repair about.
- */
-int
-sb_journal_first(struct syncbatch *sb, struct dbp_error *err)
-{
-	struct dbp_error ignored;
-
-	if (sb->journal == NULL)
-		return 0;
-	/*
-	 * An undo still wants the journal durable first (a directory it
-	 * fails to remove must stay listed), but a journal that cannot be
-	 * written (its own write failed, say) must not stop the undo from
-	 * being made durable.
-	 */
-	if (sb->aborting) {
-		journal_sync(sb->journal, &ignored);
-		return 0;
-	}
-	return journal_sync(sb->journal, err);
-}
-
 static int
 perfile_written(struct syncbatch *sb, struct sb_item *it,
     struct dbp_error *err)
 {
 	int r;
 
-	if ((r = sb_journal_first(sb, err)) != 0)
+	if ((r = syncstep_journal_first(sb, err)) != 0)
 		return r;
 	sb->st->calls[SC_FSYNC]++;
 	if (fsync(it->fd) != 0)
@@ -246,15 +197,26 @@ none_written(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
 }
 
 static const struct syncbatch_ops syncbatch_batched = {
-	"batched", true, sb_start_writeback, batched_data_barrier, NULL,
-	sync_names
+	.name = "batched",
+	.durable = true,
+	.keep_fds = true,
+	.written = syncstep_writeback,
+	.data_barrier = batched_data_barrier,
+	.names_barrier = sync_names,
 };
 static const struct syncbatch_ops syncbatch_perfile = {
-	"perfile", false, perfile_written, none_barrier, perfile_renamed,
-	sync_names
+	.name = "perfile",
+	.durable = true,
+	.written = perfile_written,
+	.data_barrier = none_barrier,
+	.renamed = perfile_renamed,
+	.names_barrier = sync_names,
 };
 static const struct syncbatch_ops syncbatch_none = {
-	"none", false, none_written, none_barrier, NULL, none_barrier
+	.name = "none",
+	.written = none_written,
+	.data_barrier = none_barrier,
+	.names_barrier = none_barrier,
 };
 
 static const struct syncbatch_ops *const syncbatch_strategies[] = {
@@ -277,6 +239,21 @@ syncbatch_auto(int fd)
 	return fskind_syncfs_ok(fd) ? "syncfs" : "batched";
 }
 
+/* The strategy MODE names, "auto" judged on FD's filesystem; NULL if none. */
+static const struct syncbatch_ops *
+sb_strategy(const char *mode, int fd)
+{
+	size_t i;
+
+	if (strcmp(mode, "auto") == 0)
+		mode = syncbatch_auto(fd);
+	for (i = 0; i < sizeof(syncbatch_strategies) /
+	    sizeof(syncbatch_strategies[0]); i++)
+		if (strcmp(mode, syncbatch_strategies[i]->name) == 0)
+			return syncbatch_strategies[i];
+	return NULL;
+}
+
 static struct syncbatch *
 sb_alloc(const struct syncbatch_ops *ops, struct dirs *dirs,
     struct stats *st, size_t maxfds)
@@ -293,23 +270,20 @@ sb_alloc(const struct syncbatch_ops *ops, struct dirs *dirs,
 }
 
 int
-syncbatch_new(struct syncbatch **out, const char *mode, struct dirs *dirs,
-    struct stats *st, size_t maxfds)
+syncbatch_new(struct syncbatch **out, const char *mode, int fd,
+    struct dirs *dirs, struct stats *st, size_t maxfds)
 {
+	const struct syncbatch_ops *ops = sb_strategy(mode, fd);
 	struct syncbatch *sb;
-	size_t i;
+	int r;
 
-	for (i = 0; i < sizeof(syncbatch_strategies) /
-	    sizeof(syncbatch_strategies[0]); i++)
-		if (strcmp(mode, syncbatch_strategies[i]->name) == 0)
-			break;
-	if (i == sizeof(syncbatch_strategies) / sizeof(syncbatch_strategies[0]))
+	if (ops == NULL)
 		return -EINVAL;
-	if ((sb = sb_alloc(syncbatch_strategies[i], dirs, st, maxfds)) == NULL)
+	if ((sb = sb_alloc(ops, dirs, st, maxfds)) == NULL)
 		return -ENOMEM;
-	if (sb->ops == &syncbatch_syncfs && syncfs_set_new(sb) != 0) {
+	if (ops->init != NULL && (r = ops->init(sb)) != 0) {
 		free(sb);
-		return -ENOMEM;
+		return r;
 	}
 	st->mode = sb->ops->name;
 	*out = sb;
@@ -325,12 +299,18 @@ syncbatch_new_like(struct syncbatch **out, struct syncbatch *peer,
 
 	if ((sb = sb_alloc(peer->ops, dirs, peer->st, maxfds)) == NULL)
 		return -ENOMEM;
-	if (peer->fs != NULL && (r = syncfs_set_join(sb, peer)) != 0) {
+	if (sb->ops->join != NULL && (r = sb->ops->join(sb, peer)) != 0) {
 		free(sb);
 		return r;
 	}
 	*out = sb;
 	return 0;
+}
+
+bool
+syncbatch_durable(const struct syncbatch *sb)
+{
+	return sb->ops->durable;
 }
 
 const char *
@@ -601,7 +581,7 @@ syncbatch_rename(struct syncbatch *sb, struct dbp_error *err)
 	if (!sb->prepared && (r = syncbatch_prepare(sb, NULL, 0, err)) != 0)
 		return r;
 	/* Data first: a name must never point at data that is not durable. */
-	if ((r = sb_journal_first(sb, err)) != 0 ||
+	if ((r = syncstep_journal_first(sb, err)) != 0 ||
 	    (r = sb->ops->data_barrier(sb, err)) != 0)
 		return r;
 	for (i = 0; i < sb->n; i++)
@@ -800,8 +780,8 @@ syncbatch_abort_dirs(struct syncbatch *sb)
 void
 syncbatch_close_fds(struct syncbatch *sb)
 {
-	if (sb != NULL && sb->fs != NULL)
-		syncfs_set_close(sb->fs);
+	if (sb != NULL && sb->ops->close != NULL)
+		sb->ops->close(sb);
 }
 
 void
@@ -818,7 +798,7 @@ syncbatch_free(struct syncbatch *sb)
 		free(sb->v[i].tmp);
 	}
 	free(sb->v);
-	if (sb->fs != NULL)
-		syncfs_set_put(sb->fs);
+	if (sb->ops->put != NULL)
+		sb->ops->put(sb);
 	free(sb);
 }

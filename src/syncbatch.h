@@ -2,6 +2,7 @@
 #ifndef DEBUNPACK_SYNCBATCH_H
 #define DEBUNPACK_SYNCBATCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "dirs.h"
@@ -11,20 +12,18 @@
 struct syncbatch;
 struct journal;
 
-/*
- * The strategy names, NULL-terminated, in the order --help lists them;
- * "auto" is resolved by syncbatch_auto before syncbatch_new.
- */
+/* The strategy names, NULL-terminated, in the order --help lists them. */
 extern const char *const syncbatch_modes[];
 
 /*
  * A batch for the whole run.  MODE is one of syncbatch_modes (-EINVAL
- * otherwise).  MAXFDS bounds the file descriptors of written files kept
- * open until the commit; past it files are closed and reopened by name.
- * DIRS and ST must outlive the batch.
+ * otherwise); "auto" is judged on FD's filesystem (syncbatch_auto).
+ * MAXFDS bounds the file descriptors of written files kept open until
+ * the commit; past it files are closed and reopened by name.  DIRS and
+ * ST must outlive the batch.
  */
-int syncbatch_new(struct syncbatch **out, const char *mode, struct dirs *dirs,
-    struct stats *st, size_t maxfds);
+int syncbatch_new(struct syncbatch **out, const char *mode, int fd,
+    struct dirs *dirs, struct stats *st, size_t maxfds);
 
 /*
  * A batch with PEER's strategy whose barriers are PEER's too: with
@@ -42,6 +41,12 @@ const char *syncbatch_auto(int fd);
 
 /* The strategy's name. */
 const char *syncbatch_mode(const struct syncbatch *sb);
+
+/*
+ * Whether the strategy makes anything durable ("none" does not): the
+ * journal is synced only then.
+ */
+bool syncbatch_durable(const struct syncbatch *sb);
 
 /*
  * Journal J (not taken) is made durable before anything of the batch is:

@@ -1,7 +1,7 @@
 /*
  * Inside the batch: what its strategies share (syncbatch.c holds the
  * batch and the batched, perfile and none strategies; syncfs.c the syncfs
- * one).  Not for other modules.
+ * one; syncstep.c the steps they share).  Not for other modules.
  */
 #ifndef DEBUNPACK_SYNCBATCH_INT_H
 #define DEBUNPACK_SYNCBATCH_INT_H
@@ -41,10 +41,21 @@ struct syncbatch;
 /*
  * A strategy.  The extraction code never asks which one runs: it calls
  * syncbatch_written and syncbatch_commit, and these call the hooks.
+ * Hooks left NULL have nothing to do (but the three barriers and
+ * written, which every strategy has).
  */
 struct syncbatch_ops {
 	const char *name;
+	bool durable;		/* its barriers make the batch durable */
 	bool keep_fds;		/* keep written files open until the commit */
+	/* a batch starts: state of its own (syncbatch_new) */
+	int (*init)(struct syncbatch *);
+	/* a batch shares the barriers of PEER (syncbatch_new_like) */
+	int (*join)(struct syncbatch *, struct syncbatch *peer);
+	/* the batch is freed: drop its share of the state */
+	void (*put)(struct syncbatch *);
+	/* no sync will come: close what the state keeps open */
+	void (*close)(struct syncbatch *);
 	/* a regular file is fully written; it->fd is open */
 	int (*written)(struct syncbatch *, struct sb_item *,
 	    struct dbp_error *);
@@ -73,19 +84,7 @@ struct syncbatch {
 	bool aborting;		/* undoing: the journal is about to go */
 };
 
-/* Nothing of the run is made durable before the journal (syncbatch.c). */
-int sb_journal_first(struct syncbatch *sb, struct dbp_error *err);
-
-/* Start the writeback of IT's data without waiting (syncbatch.c). */
-int sb_start_writeback(struct syncbatch *sb, struct sb_item *it,
-    struct dbp_error *err);
-
-/* The syncfs strategy (syncfs.c), and its state shared by peer batches. */
+/* The syncfs strategy (syncfs.c), with its state shared by peer batches. */
 extern const struct syncbatch_ops syncbatch_syncfs;
-int syncfs_set_new(struct syncbatch *sb);
-int syncfs_set_join(struct syncbatch *sb, struct syncbatch *peer);
-void syncfs_set_put(struct sb_fsset *fs);
-/* Close the set's descriptors (a file each, opened for writing). */
-void syncfs_set_close(struct sb_fsset *fs);
 
 #endif

@@ -9,6 +9,7 @@
 #include "fsset.h"
 #include "syncbatch.h"
 #include "syncbatch_int.h"
+#include "syncstep.h"
 
 /*
  * What the syncfs strategy syncs, shared by the batches of a run (files
@@ -55,7 +56,7 @@ syncfs_written(struct syncbatch *sb, struct sb_item *it,
 		return dbp_err(err, -r, it->path, "cannot open filesystem");
 	if (!ok) {
 		/* Where syncfs is not trusted, the file is synced itself. */
-		if ((r = sb_journal_first(sb, err)) != 0)
+		if ((r = syncstep_journal_first(sb, err)) != 0)
 			return r;
 		sb->st->calls[SC_FDATASYNC]++;
 		if (fdatasync(it->fd) != 0)
@@ -64,7 +65,7 @@ syncfs_written(struct syncbatch *sb, struct sb_item *it,
 	}
 	sb->fs->data = true;
 	/* Writeback overlaps extraction: the barrier finds little to write. */
-	return sb_start_writeback(sb, it, err);
+	return syncstep_writeback(sb, it, err);
 }
 
 /*
@@ -80,7 +81,7 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 	bool ok;
 	int fd, r;
 
-	if ((r = sb_journal_first(sb, err)) != 0)
+	if ((r = syncstep_journal_first(sb, err)) != 0)
 		return r;
 	for (t = 0; t < fs->ntab; t++)
 		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
@@ -155,13 +156,8 @@ syncfs_names_barrier(struct syncbatch *sb, struct dbp_error *err)
 	return syncfs_all(sb, err);
 }
 
-const struct syncbatch_ops syncbatch_syncfs = {
-	"syncfs", false, syncfs_written, syncfs_data_barrier, syncfs_renamed,
-	syncfs_names_barrier
-};
-
-int
-syncfs_set_new(struct syncbatch *sb)
+static int
+syncfs_init(struct syncbatch *sb)
 {
 	if ((sb->fs = calloc(1, sizeof(*sb->fs))) == NULL)
 		return -ENOMEM;
@@ -175,8 +171,8 @@ syncfs_set_new(struct syncbatch *sb)
 	return 0;
 }
 
-int
-syncfs_set_join(struct syncbatch *sb, struct syncbatch *peer)
+static int
+syncfs_join(struct syncbatch *sb, struct syncbatch *peer)
 {
 	struct sb_fsset *fs = peer->fs;
 
@@ -190,17 +186,34 @@ syncfs_set_join(struct syncbatch *sb, struct syncbatch *peer)
 	return 0;
 }
 
-void
-syncfs_set_close(struct sb_fsset *fs)
+/* Close the set's descriptors (a file each, opened for writing). */
+static void
+syncfs_close(struct syncbatch *sb)
 {
-	fsset_close(fs->set);
+	fsset_close(sb->fs->set);
 }
 
-void
-syncfs_set_put(struct sb_fsset *fs)
+static void
+syncfs_put(struct syncbatch *sb)
 {
+	struct sb_fsset *fs = sb->fs;
+
+	sb->fs = NULL;
 	if (--fs->refs > 0)
 		return;
 	fsset_free(fs->set);
 	free(fs);
 }
+
+const struct syncbatch_ops syncbatch_syncfs = {
+	.name = "syncfs",
+	.durable = true,
+	.init = syncfs_init,
+	.join = syncfs_join,
+	.put = syncfs_put,
+	.close = syncfs_close,
+	.written = syncfs_written,
+	.data_barrier = syncfs_data_barrier,
+	.renamed = syncfs_renamed,
+	.names_barrier = syncfs_names_barrier,
+};

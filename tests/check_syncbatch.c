@@ -33,8 +33,8 @@ fx_open(struct fx *fb, const char *mode, size_t maxfds)
 {
 	memset(fb, 0, sizeof(*fb));
 	ck_assert_int_eq(dirs_new(&fb->dirs, &rf, 4), 0);
-	ck_assert_int_eq(syncbatch_new(&fb->sb, mode, fb->dirs, &fb->st, maxfds),
-	    0);
+	ck_assert_int_eq(syncbatch_new(&fb->sb, mode, rf.fd, fb->dirs, &fb->st,
+	    maxfds), 0);
 	ck_assert_str_eq(fb->st.mode, mode);
 }
 
@@ -210,9 +210,32 @@ START_TEST(test_syncbatch_modes_list)
 	ck_assert_str_eq(syncbatch_modes[3], "perfile");
 	ck_assert_str_eq(syncbatch_modes[4], "none");
 	ck_assert_ptr_null(syncbatch_modes[5]);
-	/* "auto" is a choice made before a batch exists, not a strategy. */
-	ck_assert_int_eq(syncbatch_new(&sb, "auto", f.dirs, &st, 4), -EINVAL);
-	ck_assert_int_eq(syncbatch_new(&sb, "fsync", f.dirs, &st, 4), -EINVAL);
+	ck_assert_int_eq(syncbatch_new(&sb, "fsync", rf.fd, f.dirs, &st, 4),
+	    -EINVAL);
+}
+END_TEST
+
+/* "auto" becomes the strategy of the filesystem it is judged on. */
+START_TEST(test_syncbatch_auto_resolved)
+{
+	struct stats st;
+	int p[2];
+
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(dirs_new(&f.dirs, &rf, 4), 0);
+	ck_assert_int_eq(syncbatch_new(&f.sb, "auto", rf.fd, f.dirs, &st, 4), 0);
+	ck_assert_str_eq(syncbatch_mode(f.sb), syncbatch_auto(rf.fd));
+	ck_assert_str_eq(st.mode, syncbatch_auto(rf.fd));
+	ck_assert(syncbatch_durable(f.sb));
+	syncbatch_free(f.sb);
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(syncbatch_new(&f.sb, "auto", p[0], f.dirs, &st, 4), 0);
+	close(p[0]);
+	close(p[1]);
+	ck_assert_str_eq(syncbatch_mode(f.sb), "batched");
+	syncbatch_free(f.sb);
+	ck_assert_int_eq(syncbatch_new(&f.sb, "none", -1, f.dirs, &st, 4), 0);
+	ck_assert(!syncbatch_durable(f.sb));
 }
 END_TEST
 
@@ -470,8 +493,8 @@ START_TEST(test_syncbatch_unknown_mode)
 
 	ck_assert_int_eq(dirs_new(&f.dirs, &rf, 4), 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_int_eq(syncbatch_new(&f.sb, bad[i], f.dirs, &f.st, 16),
-		    -EINVAL);
+		ck_assert_int_eq(syncbatch_new(&f.sb, bad[i], rf.fd, f.dirs, &f.st,
+		    16), -EINVAL);
 		ck_assert_ptr_null(f.sb);
 		ck_assert_ptr_null(f.st.mode);
 	}
@@ -574,6 +597,7 @@ syncbatch_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_syncbatch_modes_list);
 	tcase_add_test(tc, test_syncbatch_auto);
+	tcase_add_test(tc, test_syncbatch_auto_resolved);
 	tcase_add_test(tc, test_syncbatch_commit_syncfs);
 	tcase_add_test(tc, test_syncbatch_syncfs_shared);
 	tcase_add_test(tc, test_syncbatch_commit_batched);

@@ -1,0 +1,298 @@
+/* Unit tests of the journal and the repair: lines written by journal.c, read back and acted on by recover.c. */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checkutil.h"
+#include "journal.h"
+#include "names.h"
+#include "recover.h"
+#include "rootfs.h"
+#include "stats.h"
+
+/*
+ * The scratch directory is the root; its "adm" directory holds the
+ * journal, as ROOT/var/lib/debunpack would.
+ */
+static struct rootfs rf;
+static struct journal *j;
+static struct stats st;
+static int admfd = -1;
+
+static void
+setup(void)
+{
+	struct dbp_error err;
+
+	umask(022);
+	ck_assert_int_eq(rootfs_open(&rf, checkutil_scratch(), &err), 0);
+	checkutil_mkdir("adm");
+	admfd = open(checkutil_at("adm"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(admfd, 0);
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(journal_new(&j, true, &st), 0);
+}
+
+static void
+teardown(void)
+{
+	journal_free(j);
+	j = NULL;
+	if (admfd >= 0)
+		close(admfd);
+	admfd = -1;
+	rootfs_close(&rf);
+}
+
+static void
+assert_content(const char *rel, const char *want)
+{
+	char buf[256];
+	size_t n;
+	FILE *fp;
+
+	fp = fopen(checkutil_at(rel), "r");
+	ck_assert_msg(fp != NULL, "%s: %s", rel, strerror(errno));
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, want);
+}
+
+/* Rename FROM to TO, both in the scratch directory. */
+static void
+mv(const char *from, const char *to)
+{
+	char a[PATH_MAX];
+
+	snprintf(a, sizeof(a), "%s", checkutil_at(from));
+	ck_assert_int_eq(rename(a, checkutil_at(to)), 0);
+}
+
+/* The journal ends here as a killed run leaves it: not removed. */
+static void
+journal_kill(void)
+{
+	struct dbp_error err;
+
+	ck_assert_int_eq(journal_sync(j, &err), 0);
+	journal_free(j);
+	j = NULL;
+}
+
+static void
+repair(struct recover_result *res)
+{
+	struct dbp_error err;
+
+	dbp_err_clear(&err);
+	ck_assert_msg(recover_run(&rf, admfd, res, &err) == 0, "repair: %s",
+	    err.msg);
+	ck_assert(res->found);
+	ck_assert(!checkutil_exists("adm/" JOURNAL_NAME));
+}
+
+/*
+ * The commit's half way: "d/x" replaced (its old version kept as the
+ * backup, as syncbatch_prepare keeps it), "d/y" new, both renamed; the
+ * temporary of "d/z" made but not renamed yet.
+ */
+static void
+half_commit(void)
+{
+	struct timespec t[2] = { { 1, 0 }, { 2, 0 } };
+	struct dbp_error err;
+	char old[NAME_MAX + 1], src[PATH_MAX];
+
+	checkutil_mkdir("d");
+	checkutil_write("d/x", "old x");
+	ck_assert_int_eq(journal_open(j, admfd, "adm", &err), 0);
+	ck_assert_int_eq(journal_dir(j, "d", t), 0);
+	checkutil_write("d/x" NAMES_TMP_SUFFIX, "new x");
+	checkutil_write("d/y" NAMES_TMP_SUFFIX, "new y");
+	checkutil_write("d/z" NAMES_TMP_SUFFIX, "new z");
+	names_old("x" NAMES_TMP_SUFFIX, old, sizeof(old));
+	ck_assert_str_eq(old, "x" NAMES_OLD_SUFFIX);
+	snprintf(src, sizeof(src), "%s", checkutil_at("d/x"));
+	ck_assert_int_eq(link(src, checkutil_at("d/x" NAMES_OLD_SUFFIX)), 0);
+	ck_assert_int_eq(journal_item(j, JOURNAL_ROOT, true, "d",
+	    "x" NAMES_TMP_SUFFIX, "x"), 0);
+	ck_assert_int_eq(journal_item(j, JOURNAL_ROOT, false, "d",
+	    "y" NAMES_TMP_SUFFIX, "y"), 0);
+	ck_assert_int_eq(journal_item(j, JOURNAL_ROOT, false, "d",
+	    "z" NAMES_TMP_SUFFIX, "z"), 0);
+	ck_assert_int_eq(journal_sync(j, &err), 0);
+	mv("d/x" NAMES_TMP_SUFFIX, "d/x");
+	mv("d/y" NAMES_TMP_SUFFIX, "d/y");
+}
+
+/* Without its commit line the run is undone: old versions back. */
+START_TEST(test_journal_undo_items)
+{
+	struct recover_result res;
+	struct stat sb;
+
+	half_commit();
+	journal_kill();
+	repair(&res);
+	ck_assert(!res.forward);
+	assert_content("d/x", "old x");
+	ck_assert(!checkutil_exists("d/y"));
+	ck_assert(!checkutil_exists("d/z"));
+	ck_assert(!checkutil_exists("d/z" NAMES_TMP_SUFFIX));
+	ck_assert(!checkutil_exists("d/x" NAMES_OLD_SUFFIX));
+	ck_assert_uint_eq(res.items, 2);
+	/* The directory's times are those the journal had. */
+	ck_assert_int_eq(stat(checkutil_at("d"), &sb), 0);
+	ck_assert_int_eq(sb.st_mtim.tv_sec, 2);
+}
+END_TEST
+
+/* With it, the run is finished: the backup and obsolete paths go. */
+START_TEST(test_journal_forward)
+{
+	struct recover_result res;
+	struct dbp_error err;
+
+	half_commit();
+	mv("d/z" NAMES_TMP_SUFFIX, "d/z");
+	checkutil_write("d/obsolete", "of the old version");
+	ck_assert_int_eq(journal_gone(j, 'f', "d/obsolete"), 0);
+	ck_assert_int_eq(journal_commit(j, &err), 0);
+	ck_assert(journal_committed(j));
+	journal_kill();
+	repair(&res);
+	ck_assert(res.forward);
+	assert_content("d/x", "new x");
+	assert_content("d/y", "new y");
+	assert_content("d/z", "new z");
+	ck_assert(!checkutil_exists("d/x" NAMES_OLD_SUFFIX));
+	ck_assert(!checkutil_exists("d/obsolete"));
+	ck_assert_uint_eq(res.gone, 1);
+}
+END_TEST
+
+/*
+ * Directories the run made hold files under their final names (I6):
+ * undone, they go whole, deepest first, but a symlink the journal's
+ * "mkdir" line finds is not followed.
+ */
+START_TEST(test_journal_undo_made_dirs)
+{
+	struct recover_result res;
+	struct dbp_error err;
+
+	ck_assert_int_eq(journal_open(j, admfd, "adm", &err), 0);
+	ck_assert_int_eq(journal_dir(j, "", (struct timespec[2]){ { 1, 0 },
+	    { 2, 0 } }), 0);
+	ck_assert_int_eq(journal_dir(j, "n", NULL), 0);
+	checkutil_mkdir("n");
+	checkutil_write("n/f", "new");
+	ck_assert_int_eq(journal_dir(j, "n/sub", NULL), 0);
+	checkutil_mkdir("n/sub");
+	checkutil_write("n/sub/g", "new");
+	checkutil_symlink("f", "n/sub/link");
+	/* A directory another run's link stands for: kept, and its file. */
+	checkutil_mkdir("keep");
+	checkutil_write("keep/k", "kept");
+	ck_assert_int_eq(journal_dir(j, "bin", NULL), 0);
+	checkutil_symlink("keep", "bin");
+	journal_kill();
+	repair(&res);
+	ck_assert(!res.forward);
+	ck_assert(!checkutil_exists("n"));
+	assert_content("keep/k", "kept");
+	ck_assert_uint_eq(res.items, 3);
+}
+END_TEST
+
+/* Names with a tab or a newline come back as they were written. */
+START_TEST(test_journal_escaped_names)
+{
+	struct recover_result res;
+	struct dbp_error err;
+
+	ck_assert_int_eq(journal_open(j, admfd, "adm", &err), 0);
+	ck_assert_int_eq(journal_dir(j, "a\tb", NULL), 0);
+	checkutil_mkdir("a\tb");
+	ck_assert_int_eq(journal_dir(j, "a\tb/c\nd", NULL), 0);
+	checkutil_mkdir("a\tb/c\nd");
+	checkutil_write("a\tb/c\nd/e\\f", "x");
+	journal_kill();
+	repair(&res);
+	ck_assert(!checkutil_exists("a\tb"));
+}
+END_TEST
+
+/* A file that is not a journal is an error, and nothing changes. */
+START_TEST(test_journal_refused)
+{
+	static const char *const bad[] = {
+		"not a journal\n",
+		JOURNAL_MAGIC "99\n",
+		JOURNAL_MAGIC "1\nitem\tR\t2\td\tx" NAMES_TMP_SUFFIX "\tx\n",
+		JOURNAL_MAGIC "1\nitem\tR\t0\td\t../x\tx\n",
+		JOURNAL_MAGIC "1\nwhat\tever\n",
+	};
+	struct recover_result res;
+	struct dbp_error err;
+	size_t i;
+
+	checkutil_mkdir("d");
+	checkutil_write("d/x", "old");
+	checkutil_write("d/x" NAMES_TMP_SUFFIX, "new");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		checkutil_write("adm/" JOURNAL_NAME, bad[i]);
+		dbp_err_clear(&err);
+		ck_assert_msg(recover_run(&rf, admfd, &res, &err) < 0,
+		    "journal %zu accepted", i);
+		ck_assert_msg(err.msg[0] != '\0', "journal %zu: no message", i);
+		ck_assert(checkutil_exists("adm/" JOURNAL_NAME));
+		assert_content("d/x", "old");
+		assert_content("d/x" NAMES_TMP_SUFFIX, "new");
+	}
+}
+END_TEST
+
+/* No journal: nothing to do, nothing found. */
+START_TEST(test_journal_none)
+{
+	struct recover_result res;
+	struct dbp_error err;
+
+	ck_assert_int_eq(recover_run(&rf, admfd, &res, &err), 0);
+	ck_assert(!res.found);
+}
+END_TEST
+
+static Suite *
+journal_suite(void)
+{
+	Suite *s = suite_create("journal");
+	TCase *tc;
+
+	tc = checkutil_scratch_tcase(s, "core", setup, teardown);
+	tcase_add_test(tc, test_journal_undo_items);
+	tcase_add_test(tc, test_journal_forward);
+	tcase_add_test(tc, test_journal_undo_made_dirs);
+	tcase_add_test(tc, test_journal_none);
+	tcase_set_timeout(tc, 30);
+	tc = checkutil_scratch_tcase(s, "limits", setup, teardown);
+	tcase_add_test(tc, test_journal_escaped_names);
+	tcase_add_test(tc, test_journal_refused);
+	tcase_set_timeout(tc, 30);
+	return s;
+}
+
+int
+main(void)
+{
+	return checkutil_run(journal_suite());
+}
