@@ -289,30 +289,40 @@ install_recover(const struct install_opts *o, const struct rootfs *rf,
 	return r;
 }
 
-int
-install_run(const struct install_opts *o, char *const *files, size_t nfiles,
-    struct stats *st, struct dbp_error *err)
+/* One run's pieces, from install_open to install_close. */
+struct install {
+	const struct install_opts *o;
+	struct install_ctx ic;
+	struct stats *st;
+	struct rootfs rf;
+	struct users *users;
+	struct dirs *dirs;
+	struct syncbatch *sb;
+	struct manifest *man;
+	struct dpkgdb *db;	/* --dpkg-db only */
+	struct journal *j;
+	struct unpack *u;
+	struct usrmerge um;
+	bool undoable;		/* the pieces exist: install_abort can run */
+};
+
+/*
+ * Open the root, repair what an interrupted run left, and set up the
+ * run's pieces: the directory table, the batch (its strategy judged on
+ * the root), the journal, the records and dpkg's database, locked.
+ * Nothing of the root changes before the journal names it: the merged
+ * /usr links come last.  -errno with ERR; once IN->undoable, a failure
+ * is to be undone by install_abort.
+ */
+static int
+install_open(struct install *in, char *const *files, size_t nfiles,
+    unsigned jobs, struct dbp_error *err)
 {
-	struct install_ctx ic = { o, NULL };
-	struct install_note n = { 0 };
+	const struct install_opts *o = in->o;
 	struct unpack_opts uo;
-	struct rootfs rf = { -1, false };
-	struct users *users = NULL;
-	struct dirs *dirs = NULL;
-	struct syncbatch *sb = NULL;
-	struct manifest *man = NULL;
-	struct dpkgdb *db = NULL;
-	struct journal *j = NULL;
-	struct unpack *u = NULL;
-	struct feed *feed = NULL;
-	struct usrmerge um = { .nmade = 0 };
-	struct dbp_error ign;
-	size_t maxfiles, maxdirs, i;
+	size_t maxfiles, maxdirs;
 	const char *arch;
 	bool merge;
-	unsigned jobs;
-	bool left;		/* a cleanup step left something behind */
-	double t0;
 	int r;
 
 	memset(&uo, 0, sizeof(uo));
@@ -322,175 +332,250 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	uo.force_overwrite = o->force_overwrite;
 	uo.stop = o->stop;
 	uo.warn = install_warn;
-	uo.warn_ctx = &ic;
+	uo.warn_ctx = &in->ic;
 
-	if ((r = rootfs_open(&rf, o->root, err)) != 0)
-		goto out;
+	if ((r = rootfs_open(&in->rf, o->root, err)) != 0)
+		return r;
 	if (o->force_walk)
-		rootfs_force_walk(&rf);
-	if ((r = install_recover(o, &rf, true, err)) != 0)
-		goto out;
-	if ((r = usrmerge_wanted(o->usrmerge, rf.fd, files, nfiles, &merge,
+		rootfs_force_walk(&in->rf);
+	if ((r = install_recover(o, &in->rf, true, err)) != 0 ||
+	    (r = usrmerge_wanted(o->usrmerge, in->rf.fd, files, nfiles, &merge,
 	    &arch, err)) != 0)
-		goto out;
-	if (uo.chown && (r = users_load(&users, &rf)) != 0) {
-		r = dbp_err(err, -r, "etc/passwd", "cannot read users");
-		goto out;
-	}
-	jobs = install_jobs(o->jobs, files, nfiles);
+		return r;
+	if (uo.chown && (r = users_load(&in->users, &in->rf)) != 0)
+		return dbp_err(err, -r, "etc/passwd", "cannot read users");
 	install_fd_budget(&maxfiles, &maxdirs, jobs);
 	/* "auto" follows the filesystem of the root (syncbatch.c). */
-	if ((r = dirs_new(&dirs, &rf, maxdirs)) != 0 ||
-	    (r = syncbatch_new(&sb, o->mode, rf.fd, dirs, st, maxfiles)) != 0 ||
-	    (r = journal_new(&j, syncbatch_durable(sb), st)) != 0 ||
-	    (r = manifest_new(&man)) != 0 ||
-	    (r = unpack_new(&u, &uo, dirs, sb, man, users, st)) != 0) {
-		r = dbp_err(err, -r, NULL, "cannot start");
-		goto out;
-	}
+	if ((r = dirs_new(&in->dirs, &in->rf, maxdirs)) != 0 ||
+	    (r = syncbatch_new(&in->sb, o->mode, in->rf.fd, in->dirs, in->st,
+	    maxfiles)) != 0 ||
+	    (r = journal_new(&in->j, syncbatch_durable(in->sb), in->st)) != 0 ||
+	    (r = manifest_new(&in->man)) != 0 ||
+	    (r = unpack_new(&in->u, &uo, in->dirs, in->sb, in->man, in->users,
+	    in->st)) != 0)
+		return dbp_err(err, -r, NULL, "cannot start");
 	/* Every directory the run touches is in the journal before it is. */
-	dirs_set_log(dirs, install_journal_dir, j);
-	dirs_set_top_name(dirs, o->root);
-	syncbatch_set_journal(sb, j);
-	if ((r = install_admindir(o, &rf, dirs, sb, man, st, err)) != 0 ||
-	    (r = manifest_lock(man, err)) != 0 ||
-	    (r = journal_open(j, manifest_admin_fd(man),
+	dirs_set_log(in->dirs, install_journal_dir, in->j);
+	dirs_set_top_name(in->dirs, o->root);
+	syncbatch_set_journal(in->sb, in->j);
+	in->undoable = true;
+	if ((r = install_admindir(o, &in->rf, in->dirs, in->sb, in->man,
+	    in->st, err)) != 0 ||
+	    (r = manifest_lock(in->man, err)) != 0 ||
+	    (r = journal_open(in->j, manifest_admin_fd(in->man),
 	    install_admin_name(o), err)) != 0 ||
-	    (r = manifest_load_installed(man, err)) != 0)
-		goto abort;
-	if (merge && (r = usrmerge_make(&um, dirs, j, arch, err)) != 0)
-		goto abort;
-	if (o->dpkg_db && ((r = dpkgdb_new(&db)) != 0 ?
-	    dbp_err(err, -r, NULL, "cannot start") :
-	    (r = dpkgdb_open(db, dirs, sb, man, o->force_overwrite, err))) != 0)
-		goto abort;
+	    (r = manifest_load_installed(in->man, err)) != 0 ||
+	    (merge && (r = usrmerge_make(&in->um, in->dirs, in->j, arch,
+	    err)) != 0))
+		return r;
+	if (!o->dpkg_db)
+		return 0;
+	if ((r = dpkgdb_new(&in->db)) != 0)
+		return dbp_err(err, -r, NULL, "cannot start");
+	return dpkgdb_open(in->db, in->dirs, in->sb, in->man,
+	    o->force_overwrite, err);
+}
 
-	t0 = stats_now();
+/* Extract every package into the batch, decoded by JOBS threads. */
+static int
+install_extract(struct install *in, char *const *files, size_t nfiles,
+    unsigned jobs, struct dbp_error *err)
+{
+	const struct install_opts *o = in->o;
+	struct feed *feed = NULL;
+	double t0 = stats_now();
+	size_t i;
+	int r = 0;
+
 	if (jobs > 1 && (r = feed_new(&feed, files, nfiles, jobs,
 	    o->feed_budget != 0 ? o->feed_budget :
-	    INSTALL_FEED_PER_JOB * jobs)) != 0) {
-		r = dbp_err(err, -r, NULL, "cannot start threads");
-		goto abort;
-	}
+	    INSTALL_FEED_PER_JOB * jobs)) != 0)
+		return dbp_err(err, -r, NULL, "cannot start threads");
 	for (i = 0; i < nfiles; i++) {
-		ic.pkg = files[i];
-		if ((r = install_one(o, u, man, db, feed, files[i], (unsigned)i,
-		    st, err)) != 0) {
+		in->ic.pkg = files[i];
+		if ((r = install_one(o, in->u, in->man, in->db, feed, files[i],
+		    (unsigned)i, in->st, err)) != 0) {
 			dbp_err_pkg(err, files[i]);
-			goto abort;
+			break;
 		}
 	}
-	ic.pkg = NULL;
+	in->ic.pkg = NULL;
 	feed_free(feed);
-	feed = NULL;
-	st->phase[PH_EXTRACT] = stats_now() - t0;
+	in->st->phase[PH_EXTRACT] = stats_now() - t0;
 	/* Past this point a signal no longer stops the run: commit finishes. */
-	if (o->stop != NULL && *o->stop) {
+	if (r == 0 && o->stop != NULL && *o->stop)
 		r = dbp_err(err, EINTR, NULL, "interrupted");
-		goto abort;
-	}
-	/*
-	 * Every rename to come in the journal, synced with the directory
-	 * lines, before any data is synced (else a power cut could keep
-	 * names no durable journal lists); data durable before the first
-	 * rename (syncbatch_rename).  Files first, then the records that
-	 * describe them; then one barrier makes all the names durable (one
-	 * syncfs, or the directories' fsyncs); then the commit point; only
-	 * then what the old versions had and the new ones do not goes away,
-	 * so that a crash never loses a file that a committed record still
-	 * lists.  A crash before the commit point is undone by the next run,
-	 * one after it finished (recover.c).
-	 */
-	install_phase(o, INSTALL_SYNCING);
-	if ((db != NULL && (r = dpkgdb_prepare(db, err)) != 0) ||
-	    (r = syncbatch_prepare(sb, j, JOURNAL_ROOT, err)) != 0 ||
-	    (r = manifest_prepare(man, j, err)) != 0 ||
-	    (r = journal_sync(j, err)) != 0 ||
-	    (r = syncbatch_rename(sb, err)) != 0)
-		goto abort;
+	return r;
+}
+
+/*
+ * Every rename to come in the journal, synced with the directory lines,
+ * before any data is synced (else a power cut could keep names no
+ * durable journal lists); data durable before the first rename
+ * (syncbatch_rename).  Files first, then the records that describe them;
+ * then one barrier makes all the names durable (one syncfs, or the
+ * directories' fsyncs); then the obsolete paths are planned.  A failure
+ * here is undone by install_abort.
+ */
+static int
+install_prepare(struct install *in, struct dbp_error *err)
+{
+	int r;
+
+	install_phase(in->o, INSTALL_SYNCING);
+	if ((in->db != NULL && (r = dpkgdb_prepare(in->db, err)) != 0) ||
+	    (r = syncbatch_prepare(in->sb, in->j, JOURNAL_ROOT, err)) != 0 ||
+	    (r = manifest_prepare(in->man, in->j, err)) != 0 ||
+	    (r = journal_sync(in->j, err)) != 0 ||
+	    (r = syncbatch_rename(in->sb, err)) != 0)
+		return r;
 	/* The data is durable and the files renamed: the records, the names. */
-	install_phase(o, INSTALL_RENAMING);
-	if ((r = manifest_commit(man, err)) != 0 ||
-	    (r = syncbatch_sync_dirs(sb, err)) != 0 ||
-	    (r = manifest_sync(man, err)) != 0 ||
-	    (r = manifest_plan_obsolete(man, dirs, j, err)) != 0 ||
-	    (db != NULL && (r = dpkgdb_plan_obsolete(db, j, err)) != 0))
-		goto abort;
+	install_phase(in->o, INSTALL_RENAMING);
+	if ((r = manifest_commit(in->man, err)) != 0 ||
+	    (r = syncbatch_sync_dirs(in->sb, err)) != 0 ||
+	    (r = manifest_sync(in->man, err)) != 0 ||
+	    (r = manifest_plan_obsolete(in->man, in->dirs, in->j, err)) != 0 ||
+	    (in->db != NULL && (r = dpkgdb_plan_obsolete(in->db, in->j,
+	    err)) != 0))
+		return r;
+	return 0;
+}
+
+/*
+ * Past the commit point the run stands: the old versions' backups go,
+ * then what the old versions had and the new ones do not, so that a
+ * crash never loses a file that a committed record still lists; the
+ * cleanup durable, the journal goes (a repair would redo it).
+ */
+static int
+install_finish(struct install *in, struct dbp_error *err)
+{
+	struct install_note n = { .event = INSTALL_WARN };
+	bool left;		/* a cleanup step left something behind */
+	int r;
+
+	/* Each step runs whatever the one before it gave, in this order. */
+	left = syncbatch_finish(in->sb) != 0;
+	left |= manifest_finish(in->man) != 0;
+	left |= dirs_finish(in->dirs) != 0;
+	if (left) {
+		n.msg = "some backups (*.debunpack-old) could not be removed";
+		install_say(in->o, &n);
+	}
+	manifest_remove_obsolete(in->man, in->dirs, install_warn, &in->ic);
+	if (in->db != NULL)
+		dpkgdb_remove_obsolete(in->db, install_warn, &in->ic);
+	if ((r = syncbatch_sync_dirs(in->sb, err)) != 0 ||
+	    (r = journal_end(in->j, false, err)) != 0)
+		return r;
+	n.event = INSTALL_COMMITTED;
+	n.msg = NULL;
+	n.count = manifest_count(in->man);
+	n.mode = syncbatch_mode(in->sb);
+	install_say(in->o, &n);
+	return 0;
+}
+
+/* The files stay: a failing script is the package's error, not the run's. */
+static int
+install_preinsts(struct install *in, struct dbp_error *err)
+{
+	int r;
+
+	/*
+	 * No descriptor of the batch stays open (Linux refuses to run a
+	 * file open for writing: syncfs keeps one), nor dpkg's locks: a
+	 * preinst may run dpkg-divert, which takes them.
+	 */
+	syncbatch_close_fds(in->sb);
+	dpkgdb_unlock(in->db);
+	install_phase(in->o, INSTALL_PREINSTS);
+	if ((r = maintscript_dev_setup(in->rf.fd, err)) != 0)
+		return r;
+	return maintscript_preinsts(in->o->root, in->db, install_preinst,
+	    &in->ic, err);
+}
+
+/*
+ * Undo a run that failed before its commit point: records first, then
+ * files, then the directories this run created (files moved aside for
+ * them come back); the journal goes only once all that is undone (else
+ * the next run finishes the undo), and last the directories that held
+ * it: the admin directory may be new.
+ */
+static void
+install_abort(struct install *in)
+{
+	struct install_note n = { .event = INSTALL_WARN };
+	struct dbp_error ign;
+	bool left;
+
+	left = manifest_abort(in->man) != 0;
+	left |= syncbatch_abort(in->sb) != 0;
+	left |= usrmerge_undo(&in->um, in->dirs) != 0;
+	left |= syncbatch_abort_dirs(in->sb) != 0;
+	if (left || journal_end(in->j, true, &ign) != 0) {
+		n.msg = "cleanup after the error was incomplete; the next run"
+		    " repairs it";
+		install_say(in->o, &n);
+	} else
+		/* Now empty: the directories that held the journal. */
+		syncbatch_abort_dirs(in->sb);
+}
+
+static void
+install_close(struct install *in)
+{
+	unpack_free(in->u);
+	syncbatch_free(in->sb);
+	dpkgdb_free(in->db);	/* before the manifest: it holds its records */
+	manifest_free(in->man);
+	journal_free(in->j);
+	dirs_free(in->dirs);
+	users_free(in->users);
+	rootfs_close(&in->rf);
+}
+
+int
+install_run(const struct install_opts *o, char *const *files, size_t nfiles,
+    struct stats *st, struct dbp_error *err)
+{
+	struct install in = { .o = o, .ic = { o, NULL }, .st = st,
+	    .rf = { -1, false }, .um = { .nmade = 0 } };
+	unsigned jobs = install_jobs(o->jobs, files, nfiles);
+	int r;
+
+	/*
+	 * Open, extract, prepare the commit, commit, finish.  A failure
+	 * before the commit point is undone (once the journal exists,
+	 * install_abort cleans up whatever was done); one after it stands,
+	 * and the next run repairs what is left.
+	 */
+	if ((r = install_open(&in, files, nfiles, jobs, err)) != 0) {
+		if (in.undoable)
+			install_abort(&in);
+		goto out;
+	}
+	if ((r = install_extract(&in, files, nfiles, jobs, err)) != 0 ||
+	    (r = install_prepare(&in, err)) != 0) {
+		install_abort(&in);
+		goto out;
+	}
 	/*
 	 * The commit line is in the journal even if its sync failed: a repair
 	 * may finish the run, so it is not undone here; the next run repairs
 	 * it one way or the other, from what reached the disk.  A line that
 	 * could not even be written is not there: undo.
 	 */
-	if ((r = journal_commit(j, err)) != 0) {
-		if (!journal_committed(j))
-			goto abort;
+	if ((r = journal_commit(in.j, err)) != 0) {
+		if (!journal_committed(in.j))
+			install_abort(&in);
 		goto out;
 	}
-	/* Past this point the run stands: the old versions' backups go. */
-	/* Each step runs whatever the one before it gave, in this order. */
-	left = syncbatch_finish(sb) != 0;
-	left |= manifest_finish(man) != 0;
-	left |= dirs_finish(dirs) != 0;
-	if (left) {
-		n.event = INSTALL_WARN;
-		n.msg = "some backups (*.debunpack-old) could not be removed";
-		install_say(o, &n);
-	}
-	manifest_remove_obsolete(man, dirs, install_warn, &ic);
-	if (db != NULL)
-		dpkgdb_remove_obsolete(db, install_warn, &ic);
-	/* The cleanup durable, the journal can go (a repair would redo it). */
-	if ((r = syncbatch_sync_dirs(sb, err)) != 0 ||
-	    (r = journal_end(j, false, err)) != 0)
-		goto out;
-	n.event = INSTALL_COMMITTED;
-	n.count = manifest_count(man);
-	n.mode = syncbatch_mode(sb);
-	install_say(o, &n);
-	/* The files stay: a failing script is the package's error, not the run's. */
-	if (o->run_preinst && db != NULL) {
-		/*
-		 * No descriptor of the batch stays open (Linux refuses to
-		 * run a file open for writing: syncfs keeps one), nor dpkg's
-		 * locks: a preinst may run dpkg-divert, which takes them.
-		 */
-		syncbatch_close_fds(sb);
-		dpkgdb_unlock(db);
-		install_phase(o, INSTALL_PREINSTS);
-		if ((r = maintscript_dev_setup(rf.fd, err)) == 0)
-			r = maintscript_preinsts(o->root, db, install_preinst,
-			    &ic, err);
-	}
-	goto out;
-abort:
-	/*
-	 * Records first, then files, then the directories this run created
-	 * (files moved aside for them come back); the journal goes only once
-	 * all that is undone (else the next run finishes the undo), and last
-	 * the directories that held it: the admin directory may be new.
-	 */
-	left = manifest_abort(man) != 0;
-	left |= syncbatch_abort(sb) != 0;
-	left |= usrmerge_undo(&um, dirs) != 0;
-	left |= syncbatch_abort_dirs(sb) != 0;
-	if (left || journal_end(j, true, &ign) != 0) {
-		n.event = INSTALL_WARN;
-		n.msg = "cleanup after the error was incomplete; the next run"
-		    " repairs it";
-		install_say(o, &n);
-	} else
-		/* Now empty: the directories that held the journal. */
-		syncbatch_abort_dirs(sb);
+	if ((r = install_finish(&in, err)) == 0 && o->run_preinst &&
+	    in.db != NULL)
+		r = install_preinsts(&in, err);
 out:
-	feed_free(feed);
-	unpack_free(u);
-	syncbatch_free(sb);
-	dpkgdb_free(db);	/* before the manifest: it holds its records */
-	manifest_free(man);
-	journal_free(j);
-	dirs_free(dirs);
-	users_free(users);
-	rootfs_close(&rf);
+	install_close(&in);
 	return r;
 }
