@@ -14,6 +14,7 @@
 
 #include <archive.h>
 
+#include "admin.h"
 #include "deb.h"
 #include "dirs.h"
 #include "dpkgdb.h"
@@ -210,7 +211,7 @@ install_journal_dir(void *ctx, enum dirs_log kind, const char *path,
 
 /*
  * Attach the admin directory: the one the options name, which must
- * exist, or ROOT/INSTALL_ADMINDIR, created inside the root as part of the
+ * exist, or ROOT/ADMIN_DIR_DEFAULT, created inside the root as part of the
  * batch (so that a failed run removes it again).
  */
 static int
@@ -222,7 +223,7 @@ install_admindir(const struct install_opts *o, const struct rootfs *rf,
 	int fd, r;
 
 	if (o->admindir != NULL) {
-		if ((fd = install_admin_open(o, rf)) < 0)
+		if ((fd = admin_open(o->admindir, rf)) < 0)
 			return dbp_err(err, -fd, o->admindir,
 			    "cannot open admin directory");
 		r = manifest_admin(man, fd, o->admindir, rf->openat2, sb, st,
@@ -230,56 +231,23 @@ install_admindir(const struct install_opts *o, const struct rootfs *rf,
 		close(fd);
 		return r;
 	}
-	if ((r = dirs_get(dirs, INSTALL_ADMINDIR, true, 0755, &idx, err)) != 0)
+	if ((r = dirs_get(dirs, ADMIN_DIR_DEFAULT, true, 0755, &idx, err)) != 0)
 		return r;
 	if ((fd = dirs_fd(dirs, idx)) < 0)
-		return dbp_err(err, -fd, INSTALL_ADMINDIR,
+		return dbp_err(err, -fd, ADMIN_DIR_DEFAULT,
 		    "cannot open admin directory");
-	return manifest_admin(man, fd, INSTALL_ADMINDIR, rf->openat2, sb, st,
+	return manifest_admin(man, fd, ADMIN_DIR_DEFAULT, rf->openat2, sb, st,
 	    err);
-}
-
-const char *
-install_admin_name(const struct install_opts *o)
-{
-	return o->admindir != NULL ? o->admindir : INSTALL_ADMINDIR;
-}
-
-int
-install_admin_open(const struct install_opts *o, const struct rootfs *rf)
-{
-	int fd;
-
-	if (o->admindir == NULL)
-		return rootfs_resolve(rf, INSTALL_ADMINDIR,
-		    O_RDONLY | O_DIRECTORY);
-	fd = open(o->admindir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd >= 0 ? fd : -errno;
 }
 
 int
 install_recover(const struct install_opts *o, const struct rootfs *rf,
     bool lock, struct dbp_error *err)
 {
-	const char *name = install_admin_name(o);
 	struct recover_result res;
-	int fd, r;
+	int r;
 
-	if ((fd = install_admin_open(o, rf)) < 0) {
-		if (fd == -ENOENT)
-			return 0;	/* nothing installed, nothing to repair */
-		return dbp_err(err, -fd, name, "cannot open admin directory");
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		r = errno;
-		close(fd);
-		if (!lock && r == EWOULDBLOCK)
-			return 0;
-		return dbp_err(err, r, name, r == EWOULDBLOCK ?
-		    "in use by another run" : "cannot lock admin directory");
-	}
-	r = recover_run(rf, fd, &res, err);
-	close(fd);
+	r = admin_recover(o->admindir, rf, lock, &res, err);
 	if (r == 0 && res.found) {
 		struct install_note n = { .event = INSTALL_REPAIRED,
 		    .repair = &res };
@@ -363,7 +331,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	    in->st, err)) != 0 ||
 	    (r = manifest_lock(in->man, err)) != 0 ||
 	    (r = journal_open(in->j, manifest_admin_fd(in->man),
-	    install_admin_name(o), err)) != 0 ||
+	    admin_name(o->admindir), err)) != 0 ||
 	    (r = manifest_load_installed(in->man, err)) != 0 ||
 	    (merge && (r = usrmerge_make(&in->um, in->dirs, in->j, arch,
 	    err)) != 0))

@@ -13,9 +13,6 @@
 #include "stats.h"
 #include "usrmerge.h"
 
-/* Where records go unless the options say otherwise, inside the root. */
-#define INSTALL_ADMINDIR	"var/lib/debunpack"
-
 /* What a run tells its caller, who decides what the user sees. */
 enum install_event {
 	INSTALL_UNPACKING,	/* PKG's data comes next; CTL is its control */
@@ -49,7 +46,7 @@ struct install_note {
 
 struct install_opts {
 	const char *root;
-	const char *admindir;	/* NULL: ROOT/INSTALL_ADMINDIR */
+	const char *admindir;	/* NULL: ROOT/ADMIN_DIR_DEFAULT (admin.h) */
 	const char *mode;	/* a syncbatch mode, or "auto" */
 	unsigned jobs;		/* decompressing threads at most; 1: none */
 	size_t feed_budget;	/* threads' memory in all; 0: by jobs */
@@ -77,20 +74,10 @@ int install_run(const struct install_opts *o, char *const *files, size_t n,
     struct stats *st, struct dbp_error *err);
 
 /*
- * If the admin directory holds the journal of an interrupted run, repair
- * the root RF as it says.  LOCK: the admin directory must not be in use
- * (an install); otherwise a run in progress is left alone.  0 or -errno.
+ * admin_recover on the options' admin directory, telling the note
+ * callback what a repair did (INSTALL_REPAIRED).  0 or -errno.
  */
 int install_recover(const struct install_opts *o, const struct rootfs *rf,
     bool lock, struct dbp_error *err);
-
-/* What errors call the admin directory: the option's path or the default. */
-const char *install_admin_name(const struct install_opts *o);
-
-/*
- * Open the admin directory read-only: -errno on failure (-ENOENT when
- * nothing was ever installed).
- */
-int install_admin_open(const struct install_opts *o, const struct rootfs *rf);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include <archive.h>
 
+#include "admin.h"
 #include "control.h"
 #include "error.h"
 #include "escape.h"
@@ -489,17 +490,17 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 		goto out;
 	if ((r = manifest_new(&man)) != 0)
 		goto out;
-	if ((fd = install_admin_open(&o->in, &rf)) < 0) {
+	if ((fd = admin_open(o->in.admindir, &rf)) < 0) {
 		/* No admin directory yet: nothing is installed. */
 		if (fd != -ENOENT)
-			r = dbp_err(&err, -fd, install_admin_name(&o->in),
+			r = dbp_err(&err, -fd, admin_name(o->in.admindir),
 			    "cannot open admin directory");
 		else if (o->action == ACT_OWNER)
 			r = 1;
 		else if (o->action == ACT_DRY_RUN)
 			r = main_dry_run(man, &rf, argv + first, &err);
 		fd = -1;
-	} else if ((r = manifest_admin(man, fd, install_admin_name(&o->in),
+	} else if ((r = manifest_admin(man, fd, admin_name(o->in.admindir),
 	    rf.openat2, NULL, &st, &err)) == 0) {
 		if (o->action == ACT_LIST)
 			r = query_list(man, stdout, &err);
