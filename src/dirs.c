@@ -350,6 +350,9 @@ dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
 	bool displaced;
 	int fd, pfd, r;
 
+	if (d->v[pidx].flags & DIR_SEALED)
+		return dbp_err(err, 0, rel, "is in the admin directory,"
+		    " where no package may write");
 	if (d->guard != NULL && d->guard(d->guard_ctx, pidx, base) != 0) {
 		dbp_err(err, 0, rel, "is a file of this run and cannot also"
 		    " be a directory");

@@ -18,6 +18,8 @@
 #define DIR_GONE	0x10	/* created, then removed by an abort */
 #define DIR_RENAMED	0x20	/* a name in it was committed */
 #define DIR_ASIDE	0x40	/* created where a file was moved aside */
+#define DIR_SEALED	0x80	/* nothing may be made in it (the admin
+				   directory: packages' entries are refused) */
 
 /* What the log callback is told of a directory. */
 enum dirs_log {

@@ -233,6 +233,8 @@ install_admindir(const struct install_opts *o, const struct rootfs *rf,
 	}
 	if ((r = dirs_get(dirs, ADMIN_DIR_DEFAULT, true, 0755, &idx, err)) != 0)
 		return r;
+	/* Whatever path leads a package there: one directory, one index. */
+	dirs_mark(dirs, idx, DIR_SEALED);
 	if ((fd = dirs_fd(dirs, idx)) < 0)
 		return dbp_err(err, -fd, ADMIN_DIR_DEFAULT,
 		    "cannot open admin directory");

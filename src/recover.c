@@ -240,6 +240,15 @@ rc_parse_line(struct recover *rc, char *line, struct rc_line *l)
 		if (strchr(l->tmp, '/') != NULL || strchr(l->name, '/') != NULL ||
 		    l->tmp[0] == '\0' || l->name[0] == '\0')
 			return "bad name";
+		/*
+		 * A temporary has a reserved name and its target has not
+		 * (I2): else an undo could remove a name that was never the
+		 * run's, the journal itself among them.
+		 */
+		if (!names_reserved(l->tmp) || names_reserved(l->name) ||
+		    (l->tree == JOURNAL_ADMIN &&
+		    strcmp(l->name, JOURNAL_NAME) == 0))
+			return "bad name";
 		break;
 	case RC_GONE:
 		if (f[1][0] == '\0' || f[1][1] != '\0')

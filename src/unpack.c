@@ -276,6 +276,10 @@ unpack_prepare(struct unpack *u, struct unpack_target *t, bool final,
 		return r;
 	if ((t->dfd = dirs_fd(u->dirs, t->dir)) < 0)
 		return dbp_err(err, -t->dfd, parent, "cannot open directory");
+	/* The records and the journal are the run's: no package's path. */
+	if (dirs_flags(u->dirs, t->dir) & DIR_SEALED)
+		return dbp_err(err, 0, t->path, "is in the admin directory,"
+		    " where no package may write");
 	e = manifest_find(u->man, t->dir, t->name);
 	exists = fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (exists && S_ISDIR(st.st_mode) && (r = dirfile_file_over_dir(u->man,

@@ -240,6 +240,12 @@ START_TEST(test_journal_refused)
 		JOURNAL_MAGIC "1\nitem\tR\t2\td\tx" NAMES_TMP_SUFFIX "\tx\n",
 		JOURNAL_MAGIC "1\nitem\tR\t0\td\t../x\tx\n",
 		JOURNAL_MAGIC "1\nwhat\tever\n",
+		/* An undo of these would remove names that are not the run's. */
+		JOURNAL_MAGIC "1\nitem\tR\t0\td\tx\ty\n",
+		JOURNAL_MAGIC "1\nitem\tR\t0\td\ty" NAMES_TMP_SUFFIX "\tx"
+		    NAMES_OLD_SUFFIX "\n",
+		JOURNAL_MAGIC "1\nitem\tA\t0\t.\tj" NAMES_TMP_SUFFIX "\t"
+		    JOURNAL_NAME "\n",
 	};
 	struct recover_result res;
 	struct dbp_error err;
