@@ -44,11 +44,10 @@
  *     directory made in its place is removed.
  * I5. Backups are removed, and old versions' paths ("gone") deleted, only
  *     after "commit" is durable.
- * I6. In a directory the journal says the run made ("mkdir"), a file that
- *     no entry of the run had yet is made under its final name, with no
- *     temporary and no item: nothing there is older than the run.  Undone,
- *     every non-directory in it goes (but the journal, when it is the
- *     admin directory), then the directory; committed, they stand.
+ * Even in a directory the run made, a file waits under its temporary
+ * name: named at once, a power cut (or ext4's periodic commit) can keep
+ * its name without its data, an empty file at a final path until the
+ * repair; the power-loss matrix finds it with perfile on ext4 and xfs.
  * Each step below can be repeated: a repair killed half way is finished
  * by the next one.
  */
@@ -533,65 +532,6 @@ rc_sweep_all(struct recover *rc, struct recover_result *res)
 }
 
 /*
- * Empty directory PATH that the run made of what it put there (I6): every
- * non-directory, but the journal if it is the admin directory (ADM, its
- * device and inode).  Never through a symlink: one made where the journal
- * says a directory was is a merged-/usr link, or a package's.
- */
-static void
-rc_empty_made(struct recover *rc, const char *path, const struct stat *adm,
-    struct recover_result *res)
-{
-	struct dirent *de;
-	struct stat st;
-	const char *base;
-	bool isadm;
-	DIR *dir;
-	int pfd, fd;
-
-	if ((pfd = rc_parent(rc, path, &base)) < 0 ||
-	    (fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0)
-		return;		/* gone, or not a directory: nothing of ours */
-	if (fstat(fd, &st) != 0 || (dir = fdopendir(fd)) == NULL) {
-		close(fd);
-		rc_fail(rc, errno, path, "cannot list directory");
-		return;
-	}
-	isadm = st.st_dev == adm->st_dev && st.st_ino == adm->st_ino;
-	while ((de = readdir(dir)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0 ||
-		    (isadm && strcmp(de->d_name, JOURNAL_NAME) == 0) ||
-		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    S_ISDIR(st.st_mode))
-			continue;
-		/* A new name undone, as for an item without an old version. */
-		if (unlinkat(fd, de->d_name, 0) == 0)
-			res->items++;
-		else if (errno != ENOENT)
-			rc_fail(rc, errno, de->d_name, "cannot remove");
-	}
-	closedir(dir);
-}
-
-/* Every directory the run made, emptied of its files (I6). */
-static void
-rc_empty_all_made(struct recover *rc, struct recover_result *res)
-{
-	struct stat adm;
-	size_t i;
-
-	if (fstat(rc->admfd, &adm) != 0) {
-		rc_fail(rc, errno, "", "cannot read admin directory");
-		return;
-	}
-	for (i = 0; i < rc->n; i++)
-		if (rc->v[i].kind == RC_MKDIR)
-			rc_empty_made(rc, rc->v[i].path, &adm, res);
-}
-
-/*
  * A merged-/usr link the run made where the journal says a directory
  * was made (usrmerge.c): a link NAME -> usr/NAME at the top of the root.
  * Any other symlink there is a package's (a directory was to replace
@@ -744,7 +684,6 @@ recover_run(const struct rootfs *rf, int admfd, struct recover_result *res,
 			if (rc.v[i].kind == RC_ITEM)
 				rc_undo_item(&rc, &rc.v[i], res);
 		rc_sweep_all(&rc, res);
-		rc_empty_all_made(&rc, res);
 		/* Created directories that do not hold the journal go first. */
 		rc_rmdirs(&rc);
 		rc_asides_back(&rc, res);

@@ -12,7 +12,7 @@
 struct recover_result {
 	bool found;		/* a journal was there */
 	bool forward;		/* it had reached its commit point */
-	size_t items;		/* names it undid or whose backups it dropped */
+	size_t items;		/* renames it undid or whose backups it dropped */
 	size_t removed;		/* leftover temporaries and backups removed */
 	size_t gone;		/* paths of old versions removed (forward) */
 };
@@ -21,8 +21,7 @@ struct recover_result {
  * If admin directory ADMFD holds a journal, repair the root RF as it
  * says and remove it: before its commit point the run is undone (old
  * versions back from their backups, new names, temporaries and created
- * directories with the files made in them removed, directory times
- * restored), after it the run is
+ * directories removed, directory times restored), after it the run is
  * finished (backups and the old versions' obsolete paths removed).  The
  * caller holds the admin directory's lock.  Returns 0 (RES says what was
  * done) or -errno with ERR filled; on error the journal stays, and a

@@ -353,7 +353,6 @@ syncbatch_add(struct syncbatch *sb, size_t dir, const char *path,
 	}
 	it->name = strrchr(it->path, '/') != NULL ?
 	    strrchr(it->path, '/') + 1 : it->path;
-	it->direct = strcmp(it->tmp, it->name) == 0;
 	*idx = sb->n++;
 	return 0;
 }
@@ -526,8 +525,7 @@ syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
 	for (i = 0; i < sb->n; i++) {
 		struct sb_item *it = &sb->v[i];
 
-		/* A name made final at once has no old version to keep. */
-		if (it->state != SB_PENDING || it->direct)
+		if (it->state != SB_PENDING)
 			continue;
 		if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
 			return dbp_err(err, -dfd, dirs_path(sb->dirs, it->dir),
@@ -594,8 +592,7 @@ syncbatch_rename(struct syncbatch *sb, struct dbp_error *err)
 
 		if (it->state != SB_PENDING)
 			continue;
-		/* A direct item has its name already: only its state moves. */
-		if (!it->direct && (r = sb_rename_one(sb, it, err)) != 0)
+		if ((r = sb_rename_one(sb, it, err)) != 0)
 			return r;
 		it->state = SB_RENAMED;
 		sb->renamed = true;

@@ -58,10 +58,7 @@ void syncbatch_set_journal(struct syncbatch *sb, struct journal *j);
  * Register temporary TMP, already created in directory DIR, that will be
  * renamed at commit to the last component of PATH (root-relative).
  * Register right after creating it, before writing, so that an abort
- * removes it.  *IDX identifies it afterwards.  A TMP equal to that
- * component was made under its final name, in a directory the run made:
- * it has no old version to keep and nothing to rename, only its data and
- * its name to make durable with the others.
+ * removes it.  *IDX identifies it afterwards.
  */
 int syncbatch_add(struct syncbatch *sb, size_t dir, const char *path,
     const char *tmp, size_t *idx);

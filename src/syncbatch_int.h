@@ -21,8 +21,7 @@ struct sb_item {
 	size_t dir;
 	char *path;		/* root-relative, for messages */
 	const char *name;	/* last component of path */
-	char *tmp;		/* == name: made under its final name */
-	bool direct;		/* ... so there is nothing to rename */
+	char *tmp;
 	int fd;			/* open until commit, or -1 */
 	bool data;		/* regular file: its data must be made durable */
 	enum sb_state state;

@@ -256,18 +256,15 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 /*
  * Find the directory of T->path (creating it), refuse to replace a
  * directory by a non-directory, drop what an earlier entry of this run
- * made at the same path, and choose the temporary name.  FINAL: the entry
- * may take its final name at once where nothing is older than the run (a
- * symlink may not: later entries would resolve paths through it).
+ * made at the same path, and choose the temporary name.
  */
 static int
-unpack_prepare(struct unpack *u, struct unpack_target *t, bool final,
+unpack_prepare(struct unpack *u, struct unpack_target *t,
     struct dbp_error *err)
 {
 	char parent[PATH_MAX];
 	struct manifest_entry *e;
 	struct stat st;
-	bool exists;
 	int r;
 
 	t->record_path = t->path;
@@ -281,8 +278,8 @@ unpack_prepare(struct unpack *u, struct unpack_target *t, bool final,
 		return dbp_err(err, 0, t->path, "is in the admin directory,"
 		    " where no package may write");
 	e = manifest_find(u->man, t->dir, t->name);
-	exists = fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (exists && S_ISDIR(st.st_mode) && (r = dirfile_file_over_dir(u->man,
+	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode) && (r = dirfile_file_over_dir(u->man,
 	    u->rec != NULL ? control_get(u->rec->ctl, "Package") : NULL,
 	    t->path, t->dfd, t->name, e != NULL && e->type == AE_IFDIR,
 	    err)) != 0)
@@ -292,18 +289,7 @@ unpack_prepare(struct unpack *u, struct unpack_target *t, bool final,
 	/* Within one package the later entry wins (dpkg-deb -x does the same). */
 	if (e != NULL && (r = syncbatch_drop(u->sb, e->item, err)) != 0)
 		return r;
-	/*
-	 * In a directory this run made, nothing is older than the run: a
-	 * file takes its final name at once, with no rename to come (an
-	 * undo, or the repair, empties the whole directory; recover.c I6).
-	 * That spares a new root a rename per file, and xfs the log force
-	 * each rename costs in a directory at the size where one more name
-	 * turns its leaf block into a node.
-	 */
-	if (final && !exists && e == NULL &&
-	    (dirs_flags(u->dirs, t->dir) & DIR_CREATED) != 0)
-		snprintf(t->tmp, sizeof(t->tmp), "%s", t->name);
-	else if (names_tmp(t->name, &u->tmpseq, t->tmp, sizeof(t->tmp)) != 0)
+	if (names_tmp(t->name, &u->tmpseq, t->tmp, sizeof(t->tmp)) != 0)
 		return dbp_err(err, ENAMETOOLONG, t->path, "name too long");
 	return 0;
 }
@@ -315,8 +301,7 @@ unpack_prepare(struct unpack *u, struct unpack_target *t, bool final,
 static int
 unpack_stale(struct unpack_target *t, int tries)
 {
-	/* A final name taken is never a leftover: it is not ours to remove. */
-	if (errno != EEXIST || tries > 0 || strcmp(t->tmp, t->name) == 0)
+	if (errno != EEXIST || tries > 0)
 		return 0;
 	return unlinkat(t->dfd, t->tmp, 0) == 0;
 }
@@ -583,7 +568,7 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 	memcpy(digest, e->sha256, sizeof(digest));
 	if (tdir == t->dir && strcmp(tname, t->name) == 0)
 		return dbp_err(err, 0, t->path, "hardlink to itself");
-	if ((r = unpack_prepare(u, t, true, err)) != 0)
+	if ((r = unpack_prepare(u, t, err)) != 0)
 		return r;
 	if ((tdfd = dirs_fd(u->dirs, syncbatch_dir(u->sb, titem))) < 0 ||
 	    (t->dfd = dirs_fd(u->dirs, t->dir)) < 0)
@@ -679,7 +664,7 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	default:
 		return dbp_err(err, 0, t.path, "unsupported entry type");
 	}
-	if ((r = unpack_prepare(u, &t, type != AE_IFLNK, err)) != 0)
+	if ((r = unpack_prepare(u, &t, err)) != 0)
 		return r;
 	if (type == AE_IFREG)
 		return unpack_file(u, a, ae, &t, err);

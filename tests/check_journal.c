@@ -180,9 +180,9 @@ START_TEST(test_journal_forward)
 END_TEST
 
 /*
- * Directories the run made hold files under their final names (I6):
- * undone, they go whole, deepest first, but a symlink the journal's
- * "mkdir" line finds is not followed.
+ * Directories the run made go, once the temporaries in them are swept;
+ * one that holds a file of someone else's since stays, and a symlink the
+ * journal's "mkdir" line finds (a package's) is not followed.
  */
 START_TEST(test_journal_undo_made_dirs)
 {
@@ -194,12 +194,13 @@ START_TEST(test_journal_undo_made_dirs)
 	    { 2, 0 } }), 0);
 	ck_assert_int_eq(journal_dir(j, "n", NULL), 0);
 	checkutil_mkdir("n");
-	checkutil_write("n/f", "new");
+	checkutil_write("n/f" NAMES_TMP_SUFFIX, "new");
 	ck_assert_int_eq(journal_dir(j, "n/sub", NULL), 0);
 	checkutil_mkdir("n/sub");
-	checkutil_write("n/sub/g", "new");
-	checkutil_symlink("f", "n/sub/link");
-	/* A directory another run's link stands for: kept, and its file. */
+	checkutil_write("n/sub/g" NAMES_TMP_SUFFIX, "new");
+	ck_assert_int_eq(journal_dir(j, "other", NULL), 0);
+	checkutil_mkdir("other");
+	checkutil_write("other/users", "not the run's");
 	checkutil_mkdir("keep");
 	checkutil_write("keep/k", "kept");
 	ck_assert_int_eq(journal_dir(j, "bin", NULL), 0);
@@ -208,8 +209,10 @@ START_TEST(test_journal_undo_made_dirs)
 	repair(&res);
 	ck_assert(!res.forward);
 	ck_assert(!checkutil_exists("n"));
+	assert_content("other/users", "not the run's");
 	assert_content("keep/k", "kept");
-	ck_assert_uint_eq(res.items, 3);
+	ck_assert(checkutil_exists("bin"));
+	ck_assert_uint_eq(res.removed, 2);
 }
 END_TEST
 
@@ -224,7 +227,7 @@ START_TEST(test_journal_escaped_names)
 	checkutil_mkdir("a\tb");
 	ck_assert_int_eq(journal_dir(j, "a\tb/c\nd", NULL), 0);
 	checkutil_mkdir("a\tb/c\nd");
-	checkutil_write("a\tb/c\nd/e\\f", "x");
+	checkutil_write("a\tb/c\nd/e\\f" NAMES_TMP_SUFFIX, "x");
 	journal_kill();
 	repair(&res);
 	ck_assert(!checkutil_exists("a\tb"));

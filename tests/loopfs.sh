@@ -21,18 +21,6 @@ symlink ./usr/share/link a/f00001
 hardlink ./usr/share/b/hard ./usr/share/a/f00002
 D
 deb=$(build_deb pkg "$T/pkg.desc")
-# One directory of exactly 500 names: on xfs (4 KiB directory blocks)
-# one more name turns its leaf block into a node, one less back, and the
-# block that frees is busy until the log is forced.
-cat > "$T/leaf.desc" <<'D'
-compress data gz 1
-dir ./ 0755
-dir ./usr/ 0755
-dir ./usr/share/ 0755
-dir ./usr/share/leaf/ 0755
-gen 500 ./usr/share/leaf/f 0644 100
-D
-leaf=$(build_deb leaf "$T/leaf.desc")
 mkdir "$T/ref"
 dpkg-deb -x "$deb" "$T/ref"
 
@@ -92,24 +80,6 @@ P
 	"$DEBUNPACK" -q --root "$mnt/stats" --sync-mode none --stats "$deb" |
 	    grep -q "^device:     $dev (device-wide) flushes [0-9]" ||
 	    fail "$fs: --stats text has no device line"
-	# Files in a directory the run makes take their final names at once:
-	# no rename flips the directory's form, and a new root costs a few
-	# flushes whatever its directories hold (one rename per file used to
-	# force xfs's log each time, ~1,000 flushes here).  Installed again,
-	# every file replaces a name: the directory only shrinks.
-	mkdir "$mnt/leaf"
-	line="$fs flushes, 500 names in one directory:"
-	for run in new again; do
-		sync
-		before=$(flushes "$dev")
-		"$DEBUNPACK" -q --root "$mnt/leaf" --sync-mode syncfs "$leaf" ||
-		    fail "$fs: 500 names in one directory ($run)"
-		after=$(flushes "$dev")
-		[ $((after - before)) -le 40 ] ||
-		    fail "$fs: 500 names in one directory ($run): $((after - before)) flushes"
-		line="$line $run $((after - before))"
-	done
-	echo "$line"
 	# 501 files: perfile flushes at least once per file; batched a small
 	# multiple of the number of directories on ext4/xfs, one per file on
 	# btrfs (its log tree), so only the ordering is checked here.
