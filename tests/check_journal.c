@@ -51,21 +51,6 @@ teardown(void)
 	rootfs_close(&rf);
 }
 
-static void
-assert_content(const char *rel, const char *want)
-{
-	char buf[256];
-	size_t n;
-	FILE *fp;
-
-	fp = fopen(checkutil_at(rel), "r");
-	ck_assert_msg(fp != NULL, "%s: %s", rel, strerror(errno));
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	ck_assert_str_eq(buf, want);
-}
-
 /* Rename FROM to TO, both in the scratch directory. */
 static void
 mv(const char *from, const char *to)
@@ -143,7 +128,7 @@ START_TEST(test_journal_undo_items)
 	journal_kill();
 	repair(&res);
 	ck_assert(!res.forward);
-	assert_content("d/x", "old x");
+	checkutil_assert_content("d/x", "old x");
 	ck_assert(!checkutil_exists("d/y"));
 	ck_assert(!checkutil_exists("d/z"));
 	ck_assert(!checkutil_exists("d/z" NAMES_TMP_SUFFIX));
@@ -170,9 +155,9 @@ START_TEST(test_journal_forward)
 	journal_kill();
 	repair(&res);
 	ck_assert(res.forward);
-	assert_content("d/x", "new x");
-	assert_content("d/y", "new y");
-	assert_content("d/z", "new z");
+	checkutil_assert_content("d/x", "new x");
+	checkutil_assert_content("d/y", "new y");
+	checkutil_assert_content("d/z", "new z");
 	ck_assert(!checkutil_exists("d/x" NAMES_OLD_SUFFIX));
 	ck_assert(!checkutil_exists("d/obsolete"));
 	ck_assert_uint_eq(res.gone, 1);
@@ -209,8 +194,8 @@ START_TEST(test_journal_undo_made_dirs)
 	repair(&res);
 	ck_assert(!res.forward);
 	ck_assert(!checkutil_exists("n"));
-	assert_content("other/users", "not the run's");
-	assert_content("keep/k", "kept");
+	checkutil_assert_content("other/users", "not the run's");
+	checkutil_assert_content("keep/k", "kept");
 	ck_assert(checkutil_exists("bin"));
 	ck_assert_uint_eq(res.removed, 2);
 }
@@ -264,8 +249,8 @@ START_TEST(test_journal_refused)
 		    "journal %zu accepted", i);
 		ck_assert_msg(err.msg[0] != '\0', "journal %zu: no message", i);
 		ck_assert(checkutil_exists("adm/" JOURNAL_NAME));
-		assert_content("d/x", "old");
-		assert_content("d/x" NAMES_TMP_SUFFIX, "new");
+		checkutil_assert_content("d/x", "old");
+		checkutil_assert_content("d/x" NAMES_TMP_SUFFIX, "new");
 	}
 }
 END_TEST

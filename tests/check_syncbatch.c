@@ -65,22 +65,6 @@ teardown(void)
 	rootfs_close(&rf);
 }
 
-static void
-assert_content(const char *rel, const char *want)
-{
-	char buf[256];
-	size_t n;
-	FILE *fp;
-
-	fp = fopen(checkutil_at(rel), "r");
-	ck_assert_msg(fp != NULL, "open %s: %s", rel, strerror(errno));
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	buf[n] = '\0';
-	fclose(fp);
-	ck_assert_msg(strcmp(buf, want) == 0, "%s holds \"%s\", not \"%s\"",
-	    rel, buf, want);
-}
-
 static int ntemps;
 
 static int
@@ -190,7 +174,7 @@ commit_files(struct fx *fb, const char *mode)
 	for (i = 0; i < NFILES; i++) {
 		snprintf(path, sizeof(path), "%sfile%d", file_dirs[i % 4], i);
 		snprintf(content, sizeof(content), "content of %d\n", i);
-		assert_content(path, content);
+		checkutil_assert_content(path, content);
 	}
 	ck_assert_int_eq(count_temps(), 0);
 	ck_assert_uint_eq(fb->st.calls[SC_RENAME], NFILES);
@@ -316,8 +300,8 @@ START_TEST(test_syncbatch_syncfs_shared)
 	/* Nothing changed since: no barrier costs anything. */
 	ck_assert_int_eq(syncbatch_sync_dirs(f.sb, &err), 0);
 	ck_assert_uint_eq(f.st.calls[SC_SYNCFS], 2);
-	assert_content("one", "1\n");
-	assert_content("two", "2\n");
+	checkutil_assert_content("one", "1\n");
+	checkutil_assert_content("two", "2\n");
 	syncbatch_free(peer);
 	dirs_free(pdirs);
 	fx_close(&f);
@@ -385,7 +369,7 @@ START_TEST(test_syncbatch_commit_dir_fixup)
 	m.mtime.tv_sec = 1234567890;
 	ck_assert_int_eq(dirs_set_meta(f.dirs, dir, &m, NULL), 0);
 	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
-	assert_content("ro/file", "x");
+	checkutil_assert_content("ro/file", "x");
 	ck_assert_int_eq(stat(checkutil_at("ro"), &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0555);
 	/* The rename did not come after the mtime was set. */
@@ -430,7 +414,7 @@ START_TEST(test_syncbatch_drop)
 	/* The later entry takes the same temporary name. */
 	add_file(&f, "etc/conf", "new");
 	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
-	assert_content("etc/conf", "new");
+	checkutil_assert_content("etc/conf", "new");
 	ck_assert_uint_eq(f.st.calls[SC_RENAME], 1);
 	ck_assert_uint_eq(f.st.calls[SC_FDATASYNC], 1);
 	ck_assert_int_eq(count_temps(), 0);
@@ -460,7 +444,7 @@ abort_case(const char *mode)
 	ck_assert_int_eq(count_temps(), 0);
 	ck_assert(!checkutil_exists("fresh"));
 	ck_assert(!checkutil_exists("keep/added"));
-	assert_content("keep/old", "original");
+	checkutil_assert_content("keep/old", "original");
 	/* The directory looks untouched: its times are given back too. */
 	ck_assert_int_eq(stat(checkutil_at("keep"), &st), 0);
 	ck_assert_int_eq(st.st_mtim.tv_sec, 1000000000);
@@ -525,7 +509,7 @@ START_TEST(test_syncbatch_reopen)
 	for (i = 0; i < FILES; i++) {
 		snprintf(path, sizeof(path), "d%d/f%d", i % 3, i);
 		snprintf(content, sizeof(content), "data %d", i);
-		assert_content(path, content);
+		checkutil_assert_content(path, content);
 	}
 	ck_assert_int_eq(count_temps(), 0);
 	fx_close(&f);
@@ -552,7 +536,7 @@ START_TEST(test_syncbatch_many_files)
 	for (i = 0; i < FILES; i += 37) {
 		snprintf(path, sizeof(path), "m%d/f%d", i % 7, i);
 		snprintf(content, sizeof(content), "%d", i);
-		assert_content(path, content);
+		checkutil_assert_content(path, content);
 	}
 	ck_assert_int_eq(count_temps(), 0);
 	fx_close(&f);

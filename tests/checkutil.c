@@ -175,3 +175,19 @@ checkutil_run(Suite *s)
 	srunner_free(sr);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
+
+void
+checkutil_assert_content(const char *rel, const char *want)
+{
+	char buf[256];
+	size_t n;
+	FILE *fp;
+
+	fp = fopen(checkutil_at(rel), "r");
+	ck_assert_msg(fp != NULL, "open %s: %s", rel, strerror(errno));
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	ck_assert_msg(strcmp(buf, want) == 0, "%s holds \"%s\", not \"%s\"",
+	    rel, buf, want);
+}

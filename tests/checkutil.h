@@ -43,6 +43,9 @@ void checkutil_mkdir(const char *rel);
 void checkutil_symlink(const char *target, const char *rel);
 void checkutil_write(const char *rel, const char *content);
 
+/* REL in the scratch directory is a file holding exactly WANT. */
+void checkutil_assert_content(const char *rel, const char *want);
+
 /* The file descriptors this process has open. */
 int checkutil_count_fds(void);
 
