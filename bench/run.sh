@@ -36,7 +36,8 @@ usage: $0 [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
   -m  methods to run, names or globs, blank- or comma-separated
       (default all; "floor debunpack-*" for synthetic workloads)
   -x  methods to leave out, e.g. 'debunpack-perfile-*'
-  -f  filesystems (default "ext4 xfs btrfs")
+  -f  filesystems (default "ext4 xfs btrfs"); ovl-ext4, ovl-xfs and
+      ovl-btrfs put the root in an overlay whose upper layer is there
   -o  results directory (default bench/results/latest); a copy is kept
       beside it, named after the start time
   -b  debunpack binary (default build/debunpack, copied before use)
@@ -65,7 +66,10 @@ shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
 for fs in $filesystems; do
-	case $fs in ext4 | xfs | btrfs) ;; *) echo "$0: unknown filesystem $fs" >&2; exit 2 ;; esac
+	case $fs in
+	ext4 | xfs | btrfs | ovl-ext4 | ovl-xfs | ovl-btrfs) ;;
+	*) echo "$0: unknown filesystem $fs" >&2; exit 2 ;;
+	esac
 done
 for w in $workloads; do
 	case $w in
@@ -138,10 +142,13 @@ cleanup() {
 	if [ -z "$finished" ] && [ -s "$res/runs.csv" ]; then
 		echo "run: stopped; the runs so far are in $res/runs.csv (bench/report.sh summarizes them)" >&2
 	fi
+	if mountpoint -q "$work/ovl"; then
+		umount "$work/ovl" || umount -l "$work/ovl" || true
+	fi
 	if mountpoint -q "$mnt"; then
 		umount "$mnt" || umount -l "$mnt" || true
 	fi
-	mountpoint -q "$mnt" || rm -rf "$work"
+	mountpoint -q "$mnt" || mountpoint -q "$work/ovl" || rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -318,9 +325,9 @@ for w in $workloads; do
 	size=$(size_mib "$cache/$w")
 	for fs in $filesystems; do
 		case $fs in
-		ext4) mkfs="mkfs.ext4 -q -F" ;;
-		xfs) mkfs="mkfs.xfs -q -f" ;;
-		btrfs) mkfs="mkfs.btrfs -q -f" ;;
+		ext4 | ovl-ext4) mkfs="mkfs.ext4 -q -F" ;;
+		xfs | ovl-xfs) mkfs="mkfs.xfs -q -f" ;;
+		btrfs | ovl-btrfs) mkfs="mkfs.btrfs -q -f" ;;
 		esac
 		echo "run: $w on $fs ($size MiB image):$todo"
 		truncate -s 0 "$work/img"
@@ -339,8 +346,19 @@ for w in $workloads; do
 			# Interleaved, so that drift in the machine hits every method alike.
 			for m in $todo; do
 				root=$mnt/root
-				rm -rf "$root"
+				rm -rf "$root" "$mnt/work"
 				mkdir "$root"
+				case $fs in
+				ovl-*)
+					# A container's root: an overlay whose
+					# upper layer is the root on the image.
+					mkdir -p "$mnt/work" "$work/lower" "$work/ovl"
+					mount -t overlay overlay -o \
+					    "lowerdir=$work/lower,upperdir=$root,workdir=$mnt/work" \
+					    "$work/ovl"
+					root=$work/ovl
+					;;
+				esac
 				case $m in
 				dpkg | eatmydata-dpkg)
 					mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
@@ -374,6 +392,7 @@ for w in $workloads; do
 				rss=$(tail -n 1 "$work/rss" 2>/dev/null || true)
 				case $rss in '' | *[!0-9]*) rss="" ;; esac
 				paths=$(find "$root" -mindepth 1 | wc -l)
+				[ "$root" = "$mnt/root" ] || umount "$root"
 				stats=$(grep '^{' "$work/out" | tail -n 1 | sed 's/"/""/g' || true)
 				[ -z "$stats" ] || stats="\"$stats\""
 				echo "$w,$fs,$m,$r,$wall,$((fl1 - fl0)),$jbd2,$bytes,$rss,$rc,$paths,$stats" >> "$csv"
@@ -390,7 +409,7 @@ for w in $workloads; do
 			done
 			r=$((r + 1))
 		done
-		rm -rf "$root"
+		rm -rf "$mnt/root" "$mnt/work"
 		umount "$mnt"
 		rm -f "$work/img"
 	done

@@ -3,14 +3,37 @@
 #define DEBUNPACK_FSKIND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
-/*
- * Whether syncfs(2) on FD's filesystem writes back every dirty page and
- * inode, commits the filesystem's journal, flushes the device cache and
- * reports writeback errors: ext2/3/4, xfs, btrfs, f2fs, and tmpfs (which
- * has nothing to make durable).  False when unknown.
- */
+/* How the files of a filesystem are made durable, and their errors seen. */
+enum fskind_sync {
+	/* fdatasync each file: syncfs may not reach the storage (unknown) */
+	FSKIND_PERFILE,
+	/*
+	 * syncfs writes back every dirty page and inode, commits the
+	 * journal, flushes the device cache and reports writeback errors:
+	 * ext2/3/4, xfs, btrfs, f2fs, and tmpfs (nothing to make durable)
+	 */
+	FSKIND_SYNCFS,
+	/*
+	 * syncfs makes everything durable and reports metadata errors, but
+	 * a file's data writeback error only shows on that file: overlayfs
+	 * (see fskind.c); each file is checked after the syncfs
+	 */
+	FSKIND_SYNCFS_CHECK,
+};
+
+enum fskind_sync fskind_sync(int fd);
+
+/* Whether syncfs(2) makes FD's filesystem durable (FSKIND_SYNCFS or _CHECK). */
 bool fskind_syncfs_ok(int fd);
+
+/* The name of FD's filesystem type ("ext4" for the ext family), in BUF. */
+const char *fskind_name(int fd, char *buf, size_t n);
+
+/* KIND in a word, and why it was chosen in a few, for --stats. */
+const char *fskind_how(enum fskind_sync kind);
+const char *fskind_why(enum fskind_sync kind);
 
 /*
  * Whether fsync(2) of a file created in FD's filesystem also makes its

@@ -2,7 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,9 +14,9 @@
 #include "fsset.h"
 
 struct fsset_fs {
-	dev_t dev;
+	uint64_t key;		/* fsset_key */
 	int fd;
-	bool ok;		/* syncfs is trusted there (fskind.h) */
+	enum fskind_sync kind;	/* how it is made durable (fskind.h) */
 	char *path;		/* what FD was opened as, for messages */
 };
 
@@ -31,19 +33,43 @@ fsset_new(struct fsset **out)
 	return 0;
 }
 
-int
-fsset_add(struct fsset *fs, int fd, const char *path, bool *ok)
+/*
+ * What tells FD's filesystem from the others: its mount, where statx
+ * says (Linux 5.8), else its device.  Not the device alone: an overlay
+ * gives its files the device of the layer they come from when the layers
+ * are on different filesystems, and one syncfs covers them all.
+ */
+static int
+fsset_key(int fd, uint64_t *key)
 {
-	struct fsset_fs *v;
+	struct statx stx;
 	struct stat st;
-	size_t i;
 
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID,
+	    &stx) == 0 && (stx.stx_mask & STATX_MNT_ID)) {
+		*key = stx.stx_mnt_id | (UINT64_C(1) << 63);
+		return 0;
+	}
 	if (fstat(fd, &st) != 0)
 		return -errno;
+	*key = (uint64_t)st.st_dev;
+	return 0;
+}
+
+int
+fsset_add(struct fsset *fs, int fd, const char *path, enum fskind_sync *kind)
+{
+	struct fsset_fs *v;
+	uint64_t key;
+	size_t i;
+	int r;
+
+	if ((r = fsset_key(fd, &key)) != 0)
+		return r;
 	for (i = 0; i < fs->n; i++)
-		if (fs->v[i].dev == st.st_dev) {
-			if (ok != NULL)
-				*ok = fs->v[i].ok;
+		if (fs->v[i].key == key) {
+			if (kind != NULL)
+				*kind = fs->v[i].kind;
 			return 0;
 		}
 	if ((v = realloc(fs->v, (fs->n + 1) * sizeof(*v))) == NULL)
@@ -56,14 +82,14 @@ fsset_add(struct fsset *fs, int fd, const char *path, bool *ok)
 		free(v->path);
 		return -errno;
 	}
-	v->dev = st.st_dev;
+	v->key = key;
 	/*
 	 * A root may hold other mounts (a vfat /boot/efi, a FUSE or NFS
 	 * admin directory): each filesystem is judged on its own.
 	 */
-	v->ok = fskind_syncfs_ok(fd);
-	if (ok != NULL)
-		*ok = v->ok;
+	v->kind = fskind_sync(fd);
+	if (kind != NULL)
+		*kind = v->kind;
 	fs->n++;
 	return 0;
 }
@@ -74,7 +100,7 @@ fsset_syncfs(struct fsset *fs, unsigned long *count, struct dbp_error *err)
 	size_t i;
 
 	for (i = 0; i < fs->n; i++) {
-		if (!fs->v[i].ok)
+		if (fs->v[i].kind == FSKIND_PERFILE)
 			continue;
 		(*count)++;
 		if (syncfs(fs->v[i].fd) != 0)
@@ -82,6 +108,24 @@ fsset_syncfs(struct fsset *fs, unsigned long *count, struct dbp_error *err)
 			    "cannot sync its filesystem");
 	}
 	return 0;
+}
+
+size_t
+fsset_count(const struct fsset *fs)
+{
+	return fs->n;
+}
+
+const char *
+fsset_get(const struct fsset *fs, size_t i, enum fskind_sync *kind,
+    char *type, size_t n)
+{
+	*kind = fs->v[i].kind;
+	if (fs->v[i].fd >= 0)
+		fskind_name(fs->v[i].fd, type, n);
+	else
+		snprintf(type, n, "?");
+	return fs->v[i].path;
 }
 
 void

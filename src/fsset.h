@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "fskind.h"
 
 struct fsset;
 
@@ -15,11 +16,18 @@ int fsset_new(struct fsset **out);
  * Add the filesystem of FD (PATH names it in messages) if it is not in
  * the set yet, keeping a descriptor of it for syncfs: syncfs reports a
  * writeback error only to descriptors opened before it, so add before
- * writing there.  *OK (if not NULL) tells whether syncfs is trusted on
- * that filesystem (fskind.h); where it is not, the caller syncs what it
- * changed there itself.  -ENOMEM or -errno.
+ * writing there.  *KIND (if not NULL) tells how that filesystem is made
+ * durable (fskind.h): where syncfs is not trusted, the caller syncs what
+ * it changed there itself; where it is but not for data errors, the
+ * caller checks each file after the syncfs.  -ENOMEM or -errno.
  */
-int fsset_add(struct fsset *fs, int fd, const char *path, bool *ok);
+int fsset_add(struct fsset *fs, int fd, const char *path,
+    enum fskind_sync *kind);
+
+/* How many filesystems the set holds; the Ith one's first path and kind. */
+size_t fsset_count(const struct fsset *fs);
+const char *fsset_get(const struct fsset *fs, size_t i,
+    enum fskind_sync *kind, char *type, size_t n);
 
 /*
  * syncfs every filesystem of the set where it is trusted; *COUNT is

@@ -35,6 +35,9 @@
  *     A backup is a hardlink made before the rename, in the same
  *     directory; file systems that journal metadata in order (ext4, xfs,
  *     btrfs) never keep the rename without the link.
+ * I3b. A new name (no old version) may be a link made to its temporary,
+ *     which is removed only after every such link: until then both names
+ *     are one inode, and undoing the item removes both.
  * I4. Records are renamed only after every file is renamed and durable,
  *     and "commit" is written (and synced) only after every record is:
  *     without it, undoing every item gives back the old root and the old
@@ -131,6 +134,17 @@ rc_is_dir(int dfd, const char *name)
 
 	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISDIR(st.st_mode);
+}
+
+/* Whether A and B in DFD are one inode (two links, not followed). */
+static bool
+rc_same(int dfd, const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return fstatat(dfd, a, &sa, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    fstatat(dfd, b, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 static int
@@ -371,10 +385,19 @@ rc_undo_item(struct recover *rc, const struct rc_line *l,
 			rc_fail(rc, r, l->tmp, "cannot remove");
 		return;
 	}
-	/* No old version: with the temporary gone, NAME is the new one. */
-	if (rc_exists(dfd, l->tmp))
-		r = rc_unlink(dfd, l->tmp);
-	else if ((r = rc_unlink(dfd, l->name)) == 0)
+	/*
+	 * No old version: with the temporary gone, NAME is the new one; with
+	 * both there and one inode, NAME is a link made to the temporary
+	 * (syncbatch.c links new names), and goes first.
+	 */
+	if (rc_exists(dfd, l->tmp)) {
+		r = 0;
+		if (rc_same(dfd, l->tmp, l->name) &&
+		    (r = rc_unlink(dfd, l->name)) == 0)
+			res->items++;
+		if (r == 0)
+			r = rc_unlink(dfd, l->tmp);
+	} else if ((r = rc_unlink(dfd, l->name)) == 0)
 		res->items++;
 	if (r != 0)
 		rc_fail(rc, r, l->name, "cannot remove");
@@ -593,12 +616,13 @@ rc_restore_times(struct recover *rc)
 static void
 rc_sync_dir(struct recover *rc, struct fsset *fs, int dfd, const char *path)
 {
-	bool ok;
+	enum fskind_sync kind;
 	int r;
 
-	if ((r = fsset_add(fs, dfd, path, &ok)) != 0)
+	/* Names only: syncfs reports their errors on an overlay too. */
+	if ((r = fsset_add(fs, dfd, path, &kind)) != 0)
 		rc_fail(rc, r, path, "cannot open filesystem");
-	else if (!ok && fsync(dfd) != 0)
+	else if (kind == FSKIND_PERFILE && fsync(dfd) != 0)
 		rc_fail(rc, errno, path, "cannot sync");
 }
 

@@ -12,7 +12,7 @@ static const char *const stats_entry_names[ST_NENTRY] = {
 
 static const char *const stats_call_names[SC_NCALL] = {
 	"sync_file_range_write", "sync_file_range_wait", "fadvise",
-	"fdatasync", "fsync", "syncfs", "rename", "reopen",
+	"fdatasync", "fsync", "syncfs", "rename", "link", "reopen", "fiemap",
 };
 
 static const char *const stats_phase_names[PH_NPHASE] = {
@@ -49,6 +49,9 @@ stats_write_text(FILE *fp, const struct stats *st)
 		total += st->phase[i];
 	}
 	fprintf(fp, " total %.3f\n", total);
+	for (i = 0; i < (int)st->nfs; i++)
+		fprintf(fp, "filesystem: %s %s (%s)\n", st->fs[i].type,
+		    st->fs[i].how, st->fs[i].why);
 	if (st->dev.name[0] != '\0')
 		fprintf(fp, "device:     %s (device-wide) flushes %llu"
 		    " flush_ms %llu written_bytes %llu\n", st->dev.name,
@@ -79,7 +82,12 @@ stats_write_json(FILE *fp, const struct stats *st)
 		    st->phase[i]);
 		total += st->phase[i];
 	}
-	fprintf(fp, ",\"total\":%.6f}", total);
+	fprintf(fp, ",\"total\":%.6f},\"filesystems\":[", total);
+	/* Types and reasons are fixed strings: nothing to escape. */
+	for (i = 0; i < (int)st->nfs; i++)
+		fprintf(fp, "%s{\"type\":\"%s\",\"sync\":\"%s\",\"why\":\"%s\"}",
+		    i ? "," : "", st->fs[i].type, st->fs[i].how, st->fs[i].why);
+	fprintf(fp, "]");
 	/* The name of a disk is the kernel's: no character to escape. */
 	if (st->dev.name[0] != '\0')
 		fprintf(fp, ",\"device\":{\"name\":\"%s\",\"scope\":"

@@ -12,12 +12,14 @@ enum stats_entry {
 
 enum stats_call {
 	SC_SYNC_FILE_RANGE_WRITE, SC_SYNC_FILE_RANGE_WAIT, SC_FADVISE,
-	SC_FDATASYNC, SC_FSYNC, SC_SYNCFS, SC_RENAME, SC_REOPEN, SC_NCALL
+	SC_FDATASYNC, SC_FSYNC, SC_SYNCFS, SC_RENAME, SC_LINK, SC_REOPEN, SC_FIEMAP, SC_NCALL
 };
 
 enum stats_phase {
 	PH_EXTRACT, PH_WAIT, PH_FDATASYNC, PH_RENAME, PH_DIRSYNC, PH_NPHASE
 };
+
+#define STATS_MAXFS	8
 
 struct stats {
 	const char *mode;
@@ -26,6 +28,16 @@ struct stats {
 	uint64_t bytes;
 	unsigned long calls[SC_NCALL];
 	double phase[PH_NPHASE];	/* seconds */
+	/*
+	 * The filesystems the syncfs mode synced, and how each is made
+	 * durable and why (fskind.h): both fixed strings.
+	 */
+	struct {
+		char type[16];
+		const char *how;
+		const char *why;
+	} fs[STATS_MAXFS];
+	size_t nfs;
 	/*
 	 * The disk under the root during the run (devstat.h): everything
 	 * written there, by anyone, is counted.  No name: not a disk.

@@ -1,4 +1,4 @@
-/* When and how written files become durable: the sync strategies and the commit. */
+/* When and how written files become durable: the batch, its strategy, and the commit. */
 #include "config.h"
 
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "syncbatch_int.h"
 #include "syncstep.h"
 
-static int
+int
 sb_close(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
 {
 	int r;
@@ -46,11 +46,7 @@ sb_reopenable(int fd)
 	    st.st_uid == geteuid();
 }
 
-/*
- * Descriptor of a written file: the one kept open, or the temporary
- * reopened by name (*REOPENED tells the caller to close it).
- */
-static int
+int
 sb_item_fd(struct syncbatch *sb, struct sb_item *it, bool *reopened,
     struct dbp_error *err)
 {
@@ -70,155 +66,6 @@ sb_item_fd(struct syncbatch *sb, struct sb_item *it, bool *reopened,
 	return fd;
 }
 
-/* --- batched: start writeback early, wait and flush once at the end --- */
-
-/*
- * Run FN on the descriptor of every file whose data must be made durable,
- * reopening those closed past the limit.  FN returns 0 or an error; when
- * LAST, descriptors kept open are closed after it (close errors count).
- */
-static int
-sb_each_data(struct syncbatch *sb, bool last,
-    int (*fn)(struct syncbatch *, struct sb_item *, int, struct dbp_error *),
-    struct dbp_error *err)
-{
-	bool reopened;
-	size_t i;
-	int fd, r;
-
-	for (i = 0; i < sb->n; i++) {
-		struct sb_item *it = &sb->v[i];
-
-		if (!it->data || it->state != SB_PENDING)
-			continue;
-		if ((fd = sb_item_fd(sb, it, &reopened, err)) < 0)
-			return fd;
-		r = fn(sb, it, fd, err);
-		if (reopened)
-			close(fd);
-		else if (r == 0 && last)
-			r = sb_close(sb, it, err);
-		if (r != 0)
-			return r;
-	}
-	return 0;
-}
-
-#ifdef HAVE_SYNC_FILE_RANGE
-static int
-batched_wait(struct syncbatch *sb, struct sb_item *it, int fd,
-    struct dbp_error *err)
-{
-	sb->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
-	if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE) != 0 &&
-	    errno != ENOSYS && errno != EINVAL)
-		return dbp_err(err, errno, it->path, "cannot wait for writeback");
-	return 0;
-}
-#endif
-
-static int
-batched_fdatasync(struct syncbatch *sb, struct sb_item *it, int fd,
-    struct dbp_error *err)
-{
-	sb->st->calls[SC_FDATASYNC]++;
-	if (fdatasync(fd) != 0)
-		return dbp_err(err, errno, it->path, "cannot sync");
-	return 0;
-}
-
-static int
-batched_data_barrier(struct syncbatch *sb, struct dbp_error *err)
-{
-	double t0 = stats_now();
-	int r = 0;
-
-#ifdef HAVE_SYNC_FILE_RANGE
-	/* Wait for all writeback first, so the flushes below overlap nothing. */
-	r = sb_each_data(sb, false, batched_wait, err);
-#endif
-	sb->st->phase[PH_WAIT] += stats_now() - t0;
-	if (r != 0)
-		return r;
-	t0 = stats_now();
-	/*
-	 * The first fdatasync commits the journal transaction that holds
-	 * every file's metadata; the others mostly find nothing to do.
-	 */
-	r = sb_each_data(sb, true, batched_fdatasync, err);
-	sb->st->phase[PH_FDATASYNC] += stats_now() - t0;
-	return r;
-}
-
-static int
-sync_names(struct syncbatch *sb, struct dbp_error *err)
-{
-	return dirs_sync(sb->dirs, &sb->st->calls[SC_FSYNC], err);
-}
-
-/* --- perfile: the classic write, fsync, rename, fsync directory --- */
-
-static int
-perfile_written(struct syncbatch *sb, struct sb_item *it,
-    struct dbp_error *err)
-{
-	int r;
-
-	if ((r = syncstep_journal_first(sb, err)) != 0)
-		return r;
-	sb->st->calls[SC_FSYNC]++;
-	if (fsync(it->fd) != 0)
-		return dbp_err(err, errno, it->path, "cannot sync");
-	return 0;
-}
-
-static int
-perfile_renamed(struct syncbatch *sb, struct sb_item *it,
-    struct dbp_error *err)
-{
-	return dirs_sync_one(sb->dirs, it->dir, &sb->st->calls[SC_FSYNC], err);
-}
-
-/* --- none: atomic renames, no durability --- */
-
-static int
-none_barrier(struct syncbatch *sb, struct dbp_error *err)
-{
-	(void)sb;
-	(void)err;
-	return 0;
-}
-
-static int
-none_written(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
-{
-	(void)it;
-	return none_barrier(sb, err);
-}
-
-static const struct syncbatch_ops syncbatch_batched = {
-	.name = "batched",
-	.durable = true,
-	.keep_fds = true,
-	.written = syncstep_writeback,
-	.data_barrier = batched_data_barrier,
-	.names_barrier = sync_names,
-};
-static const struct syncbatch_ops syncbatch_perfile = {
-	.name = "perfile",
-	.durable = true,
-	.written = perfile_written,
-	.data_barrier = none_barrier,
-	.renamed = perfile_renamed,
-	.names_barrier = sync_names,
-};
-static const struct syncbatch_ops syncbatch_none = {
-	.name = "none",
-	.written = none_written,
-	.data_barrier = none_barrier,
-	.names_barrier = none_barrier,
-};
-
 static const struct syncbatch_ops *const syncbatch_strategies[] = {
 	&syncbatch_syncfs, &syncbatch_batched, &syncbatch_perfile,
 	&syncbatch_none,
@@ -232,9 +79,10 @@ const char *
 syncbatch_auto(int fd)
 {
 	/*
-	 * Elsewhere (NFS, FUSE, overlayfs, ...) syncfs may not reach the
-	 * storage, or not report its errors: the per-file fdatasync is what
-	 * every filesystem implements.
+	 * Elsewhere (NFS, FUSE, ...) syncfs may not reach the storage, or
+	 * not report its errors: the per-file fdatasync is what every
+	 * filesystem implements.  On an overlay, syncfs does, with a check
+	 * of each file (fskind.c).
 	 */
 	return fskind_syncfs_ok(fd) ? "syncfs" : "batched";
 }
@@ -362,22 +210,23 @@ syncbatch_written(struct syncbatch *sb, size_t idx, int fd,
     struct dbp_error *err)
 {
 	struct sb_item *it = &sb->v[idx];
+	bool keep;
 	int r, r2;
 
 	it->fd = fd;
 	it->data = true;
 	sb->nopen++;
 	r = sb->ops->written(sb, it, err);
+	keep = sb->ops->keep_fds || it->check;
 	/* Past the limit the file is reopened by name at the commit. */
-	if (r == 0 && sb->ops->keep_fds && sb->nopen > sb->maxfds &&
-	    !sb_reopenable(fd)) {
+	if (r == 0 && keep && sb->nopen > sb->maxfds && !sb_reopenable(fd)) {
 		/* It could not be: make it durable now, at the cost of a flush. */
 		sb->st->calls[SC_FDATASYNC]++;
 		if (fdatasync(fd) != 0)
 			r = dbp_err(err, errno, it->path, "cannot sync");
-		it->data = false;
+		it->data = it->check = false;
 	}
-	if (r != 0 || !sb->ops->keep_fds || sb->nopen > sb->maxfds) {
+	if (r != 0 || !keep || sb->nopen > sb->maxfds) {
 		r2 = sb_close(sb, it, err);
 		if (r == 0)
 			r = r2;
@@ -418,6 +267,7 @@ sb_hand_over(struct syncbatch *sb, size_t idx)
 		if (heir == SB_NONE) {
 			heir = i;
 			it->data = sb->v[idx].data;
+			it->check = sb->v[idx].check;
 			it->link_of = SB_NONE;
 		} else {
 			it->link_of = heir;
@@ -563,9 +413,48 @@ sb_rename_one(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
 			    "cannot move the directory aside");
 		it->dir_moved = true;
 	}
+	/*
+	 * A name that had no old version gets a link to its temporary, and
+	 * the temporaries go only once every such link is made
+	 * (sb_unlink_linked).  A rename of a new name adds one entry and
+	 * removes another; in a directory of a few hundred entries xfs then
+	 * keeps converting it between its block forms, and each freed block
+	 * forces the log on the next rename: thousands of log forces and
+	 * cache flushes for 10,000 files, which one pass of links and one of
+	 * removals do not cause.  A crash in between leaves two names of one
+	 * inode, which the repair tells apart (recover.c).  Where links
+	 * cannot be made, the rename does the same.
+	 */
+	if (sb->ops->link_new && !it->backup) {
+		sb->st->calls[SC_LINK]++;
+		if (linkat(dfd, it->tmp, dfd, it->name, 0) == 0) {
+			it->linked = true;
+			return 0;
+		}
+	}
 	sb->st->calls[SC_RENAME]++;
 	if (renameat(dfd, it->tmp, dfd, it->name) != 0)
 		return dbp_err(err, errno, it->path, "cannot rename");
+	return 0;
+}
+
+/* Remove the temporaries that sb_rename_one linked to their names. */
+static int
+sb_unlink_linked(struct syncbatch *sb, struct dbp_error *err)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < sb->n; i++) {
+		struct sb_item *it = &sb->v[i];
+
+		if (it->state != SB_RENAMED || !it->linked)
+			continue;
+		if ((r = sb_unlink_tmp(sb, it)) != 0)
+			return dbp_err(err, -r, it->path,
+			    "cannot remove temporary");
+		it->linked = false;
+	}
 	return 0;
 }
 
@@ -601,6 +490,8 @@ syncbatch_rename(struct syncbatch *sb, struct dbp_error *err)
 		    (r = sb->ops->renamed(sb, it, err)) != 0)
 			return r;
 	}
+	if ((r = sb_unlink_linked(sb, err)) != 0)
+		return r;
 	/* Modes and mtimes of new directories go last: the renames change them. */
 	r = dirs_fixup(sb->dirs, err);
 	sb->st->phase[PH_RENAME] += stats_now() - t0;
@@ -679,7 +570,12 @@ sb_rollback(struct syncbatch *sb)
 			r = r != 0 ? r : -errno;
 			continue;
 		}
-		it->backup = it->dir_moved = false;
+		if (it->linked && unlinkat(dfd, it->tmp, 0) != 0 &&
+		    errno != ENOENT) {
+			r = r != 0 ? r : -errno;
+			continue;
+		}
+		it->backup = it->dir_moved = it->linked = false;
 		it->state = SB_GONE;
 		dirs_mark(sb->dirs, it->dir, DIR_NAMES);
 	}

@@ -1,7 +1,8 @@
 /*
  * Inside the batch: what its strategies share (syncbatch.c holds the
- * batch and the batched, perfile and none strategies; syncfs.c the syncfs
- * one; syncstep.c the steps they share).  Not for other modules.
+ * batch and the commit; syncmodes.c the batched, perfile and none
+ * strategies; syncfs.c the syncfs one; syncstep.c the steps they
+ * share).  Not for other modules.
  */
 #ifndef DEBUNPACK_SYNCBATCH_INT_H
 #define DEBUNPACK_SYNCBATCH_INT_H
@@ -24,11 +25,15 @@ struct sb_item {
 	char *tmp;
 	int fd;			/* open until commit, or -1 */
 	bool data;		/* regular file: its data must be made durable */
+	bool check;		/* ... and its writeback error is seen only on
+				   it: kept open, checked after the barrier */
 	enum sb_state state;
 	bool backup;		/* the old NAME is kept as its backup name */
 	bool backup_dir;	/* ... and is an empty directory, moved there
 				   at the rename (a directory has no links) */
 	bool dir_moved;		/* it was moved */
+	bool linked;		/* NAME is a new link to the temporary, which
+				   is still there (see sb_rename_one) */
 	size_t link_of;		/* hardlink: item of the file it links to */
 	size_t nlinks;		/* hardlinks made to this item */
 };
@@ -47,6 +52,8 @@ struct syncbatch_ops {
 	const char *name;
 	bool durable;		/* its barriers make the batch durable */
 	bool keep_fds;		/* keep written files open until the commit */
+	bool link_new;		/* new names are linked, temporaries removed
+				   after all links (see sb_rename_one) */
 	/* a batch starts: state of its own (syncbatch_new) */
 	int (*init)(struct syncbatch *);
 	/* a batch shares the barriers of PEER (syncbatch_new_like) */
@@ -83,7 +90,22 @@ struct syncbatch {
 	bool aborting;		/* undoing: the journal is about to go */
 };
 
+/* Close IT's descriptor if open; a close error fails the file. */
+int sb_close(struct syncbatch *, struct sb_item *, struct dbp_error *);
+
+/*
+ * The descriptor of a written file: the one kept open, or the temporary
+ * reopened by name (*REOPENED tells the caller to close it).
+ */
+int sb_item_fd(struct syncbatch *, struct sb_item *, bool *reopened,
+    struct dbp_error *);
+
 /* The syncfs strategy (syncfs.c), with its state shared by peer batches. */
 extern const struct syncbatch_ops syncbatch_syncfs;
+
+/* The others (syncmodes.c). */
+extern const struct syncbatch_ops syncbatch_batched;
+extern const struct syncbatch_ops syncbatch_perfile;
+extern const struct syncbatch_ops syncbatch_none;
 
 #endif

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -45,16 +46,28 @@ static int
 syncfs_written(struct syncbatch *sb, struct sb_item *it,
     struct dbp_error *err)
 {
-	bool ok;
+	enum fskind_sync kind;
 	int r;
 
 	/*
 	 * The first file written on a filesystem is the one that is old
 	 * enough to hear of every writeback error of the run there.
 	 */
-	if ((r = fsset_add(sb->fs->set, it->fd, it->path, &ok)) != 0)
+	if ((r = fsset_add(sb->fs->set, it->fd, it->path, &kind)) != 0)
 		return dbp_err(err, -r, it->path, "cannot open filesystem");
-	if (!ok) {
+	if (kind == FSKIND_SYNCFS_CHECK) {
+		/*
+		 * An overlay (fskind.c): sync_file_range does nothing there,
+		 * DONTNEED starts the upper file's writeback, as dpkg does;
+		 * the file stays open for its check after the barrier.
+		 */
+		sb->fs->data = true;
+		it->check = true;
+		sb->st->calls[SC_FADVISE]++;
+		(void)posix_fadvise(it->fd, 0, 0, POSIX_FADV_DONTNEED);
+		return 0;
+	}
+	if (kind == FSKIND_PERFILE) {
 		/* Where syncfs is not trusted, the file is synced itself. */
 		if ((r = syncstep_journal_first(sb, err)) != 0)
 			return r;
@@ -68,6 +81,23 @@ syncfs_written(struct syncbatch *sb, struct sb_item *it,
 	return syncstep_writeback(sb, it, err);
 }
 
+/* What --stats says of each filesystem: how it was synced, and why. */
+static void
+syncfs_report(struct syncbatch *sb)
+{
+	struct fsset *set = sb->fs->set;
+	enum fskind_sync kind;
+	size_t i;
+
+	for (i = 0; i < fsset_count(set) && i < STATS_MAXFS; i++) {
+		fsset_get(set, i, &kind, sb->st->fs[i].type,
+		    sizeof(sb->st->fs[i].type));
+		sb->st->fs[i].how = fskind_how(kind);
+		sb->st->fs[i].why = fskind_why(kind);
+	}
+	sb->st->nfs = i;
+}
+
 /*
  * syncfs every filesystem of the set, and of the directories the run
  * changed (a package of directories and symlinks writes no file); on a
@@ -77,8 +107,8 @@ static int
 syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 {
 	struct sb_fsset *fs = sb->fs;
+	enum fskind_sync kind;
 	size_t i, t;
-	bool ok;
 	int fd, r;
 
 	if ((r = syncstep_journal_first(sb, err)) != 0)
@@ -93,15 +123,16 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 				return dbp_err(err, -fd, dirs_path(d, i),
 				    "cannot open directory");
 			if ((r = fsset_add(fs->set, fd, dirs_path(d, i),
-			    &ok)) != 0)
+			    &kind)) != 0)
 				return dbp_err(err, -r, dirs_path(d, i),
 				    "cannot open filesystem");
-			if (!ok && (r = dirs_sync_one(d, i,
+			if (kind == FSKIND_PERFILE && (r = dirs_sync_one(d, i,
 			    &sb->st->calls[SC_FSYNC], err)) != 0)
 				return r;
 		}
 	if ((r = fsset_syncfs(fs->set, &sb->st->calls[SC_SYNCFS], err)) != 0)
 		return r;
+	syncfs_report(sb);
 	/* Every batch's directories are durable now, not only this one's. */
 	for (t = 0; t < fs->ntab; t++)
 		for (i = 0; i < dirs_count(fs->tab[t]); i++)
@@ -124,16 +155,47 @@ sb_dirs_changed(const struct sb_fsset *fs)
 	return false;
 }
 
+/*
+ * After the syncfs, the files whose writeback errors it cannot report
+ * (an overlay's) are checked one by one, and closed.
+ */
+static int
+syncfs_check(struct syncbatch *sb, struct dbp_error *err)
+{
+	bool reopened;
+	size_t i;
+	int fd, r;
+
+	for (i = 0; i < sb->n; i++) {
+		struct sb_item *it = &sb->v[i];
+
+		if (!it->check || it->state != SB_PENDING)
+			continue;
+		if ((fd = sb_item_fd(sb, it, &reopened, err)) < 0)
+			return fd;
+		r = syncstep_check(sb, it, fd, err);
+		if (reopened)
+			close(fd);
+		else if (r == 0)
+			r = sb_close(sb, it, err);
+		if (r != 0)
+			return r;
+		it->check = false;
+	}
+	return 0;
+}
+
 static int
 syncfs_data_barrier(struct syncbatch *sb, struct dbp_error *err)
 {
 	double t0 = stats_now();
-	int r;
+	int r = 0;
 
 	/* Another batch's barrier may have covered this one's files. */
-	if (!sb->fs->data)
-		return 0;
-	r = syncfs_all(sb, err);
+	if (sb->fs->data)
+		r = syncfs_all(sb, err);
+	if (r == 0)
+		r = syncfs_check(sb, err);
 	sb->st->phase[PH_FDATASYNC] += stats_now() - t0;
 	return r;
 }
@@ -208,6 +270,7 @@ syncfs_put(struct syncbatch *sb)
 const struct syncbatch_ops syncbatch_syncfs = {
 	.name = "syncfs",
 	.durable = true,
+	.link_new = true,
 	.init = syncfs_init,
 	.join = syncfs_join,
 	.put = syncfs_put,

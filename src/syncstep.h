@@ -16,4 +16,13 @@ int syncstep_journal_first(struct syncbatch *sb, struct dbp_error *err);
 int syncstep_writeback(struct syncbatch *sb, struct sb_item *it,
     struct dbp_error *err);
 
+/*
+ * Write back what is left of IT's data (on FD) and wait for it, returning
+ * the writeback error the file holds, without a device flush: the
+ * FS_IOC_FIEMAP ioctl with FIEMAP_FLAG_SYNC, which reaches an overlay's
+ * upper file (fskind.c).  Where there is no FIEMAP, fdatasync.
+ */
+int syncstep_check(struct syncbatch *sb, struct sb_item *it, int fd,
+    struct dbp_error *err);
+
 #endif

@@ -22,7 +22,7 @@ static const char *const entry_keys[] = {
 };
 static const char *const call_keys[] = {
 	"sync_file_range_write", "sync_file_range_wait", "fadvise",
-	"fdatasync", "fsync", "syncfs", "rename", "reopen",
+	"fdatasync", "fsync", "syncfs", "rename", "link", "reopen", "fiemap",
 };
 static const char *const phase_keys[] = {
 	"extract", "writeback_wait", "fdatasync", "rename", "dir_sync", "total",
@@ -162,11 +162,12 @@ START_TEST(test_stats_json_values)
 	assert_has(s, "\"entries\":{\"file\":10,\"hardlink\":11,");
 	assert_has(s, "\"skipped\":17}");
 	assert_has(s, "\"calls\":{\"sync_file_range_write\":100,");
-	assert_has(s, "\"rename\":106,\"reopen\":107}");
+	assert_has(s, "\"rename\":106,\"link\":107,\"reopen\":108,"
+	    "\"fiemap\":109}");
 	assert_has(s, "\"extract\":1.500000,");
 	assert_has(s, "\"dir_sync\":0.062500,");
 	/* The total is the sum of the phases. */
-	assert_has(s, "\"total\":2.000000},");
+	assert_has(s, "\"total\":2.000000},\"filesystems\":[],");
 	/* No disk under the root: said, not left out. */
 	assert_has(s, ",\"device\":null}\n");
 	free(s);
@@ -215,7 +216,7 @@ START_TEST(test_stats_text_sync_mode)
 	assert_has(s, "\nbytes:      123456789\n");
 	assert_has(s, "\nentries:    file 10 hardlink 11");
 	assert_has(s, "\ncalls:      sync_file_range_write 100");
-	assert_has(s, " reopen 107\n");
+	assert_has(s, " link 107 reopen 108 fiemap 109\n");
 	assert_has(s, "\nseconds:    extract 1.500");
 	assert_has(s, " total 2.000\n");
 	ck_assert_int_eq(s[strlen(s) - 1], '\n');
@@ -234,6 +235,33 @@ START_TEST(test_stats_now_monotonic)
 }
 END_TEST
 
+/* Each filesystem synced: its type, how and why, in both forms. */
+START_TEST(test_stats_filesystems)
+{
+	struct stats st;
+	char *s;
+
+	fill(&st);
+	snprintf(st.fs[0].type, sizeof(st.fs[0].type), "overlay");
+	st.fs[0].how = "syncfs+check";
+	st.fs[0].why = "each file checked";
+	snprintf(st.fs[1].type, sizeof(st.fs[1].type), "fuse");
+	st.fs[1].how = "fdatasync";
+	st.fs[1].why = "not trusted";
+	st.nfs = 2;
+	s = report(stats_write_json, &st);
+	assert_json_line(s);
+	assert_has(s, ",\"filesystems\":[{\"type\":\"overlay\",\"sync\":"
+	    "\"syncfs+check\",\"why\":\"each file checked\"},{\"type\":"
+	    "\"fuse\",\"sync\":\"fdatasync\",\"why\":\"not trusted\"}],");
+	free(s);
+	s = report(stats_write_text, &st);
+	assert_has(s, "\nfilesystem: overlay syncfs+check (each file checked)\n"
+	    "filesystem: fuse fdatasync (not trusted)\n");
+	free(s);
+}
+END_TEST
+
 START_TEST(test_stats_zero)
 {
 	struct stats st;
@@ -245,7 +273,8 @@ START_TEST(test_stats_zero)
 	assert_json_line(s);
 	assert_has(s, "\"sync_mode\":\"none\"");
 	assert_has(s, "\"bytes\":0,");
-	assert_has(s, "\"total\":0.000000},\"device\":null}");
+	assert_has(s, "\"total\":0.000000},\"filesystems\":[],"
+	    "\"device\":null}");
 	free(s);
 	s = report(stats_write_text, &st);
 	assert_has(s, "sync mode:  none\n");
@@ -263,13 +292,13 @@ START_TEST(test_stats_large_counters)
 	st.bytes = UINT64_MAX;
 	st.packages = (unsigned long)-1;
 	st.entries[ST_FILE] = (unsigned long)-1;
-	st.calls[SC_REOPEN] = (unsigned long)-1;
+	st.calls[SC_FIEMAP] = (unsigned long)-1;
 	s = report(stats_write_json, &st);
 	assert_json_line(s);
 	assert_has(s, "\"bytes\":18446744073709551615,");
 	snprintf(want, sizeof(want), "\"packages\":%lu,", (unsigned long)-1);
 	assert_has(s, want);
-	snprintf(want, sizeof(want), "\"reopen\":%lu}", (unsigned long)-1);
+	snprintf(want, sizeof(want), "\"fiemap\":%lu}", (unsigned long)-1);
 	assert_has(s, want);
 	free(s);
 	s = report(stats_write_text, &st);
@@ -327,6 +356,7 @@ stats_suite(void)
 	tcase_add_test(tc, test_stats_json_one_line);
 	tcase_add_test(tc, test_stats_json_values);
 	tcase_add_test(tc, test_stats_device);
+	tcase_add_test(tc, test_stats_filesystems);
 	tcase_add_test(tc, test_devstat_find);
 	tcase_add_test(tc, test_stats_text_sync_mode);
 	tcase_add_test(tc, test_stats_now_monotonic);

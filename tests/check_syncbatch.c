@@ -177,7 +177,11 @@ commit_files(struct fx *fb, const char *mode)
 		checkutil_assert_content(path, content);
 	}
 	ck_assert_int_eq(count_temps(), 0);
-	ck_assert_uint_eq(fb->st.calls[SC_RENAME], NFILES);
+	/* New names are linked, but by the per-file recipe. */
+	ck_assert_uint_eq(fb->st.calls[SC_LINK] + fb->st.calls[SC_RENAME],
+	    NFILES);
+	ck_assert_uint_eq(fb->st.calls[strcmp(mode, "perfile") == 0 ?
+	    SC_RENAME : SC_LINK], NFILES);
 	/* Directories the batch made got their final mode at commit. */
 	ck_assert_int_eq(stat(checkutil_at("c/d/e"), &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0755);
@@ -392,7 +396,8 @@ START_TEST(test_syncbatch_symlink_item)
 	ck_assert_int_eq(n, 4);
 	buf[n] = '\0';
 	ck_assert_str_eq(buf, "prog");
-	ck_assert_uint_eq(f.st.calls[SC_RENAME], 2);
+	ck_assert_uint_eq(f.st.calls[SC_LINK], 2);
+	ck_assert_uint_eq(f.st.calls[SC_RENAME], 0);
 	/* Only regular files have data to flush. */
 	ck_assert_uint_eq(f.st.calls[SC_FDATASYNC], 1);
 	ck_assert_int_eq(count_temps(), 0);
@@ -415,7 +420,7 @@ START_TEST(test_syncbatch_drop)
 	add_file(&f, "etc/conf", "new");
 	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
 	checkutil_assert_content("etc/conf", "new");
-	ck_assert_uint_eq(f.st.calls[SC_RENAME], 1);
+	ck_assert_uint_eq(f.st.calls[SC_LINK], 1);
 	ck_assert_uint_eq(f.st.calls[SC_FDATASYNC], 1);
 	ck_assert_int_eq(count_temps(), 0);
 	fx_close(&f);
@@ -450,6 +455,38 @@ abort_case(const char *mode)
 	ck_assert_int_eq(st.st_mtim.tv_sec, 1000000000);
 	fx_close(&f);
 }
+
+/*
+ * A commit that fails after linking new names and renaming old ones
+ * takes all of it back: no new name, no temporary, the old versions.
+ */
+START_TEST(test_syncbatch_rollback_links)
+{
+	struct dbp_error err;
+
+	ck_assert_int_eq(mkdir(checkutil_at("full"), 0755), 0);
+	checkutil_write("full/x", "x");
+	checkutil_write("old", "original");
+	fx_open(&f, "batched", 64);
+	add_file(&f, "new1", "1");
+	add_file(&f, "old", "replacement");
+	add_file(&f, "sub/new2", "2");
+	add_file(&f, "full", "a file for a full directory");
+	dbp_err_clear(&err);
+	ck_assert_int_ne(syncbatch_commit(f.sb, &err), 0);
+	ck_assert_msg(strstr(err.msg, "not empty") != NULL, "%s", err.msg);
+	ck_assert_uint_eq(f.st.calls[SC_LINK], 2);
+	ck_assert_uint_eq(f.st.calls[SC_RENAME], 1);
+	ck_assert_int_eq(syncbatch_abort(f.sb), 0);
+	ck_assert_int_eq(syncbatch_abort_dirs(f.sb), 0);
+	ck_assert_int_eq(count_temps(), 0);
+	ck_assert(!checkutil_exists("new1"));
+	ck_assert(!checkutil_exists("sub"));
+	checkutil_assert_content("old", "original");
+	checkutil_assert_content("full/x", "x");
+	fx_close(&f);
+}
+END_TEST
 
 START_TEST(test_syncbatch_abort_batched)
 {
@@ -505,7 +542,7 @@ START_TEST(test_syncbatch_reopen)
 	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
 	ck_assert_uint_gt(f.st.calls[SC_REOPEN], 0);
 	ck_assert_uint_eq(f.st.calls[SC_FDATASYNC], FILES);
-	ck_assert_uint_eq(f.st.calls[SC_RENAME], FILES);
+	ck_assert_uint_eq(f.st.calls[SC_LINK], FILES);
 	for (i = 0; i < FILES; i++) {
 		snprintf(path, sizeof(path), "d%d/f%d", i % 3, i);
 		snprintf(content, sizeof(content), "data %d", i);
@@ -532,7 +569,7 @@ START_TEST(test_syncbatch_many_files)
 		add_file(&f, path, content);
 	}
 	ck_assert_int_eq(syncbatch_commit(f.sb, &err), 0);
-	ck_assert_uint_eq(f.st.calls[SC_RENAME], FILES);
+	ck_assert_uint_eq(f.st.calls[SC_LINK], FILES);
 	for (i = 0; i < FILES; i += 37) {
 		snprintf(path, sizeof(path), "m%d/f%d", i % 7, i);
 		snprintf(content, sizeof(content), "%d", i);
@@ -590,6 +627,7 @@ syncbatch_suite(void)
 	tcase_add_test(tc, test_syncbatch_commit_dir_fixup);
 	tcase_add_test(tc, test_syncbatch_symlink_item);
 	tcase_add_test(tc, test_syncbatch_drop);
+	tcase_add_test(tc, test_syncbatch_rollback_links);
 	tcase_add_test(tc, test_syncbatch_abort_batched);
 	tcase_add_test(tc, test_syncbatch_abort_perfile);
 	tcase_add_test(tc, test_syncbatch_abort_none);

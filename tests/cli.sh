@@ -34,7 +34,7 @@ ext2/ext3|xfs|btrfs|f2fs|tmpfs) want=syncfs ;;
 *) want=batched ;;
 esac
 if command -v python3 >/dev/null; then
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["packages"]==1 and d["sync_mode"]==sys.argv[2] and d["calls"]["rename"]>0, d' "$T/json" "$want" ||
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["packages"]==1 and d["sync_mode"]==sys.argv[2] and d["calls"]["rename"]+d["calls"]["link"]>0, d' "$T/json" "$want" ||
 	    fail "json (want $want): $(cat "$T/json")"
 fi
 rm -rf "$T/r"; mkdir "$T/r"

@@ -34,6 +34,24 @@ is_root() {
 	[ "$(id -u)" = 0 ]
 }
 
+# start_recorder IMAGE LOG: the crash recorder (tests/crash/recorder.c) on
+# IMAGE at $T/fuse, its pid in $recpid, once $T/fuse/disk is there; skip
+# where FUSE cannot mount.
+start_recorder() {
+	mkdir -p "$T/fuse"
+	"$RECORDER" "$1" "$2" "$T/fuse" > "$T/recorder.err" 2>&1 &
+	recpid=$!
+	sr_i=0
+	while [ ! -e "$T/fuse/disk" ]; do
+		# No FUSE mount allowed here (a container, say): nothing to test.
+		kill -0 $recpid 2>/dev/null ||
+		    skip "cannot mount the recorder: $(head -n 1 "$T/recorder.err")"
+		sr_i=$((sr_i + 1))
+		[ $sr_i -lt 100 ] || fail "recorder did not start"
+		sleep 0.05
+	done
+}
+
 # build_deb NAME [DESC]: build fixture NAME.desc (from FIXTURES or DESC) into $T/NAME.deb
 build_deb() {
 	desc=${2:-$FIXTURES/$1.desc}

@@ -61,8 +61,8 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; the
 	ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0
 	export ASAN_OPTIONS
 	set +e
-	strace -qq -o /dev/null -e trace=renameat,renameat2,rename \
-	    -e inject=renameat,renameat2,rename:signal=KILL:when=1 \
+	strace -qq -o /dev/null -e trace=linkat,renameat,renameat2,rename \
+	    -e inject=linkat,renameat,renameat2,rename:signal=KILL:when=1 \
 	    "$DEBUNPACK" -q --root "$root" --sync-mode syncfs "$deb" 2>/dev/null
 	set -e
 	[ -s "$root/var/lib/debunpack/journal" ] || fail "no journal after the kill"

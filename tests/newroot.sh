@@ -130,8 +130,18 @@ if command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null; t
 	# LeakSanitizer cannot run under ptrace.
 	ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0
 	export ASAN_OPTIONS
-	# Killed before the third link, and at the first rename of the commit.
-	for point in symlinkat:3 renameat:1; do
+	# Killed before the third link, at the commit's first link of a new
+	# name, and at its last removal of a temporary (names and temporaries
+	# both there: the repair tells them apart).
+	for point in symlinkat:3 linkat:1 unlinkat:last; do
+		if [ "${point#*:}" = last ]; then
+			r=$(newroot mu-h)
+			strace -qq -o "$T/calls" -e trace=unlinkat \
+			    "$DEBUNPACK" -q --root "$r" "$bf12"
+			point=unlinkat:$(grep -n 'debunpack-new", 0)' "$T/calls" |
+			    tail -n 1 | cut -d: -f1)
+			[ "$point" != unlinkat: ] || fail "no temporary removed"
+		fi
 		r=$(newroot mu-h)
 		set +e
 		# Not exec'd: the subshell, not this shell, says "Killed".

@@ -6,7 +6,9 @@
 # followed (crashreplay.c), mount each such state and check it (check.py).
 #
 # usage: crash.sh [-n MAXSTATES] [-s SUBSETS] [-e] [-f] [-d] FS MODE SCENARIO
-#   FS        ext4, ext4-noauto (noauto_da_alloc), xfs or btrfs
+#   FS        ext4, ext4-noauto (noauto_da_alloc), xfs or btrfs; ovl-ext4,
+#             ovl-xfs or ovl-btrfs: the root is an overlay (empty lower
+#             layer) whose upper layer is on that file system
 #   MODE      a --sync-mode
 #   SCENARIO  install (into an empty file system) or upgrade
 #   -n        check at most MAXSTATES states (default: all prefix states)
@@ -44,6 +46,10 @@ PY=/usr/bin/python3
 [ -x $PY ] || skip "no $PY"
 CHECK="$PY -S ${srcdir:-.}/tests/crash/check.py"
 
+ovl=no
+case $fs in
+ovl-*) ovl=yes fs=${fs#ovl-} ;;
+esac
 case $fs in
 ext4) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="" fsckcmd="e2fsck -fn" ;;
 ext4-noauto) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="-o noauto_da_alloc"
@@ -146,38 +152,52 @@ detach() {
 	loops=$(echo "$loops" | sed "s| $loop\$||; s| $loop | |")
 }
 
+# root MNT: where the run's root is on the file system mounted at MNT,
+# an overlay of MNT/upper mounted on MNT.ovl in the ovl- cases.
+root() {
+	if [ $ovl = no ]; then
+		echo "$1"
+		return
+	fi
+	mkdir -p "$1/upper" "$1/work" "$1.ovl" "$T/lower"
+	mount -t overlay overlay \
+	    -o "lowerdir=$T/lower,upperdir=$1/upper,workdir=$1/work" "$1.ovl" ||
+	    fail "mount the overlay on $1"
+	echo "$1.ovl"
+}
+unroot() {	# MNT: the overlay root() made on MNT goes
+	[ $ovl = no ] || ! mountpoint -q "$1.ovl" || umount "$1.ovl" ||
+	    fail "umount $1.ovl"
+}
+[ $ovl = no ] || cleanup_hooks="umount -l '$T/m.ovl' 2>/dev/null; umount -l '$T/sm.ovl' 2>/dev/null;
+$cleanup_hooks"
+
 # The disk before the run: a new file system, with version 1 for upgrades.
 truncate -s $size "$T/img"
 $mkfs "$T/img" > /dev/null || fail "$mkfs"
 mkdir "$T/m" "$T/fuse"
 attach "$T/img"
 mount $opts "$loop" "$T/m" || fail "mount"
-[ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/m" "$pre" || fail "install $pre"
+r=$(root "$T/m")
+[ -z "$pre" ] || "$DEBUNPACK" -q --root "$r" "$pre" || fail "install $pre"
+unroot "$T/m"
 detach
 cp --sparse=always "$T/img" "$T/base.img"
 
 # The recorded run.
-"$RECORDER" "$T/img" "$T/log" "$T/fuse" > "$T/recorder.err" 2>&1 &
-recpid=$!
-i=0
-while [ ! -e "$T/fuse/disk" ]; do
-	# No FUSE mount allowed here (a container, say): nothing to test.
-	kill -0 $recpid 2>/dev/null ||
-	    skip "cannot mount the recorder: $(head -n 1 "$T/recorder.err")"
-	i=$((i + 1))
-	[ $i -lt 100 ] || fail "recorder did not start"
-	sleep 0.05
-done
+start_recorder "$T/img" "$T/log"
 attach "$T/fuse/disk" $dio
 if [ $dio = on ]; then
 	[ "$(cat "/sys/block/${loop#/dev/}/loop/dio")" = 1 ] ||
 	    fail "the loop device did not take direct I/O"
 fi
 mount $opts "$loop" "$T/m" || fail "mount on the recorder"
+r=$(root "$T/m")
 echo start > "$T/fuse/mark"
 # shellcheck disable=SC2086
-"$DEBUNPACK" -q --root "$T/m" --sync-mode "$mode" $run || fail "recorded run"
+"$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $run || fail "recorded run"
 echo "exited 0" > "$T/fuse/mark"
+unroot "$T/m"
 detach
 fusermount3 -u "$T/fuse"
 wait $recpid || fail "recorder: $(cat "$T/recorder.err")"
@@ -252,8 +272,9 @@ while read -r k seed; do
 		detach
 		continue
 	fi
+	sr=$(root "$T/sm")
 	set +e
-	$CHECK state "$T/sm" "$T/old.list" "$T/new.list" $done_now > "$T/bad"
+	$CHECK state "$sr" "$T/old.list" "$T/new.list" $done_now > "$T/bad"
 	st=$?
 	set -e
 	[ $st -le 1 ] || fail "$state: the checker failed: $(cat "$T/bad")"
@@ -261,20 +282,21 @@ while read -r k seed; do
 		sed "s/^/VIOLATION $state: /" "$T/bad"
 		violations=$((violations + 1))
 		lost=$((lost + 1))
-	elif ! "$DEBUNPACK" -q --root "$T/sm" --recover 2> "$T/err"; then
+	elif ! "$DEBUNPACK" -q --root "$sr" --recover 2> "$T/err"; then
 		echo "VIOLATION $state: repair failed: $(cat "$T/err")"
 		violations=$((violations + 1))
-	elif ! $CHECK whole "$T/sm" "$T/old.list" "$T/new.list" > "$T/bad"; then
+	elif ! $CHECK whole "$sr" "$T/old.list" "$T/new.list" > "$T/bad"; then
 		sed "s/^/VIOLATION $state: after the repair: /" "$T/bad"
 		violations=$((violations + 1))
-	elif [ "$(cat "$T/bad")" = new ] && ! records_of "$T/sm" $run; then
+	elif [ "$(cat "$T/bad")" = new ] && ! records_of "$sr" $run; then
 		echo "VIOLATION $state: all new, but records are missing"
 		violations=$((violations + 1))
 	elif { [ "$(cat "$T/bad")" = new ] || [ -n "$pre" ]; } &&
-	    ! "$DEBUNPACK" --root "$T/sm" --verify > "$T/bad" 2>&1; then
+	    ! "$DEBUNPACK" --root "$sr" --verify > "$T/bad" 2>&1; then
 		echo "VIOLATION $state: --verify after the repair: $(head -3 "$T/bad")"
 		violations=$((violations + 1))
 	fi
+	unroot "$T/sm"
 	if [ $fsck = yes ]; then
 		umount "$T/sm"
 		$fsckcmd "$loop" > "$T/bad" 2>&1 || {
@@ -286,6 +308,7 @@ while read -r k seed; do
 done < "$T/states"
 t=$(($(date +%s) - t0))
 
+[ $ovl = no ] || fs=ovl-$fs
 echo "$fs $mode $scenario: $checked states of $total ($nflush flushes," \
     "run from flush $start, exit 0 durable after flush $done_at):" \
     "$violations violations, ${t}s"

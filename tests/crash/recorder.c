@@ -27,6 +27,12 @@
  * the log is the device's history: replaying a prefix up to a flush gives
  * what a disk may hold after a power cut there (crashreplay.c).
  *
+ * Writing a string (up to 64 bytes) to MOUNTPOINT/fail makes every later
+ * write to the disk whose data holds it fail with EIO, not applied nor
+ * logged; emptying it (": > fail") stops that.  A file whose blocks are full
+ * of such a string thus gets real writeback errors from the kernel, and
+ * the file system's metadata, which never holds it, none.
+ *
  * The kernel's writeback cache is off and files are direct_io, so a
  * write is logged before the kernel sees it complete; one lock keeps the
  * log in completion order.
@@ -38,7 +44,9 @@ static struct {
 	off_t size;
 	pthread_mutex_t lock;
 	int err;
-} rec = { -1, NULL, 0, PTHREAD_MUTEX_INITIALIZER, 0 };
+	char fail[64];
+	size_t faillen;
+} rec = { -1, NULL, 0, PTHREAD_MUTEX_INITIALIZER, 0, "", 0 };
 
 static void
 rec_log(uint32_t type, uint64_t off, const void *data, uint32_t len)
@@ -76,7 +84,7 @@ rec_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 		st->st_mode = S_IFREG | 0600;
 		st->st_nlink = 1;
 		st->st_size = rec.size;
-	} else if (strcmp(path, "/mark") == 0) {
+	} else if (strcmp(path, "/mark") == 0 || strcmp(path, "/fail") == 0) {
 		st->st_mode = S_IFREG | 0200;
 		st->st_nlink = 1;
 	} else
@@ -97,14 +105,19 @@ rec_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
 	fill(buf, "..", NULL, 0, 0);
 	fill(buf, "disk", NULL, 0, 0);
 	fill(buf, "mark", NULL, 0, 0);
+	fill(buf, "fail", NULL, 0, 0);
 	return 0;
 }
 
 static int
 rec_open(const char *path, struct fuse_file_info *fi)
 {
-	if (strcmp(path, "/disk") != 0 && strcmp(path, "/mark") != 0)
+	if (strcmp(path, "/disk") != 0 && strcmp(path, "/mark") != 0 &&
+	    strcmp(path, "/fail") != 0)
 		return -ENOENT;
+	/* Opened with O_TRUNC (": > fail"): the kernel may not truncate. */
+	if (strcmp(path, "/fail") == 0 && (fi->flags & O_TRUNC))
+		rec.faillen = 0;
 	fi->direct_io = 1;
 	return 0;
 }
@@ -133,8 +146,17 @@ rec_write(const char *path, const char *buf, size_t n, off_t off,
 	if (strcmp(path, "/mark") == 0) {
 		rec_log(CRASHLOG_MARK, 0, buf, (uint32_t)n);
 		r = (ssize_t)n;
+	} else if (strcmp(path, "/fail") == 0) {
+		/* A trailing newline (echo) is not part of the string. */
+		rec.faillen = n > 0 && buf[n - 1] == '\n' ? n - 1 : n;
+		if (rec.faillen > sizeof(rec.fail))
+			rec.faillen = sizeof(rec.fail);
+		memcpy(rec.fail, buf, rec.faillen);
+		r = (ssize_t)n;
 	} else if (off < 0 || (off_t)(off + n) > rec.size)
 		r = -ENOSPC;
+	else if (rec.faillen > 0 && memmem(buf, n, rec.fail, rec.faillen))
+		r = -EIO;
 	else if ((r = pwrite(rec.img, buf, n, off)) < 0)
 		r = -errno;
 	else
@@ -162,6 +184,10 @@ rec_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	(void)fi;
 	if (strcmp(path, "/mark") == 0)
 		return 0;
+	if (strcmp(path, "/fail") == 0) {
+		rec.faillen = 0;
+		return 0;
+	}
 	return size == rec.size ? 0 : -EPERM;
 }
 
