@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dirs.h"
+#include "fskind.h"
 #include "names.h"
 
 #define DIR_NONE	SIZE_MAX
@@ -599,8 +600,13 @@ dirs_fd(struct dirs *d, size_t idx)
 	} else if ((fd = rootfs_resolve(d->rf, v->path,
 	    O_RDONLY | O_DIRECTORY)) < 0)
 		return fd;
-	/* The path must still lead to the same directory. */
-	if (fstat(fd, &st) != 0 || st.st_dev != v->dev || st.st_ino != v->ino) {
+	/*
+	 * The path must still lead to the same directory: the same inode,
+	 * or on an overlay, whose directories may get a new inode number
+	 * when they are read again (fskind.h), the same filesystem.
+	 */
+	if (fstat(fd, &st) != 0 || st.st_dev != v->dev ||
+	    (st.st_ino != v->ino && fskind_dir_ino_stable(fd))) {
 		close(fd);
 		return -ESTALE;
 	}

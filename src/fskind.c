@@ -145,3 +145,9 @@ fskind_fsync_names_new(int fd)
 		return false;
 	}
 }
+
+bool
+fskind_dir_ino_stable(int fd)
+{
+	return fskind_type(fd) != FS_OVERLAY;
+}

@@ -45,4 +45,13 @@ const char *fskind_why(enum fskind_sync kind);
  */
 bool fskind_fsync_names_new(int fd);
 
+/*
+ * Whether a directory of FD's filesystem keeps its inode number while
+ * it exists.  Not on overlayfs: when its layers are on different
+ * filesystems and xino is off, a directory's st_ino is the overlay
+ * inode's own, given anew each time the inode is read back into memory
+ * (dropped caches, memory pressure).
+ */
+bool fskind_dir_ino_stable(int fd);
+
 #endif

@@ -30,6 +30,18 @@ D
 pkg v1 1 A
 pkg v2 2 Q
 v1=$T/v1.deb v2=$T/v2.deb
+# More directories than a run keeps open under "ulimit -n 40".
+{
+	printf 'control-field Package dirs\ncontrol-field Version 1\n'
+	printf 'control-field Architecture all\n'
+	printf 'dir ./usr/ 0755\ndir ./usr/share/ 0755\n'
+	i=100
+	while [ $i -lt 400 ]; do
+		printf 'dir ./usr/share/d%d/ 0755\ngen 3 ./usr/share/d%d/f 0644 100\n' $i $i
+		i=$((i + 1))
+	done
+} > "$T/dirs.desc"
+dirs=$(build_deb dirs "$T/dirs.desc")
 
 loops="" recpid=""
 cleanup_hooks="for m in '$T/root' '$T/up'; do umount -l \"\$m\" 2>/dev/null; done;
@@ -90,6 +102,22 @@ for fs in ext4 xfs btrfs; do
 	[ "$n" -le 3 ] || fail "$fs: $n fdatasync calls: $(cat "$T/stats")"
 	"$DEBUNPACK" --root "$T/root" --verify || fail "$fs: verify"
 	echo "ok $fs: an overlay root gets syncfs and a check of each file: $(cat "$T/stats")"
+
+	# The layers are on different filesystems: a directory the run
+	# closed and opens again may come back with another inode number
+	# once the caches are dropped; it is the same directory.
+	(while :; do echo 2 > /proc/sys/vm/drop_caches; sleep 0.01; done) &
+	dropper=$!
+	set +e
+	(ulimit -n 40 && exec "$DEBUNPACK" -q --root "$T/root" "$dirs") 2> "$T/err"
+	st=$?
+	set -e
+	kill $dropper
+	wait $dropper 2> /dev/null || true
+	[ $st = 0 ] || fail "$fs: directories read again: $(cat "$T/err")"
+	[ "$(find "$T/root/usr/share" -path '*/d[0-9]*/f*' | wc -l)" = 900 ] ||
+	    fail "$fs: $(find "$T/root/usr/share" -path '*/d[0-9]*/f*' | wc -l) files"
+	echo "ok $fs: directories of an overlay read again after dropped caches"
 
 	# The big file's blocks now fail: the upgrade stops, naming it.
 	snapshot "$T/root" "$T/before"
