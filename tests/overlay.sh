@@ -157,15 +157,22 @@ done
 # Rootless, as in a rootless container: an unprivileged user in a user
 # and mount namespace of its own mounts the overlay (Linux 5.11) and
 # installs into it the same way.
-if command -v unshare > /dev/null && command -v setpriv > /dev/null; then
+rootless() {	# CMD...: as nobody, in a user and mount namespace of its own
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	    unshare --user --map-root-user --mount "$@"
+}
+if ! command -v unshare > /dev/null || ! command -v setpriv > /dev/null; then
+	echo "# no unshare or setpriv: no rootless case"
+elif ! rootless true 2> /dev/null; then
+	echo "# no unprivileged user namespaces here: no rootless case"
+else
 	rl=$T/rootless
 	mkdir -p "$rl/lower" "$rl/upper" "$rl/work" "$rl/root"
 	cp "$v1" "$rl/v1.deb"
 	chmod 755 "$T"
 	chown -R nobody:nogroup "$rl"
 	set +e
-	setpriv --reuid=nobody --regid=nogroup --clear-groups \
-	    unshare --user --map-root-user --mount sh -c '
+	rootless sh -c '
 		mount -t overlay overlay -o "lowerdir=$1/lower,upperdir=$1/upper,workdir=$1/work" \
 		    "$1/root" 2> /dev/null || exit 77
 		"$2" --root "$1/root" --stats=json "$1/v1.deb" > "$1/stats" &&
