@@ -276,6 +276,35 @@ struct install {
 	bool undoable;		/* the pieces exist: install_abort can run */
 };
 
+/* A dry run's verdict on one path. */
+static void
+install_plan_note(void *ctx, enum plan_verdict v, const char *path,
+    const char *detail)
+{
+	struct install_ctx *ic = ctx;
+	struct install_note n = { .event = INSTALL_PLAN, .pkg = ic->pkg,
+	    .path = path, .msg = detail, .verdict = v };
+
+	install_say(ic->opts, &n);
+}
+
+/*
+ * The end of a dry run, where a run prepares its commit: dpkg's database
+ * staged (it refuses what the run would), the old versions' paths planned
+ * as the run plans them, and their verdicts told.  install_abort follows.
+ */
+static int
+install_plan_end(struct install *in, struct dbp_error *err)
+{
+	int r;
+
+	if ((in->db != NULL && (r = dpkgdb_prepare(in->db, err)) != 0) ||
+	    (r = manifest_plan_obsolete(in->man, in->dirs, NULL, err)) != 0)
+		return r;
+	manifest_plan_verdicts(in->man, in->dirs, install_plan_note, &in->ic);
+	return 0;
+}
+
 /*
  * Open the root, repair what an interrupted run left, and set up the
  * run's pieces: the directory table, the batch (its strategy judged on
@@ -303,6 +332,8 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	uo.stop = o->stop;
 	uo.warn = install_warn;
 	uo.warn_ctx = &in->ic;
+	uo.plan = o->dry_run ? install_plan_note : NULL;
+	uo.nodata = o->dry_run;
 
 	if ((r = rootfs_open(&in->rf, o->root, err)) != 0)
 		return r;
@@ -317,7 +348,8 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	install_fd_budget(&maxfiles, &maxdirs, jobs);
 	/* "auto" follows the filesystem of the root (syncbatch.c). */
 	if ((r = dirs_new(&in->dirs, &in->rf, maxdirs)) != 0 ||
-	    (r = syncbatch_new(&in->sb, o->mode, in->rf.fd, in->dirs, in->st,
+	    (r = syncbatch_new(&in->sb, o->dry_run ? "none" : o->mode,
+	    in->rf.fd, in->dirs, in->st,
 	    maxfiles)) != 0 ||
 	    (r = journal_new(&in->j, syncbatch_durable(in->sb), in->st)) != 0 ||
 	    (r = manifest_new(&in->man)) != 0 ||
@@ -524,6 +556,12 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 	if ((r = install_open(&in, files, nfiles, jobs, err)) != 0) {
 		if (in.undoable)
 			install_abort(&in);
+		goto out;
+	}
+	if (o->dry_run) {
+		if ((r = install_extract(&in, files, nfiles, jobs, err)) == 0)
+			r = install_plan_end(&in, err);
+		install_abort(&in);
 		goto out;
 	}
 	if ((r = install_extract(&in, files, nfiles, jobs, err)) != 0 ||

@@ -8,6 +8,7 @@
 
 #include "control.h"
 #include "error.h"
+#include "plan.h"
 #include "recover.h"
 #include "rootfs.h"
 #include "stats.h"
@@ -23,6 +24,8 @@ enum install_event {
 	INSTALL_EXTRACTED,	/* PKG's data is written; BYTES in the run so far */
 	INSTALL_PHASE,		/* the run enters PHASE */
 	INSTALL_PREINST,	/* the preinst of package NAME runs next */
+	INSTALL_PLAN,		/* a dry run's VERDICT on PATH (MSG: its detail,
+				   or NULL; plan.h) */
 };
 
 /* Where a run is, past the extraction. */
@@ -42,6 +45,7 @@ struct install_note {
 	bool upgrade;		/* UNPACKING: a version of it is installed */
 	unsigned long long bytes;
 	enum install_phase phase;
+	enum plan_verdict verdict;
 };
 
 struct install_opts {
@@ -56,6 +60,11 @@ struct install_opts {
 	bool dpkg_db;		/* keep dpkg's database in the root too */
 	enum usrmerge_mode usrmerge;	/* merged-/usr links in a new root */
 	bool run_preinst;	/* then run the preinsts (maintscript.h) */
+	/*
+	 * The run up to its commit point, each path's verdict told
+	 * (INSTALL_PLAN), then undone: no data written, nothing synced.
+	 */
+	bool dry_run;
 	/* Set (by a signal handler) to stop before the commit; may be NULL. */
 	volatile sig_atomic_t *stop;
 	/* Told what the run does; may be NULL. */
@@ -68,6 +77,8 @@ struct install_opts {
  * them or, on any error, none (the root is left as it was, or left for
  * the next run to repair when the error came past the commit point).
  * Repairs an interrupted earlier run first.  ST receives the counts.
+ * With O->dry_run, the same run is stopped before its commit and undone,
+ * every decision it made told: it fails where the run would.
  * 0, or -errno with ERR filled (ERR's package set where one is to blame).
  */
 int install_run(const struct install_opts *o, char *const *files, size_t n,

@@ -235,6 +235,44 @@ main_progress(struct main_opts *o, const struct install_note *n)
 	}
 }
 
+/* One line of a dry run on standard output: "VERB /PATH[: why]". */
+static void
+main_plan(const struct install_note *n)
+{
+	static const char *const words[] = {
+		[PLAN_CREATE] = "create",
+		[PLAN_CREATE_DIR] = "create",
+		[PLAN_REPLACE] = "replace",
+		[PLAN_KEEP_CONFFILE] = "keep",
+		[PLAN_REMOVE] = "remove",
+		[PLAN_KEEP_NOT_EMPTY] = "keep",
+		[PLAN_KEEP_OWNED] = "keep",
+	};
+	char path[PATH_MAX], detail[PATH_MAX];
+
+	escape_name(n->path, path, sizeof(path));
+	if (n->msg != NULL)
+		escape_name(n->msg, detail, sizeof(detail));
+	switch (n->verdict) {
+	case PLAN_CREATE_DIR:
+		printf("create /%s/\n", path);
+		break;
+	case PLAN_KEEP_CONFFILE:
+		printf("keep /%s: changed since it was installed, the new"
+		    " version goes to /%s\n", path, detail);
+		break;
+	case PLAN_KEEP_NOT_EMPTY:
+		printf("keep /%s: not empty\n", path);
+		break;
+	case PLAN_KEEP_OWNED:
+		printf("keep /%s: also in package '%s'\n", path, detail);
+		break;
+	default:
+		printf("%s /%s\n", words[n->verdict], path);
+		break;
+	}
+}
+
 /* What the run tells: warnings unless -q, the rest with -v. */
 static void
 main_note(void *ctx, const struct install_note *n)
@@ -244,6 +282,11 @@ main_note(void *ctx, const struct install_note *n)
 	const struct recover_result *res = n->repair;
 
 	main_progress(o, n);
+	/* A dry run's verdicts are its output, whatever -q says. */
+	if (n->event == INSTALL_PLAN) {
+		main_plan(n);
+		return;
+	}
 	if (o->verbose < 0)
 		return;
 	switch (n->event) {
@@ -290,6 +333,7 @@ main_note(void *ctx, const struct install_note *n)
 		break;
 	case INSTALL_EXTRACTED:
 	case INSTALL_PHASE:
+	case INSTALL_PLAN:
 		break;
 	}
 }
@@ -452,20 +496,6 @@ main_parse(int argc, char **argv, struct main_opts *o)
 	return optind;
 }
 
-/* A dry run's conflicts become its error; 2 means "already said". */
-static int
-main_dry_run(struct manifest *man, const struct rootfs *rf, char **files,
-    struct dbp_error *err)
-{
-	int r = query_dry_run(man, rf, files, stdout, err);
-
-	if (r > 0) {
-		dbp_err(err, 0, NULL, "%d conflict%s", r, r == 1 ? "" : "s");
-		return 2;
-	}
-	return r;
-}
-
 /* --list, --owner, --contents: read only, print on standard output. */
 static int
 main_query(const struct main_opts *o, int argc, char **argv, int first)
@@ -497,8 +527,6 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 			    "cannot open admin directory");
 		else if (o->action == ACT_OWNER)
 			r = 1;
-		else if (o->action == ACT_DRY_RUN)
-			r = main_dry_run(man, &rf, argv + first, &err);
 		fd = -1;
 	} else if ((r = manifest_admin(man, fd, admin_name(o->in.admindir),
 	    rf.openat2, NULL, &st, &err)) == 0) {
@@ -506,10 +534,6 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 			r = query_list(man, stdout, &err);
 		else if (o->action == ACT_OWNER)
 			r = query_owner(man, o->owner, stdout, &err);
-		else if (o->action == ACT_DRY_RUN) {
-			if ((r = manifest_load_installed(man, &err)) == 0)
-				r = main_dry_run(man, &rf, argv + first, &err);
-		}
 		else if ((r = query_verify(man, &rf, argv + first,
 		    geteuid() == 0, stdout, &err)) > 0) {
 			dbp_err(&err, 0, NULL, "%d problem%s found", r,
@@ -549,8 +573,9 @@ main(int argc, char **argv)
 	/* Queries repair an interrupted run too, and say so. */
 	o.in.note = main_note;
 	o.in.ctx = &o;
-	if (o.action != ACT_INSTALL)
+	if (o.action != ACT_INSTALL && o.action != ACT_DRY_RUN)
 		return main_query(&o, argc, argv, first);
+	o.in.dry_run = o.action == ACT_DRY_RUN;
 	memset(&st, 0, sizeof(st));
 	dbp_err_clear(&err);
 	memset(&sa, 0, sizeof(sa));

@@ -623,6 +623,82 @@ manifest_plan_obsolete(struct manifest *m, struct dirs *d, struct journal *j,
 	return 0;
 }
 
+/* Entries in directory FD, but "." and "..": 0 when it cannot be read. */
+static size_t
+manifest_dir_entries(int fd)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *dir;
+	int dup_fd;
+
+	if ((dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	if ((dir = fdopendir(dup_fd)) == NULL) {
+		close(dup_fd);
+		return 0;
+	}
+	while ((de = readdir(dir)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			n++;
+	closedir(dir);
+	return n;
+}
+
+void
+manifest_plan_verdicts(struct manifest *m, struct dirs *d, plan_fn *fn,
+    void *ctx)
+{
+	const char *name, *owner;
+	struct record *old;
+	struct stat st;
+	bool *gone;
+	size_t i, k, idx, n;
+	int fd;
+
+	for (i = 0; i < m->nstaged; i++) {
+		name = control_get(m->staged[i]->ctl, "Package");
+		if ((old = manifest_installed(m, name, NULL)) == NULL)
+			continue;
+		for (k = old->n; k-- > 0;)
+			if (record_find(m->staged[i], old->v[k].path) == NULL &&
+			    (owner = manifest_other_owner(m, old->v[k].path,
+			    name)) != NULL)
+				fn(ctx, PLAN_KEEP_OWNED, old->v[k].path + 1, owner);
+	}
+	/*
+	 * As manifest_remove_obsolete will find them: a path still there
+	 * goes, a directory only if nothing stays in it.  The list has the
+	 * contents of a directory before the directory.
+	 */
+	if ((gone = calloc(m->ngone + 1, sizeof(*gone))) == NULL)
+		return;
+	for (i = 0; i < m->ngone; i++) {
+		const struct manifest_gone *g = &m->gone[i];
+
+		if ((fd = dirs_fd(d, g->pidx)) < 0 ||
+		    fstatat(fd, g->base, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    (g->e->type == 'd') != (S_ISDIR(st.st_mode) != 0))
+			continue;
+		if (g->e->type == 'd') {
+			n = 0;
+			fd = -1;
+			if (dirs_get(d, g->e->path + 1, false, 0, &idx,
+			    NULL) == 0 && (fd = dirs_fd(d, idx)) >= 0)
+				for (k = 0; k < i; k++)
+					n += gone[k] && m->gone[k].pidx == idx;
+			if (fd < 0 || manifest_dir_entries(fd) != n) {
+				fn(ctx, PLAN_KEEP_NOT_EMPTY, g->e->path + 1,
+				    NULL);
+				continue;
+			}
+		}
+		gone[i] = true;
+		fn(ctx, PLAN_REMOVE, g->e->path + 1, NULL);
+	}
+	free(gone);
+}
+
 void
 manifest_remove_obsolete(struct manifest *m, struct dirs *d,
     void (*warn)(void *, const char *, const char *), void *ctx)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "plan.h"
 #include "record.h"
 #include "dirs.h"
 #include "stats.h"
@@ -145,6 +146,15 @@ int manifest_disown(struct manifest *m, const char *owner,
  */
 int manifest_plan_obsolete(struct manifest *m, struct dirs *d,
     struct journal *j, struct dbp_error *err);
+
+/*
+ * A dry run's verdicts on what manifest_plan_obsolete listed (J NULL
+ * there): each path removed, or kept as manifest_remove_obsolete would
+ * keep it (a directory that still holds something), and the old paths
+ * another package has, kept; told to FN with CTX.
+ */
+void manifest_plan_verdicts(struct manifest *m, struct dirs *d, plan_fn *fn,
+    void *ctx);
 
 /*
  * After the commit point: remove what manifest_plan_obsolete listed,

@@ -35,13 +35,4 @@ int query_contents(const char *file, FILE *fp, struct dbp_error *err);
 int query_verify(struct manifest *m, const struct rootfs *rf,
     char *const *names, bool check_owner, FILE *fp, struct dbp_error *err);
 
-/*
- * What installing the package files FILES (NULL-terminated) into RF would
- * do, one line each on FP, with nothing written: "create PATH", "replace
- * PATH", "remove PATH" (an upgrade's obsolete paths), "conflict PATH:
- * cause".  Returns the number of conflicts, or -errno with ERR filled.
- */
-int query_dry_run(struct manifest *m, const struct rootfs *rf,
-    char *const *files, FILE *fp, struct dbp_error *err);
-
 #endif

@@ -63,6 +63,11 @@ stream_entry(const struct stream_to *s, int64_t size,
 			stream_digest(s, buf, len);
 			hashed += (int64_t)len;
 		}
+		/* No file: a dry run reads and checks the data, no more. */
+		if (s->fd < 0) {
+			off += (la_int64_t)len;
+			len = 0;
+		}
 		while (len > 0) {
 			/* Offsets skip holes of sparse entries. */
 			w = pwrite(s->fd, buf, len, off);
@@ -81,7 +86,7 @@ stream_entry(const struct stream_to *s, int64_t size,
 			end = off;
 	}
 	/* A sparse file may end in a hole. */
-	if (end < size && ftruncate(s->fd, size) != 0)
+	if (end < size && s->fd >= 0 && ftruncate(s->fd, size) != 0)
 		return dbp_err(err, errno, s->path, "cannot write");
 	stream_hole(s, &hashed, size);
 	if (s->md5 != NULL) {

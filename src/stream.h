@@ -13,7 +13,8 @@ struct archive;
 /* Where an entry's data goes, and what sees it on the way. */
 struct stream_to {
 	struct archive *a;	/* positioned at the entry */
-	int fd;			/* the file, written at the entry's offsets */
+	int fd;			/* the file, written at the entry's offsets;
+			   -1: none, the data is only read and digested */
 	const char *path;	/* what errors call it */
 	struct digest *sha;	/* SHA-256 of the data */
 	struct digest *md5;	/* MD5 too, or NULL */

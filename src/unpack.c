@@ -47,6 +47,7 @@ struct unpack_target {
 	const char *name;	/* last component, inside path */
 	size_t dir;
 	int dfd;
+	bool existed;		/* something is at path now */
 	char tmp[NAME_MAX + 1];
 	size_t item;
 };
@@ -278,8 +279,9 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 		return dbp_err(err, 0, t->path, "is in the admin directory,"
 		    " where no package may write");
 	e = manifest_find(u->man, t->dir, t->name);
-	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(st.st_mode) && (r = dirfile_file_over_dir(u->man,
+	t->existed = fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (t->existed && S_ISDIR(st.st_mode) &&
+	    (r = dirfile_file_over_dir(u->man,
 	    u->rec != NULL ? control_get(u->rec->ctl, "Package") : NULL,
 	    t->path, t->dfd, t->name, e != NULL && e->type == AE_IFDIR,
 	    err)) != 0)
@@ -306,12 +308,24 @@ unpack_stale(struct unpack_target *t, int tries)
 	return unlinkat(t->dfd, t->tmp, 0) == 0;
 }
 
-/* Register the temporary just made, or remove it if that fails. */
+/*
+ * Register the temporary just made, or remove it if that fails; the
+ * entry's verdict is settled now (a kept conffile moved T->path).
+ */
 static int
 unpack_register(struct unpack *u, struct unpack_target *t, unsigned type,
     struct dbp_error *err)
 {
 	int r;
+
+	if (u->opts.plan != NULL) {
+		if (t->record_path != t->path)
+			u->opts.plan(u->opts.warn_ctx, PLAN_KEEP_CONFFILE,
+			    t->record_path, t->path);
+		else
+			u->opts.plan(u->opts.warn_ctx, t->existed ?
+			    PLAN_REPLACE : PLAN_CREATE, t->path, NULL);
+	}
 
 	if ((r = syncbatch_add(u->sb, t->dir, t->path, t->tmp, &t->item)) != 0) {
 		unlinkat(t->dfd, t->tmp, 0);
@@ -383,8 +397,8 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
     int fd, const char *path, uint8_t digest[DIGEST_LEN], uint8_t *md5,
     struct dbp_error *err)
 {
-	struct stream_to s = { a, fd, path, u->dg, md5 != NULL ? u->md5 : NULL,
-	    u->opts.stop, &u->st->bytes };
+	struct stream_to s = { a, u->opts.nodata ? -1 : fd, path, u->dg,
+	    md5 != NULL ? u->md5 : NULL, u->opts.stop, &u->st->bytes };
 
 	return stream_entry(&s, archive_entry_size(ae), digest, md5, err);
 }
@@ -597,11 +611,18 @@ unpack_dir(struct unpack *u, struct archive_entry *ae, const char *path,
 {
 	struct dir_meta m;
 	size_t idx;
+	bool existed = true;
 	int r;
 
+	/* Said once, by the entry that makes it. */
+	if (u->opts.plan != NULL)
+		existed = dirs_get(u->dirs, path, false, 0, &idx, NULL) == 0;
 	if ((r = dirs_get(u->dirs, path, true, archive_entry_perm(ae), &idx,
 	    err)) != 0)
 		return r;
+	if (!existed)
+		u->opts.plan(u->opts.warn_ctx, dirs_flags(u->dirs, idx) &
+		    DIR_ASIDE ? PLAN_REPLACE : PLAN_CREATE_DIR, path, NULL);
 	memset(&m, 0, sizeof(m));
 	m.mode = archive_entry_perm(ae);
 	m.chown = u->opts.chown;

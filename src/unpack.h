@@ -8,6 +8,7 @@
 #include "dirs.h"
 #include "error.h"
 #include "manifest.h"
+#include "plan.h"
 #include "record.h"
 #include "stats.h"
 #include "syncbatch.h"
@@ -25,6 +26,9 @@ struct unpack_opts {
 	/* a warning for the user (PATH may be NULL); may be NULL */
 	void (*warn)(void *ctx, const char *path, const char *msg);
 	void *warn_ctx;
+	/* each entry's verdict, as decided, told to WARN_CTX; may be NULL */
+	plan_fn *plan;
+	bool nodata;		/* read and check the data, write none of it */
 };
 
 struct unpack;
