@@ -25,6 +25,7 @@
 #include "journal.h"
 #include "maintscript.h"
 #include "manifest.h"
+#include "obsolete.h"
 #include "record.h"
 #include "syncbatch.h"
 #include "unpack.h"
@@ -269,6 +270,7 @@ struct install {
 	struct dirs *dirs;
 	struct syncbatch *sb;
 	struct manifest *man;
+	struct obsolete *ob;	/* what the old versions lose */
 	struct dpkgdb *db;	/* --dpkg-db only */
 	struct journal *j;
 	struct unpack *u;
@@ -299,9 +301,10 @@ install_plan_end(struct install *in, struct dbp_error *err)
 	int r;
 
 	if ((in->db != NULL && (r = dpkgdb_prepare(in->db, err)) != 0) ||
-	    (r = manifest_plan_obsolete(in->man, in->dirs, NULL, err)) != 0)
+	    (r = obsolete_plan(in->ob, in->man, in->dirs, NULL, err)) != 0)
 		return r;
-	manifest_plan_verdicts(in->man, in->dirs, install_plan_note, &in->ic);
+	obsolete_verdicts(in->ob, in->man, in->dirs, install_plan_note,
+	    &in->ic);
 	return 0;
 }
 
@@ -353,6 +356,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	    maxfiles)) != 0 ||
 	    (r = journal_new(&in->j, syncbatch_durable(in->sb), in->st)) != 0 ||
 	    (r = manifest_new(&in->man)) != 0 ||
+	    (r = obsolete_new(&in->ob)) != 0 ||
 	    (r = unpack_new(&in->u, &uo, in->dirs, in->sb, in->man, in->users,
 	    in->st)) != 0)
 		return dbp_err(err, -r, NULL, "cannot start");
@@ -436,7 +440,7 @@ install_prepare(struct install *in, struct dbp_error *err)
 	if ((r = manifest_commit(in->man, err)) != 0 ||
 	    (r = syncbatch_sync_dirs(in->sb, err)) != 0 ||
 	    (r = manifest_sync(in->man, err)) != 0 ||
-	    (r = manifest_plan_obsolete(in->man, in->dirs, in->j, err)) != 0 ||
+	    (r = obsolete_plan(in->ob, in->man, in->dirs, in->j, err)) != 0 ||
 	    (in->db != NULL && (r = dpkgdb_plan_obsolete(in->db, in->j,
 	    err)) != 0))
 		return r;
@@ -464,7 +468,7 @@ install_finish(struct install *in, struct dbp_error *err)
 		n.msg = "some backups (*.debunpack-old) could not be removed";
 		install_say(in->o, &n);
 	}
-	manifest_remove_obsolete(in->man, in->dirs, install_warn, &in->ic);
+	obsolete_remove(in->ob, in->dirs, install_warn, &in->ic);
 	if (in->db != NULL)
 		dpkgdb_remove_obsolete(in->db, install_warn, &in->ic);
 	if ((r = syncbatch_sync_dirs(in->sb, err)) != 0 ||
@@ -531,6 +535,7 @@ install_close(struct install *in)
 	unpack_free(in->u);
 	syncbatch_free(in->sb);
 	dpkgdb_free(in->db);	/* before the manifest: it holds its records */
+	obsolete_free(in->ob);	/* before the manifest: it points into it */
 	manifest_free(in->man);
 	journal_free(in->j);
 	dirs_free(in->dirs);

@@ -41,13 +41,6 @@ struct manifest_owned {
 	char type;
 };
 
-/* A path of an old version to remove after the commit point. */
-struct manifest_gone {
-	size_t pidx;			/* its directory in the run's table */
-	const char *base;		/* its name there */
-	const struct record_entry *e;	/* in the installed record */
-};
-
 struct manifest {
 	void *root;		/* tsearch tree of struct manifest_entry */
 	size_t n;
@@ -63,8 +56,6 @@ struct manifest {
 	bool *disowned;		/* inst[i] gave up paths: restage it */
 	struct record **staged;	/* by package index of the run */
 	size_t nstaged;
-	struct manifest_gone *gone;	/* manifest_plan_obsolete's list */
-	size_t ngone;
 	/* every installed path, sorted by path; NULL: search each record */
 	struct manifest_owned *owned;
 	size_t nowned;
@@ -111,7 +102,6 @@ manifest_free(struct manifest *m)
 	while (m->nstaged > 0)
 		record_free(m->staged[--m->nstaged]);
 	free(m->staged);
-	free(m->gone);
 	free(m->owned);
 	syncbatch_free(m->asb);
 	dirs_free(m->adirs);
@@ -346,6 +336,18 @@ manifest_sync(struct manifest *m, struct dbp_error *err)
 	return m->asb != NULL ? syncbatch_sync_dirs(m->asb, err) : 0;
 }
 
+size_t
+manifest_nstaged(const struct manifest *m)
+{
+	return m->nstaged;
+}
+
+struct record *
+manifest_staged(const struct manifest *m, size_t pkg)
+{
+	return m->staged[pkg];
+}
+
 const char *
 manifest_run_name(const struct manifest *m, unsigned pkg)
 {
@@ -555,180 +557,6 @@ manifest_other_owner(struct manifest *m, const char *abspath, const char *name)
 			return p;
 	}
 	return NULL;
-}
-
-/*
- * Plan to remove path E of an old version, unless the run installed
- * something at that place (through another name of its directory: merged
- * /usr) or its directory is gone.
- */
-static int
-manifest_plan_one(struct manifest *m, struct dirs *d,
-    const struct record_entry *e, struct journal *j)
-{
-	char parent[PATH_MAX];
-	const char *base, *slash;
-	struct manifest_gone *g;
-	size_t pidx;
-	int r;
-
-	slash = strrchr(e->path, '/');
-	if (slash == NULL || slash[1] == '\0')
-		return 0;
-	if (slash == e->path)
-		parent[0] = '\0';
-	else
-		snprintf(parent, sizeof(parent), "%.*s",
-		    (int)(slash - e->path - 1), e->path + 1);
-	base = slash + 1;
-	if (dirs_get(d, parent, false, 0, &pidx, NULL) != 0 ||
-	    manifest_find(m, pidx, base) != NULL)
-		return 0;
-	if ((g = realloc(m->gone, (m->ngone + 1) * sizeof(*g))) == NULL)
-		return -ENOMEM;
-	m->gone = g;
-	g += m->ngone++;
-	g->pidx = pidx;
-	g->base = base;
-	g->e = e;
-	if (j != NULL && (r = journal_gone(j, e->type, e->path + 1)) != 0)
-		return r;
-	return 0;
-}
-
-int
-manifest_plan_obsolete(struct manifest *m, struct dirs *d, struct journal *j,
-    struct dbp_error *err)
-{
-	struct record *old;
-	size_t i, k;
-	int r;
-
-	for (i = 0; i < m->nstaged; i++) {
-		const char *name = control_get(m->staged[i]->ctl, "Package");
-
-		if ((old = manifest_installed(m, name, NULL)) == NULL)
-			continue;
-		/* Backwards: the contents of a directory before the directory. */
-		for (k = old->n; k-- > 0;) {
-			const struct record_entry *e = &old->v[k];
-
-			if (record_find(m->staged[i], e->path) == NULL &&
-			    manifest_other_owner(m, e->path, name) == NULL &&
-			    (r = manifest_plan_one(m, d, e, j)) != 0)
-				return dbp_err(err, -r, e->path + 1,
-				    "cannot plan removal");
-		}
-	}
-	return 0;
-}
-
-/* Entries in directory FD, but "." and "..": 0 when it cannot be read. */
-static size_t
-manifest_dir_entries(int fd)
-{
-	struct dirent *de;
-	size_t n = 0;
-	DIR *dir;
-	int dup_fd;
-
-	if ((dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return 0;
-	if ((dir = fdopendir(dup_fd)) == NULL) {
-		close(dup_fd);
-		return 0;
-	}
-	while ((de = readdir(dir)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			n++;
-	closedir(dir);
-	return n;
-}
-
-void
-manifest_plan_verdicts(struct manifest *m, struct dirs *d, plan_fn *fn,
-    void *ctx)
-{
-	const char *name, *owner;
-	struct record *old;
-	struct stat st;
-	bool *gone;
-	size_t i, k, idx, n;
-	int fd;
-
-	for (i = 0; i < m->nstaged; i++) {
-		name = control_get(m->staged[i]->ctl, "Package");
-		if ((old = manifest_installed(m, name, NULL)) == NULL)
-			continue;
-		for (k = old->n; k-- > 0;)
-			if (record_find(m->staged[i], old->v[k].path) == NULL &&
-			    (owner = manifest_other_owner(m, old->v[k].path,
-			    name)) != NULL)
-				fn(ctx, PLAN_KEEP_OWNED, old->v[k].path + 1, owner);
-	}
-	/*
-	 * As manifest_remove_obsolete will find them: a path still there
-	 * goes, a directory only if nothing stays in it.  The list has the
-	 * contents of a directory before the directory.
-	 */
-	if ((gone = calloc(m->ngone + 1, sizeof(*gone))) == NULL)
-		return;
-	for (i = 0; i < m->ngone; i++) {
-		const struct manifest_gone *g = &m->gone[i];
-
-		if ((fd = dirs_fd(d, g->pidx)) < 0 ||
-		    fstatat(fd, g->base, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    (g->e->type == 'd') != (S_ISDIR(st.st_mode) != 0))
-			continue;
-		if (g->e->type == 'd') {
-			n = 0;
-			fd = -1;
-			if (dirs_get(d, g->e->path + 1, false, 0, &idx,
-			    NULL) == 0 && (fd = dirs_fd(d, idx)) >= 0)
-				for (k = 0; k < i; k++)
-					n += gone[k] && m->gone[k].pidx == idx;
-			if (fd < 0 || manifest_dir_entries(fd) != n) {
-				fn(ctx, PLAN_KEEP_NOT_EMPTY, g->e->path + 1,
-				    NULL);
-				continue;
-			}
-		}
-		gone[i] = true;
-		fn(ctx, PLAN_REMOVE, g->e->path + 1, NULL);
-	}
-	free(gone);
-}
-
-void
-manifest_remove_obsolete(struct manifest *m, struct dirs *d,
-    void (*warn)(void *, const char *, const char *), void *ctx)
-{
-	struct stat st;
-	size_t i;
-	int fd;
-
-	for (i = 0; i < m->ngone; i++) {
-		const struct manifest_gone *g = &m->gone[i];
-
-		if ((fd = dirs_fd(d, g->pidx)) < 0 ||
-		    fstatat(fd, g->base, &st, AT_SYMLINK_NOFOLLOW) != 0)
-			continue;
-		if (g->e->type == 'd') {
-			if (!S_ISDIR(st.st_mode) ||
-			    unlinkat(fd, g->base, AT_REMOVEDIR) != 0)
-				continue;	/* not empty: it holds someone's files */
-		} else {
-			if (S_ISDIR(st.st_mode))
-				continue;
-			if (unlinkat(fd, g->base, 0) != 0) {
-				if (warn != NULL)
-					warn(ctx, g->e->path + 1, "cannot remove"
-					    " file of the old version");
-				continue;
-			}
-		}
-		dirs_mark(d, g->pidx, DIR_NAMES);
-	}
 }
 
 int

@@ -7,7 +7,6 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "plan.h"
 #include "record.h"
 #include "dirs.h"
 #include "stats.h"
@@ -129,6 +128,10 @@ const struct record_entry *manifest_installed_entry(struct manifest *m,
 const char *manifest_other_owner(struct manifest *m, const char *abspath,
     const char *name);
 
+/* How many packages the run staged, and the record of number PKG. */
+size_t manifest_nstaged(const struct manifest *m);
+struct record *manifest_staged(const struct manifest *m, size_t pkg);
+
 /* The run's package number PKG gives ABSPATH up to a later one. */
 int manifest_disown_staged(struct manifest *m, unsigned pkg,
     const char *abspath);
@@ -136,34 +139,6 @@ int manifest_disown_staged(struct manifest *m, unsigned pkg,
 /* Installed package OWNER gives ABSPATH up (--force-overwrite). */
 int manifest_disown(struct manifest *m, const char *owner,
     const char *abspath);
-
-/*
- * Before the commit point: list what the old versions of the run's
- * packages had and the new ones do not, unless another package has it or
- * the run put something at that place (merged /usr aliases are resolved
- * through D, the run's directory table), and tell journal J, so that a
- * repair after a crash removes the same.
- */
-int manifest_plan_obsolete(struct manifest *m, struct dirs *d,
-    struct journal *j, struct dbp_error *err);
-
-/*
- * A dry run's verdicts on what manifest_plan_obsolete listed (J NULL
- * there): each path removed, or kept as manifest_remove_obsolete would
- * keep it (a directory that still holds something), and the old paths
- * another package has, kept; told to FN with CTX.
- */
-void manifest_plan_verdicts(struct manifest *m, struct dirs *d, plan_fn *fn,
-    void *ctx);
-
-/*
- * After the commit point: remove what manifest_plan_obsolete listed,
- * directories only when empty.  Parents are marked in D for the directory
- * sync that follows.  Failures are warnings: the new versions are in
- * place.
- */
-void manifest_remove_obsolete(struct manifest *m, struct dirs *d,
-    void (*warn)(void *, const char *, const char *), void *ctx);
 
 /* The run succeeded: drop the backups of the records it replaced. */
 int manifest_finish(struct manifest *m);

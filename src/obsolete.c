@@ -1,0 +1,220 @@
+/* The paths the old versions of a run's packages had and the new ones lack: planned, judged, removed. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "journal.h"
+#include "obsolete.h"
+
+/* A path of an old version to remove after the commit point. */
+struct obsolete_path {
+	size_t pidx;			/* its directory in the run's table */
+	const char *base;		/* its name there */
+	const struct record_entry *e;	/* in the installed record */
+};
+
+struct obsolete {
+	struct obsolete_path *v;	/* in plan order */
+	size_t n;
+};
+
+int
+obsolete_new(struct obsolete **out)
+{
+	return (*out = calloc(1, sizeof(**out))) != NULL ? 0 : -ENOMEM;
+}
+
+void
+obsolete_free(struct obsolete *ob)
+{
+	if (ob == NULL)
+		return;
+	free(ob->v);
+	free(ob);
+}
+
+/*
+ * Plan to remove path E of an old version, unless the run installed
+ * something at that place (through another name of its directory: merged
+ * /usr) or its directory is gone.
+ */
+static int
+obsolete_one(struct obsolete *ob, struct manifest *m, struct dirs *d,
+    const struct record_entry *e, struct journal *j)
+{
+	char parent[PATH_MAX];
+	const char *base, *slash;
+	struct obsolete_path *g;
+	size_t pidx;
+	int r;
+
+	slash = strrchr(e->path, '/');
+	if (slash == NULL || slash[1] == '\0')
+		return 0;
+	if (slash == e->path)
+		parent[0] = '\0';
+	else
+		snprintf(parent, sizeof(parent), "%.*s",
+		    (int)(slash - e->path - 1), e->path + 1);
+	base = slash + 1;
+	if (dirs_get(d, parent, false, 0, &pidx, NULL) != 0 ||
+	    manifest_find(m, pidx, base) != NULL)
+		return 0;
+	if ((g = realloc(ob->v, (ob->n + 1) * sizeof(*g))) == NULL)
+		return -ENOMEM;
+	ob->v = g;
+	g += ob->n++;
+	g->pidx = pidx;
+	g->base = base;
+	g->e = e;
+	if (j != NULL && (r = journal_gone(j, e->type, e->path + 1)) != 0)
+		return r;
+	return 0;
+}
+
+int
+obsolete_plan(struct obsolete *ob, struct manifest *m, struct dirs *d,
+    struct journal *j, struct dbp_error *err)
+{
+	struct record *old;
+	size_t i, k;
+	int r;
+
+	for (i = 0; i < manifest_nstaged(m); i++) {
+		struct record *rec = manifest_staged(m, i);
+		const char *name = control_get(rec->ctl, "Package");
+
+		if ((old = manifest_installed_record(m, name)) == NULL)
+			continue;
+		/* Backwards: the contents of a directory before the directory. */
+		for (k = old->n; k-- > 0;) {
+			const struct record_entry *e = &old->v[k];
+
+			if (record_find(rec, e->path) == NULL &&
+			    manifest_other_owner(m, e->path, name) == NULL &&
+			    (r = obsolete_one(ob, m, d, e, j)) != 0)
+				return dbp_err(err, -r, e->path + 1,
+				    "cannot plan removal");
+		}
+	}
+	return 0;
+}
+
+/* Entries in directory FD, but "." and "..": SIZE_MAX when unreadable. */
+static size_t
+obsolete_dir_entries(int fd)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *dir;
+	int dup_fd;
+
+	if ((dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return SIZE_MAX;
+	if ((dir = fdopendir(dup_fd)) == NULL) {
+		close(dup_fd);
+		return SIZE_MAX;
+	}
+	while ((de = readdir(dir)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			n++;
+	closedir(dir);
+	return n;
+}
+
+void
+obsolete_verdicts(const struct obsolete *ob, struct manifest *m,
+    struct dirs *d, plan_fn *fn, void *ctx)
+{
+	const char *name, *owner;
+	struct record *old;
+	struct stat st;
+	bool *gone;
+	size_t i, k, idx, n;
+	int fd;
+
+	for (i = 0; i < manifest_nstaged(m); i++) {
+		struct record *rec = manifest_staged(m, i);
+
+		name = control_get(rec->ctl, "Package");
+		if ((old = manifest_installed_record(m, name)) == NULL)
+			continue;
+		for (k = old->n; k-- > 0;)
+			if (record_find(rec, old->v[k].path) == NULL &&
+			    (owner = manifest_other_owner(m, old->v[k].path,
+			    name)) != NULL)
+				fn(ctx, PLAN_KEEP_OWNED, old->v[k].path + 1, owner);
+	}
+	/*
+	 * As obsolete_remove will find them: a path still there
+	 * goes, a directory only if nothing stays in it.  The list has the
+	 * contents of a directory before the directory.
+	 */
+	if ((gone = calloc(ob->n + 1, sizeof(*gone))) == NULL)
+		return;
+	for (i = 0; i < ob->n; i++) {
+		const struct obsolete_path *g = &ob->v[i];
+
+		if ((fd = dirs_fd(d, g->pidx)) < 0 ||
+		    fstatat(fd, g->base, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    (g->e->type == 'd') != (S_ISDIR(st.st_mode) != 0))
+			continue;
+		if (g->e->type == 'd') {
+			n = 0;
+			fd = -1;
+			if (dirs_get(d, g->e->path + 1, false, 0, &idx,
+			    NULL) == 0 && (fd = dirs_fd(d, idx)) >= 0)
+				for (k = 0; k < i; k++)
+					n += gone[k] && ob->v[k].pidx == idx;
+			if (fd < 0 || obsolete_dir_entries(fd) != n) {
+				fn(ctx, PLAN_KEEP_NOT_EMPTY, g->e->path + 1,
+				    NULL);
+				continue;
+			}
+		}
+		gone[i] = true;
+		fn(ctx, PLAN_REMOVE, g->e->path + 1, NULL);
+	}
+	free(gone);
+}
+
+void
+obsolete_remove(const struct obsolete *ob, struct dirs *d,
+    void (*warn)(void *, const char *, const char *), void *ctx)
+{
+	struct stat st;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < ob->n; i++) {
+		const struct obsolete_path *g = &ob->v[i];
+
+		if ((fd = dirs_fd(d, g->pidx)) < 0 ||
+		    fstatat(fd, g->base, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (g->e->type == 'd') {
+			if (!S_ISDIR(st.st_mode) ||
+			    unlinkat(fd, g->base, AT_REMOVEDIR) != 0)
+				continue;	/* not empty: it holds someone's files */
+		} else {
+			if (S_ISDIR(st.st_mode))
+				continue;
+			if (unlinkat(fd, g->base, 0) != 0) {
+				if (warn != NULL)
+					warn(ctx, g->e->path + 1, "cannot remove"
+					    " file of the old version");
+				continue;
+			}
+		}
+		dirs_mark(d, g->pidx, DIR_NAMES);
+	}
+}
