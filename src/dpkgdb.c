@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batchfile.h"
 #include "dpkgdb.h"
 #include "dpkgfmt.h"
 #include "dpkgown.h"
@@ -360,56 +361,28 @@ dpkgdb_put_at(struct dpkgdb *db, size_t idx, const char *dir,
     struct dbp_error *err)
 {
 	struct timespec ts[2];
-	char path[PATH_MAX], tmp[NAME_MAX + 1];
-	size_t item, off = 0;
-	ssize_t w;
-	int dfd, fd, e;
+	struct batchfile bf;
+	char path[PATH_MAX];
+	int r;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-	    (int)sizeof(path) ||
-	    names_tmp(name, NULL, tmp, sizeof(tmp)) != 0)
+	    (int)sizeof(path))
 		return dbp_err(err, ENAMETOOLONG, path, "cannot create");
 	/* A package's own file there would be renamed over by this one. */
 	if (manifest_find(db->man, idx, name) != NULL)
 		return dbp_err(err, 0, path, "a package ships a file of dpkg's"
 		    " database");
-	if ((dfd = dirs_fd(db->dirs, idx)) < 0)
-		return dbp_err(err, -dfd, dir, "cannot open directory");
-	/* A leftover of a killed run has this name: it is ours to replace. */
-	unlinkat(dfd, tmp, 0);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0600);
-	if (fd < 0)
-		return dbp_err(err, errno, path, "cannot create");
-	if ((e = syncbatch_add(db->sb, idx, path, tmp, &item)) != 0) {
-		close(fd);
-		unlinkat(dfd, tmp, 0);
-		return dbp_err(err, -e, path, "cannot create");
-	}
-	while (off < len) {
-		w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			e = errno;
-			close(fd);
-			return dbp_err(err, e, path, "cannot write");
-		}
-		off += (size_t)w;
-	}
-	if (fchmod(fd, mode) != 0) {
-		e = errno;
-		close(fd);
-		return dbp_err(err, e, path, "cannot change mode");
-	}
+	if ((r = batchfile_open(&bf, db->sb, db->dirs, idx, path, name, 0600,
+	    err)) != 0)
+		return r;
 	ts[0].tv_sec = ts[1].tv_sec = mtime;
 	ts[0].tv_nsec = ts[1].tv_nsec = 0;
-	if (mtime != -1 && futimens(fd, ts) != 0) {
-		e = errno;
-		close(fd);
-		return dbp_err(err, e, path, "cannot set times");
-	}
-	return syncbatch_written(db->sb, item, fd, err);
+	if ((r = batchfile_write(&bf, data, len, err)) == 0 &&
+	    fchmod(bf.fd, mode) != 0)
+		r = dbp_err(err, errno, path, "cannot change mode");
+	if (r == 0 && mtime != -1 && futimens(bf.fd, ts) != 0)
+		r = dbp_err(err, errno, path, "cannot set times");
+	return batchfile_end(&bf, r, err);
 }
 
 /* Info file INFONAME.SUFFIX of one of the run's packages is written. */

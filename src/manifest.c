@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batchfile.h"
 #include "dirs.h"
 #include "journal.h"
 #include "manifest.h"
-#include "names.h"
 #include "rootfs.h"
 #include "syncbatch.h"
 
@@ -211,43 +211,25 @@ manifest_write_tmp(struct manifest *m, struct record *r,
     struct dbp_error *err)
 {
 	const char *name = control_get(r->ctl, "Package");
-	char final[256], tmp[NAME_MAX + 1];
-	size_t item;
+	struct batchfile bf;
+	char final[256];
 	FILE *fp;
-	int dfd, fd, e;
+	int e;
 
 	snprintf(final, sizeof(final), "%s" MANIFEST_SUFFIX, name);
-	if (names_tmp(final, NULL, tmp, sizeof(tmp)) != 0)
-		return dbp_err(err, ENAMETOOLONG, final, "cannot create record");
-	if ((dfd = dirs_fd(m->adirs, m->aroot)) < 0)
-		return dbp_err(err, -dfd, m->admname,
-		    "cannot open admin directory");
-	/* A leftover of a killed run has this name: it is ours to replace. */
-	unlinkat(dfd, tmp, 0);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0644);
-	if (fd < 0)
-		return dbp_err(err, errno, tmp, "cannot create record");
-	if ((e = syncbatch_add(m->asb, m->aroot, final, tmp, &item)) != 0) {
-		close(fd);
-		unlinkat(dfd, tmp, 0);
-		return dbp_err(err, -e, tmp, "cannot create record");
-	}
-	/* The stream gets its own descriptor: FD goes to the batch. */
-	e = 0;
-	if ((fp = fdopen(fcntl(fd, F_DUPFD_CLOEXEC, 0), "w")) == NULL)
-		e = dbp_err(err, errno, tmp, "cannot write record");
-	else {
-		if ((e = record_write(r, fp, tmp, err)) == 0 && fflush(fp) != 0)
-			e = dbp_err(err, errno, tmp, "cannot write record");
-		if (fclose(fp) != 0 && e == 0)
-			e = dbp_err(err, errno, tmp, "cannot write record");
-	}
-	if (e != 0) {
-		close(fd);
+	if ((e = batchfile_open(&bf, m->asb, m->adirs, m->aroot, final, final,
+	    0644, err)) != 0)
 		return e;
+	/* The stream gets its own descriptor: the batch takes the file's. */
+	if ((fp = fdopen(fcntl(bf.fd, F_DUPFD_CLOEXEC, 0), "w")) == NULL)
+		e = dbp_err(err, errno, final, "cannot write record");
+	else {
+		if ((e = record_write(r, fp, final, err)) == 0 && fflush(fp) != 0)
+			e = dbp_err(err, errno, final, "cannot write record");
+		if (fclose(fp) != 0 && e == 0)
+			e = dbp_err(err, errno, final, "cannot write record");
 	}
-	return syncbatch_written(m->asb, item, fd, err);
+	return batchfile_end(&bf, e, err);
 }
 
 int
