@@ -1,4 +1,4 @@
-/* Reading a whole small file at a directory descriptor. */
+/* Names at a directory descriptor: a whole small file read, what a name is, an unlink that tolerates absence. */
 #include "config.h"
 
 #include <errno.h>
@@ -47,4 +47,37 @@ fileat_read(int dfd, const char *name, char **out, size_t *len)
 	*out = buf;
 	*len = got;
 	return 0;
+}
+
+bool
+fileat_exists(int dfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+bool
+fileat_is_dir(int dfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode);
+}
+
+bool
+fileat_same(int dfd, const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return fstatat(dfd, a, &sa, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    fstatat(dfd, b, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int
+fileat_unlink(int dfd, const char *name)
+{
+	return unlinkat(dfd, name, 0) == 0 || errno == ENOENT ? 0 : -errno;
 }

@@ -1,7 +1,8 @@
-/* Reading a whole small file at a directory descriptor. */
+/* Names at a directory descriptor: a whole small file read, what a name is, an unlink that tolerates absence. */
 #ifndef DEBUNPACK_FILEAT_H
 #define DEBUNPACK_FILEAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -11,5 +12,15 @@
  * another -errno.
  */
 int fileat_read(int dfd, const char *name, char **out, size_t *len);
+
+/* NAME in DFD exists / is a directory (a final symlink not followed). */
+bool fileat_exists(int dfd, const char *name);
+bool fileat_is_dir(int dfd, const char *name);
+
+/* A and B in DFD are one inode (two links, not followed). */
+bool fileat_same(int dfd, const char *a, const char *b);
+
+/* Unlink non-directory NAME in DFD: 0 if it is gone (or was), or -errno. */
+int fileat_unlink(int dfd, const char *name);
 
 #endif

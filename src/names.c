@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 
+#include "fileat.h"
 #include "names.h"
 
 /* Whether component COMP (LEN bytes) is one of the run's own names. */
@@ -132,4 +134,49 @@ names_path(const char *raw, char *out, size_t n, struct dbp_error *err)
 			    "name reserved for temporary files");
 	}
 	return 0;
+}
+
+int
+names_undo(int dfd, const char *name, const char *tmp, bool hadold)
+{
+	char old[NAME_MAX + 1];
+	int n = 0, r;
+
+	if (!hadold) {
+		/*
+		 * With the temporary gone, NAME is the new one; with both there
+		 * and one inode, NAME is a link made to the temporary (the
+		 * batch links new names), and goes first.
+		 */
+		if (!fileat_exists(dfd, tmp))
+			return (r = fileat_unlink(dfd, name)) != 0 ? r : 1;
+		if (fileat_same(dfd, tmp, name)) {
+			if ((r = fileat_unlink(dfd, name)) != 0)
+				return r;
+			n = 1;
+		}
+		return (r = fileat_unlink(dfd, tmp)) != 0 ? r : n;
+	}
+	names_old(tmp, old, sizeof(old));
+	if (fileat_is_dir(dfd, old)) {
+		/* An empty directory a file replaced: the file goes. */
+		if (fileat_exists(dfd, name) && !fileat_is_dir(dfd, name) &&
+		    (r = fileat_unlink(dfd, name)) != 0)
+			return r;
+		if (renameat(dfd, old, dfd, name) != 0)
+			return -errno;
+		n = 1;
+	} else if (fileat_exists(dfd, old)) {
+		/*
+		 * The backup holds the old version whether or not the rename
+		 * happened; if it did not, both names are one inode and
+		 * renameat does nothing, so the backup is removed after.
+		 */
+		if (renameat(dfd, old, dfd, name) != 0)
+			return -errno;
+		if ((r = fileat_unlink(dfd, old)) != 0)
+			return r;
+		n = 1;
+	}
+	return (r = fileat_unlink(dfd, tmp)) != 0 ? r : n;
 }

@@ -44,6 +44,16 @@ int names_tmp(const char *name, unsigned long *seq, char *buf, size_t n);
 void names_old(const char *tmp, char *buf, size_t n);
 
 /*
+ * Put NAME in directory DFD back as it was before the run, from whatever
+ * part of the commit reached it: TMP is its temporary, HADOLD whether an
+ * old version was there (kept as the backup names_old(TMP) until the run
+ * stands).  The batch's rollback and the repair after a crash both undo
+ * through it, so that one rule decides.  1 if a name was put back or
+ * removed, 0 if there was nothing to undo, or -errno.
+ */
+int names_undo(int dfd, const char *name, const char *tmp, bool hadold);
+
+/*
  * The name NAME is moved aside to for a directory, in BUF (N bytes);
  * -ENAMETOOLONG if it does not fit.
  */

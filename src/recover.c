@@ -119,40 +119,6 @@ rc_dir(struct recover *rc, char tree, const char *path)
 	return fd;
 }
 
-static bool
-rc_exists(int dfd, const char *name)
-{
-	struct stat st;
-
-	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
-static bool
-rc_is_dir(int dfd, const char *name)
-{
-	struct stat st;
-
-	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(st.st_mode);
-}
-
-/* Whether A and B in DFD are one inode (two links, not followed). */
-static bool
-rc_same(int dfd, const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return fstatat(dfd, a, &sa, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    fstatat(dfd, b, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
-static int
-rc_unlink(int dfd, const char *name)
-{
-	return unlinkat(dfd, name, 0) == 0 || errno == ENOENT ? 0 : -errno;
-}
-
 /* Parsing. */
 
 static int
@@ -358,49 +324,10 @@ rc_undo_item(struct recover *rc, const struct rc_line *l,
 
 	if ((dfd = rc_item_dir(rc, l, old)) < 0)
 		return;
-	if (l->hadold) {
-		/*
-		 * The backup holds the old version whether or not the rename
-		 * happened; if it did not, both names are one inode and
-		 * renameat does nothing, so the backup is removed after.
-		 */
-		if (rc_is_dir(dfd, old)) {
-			/* An empty directory a file replaced: the file goes. */
-			if ((rc_exists(dfd, l->name) && !rc_is_dir(dfd, l->name) &&
-			    rc_unlink(dfd, l->name) != 0) ||
-			    renameat(dfd, old, dfd, l->name) != 0) {
-				rc_fail(rc, errno, l->name, "cannot restore");
-				return;
-			}
-			res->items++;
-		} else if (rc_exists(dfd, old)) {
-			if (renameat(dfd, old, dfd, l->name) != 0 ||
-			    (r = rc_unlink(dfd, old)) != 0) {
-				rc_fail(rc, errno, l->name, "cannot restore");
-				return;
-			}
-			res->items++;
-		}
-		if ((r = rc_unlink(dfd, l->tmp)) != 0)
-			rc_fail(rc, r, l->tmp, "cannot remove");
-		return;
-	}
-	/*
-	 * No old version: with the temporary gone, NAME is the new one; with
-	 * both there and one inode, NAME is a link made to the temporary
-	 * (syncbatch.c links new names), and goes first.
-	 */
-	if (rc_exists(dfd, l->tmp)) {
-		r = 0;
-		if (rc_same(dfd, l->tmp, l->name) &&
-		    (r = rc_unlink(dfd, l->name)) == 0)
-			res->items++;
-		if (r == 0)
-			r = rc_unlink(dfd, l->tmp);
-	} else if ((r = rc_unlink(dfd, l->name)) == 0)
-		res->items++;
-	if (r != 0)
-		rc_fail(rc, r, l->name, "cannot remove");
+	if ((r = names_undo(dfd, l->name, l->tmp, l->hadold)) < 0)
+		rc_fail(rc, -r, l->name, "cannot restore");
+	else
+		res->items += (size_t)r;
 }
 
 /* After the commit point: only the backup of item L is left to drop. */
@@ -413,14 +340,14 @@ rc_finish_item(struct recover *rc, const struct rc_line *l,
 
 	if ((dfd = rc_item_dir(rc, l, old)) < 0)
 		return;
-	if (rc_exists(dfd, old))
+	if (fileat_exists(dfd, old))
 		res->items++;
-	if (rc_is_dir(dfd, old))
+	if (fileat_is_dir(dfd, old))
 		r = unlinkat(dfd, old, AT_REMOVEDIR) == 0 || errno == ENOENT ?
 		    0 : -errno;
 	else
-		r = rc_unlink(dfd, old);
-	if (r != 0 || (r = rc_unlink(dfd, l->tmp)) != 0)
+		r = fileat_unlink(dfd, old);
+	if (r != 0 || (r = fileat_unlink(dfd, l->tmp)) != 0)
 		rc_fail(rc, r, l->name, "cannot remove backup");
 }
 
@@ -495,7 +422,7 @@ rc_asides_back(struct recover *rc, struct recover_result *res)
 		    (dfd = rc_parent(rc, rc->v[i].path, &base)) < 0)
 			continue;
 		if (names_aside(base, old, sizeof(old)) != 0 ||
-		    !rc_exists(dfd, old) || rc_exists(dfd, base))
+		    !fileat_exists(dfd, old) || fileat_exists(dfd, base))
 			continue;	/* never moved, or already back */
 		if (renameat(dfd, old, dfd, base) != 0)
 			rc_fail(rc, errno, rc->v[i].path, "cannot restore");

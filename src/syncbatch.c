@@ -545,9 +545,8 @@ sb_unlink_backup(struct syncbatch *sb, struct sb_item *it)
 static int
 sb_rollback(struct syncbatch *sb)
 {
-	char old[NAME_MAX + 1];
 	size_t i;
-	int dfd, r = 0;
+	int dfd, r = 0, r2;
 
 	for (i = sb->n; i-- > 0;) {
 		struct sb_item *it = &sb->v[i];
@@ -558,21 +557,10 @@ sb_rollback(struct syncbatch *sb)
 			r = r != 0 ? r : dfd;
 			continue;
 		}
-		names_old(it->tmp, old, sizeof(old));
-		/* A directory cannot be renamed over the file: remove it first. */
-		if (it->backup_dir && unlinkat(dfd, it->name, 0) != 0 &&
-		    errno != ENOENT) {
-			r = r != 0 ? r : -errno;
-			continue;
-		}
-		if (it->backup ? renameat(dfd, old, dfd, it->name) != 0 :
-		    unlinkat(dfd, it->name, 0) != 0) {
-			r = r != 0 ? r : -errno;
-			continue;
-		}
-		if (it->linked && unlinkat(dfd, it->tmp, 0) != 0 &&
-		    errno != ENOENT) {
-			r = r != 0 ? r : -errno;
+		/* The repair after a crash undoes by the same rule. */
+		if ((r2 = names_undo(dfd, it->name, it->tmp, it->backup ||
+		    it->backup_dir)) < 0) {
+			r = r != 0 ? r : r2;
 			continue;
 		}
 		it->backup = it->dir_moved = it->linked = false;

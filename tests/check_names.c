@@ -3,10 +3,13 @@
 
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "checkutil.h"
 #include "names.h"
@@ -296,6 +299,100 @@ START_TEST(test_names_reserved)
 }
 END_TEST
 
+/* names_undo, on every state a commit can leave one name in. */
+static int
+undo_dir(void)
+{
+	int fd = open(checkutil_scratch(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+/* No old version, the temporary not renamed yet: it goes, nothing else. */
+START_TEST(test_names_undo_new_unrenamed)
+{
+	int fd = undo_dir();
+
+	checkutil_write("f" NAMES_TMP_SUFFIX, "new");
+	ck_assert_int_eq(names_undo(fd, "f", "f" NAMES_TMP_SUFFIX, false), 0);
+	ck_assert(!checkutil_exists("f" NAMES_TMP_SUFFIX));
+	ck_assert(!checkutil_exists("f"));
+	close(fd);
+}
+END_TEST
+
+/* No old version, NAME linked to the temporary: both go. */
+START_TEST(test_names_undo_new_linked)
+{
+	int fd = undo_dir();
+
+	checkutil_write("f" NAMES_TMP_SUFFIX, "new");
+	ck_assert_int_eq(linkat(fd, "f" NAMES_TMP_SUFFIX, fd, "f", 0), 0);
+	ck_assert_int_eq(names_undo(fd, "f", "f" NAMES_TMP_SUFFIX, false), 1);
+	ck_assert(!checkutil_exists("f" NAMES_TMP_SUFFIX));
+	ck_assert(!checkutil_exists("f"));
+	close(fd);
+}
+END_TEST
+
+/* No old version, renamed: the new NAME goes; a file of another inode
+   at NAME beside a temporary is not the run's and stays. */
+START_TEST(test_names_undo_new_renamed)
+{
+	int fd = undo_dir();
+
+	checkutil_write("f", "new");
+	ck_assert_int_eq(names_undo(fd, "f", "f" NAMES_TMP_SUFFIX, false), 1);
+	ck_assert(!checkutil_exists("f"));
+	checkutil_write("g", "not ours");
+	checkutil_write("g" NAMES_TMP_SUFFIX, "new");
+	ck_assert_int_eq(names_undo(fd, "g", "g" NAMES_TMP_SUFFIX, false), 0);
+	checkutil_assert_content("g", "not ours");
+	ck_assert(!checkutil_exists("g" NAMES_TMP_SUFFIX));
+	close(fd);
+}
+END_TEST
+
+/* An old version, renamed over or not: the old one is back, alone. */
+START_TEST(test_names_undo_old)
+{
+	int fd = undo_dir();
+
+	/* Renamed: NAME is new, the backup holds the old one. */
+	checkutil_write("f", "new");
+	checkutil_write("f" NAMES_OLD_SUFFIX, "old");
+	ck_assert_int_eq(names_undo(fd, "f", "f" NAMES_TMP_SUFFIX, true), 1);
+	checkutil_assert_content("f", "old");
+	ck_assert(!checkutil_exists("f" NAMES_OLD_SUFFIX));
+	/* Not renamed: the backup is a second link of NAME. */
+	checkutil_write("g", "old");
+	checkutil_write("g" NAMES_TMP_SUFFIX, "new");
+	ck_assert_int_eq(linkat(fd, "g", fd, "g" NAMES_OLD_SUFFIX, 0), 0);
+	ck_assert_int_eq(names_undo(fd, "g", "g" NAMES_TMP_SUFFIX, true), 1);
+	checkutil_assert_content("g", "old");
+	ck_assert(!checkutil_exists("g" NAMES_OLD_SUFFIX));
+	ck_assert(!checkutil_exists("g" NAMES_TMP_SUFFIX));
+	close(fd);
+}
+END_TEST
+
+/* An empty directory a file replaced comes back in the file's place. */
+START_TEST(test_names_undo_old_dir)
+{
+	struct stat st;
+	int fd = undo_dir();
+
+	checkutil_write("d", "file");
+	checkutil_mkdir("d" NAMES_OLD_SUFFIX);
+	ck_assert_int_eq(names_undo(fd, "d", "d" NAMES_TMP_SUFFIX, true), 1);
+	ck_assert_int_eq(fstatat(fd, "d", &st, AT_SYMLINK_NOFOLLOW), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert(!checkutil_exists("d" NAMES_OLD_SUFFIX));
+	close(fd);
+}
+END_TEST
+
 static Suite *
 names_suite(void)
 {
@@ -327,6 +424,13 @@ names_suite(void)
 	tcase_add_test(tc, test_names_path_small_buffer);
 	tcase_add_test(tc, test_names_tmp_counter);
 	suite_add_tcase(s, tc);
+
+	tc = checkutil_scratch_tcase(s, "undo", NULL, NULL);
+	tcase_add_test(tc, test_names_undo_new_unrenamed);
+	tcase_add_test(tc, test_names_undo_new_linked);
+	tcase_add_test(tc, test_names_undo_new_renamed);
+	tcase_add_test(tc, test_names_undo_old);
+	tcase_add_test(tc, test_names_undo_old_dir);
 	return s;
 }
 
