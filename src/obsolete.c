@@ -187,33 +187,37 @@ obsolete_verdicts(const struct obsolete *ob, struct manifest *m,
 	free(gone);
 }
 
+int
+obsolete_remove_one(int dfd, const char *base, char type)
+{
+	struct stat st;
+
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    (type == 'd') != (S_ISDIR(st.st_mode) != 0))
+		return 0;
+	if (type == 'd')	/* not empty: it holds someone's files */
+		return unlinkat(dfd, base, AT_REMOVEDIR) == 0;
+	return unlinkat(dfd, base, 0) == 0 ? 1 : -errno;
+}
+
 void
 obsolete_remove(const struct obsolete *ob, struct dirs *d,
     void (*warn)(void *, const char *, const char *), void *ctx)
 {
-	struct stat st;
 	size_t i;
-	int fd;
+	int fd, r;
 
 	for (i = 0; i < ob->n; i++) {
 		const struct obsolete_path *g = &ob->v[i];
 
 		if ((fd = dirs_fd(d, g->pidx)) < 0 ||
-		    fstatat(fd, g->base, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		    (r = obsolete_remove_one(fd, g->base, g->e->type)) == 0)
 			continue;
-		if (g->e->type == 'd') {
-			if (!S_ISDIR(st.st_mode) ||
-			    unlinkat(fd, g->base, AT_REMOVEDIR) != 0)
-				continue;	/* not empty: it holds someone's files */
-		} else {
-			if (S_ISDIR(st.st_mode))
-				continue;
-			if (unlinkat(fd, g->base, 0) != 0) {
-				if (warn != NULL)
-					warn(ctx, g->e->path + 1, "cannot remove"
-					    " file of the old version");
-				continue;
-			}
+		if (r < 0) {
+			if (warn != NULL)
+				warn(ctx, g->e->path + 1, "cannot remove file"
+				    " of the old version");
+			continue;
 		}
 		dirs_mark(d, g->pidx, DIR_NAMES);
 	}

@@ -18,6 +18,7 @@
 #include "fsset.h"
 #include "journal.h"
 #include "names.h"
+#include "obsolete.h"
 #include "recover.h"
 
 /*
@@ -373,18 +374,12 @@ rc_gone(struct recover *rc, const struct rc_line *l,
     struct recover_result *res)
 {
 	const char *base;
-	struct stat st;
 	int dfd;
 
-	if ((dfd = rc_parent(rc, l->path, &base)) < 0 ||
-	    fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return;
-	if (l->type == 'd') {
-		if (S_ISDIR(st.st_mode) && unlinkat(dfd, base, AT_REMOVEDIR) == 0)
-			res->gone++;
-	} else if (!S_ISDIR(st.st_mode) && unlinkat(dfd, base, 0) == 0)
-		res->gone++;
 	/* Like the run, which only warns: the new versions are in place. */
+	if ((dfd = rc_parent(rc, l->path, &base)) >= 0 &&
+	    obsolete_remove_one(dfd, base, l->type) > 0)
+		res->gone++;
 }
 
 /* Whether NAME in directory PATH is a file moved aside (kept by an undo). */
