@@ -16,8 +16,9 @@ fi
 . "$top/bench/rootlib.sh"
 runs=3 filesystems="ext4 xfs btrfs" bin="" cache=/var/cache/debunpack-bench
 tmpdir=/var/tmp outfile="" args=$*
-all_methods="debunpack-durable mmdebstrap-durable debunpack-unsafe mmdebstrap-unsafe"
-methods=$all_methods
+all_methods="debunpack-durable mmdebstrap-durable debunpack-unsafe mmdebstrap-unsafe
+    bootstrap-durable mmdebstrap-eatmydata"
+methods="debunpack-durable mmdebstrap-durable debunpack-unsafe mmdebstrap-unsafe"
 usage() {
 	cat >&2 <<EOF
 usage: $0 [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
@@ -26,7 +27,8 @@ usage: $0 [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
   -r  runs of each method (default 3); the order of the tools is
       reversed every other run
   -f  filesystems (default "ext4 xfs btrfs")
-  -m  methods (default "$all_methods")
+  -m  methods (default "$methods"; also
+      bootstrap-durable and mmdebstrap-eatmydata)
   -c  package cache (default /var/cache/debunpack-bench; the workload is
       CACHE/minbase, filled by bench/fetch.sh)
   -b  debunpack binary (default build/debunpack, copied before use)
@@ -76,6 +78,10 @@ fi
 
 [ -n "$bin" ] || bin=$top/build/debunpack
 cp "$bin" "$work/debunpack"
+# debunpack-bootstrap and its helper, from the same build.
+RB_BOOTSTRAP=$(dirname "$bin")/debunpack-bootstrap
+RB_NOSYNC=$(dirname "$bin")/debunpack-nosync
+export RB_BOOTSTRAP RB_NOSYNC
 if ! rb_can_debunpack "$work/debunpack"; then
 	echo "rootbuild: $bin has no --dpkg-db/--run-preinst: skipping the debunpack methods"
 	m2=""
@@ -207,6 +213,35 @@ table() {
 	}' "$1"
 }
 
+# Every method on its own: medians of wall time and flushes per file system.
+methods_table() {
+	awk -F, '
+	function median(s,    a, n, i, j, t) {
+		n = split(s, a, " ")
+		if (n == 0) return ""
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	NR == 1 { next }
+	{
+		k = $1 SUBSEP $2
+		if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+		if ($11 != 0 || $12 != "yes") { bad[k]++; next }
+		wall[k] = wall[k] " " $4; fl[k] = fl[k] " " $8
+	}
+	END {
+		print "| fs | method | wall s | flushes | failed runs |"
+		print "|---|---|---:|---:|---:|"
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, kk, SUBSEP)
+			printf "| %s | %s | %s | %s | %d |\n", kk[1], kk[2],
+			    wall[k] == "" ? "-" : sprintf("%.2f", median(wall[k])),
+			    fl[k] == "" ? "-" : median(fl[k]), bad[k]
+		}
+	}' "$1"
+}
+
 mkdir -p "$(dirname "$outfile")"
 {
 	echo "rootbuild: build a working minbase root ($npkgs local .debs) with debunpack and mmdebstrap"
@@ -232,6 +267,9 @@ mkdir -p "$(dirname "$outfile")"
 	echo "                      --hook-dir=$MMHOOKS/merged-usr --hook-dir=$MMHOOKS/file-mirror-automount"
 	echo "                      '' R 'deb [trusted=yes] file:MIRROR ./' && sync -f R"
 	echo "  mmdebstrap-unsafe   the same with --dpkgopt=force-unsafe-io and without the sync"
+	echo "  mmdebstrap-eatmydata  mmdebstrap-durable with --hook-dir=$MMHOOKS/eatmydata"
+	echo "  bootstrap-durable   unshare -n debunpack-bootstrap --variant=minbase"
+	echo "                      '' R 'deb [trusted=yes] file:MIRROR ./' && sync -f R"
 	echo "MIRROR: hardlinks of the $npkgs .debs, Packages by dpkg-scanpackages (archive priorities"
 	echo "for apt, debconf, zlib1g, libbz2-1.0, libdb5.3). Every run checks dpkg-query in R: exactly"
 	echo "the $npkgs package versions of the cache, all 'ii' (pkgs_ok)."
@@ -244,11 +282,15 @@ mkdir -p "$(dirname "$outfile")"
 	echo
 	table "$csv"
 	echo
+	methods_table "$csv"
+	echo
 	echo "runs.csv:"
 	cat "$csv"
 } > "$outfile"
 echo
 table "$csv"
+echo
+methods_table "$csv"
 echo
 echo "rootbuild: results in $outfile"
 if [ "$failed" != 0 ]; then

@@ -15,7 +15,7 @@ rb_need() {
 	need=""
 	for t in mmdebstrap:mmdebstrap dpkg-scanpackages:dpkg-dev \
 	    mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs mkfs.ext4:e2fsprogs \
-	    losetup:mount unshare:util-linux; do
+	    losetup:mount unshare:util-linux eatmydata:eatmydata; do
 		command -v "${t%%:*}" > /dev/null || need="$need ${t#*:}"
 	done
 	[ -n "$need" ] || return 0
@@ -122,6 +122,10 @@ rb_stat() {
 #   mmdebstrap-durable  mmdebstrap --mode=root --variant=minbase (its default: dpkg
 #                       without unsafe io) from MIRROR; sync -f R
 #   mmdebstrap-unsafe   the same with --dpkgopt=force-unsafe-io, no sync
+#   mmdebstrap-eatmydata  mmdebstrap-durable with mmdebstrap's eatmydata hook;
+#                       sync -f R
+#   bootstrap-durable   debunpack-bootstrap --variant=minbase from MIRROR
+#                       ($RB_BOOTSTRAP, with BIN and $RB_NOSYNC); sync -f R
 # The final sync -f: maintainer scripts (update-passwd, ldconfig, debconf...)
 # and dpkg's --configure write files without fsync, mmdebstrap's cleanup
 # deletes without one; only with it is the root on disk when the command
@@ -156,10 +160,18 @@ rb_build() {
 		    --hook-dir="$MMHOOKS/merged-usr" --hook-dir="$MMHOOKS/file-mirror-automount" \
 		    --dpkgopt=force-unsafe-io \
 		    '' "$rb_root" "deb [trusted=yes] file:$rb_mirror ./" ;;
+	mmdebstrap-eatmydata)
+		unshare -n mmdebstrap --mode=root --variant=minbase --format=directory \
+		    --hook-dir="$MMHOOKS/merged-usr" --hook-dir="$MMHOOKS/file-mirror-automount" \
+		    --hook-dir="$MMHOOKS/eatmydata" \
+		    '' "$rb_root" "deb [trusted=yes] file:$rb_mirror ./" ;;
+	bootstrap-durable)
+		DEBUNPACK=$rb_bin DEBUNPACK_NOSYNC=$RB_NOSYNC unshare -n "$RB_BOOTSTRAP" -q \
+		    --variant=minbase '' "$rb_root" "deb [trusted=yes] file:$rb_mirror ./" ;;
 	*) echo "rootbuild: unknown method $rb_m" >&2; return 2 ;;
 	esac || return
 	case $rb_m in
-	*-durable)
+	*-durable | *-eatmydata)
 		s0=$(date +%s.%N)
 		sync -f "$rb_root" || return
 		s1=$(date +%s.%N)

@@ -28,6 +28,20 @@ bin=$dest$bindir/debunpack
 "$bin" --version > "$T/out" || fail "installed binary: --version exit $?"
 grep -q '^debunpack [0-9]' "$T/out" || fail "installed binary: --version: $(cat "$T/out")"
 
+# debunpack-bootstrap, its man page and its helper, which it finds where
+# they were installed.
+bs=$dest$bindir/debunpack-bootstrap
+[ -x "$bs" ] || fail "not installed: $bindir/debunpack-bootstrap"
+[ -f "$dest$mandir/man1/debunpack-bootstrap.1" ] ||
+    fail "not installed: $mandir/man1/debunpack-bootstrap.1"
+pkglibexecdir=$(makevar pkglibexecdir)
+[ -x "$dest$pkglibexecdir/debunpack-nosync" ] ||
+    fail "not installed: $pkglibexecdir/debunpack-nosync"
+grep -q "^NOSYNC=.*$pkglibexecdir/debunpack-nosync" "$bs" ||
+    fail "debunpack-bootstrap does not look for the helper in $pkglibexecdir"
+"$bs" --version > "$T/out" || fail "debunpack-bootstrap --version: exit $?"
+grep -q '^debunpack-bootstrap [0-9]' "$T/out" || fail "--version: $(cat "$T/out")"
+
 [ -n "$compdir" ] || { echo "configured without a bash completion"; exit 0; }
 comp=$dest$compdir/debunpack
 [ -f "$comp" ] || fail "not installed: $compdir/debunpack"
@@ -81,3 +95,25 @@ diff -u "$T/want" "$T/got" || fail "operands: not the .deb files and directories
 complete_words debunpack -- | sed 's/=.*//' | LC_ALL=C sort -u > "$T/offered"
 missing=$(LC_ALL=C comm -23 "$T/help" "$T/offered")
 [ -z "$missing" ] || fail "not completed: $missing"
+
+# debunpack-bootstrap's completion: the variants, and every option of
+# its --help.
+bcomp=$dest$compdir/debunpack-bootstrap
+[ -f "$bcomp" ] || fail "not installed: $compdir/debunpack-bootstrap"
+complete_bs() {
+	bash -c '. "$1" || exit 1
+	    shift
+	    COMP_WORDS=("$@")
+	    COMP_CWORD=$(($# - 1))
+	    COMPREPLY=()
+	    _debunpack_bootstrap debunpack-bootstrap || exit 1
+	    printf "%s\n" "${COMPREPLY[@]}"' sh "$bcomp" "$@"
+}
+complete_bs debunpack-bootstrap --variant=mi > "$T/got" || fail "completion failed"
+[ "$(cat "$T/got")" = --variant=minbase ] || fail "--variant=mi: $(cat "$T/got")"
+"$bs" --help | sed -nE 's/^  (-[[:alnum:]], |    )(--[a-z][a-z-]*).*/\2/p' |
+    LC_ALL=C sort -u > "$T/help"
+[ -s "$T/help" ] || fail "no options found in debunpack-bootstrap --help"
+complete_bs debunpack-bootstrap -- | sed 's/=.*//' | LC_ALL=C sort -u > "$T/offered"
+missing=$(LC_ALL=C comm -23 "$T/help" "$T/offered")
+[ -z "$missing" ] || fail "debunpack-bootstrap: not completed: $missing"

@@ -164,3 +164,56 @@ dpkg_same() {
 		[ "$want" = "$got" ] || fail "directory $name: mtime $got, archive says $want"
 	    done
 }
+
+# timed NAME CMD...: CMD, its output in $T/NAME.log, and how long it took
+# (for information: nothing depends on it).
+timed() {
+	tm_name=$1
+	shift
+	tm_start=$(date +%s.%N)
+	tm_rc=0
+	"$@" > "$T/$tm_name.log" 2>&1 < /dev/null || tm_rc=$?
+	echo "$tm_start $(date +%s.%N)" |
+	    awk -v n="$tm_name" '{ printf "time: %s: %.2f s\n", n, $2 - $1 }'
+	return $tm_rc
+}
+
+# minbase_debs: the minbase package set of bench/workloads/minbase.list
+# from the archive, kept in $MINBASE_CACHE (default
+# /var/cache/debunpack-tests/minbase) from run to run, so that the tests
+# install the same versions until the cache is removed: $pkgs (names),
+# $debs (files), $n (how many), $cache.  SKIP when it cannot be had.
+minbase_debs() {
+	mb_list=${srcdir:-.}/bench/workloads/minbase.list
+	[ -f "$mb_list" ] || skip "no bench/workloads/minbase.list in this tree"
+	cache=${MINBASE_CACHE:-/var/cache/debunpack-tests/minbase}
+	mkdir -p "$cache"
+	pkgs="" mb_missing=""
+	while read -r mb_p; do
+		case $mb_p in '' | '#'*) continue ;; esac
+		pkgs="$pkgs $mb_p"
+		set -- "$cache/${mb_p}"_*.deb
+		[ -f "$1" ] || mb_missing="$mb_missing $mb_p"
+	done < "$mb_list"
+	if [ -n "$mb_missing" ]; then
+		mb_dl=$(mktemp -d "$cache/.download.XXXXXX")
+		cleanup_hooks="$cleanup_hooks rm -rf '$mb_dl';"
+		# The sandbox user could not write into a root-only directory.
+		# shellcheck disable=SC2086 # one word per package
+		if ! timed download sh -c 'cd "$1" && shift && exec apt-get download -q \
+		    -o APT::Sandbox::User=root "$@"' sh "$mb_dl" $mb_missing; then
+			skip "cannot download the minbase packages (archive not reachable?): $(tail -n 1 "$T/download.log")"
+		fi
+		mv "$mb_dl"/*.deb "$cache/"
+		rmdir "$mb_dl"
+	fi
+	debs="" n=0
+	for mb_p in $pkgs; do
+		set -- "$cache/${mb_p}"_*.deb
+		if [ $# != 1 ] || [ ! -f "$1" ]; then
+			fail "expected one ${mb_p}_*.deb in $cache"
+		fi
+		debs="$debs $1"
+		n=$((n + 1))
+	done
+}

@@ -8,55 +8,8 @@ is_root || skip "not root: chroot and the maintainer scripts need root"
 for c in apt-get dpkg chroot; do
 	command -v "$c" > /dev/null || skip "$c missing"
 done
-list=${srcdir:-.}/bench/workloads/minbase.list
-[ -f "$list" ] || skip "no bench/workloads/minbase.list in this tree"
-cache=${MINBASE_CACHE:-/var/cache/debunpack-tests/minbase}
 arch=$(dpkg --print-architecture)
-
-# timed NAME CMD...: CMD, its output in $T/NAME.log, and how long it took
-# (for information: nothing depends on it).
-timed() {
-	tm_name=$1
-	shift
-	tm_start=$(date +%s.%N)
-	tm_rc=0
-	"$@" > "$T/$tm_name.log" 2>&1 < /dev/null || tm_rc=$?
-	echo "$tm_start $(date +%s.%N)" |
-	    awk -v n="$tm_name" '{ printf "time: %s: %.2f s\n", n, $2 - $1 }'
-	return $tm_rc
-}
-
-# A package stays in the cache once downloaded: the test installs the same
-# versions from run to run until the cache is removed.
-mkdir -p "$cache"
-pkgs="" missing=""
-while read -r p; do
-	case $p in '' | '#'*) continue ;; esac
-	pkgs="$pkgs $p"
-	set -- "$cache/${p}"_*.deb
-	[ -f "$1" ] || missing="$missing $p"
-done < "$list"
-if [ -n "$missing" ]; then
-	dl=$(mktemp -d "$cache/.download.XXXXXX")
-	cleanup_hooks="$cleanup_hooks rm -rf '$dl';"
-	# The sandbox user could not write into a root-only directory.
-	# shellcheck disable=SC2086 # one word per package
-	if ! timed download sh -c 'cd "$1" && shift && exec apt-get download -q \
-	    -o APT::Sandbox::User=root "$@"' sh "$dl" $missing; then
-		skip "cannot download the minbase packages (archive not reachable?): $(tail -n 1 "$T/download.log")"
-	fi
-	mv "$dl"/*.deb "$cache/"
-	rmdir "$dl"
-fi
-debs="" n=0
-for p in $pkgs; do
-	set -- "$cache/${p}"_*.deb
-	if [ $# != 1 ] || [ ! -f "$1" ]; then
-		fail "expected one ${p}_*.deb in $cache"
-	fi
-	debs="$debs $1"
-	n=$((n + 1))
-done
+minbase_debs
 
 # every_ii ROOT: each package of the list is installed and configured, and
 # no other is.

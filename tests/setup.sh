@@ -18,7 +18,7 @@ deps="gcc make autoconf automake pkg-config libarchive-dev zlib1g-dev
 liblzma-dev libzstd-dev libbz2-dev libssl-dev check dpkg e2fsprogs xfsprogs btrfs-progs
 mount util-linux valgrind python3 apt xz-utils zstd strace libfuse3-dev
 fuse3 bindfs clang libclang-rt-14-dev debhelper bash-completion dpkg-dev
-fakeroot time"
+fakeroot time libseccomp-dev apt-utils"
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	missing=""
