@@ -94,7 +94,18 @@ fi
 
 sh "$top/bench/fetch.sh" -c "$cache" minbase
 dir=$cache/minbase
-rb_mirror "$dir" "$work/mirror"
+# mmdebstrap's eatmydata hook takes eatmydata from the mirror: it is
+# there for every method, and none of the variants selects it.
+extra=""
+case " $methods " in
+*" mmdebstrap-eatmydata "*)
+	extra=$work/extra
+	mkdir "$extra"
+	(cd "$extra" && apt-get download -q -o APT::Sandbox::User=root \
+	    eatmydata libeatmydata1 > /dev/null) ||
+	    { echo "$0: cannot download eatmydata for mmdebstrap's hook" >&2; exit 1; } ;;
+esac
+rb_mirror "$dir" "$work/mirror" $extra
 rb_want "$dir" > "$work/want"
 npkgs=$(wc -l < "$work/want")
 

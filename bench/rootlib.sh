@@ -48,8 +48,9 @@ rb_installed() {
 	    awk -F'|' '{ s = $1; sub(/ +$/, "", s); if (s == "ii") print $2; else print $2 " [" s "]" }' | sort
 }
 
-# rb_mirror DIR MIRROR: a flat apt repository in MIRROR holding exactly the
-# .debs of DIR (hardlinked: the same inodes the debunpack runs read).
+# rb_mirror DIR MIRROR [EXTRA]: a flat apt repository in MIRROR holding
+# exactly the .debs of DIR (hardlinked: the same inodes the debunpack runs
+# read), and those of directory EXTRA.
 # Packages is made by dpkg-scanpackages with an override carrying the
 # bookworm archive's Priority for the five packages whose control file says
 # otherwise (apt, debconf and zlib1g are required in the archive, important
@@ -58,10 +59,10 @@ rb_installed() {
 rb_mirror() {
 	rm -rf "$2"
 	mkdir -p "$2"
-	rb_debs "$1" | while read -r f; do
+	{ rb_debs "$1"; [ -z "${3:-}" ] || ls "$3"/*.deb; } | while read -r f; do
 		ln "$f" "$2/" 2>/dev/null || cp "$f" "$2/"
 	done
-	rb_debs "$1" | while read -r f; do
+	{ rb_debs "$1"; [ -z "${3:-}" ] || ls "$3"/*.deb; } | while read -r f; do
 		p=$(dpkg-deb -f "$f" Package)
 		s=$(dpkg-deb -f "$f" Section)
 		case $p in
@@ -73,7 +74,7 @@ rb_mirror() {
 		echo "$p $pr $s"
 	done > "$2/.override"
 	(cd "$2" && dpkg-scanpackages -m . .override > Packages 2> .scan.log)
-	[ "$(grep -c '^Package:' "$2/Packages")" = "$(wc -l < "$1/SHA256SUMS")" ] ||
+	[ "$(grep -c '^Package:' "$2/Packages")" = "$(ls "$2"/*.deb | wc -l)" ] ||
 	    { echo "rootbuild: $2/Packages does not list every .deb (see $2/.scan.log)" >&2; return 1; }
 }
 

@@ -9,6 +9,7 @@
 
 #include "dirs.h"
 #include "dirs_int.h"
+#include "users.h"
 
 int
 dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m,
@@ -32,8 +33,8 @@ dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m,
 		return dbp_err(err, -fd, dirs_show(d, v->path),
 		    "cannot open directory");
 	if (m->chown && fchown(fd, m->uid, m->gid) != 0)
-		return dbp_err(err, errno, dirs_show(d, v->path),
-		    "cannot change owner");
+		return users_chown_err(err, errno, dirs_show(d, v->path),
+		    m->uid, m->gid);
 	if (fchmod(fd, (m->mode & 07777) | (m->chown ? 0 : S_IRWXU)) != 0)
 		return dbp_err(err, errno, dirs_show(d, v->path),
 		    "cannot change mode");

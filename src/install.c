@@ -329,7 +329,8 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 
 	memset(&uo, 0, sizeof(uo));
 	uo.chown = geteuid() == 0;
-	uo.devices = geteuid() == 0;
+	/* In a user namespace root may chown, not mknod a device. */
+	uo.devices = geteuid() == 0 && users_initial_ns();
 	uo.skip_devices = o->skip_devices;
 	uo.force_overwrite = o->force_overwrite;
 	uo.stop = o->stop;

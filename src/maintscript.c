@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "maintscript.h"
+#include "users.h"
 
 /*
  * Only preinsts: dpkg --configure runs the postinsts, but it never runs
@@ -76,6 +77,14 @@ maintscript_dev_setup(int rootfd, struct dbp_error *err)
 		    makedev(maintscript_dev[i].major,
 		    maintscript_dev[i].minor))) == 0)
 			r = fchmodat(dfd, name, 0666, 0);	/* past the umask */
+		else if (errno == EPERM && !users_initial_ns()) {
+			/*
+			 * In a user namespace no node can be made: the
+			 * scripts have what the caller bound there.
+			 */
+			r = 0;
+			continue;
+		}
 		if (r != 0)
 			r = dbp_err(err, errno, name, "cannot create in 'dev'");
 	}

@@ -369,8 +369,8 @@ unpack_meta_at(struct unpack *u, struct unpack_target *t,
 	if (u->opts.chown) {
 		if (fchownat(t->dfd, t->tmp, u->uid, u->gid,
 		    AT_SYMLINK_NOFOLLOW) != 0)
-			return dbp_err(err, errno, t->path,
-			    "cannot change owner");
+			return users_chown_err(err, errno, t->path, u->uid,
+			    u->gid);
 	}
 	if (!link && fchmodat(t->dfd, t->tmp, archive_entry_perm(ae), 0) != 0)
 		return dbp_err(err, errno, t->path, "cannot change mode");
@@ -473,7 +473,8 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	 */
 	if (r == 0 && u->opts.chown) {
 		if (fchown(fd, u->uid, u->gid) != 0)
-			r = dbp_err(err, errno, t->path, "cannot change owner");
+			r = users_chown_err(err, errno, t->path, u->uid,
+			    u->gid);
 	}
 	if (r == 0 && fchmod(fd, archive_entry_perm(ae)) != 0)
 		r = dbp_err(err, errno, t->path, "cannot change mode");
@@ -667,10 +668,13 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	}
 	if ((type == AE_IFCHR || type == AE_IFBLK) && !u->opts.devices) {
 		if (!u->opts.skip_devices)
-			return dbp_err(err, EPERM, t.path, "device nodes need"
+			return dbp_err(err, EPERM, t.path, geteuid() == 0 ?
+			    "device nodes cannot be made in a user namespace"
+			    " (--skip-devices skips them)" : "device nodes need"
 			    " root (--skip-devices skips them)");
 		if (u->opts.warn != NULL)
-			u->opts.warn(u->opts.warn_ctx, t.path,
+			u->opts.warn(u->opts.warn_ctx, t.path, geteuid() == 0 ?
+			    "device node skipped: in a user namespace" :
 			    "device node skipped: not running as root");
 		u->st->entries[ST_SKIPPED]++;
 		return 0;

@@ -137,3 +137,51 @@ users_gid(const struct users *u, const char *name, gid_t fallback)
 	return u != NULL && users_find(&u->gr, name, &id) ? (gid_t)id :
 	    fallback;
 }
+
+/*
+ * Whether id ID has a mapping in MAP (/proc/self/uid_map or gid_map:
+ * "INSIDE OUTSIDE COUNT" lines); true when the map cannot be read.
+ */
+static bool
+users_mapped(const char *map, unsigned long id)
+{
+	unsigned long in, out, count;
+	bool found = false;
+	FILE *fp;
+
+	if ((fp = fopen(map, "re")) == NULL)
+		return true;
+	while (!found && fscanf(fp, "%lu %lu %lu", &in, &out, &count) == 3)
+		found = id >= in && id - in < count;
+	fclose(fp);
+	return found;
+}
+
+bool
+users_initial_ns(void)
+{
+	unsigned long in, out, count;
+	bool initial = true;	/* no map to read: no namespaces */
+	FILE *fp;
+
+	if ((fp = fopen("/proc/self/uid_map", "re")) == NULL)
+		return true;
+	/* The initial namespace maps all of 0..2^32-2 onto itself, once. */
+	if (fscanf(fp, "%lu %lu %lu", &in, &out, &count) == 3)
+		initial = in == 0 && out == 0 && count == 4294967295UL;
+	fclose(fp);
+	return initial;
+}
+
+int
+users_chown_err(struct dbp_error *err, int e, const char *path, uid_t uid,
+    gid_t gid)
+{
+	if (e == EINVAL && !users_mapped("/proc/self/uid_map", uid))
+		return dbp_err(err, 0, path, "uid %lu is not mapped in this"
+		    " user namespace", (unsigned long)uid);
+	if (e == EINVAL && !users_mapped("/proc/self/gid_map", gid))
+		return dbp_err(err, 0, path, "gid %lu is not mapped in this"
+		    " user namespace", (unsigned long)gid);
+	return dbp_err(err, e, path, "cannot change owner");
+}

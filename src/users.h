@@ -2,8 +2,10 @@
 #ifndef DEBUNPACK_USERS_H
 #define DEBUNPACK_USERS_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
+#include "error.h"
 #include "rootfs.h"
 
 struct users;
@@ -22,5 +24,19 @@ void users_free(struct users *u);
  */
 uid_t users_uid(const struct users *u, const char *name, uid_t fallback);
 gid_t users_gid(const struct users *u, const char *name, gid_t fallback);
+
+/*
+ * Whether this process is in the initial user namespace: only there may
+ * root make device nodes (in a container's namespace mknod is refused).
+ */
+bool users_initial_ns(void);
+
+/*
+ * The error of a chown of PATH to UID:GID that failed with errno E: in a
+ * user namespace an id without a mapping fails with EINVAL, which says
+ * "uid N is not mapped in this user namespace" here.  Returns -errno.
+ */
+int users_chown_err(struct dbp_error *err, int e, const char *path,
+    uid_t uid, gid_t gid);
 
 #endif

@@ -1,0 +1,107 @@
+#!/bin/sh
+# debunpack-bootstrap --mode=unshare, as an ordinary user with subordinate
+# id ranges (the test makes the user and the ranges): the minbase root is
+# built and configured inside a user namespace; a directory carries the
+# shifted owners, a tarball the real ones, the same as root's tarball but
+# for the device nodes that a namespace cannot make; without a range the
+# build is refused in one line.  SKIP where the kernel forbids
+# unprivileged user namespaces.
+. "${srcdir:-.}/tests/lib.sh"
+
+is_root || skip "not root: the test makes a user and its subordinate ranges"
+for c in apt-get apt-ftparchive dpkg chroot setpriv useradd newuidmap newgidmap; do
+	command -v "$c" > /dev/null || skip "$c missing"
+done
+unshare --help 2>&1 | grep -q -- --map-auto || skip "unshare has no --map-auto"
+[ -x "${BOOTSTRAP:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] ||
+    skip "debunpack-bootstrap not built"
+export DEBUNPACK DEBUNPACK_NOSYNC
+"$DEBUNPACK_NOSYNC" true 2> "$T/nosync.err" ||
+    skip "no seccomp filter here: $(cat "$T/nosync.err")"
+
+# The user, once per machine, with 65536 ids of its own.
+user=dbp-unshare
+if ! id "$user" > /dev/null 2>&1; then
+	useradd --system --no-create-home --shell /usr/sbin/nologin "$user" ||
+	    fail "useradd $user"
+fi
+uid=$(id -u "$user")
+for f in /etc/subuid /etc/subgid; do
+	grep -q "^$user:" "$f" 2> /dev/null ||
+	    echo "$user:3000000:65536" >> "$f"
+done
+sub=$(awk -F: -v u="$user" '$1 == u { print $2; exit }' /etc/subgid)
+as_user() {
+	setpriv --reuid="$uid" --regid="$(id -g "$user")" --init-groups \
+	    env HOME=/nonexistent "$@"
+}
+as_user unshare --user --map-auto --map-root-user true 2> "$T/ns.err" ||
+    skip "no unprivileged user namespace here: $(cat "$T/ns.err")"
+
+minbase_debs
+# Everything the user reads or writes: below a directory it owns.
+chmod 755 "$T"
+w=$T/w
+mkdir "$w" "$w/mirror"
+# shellcheck disable=SC2086 # one word per file
+cp $debs "$w/mirror/"
+(cd "$w/mirror" && apt-ftparchive packages . > Packages 2> /dev/null &&
+    apt-ftparchive release . > Release) || fail "apt-ftparchive"
+chown -R "$user" "$w"
+src="deb [trusted=yes] file:$w/mirror ./"
+
+# bs NAME ARG...: debunpack-bootstrap ARG... as the user, its output in
+# $T/NAME.log.
+bs() {
+	bs_name=$1
+	shift
+	bs_rc=0
+	as_user TMPDIR="$w" "$BOOTSTRAP" "$@" > "$T/$bs_name.log" 2>&1 < /dev/null ||
+	    bs_rc=$?
+	return $bs_rc
+}
+
+bs dir --variant=minbase "" "$w/root" "$src" ||
+    fail "unshare: exit $bs_rc: $(tail -n 5 "$T/dir.log")"
+[ ! -e "$w/root/.debunpack-bootstrap-unfinished" ] || fail "marked unfinished"
+LC_ALL=C chroot "$w/root" dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' \
+    > "$T/query" || fail "dpkg-query -W"
+awk '$1 != "ii"' "$T/query" > "$T/not-ii"
+[ ! -s "$T/not-ii" ] || fail "not configured: $(cat "$T/not-ii")"
+[ "$(wc -l < "$T/query")" = "$n" ] || fail "$(wc -l < "$T/query") packages, not $n"
+# root is the user, group shadow (42) the 42nd id of the range after 1.
+[ "$(stat -c %u "$w/root/etc/shadow")" = "$uid" ] ||
+    fail "etc/shadow: owner $(stat -c %u "$w/root/etc/shadow"), want $uid"
+[ "$(stat -c %g "$w/root/etc/shadow")" = $((sub + 41)) ] ||
+    fail "etc/shadow: group $(stat -c %g "$w/root/etc/shadow"), want $((sub + 41))"
+echo "ok a directory with the shifted owners"
+
+# The tarballs of both modes, with the same SOURCE_DATE_EPOCH: the same
+# entries but for /dev's nodes, the real owners in both.
+SOURCE_DATE_EPOCH=1700000000
+export SOURCE_DATE_EPOCH
+bs tar -q --variant=minbase "" "$w/u.tar" "$src" ||
+    fail "unshare tarball: $(tail -n 5 "$T/tar.log")"
+TMPDIR=$T "$BOOTSTRAP" -q --mode=root --variant=minbase "" "$T/r.tar" "$src" \
+    > "$T/roottar.log" 2>&1 || fail "root tarball: $(tail -n 5 "$T/roottar.log")"
+unset SOURCE_DATE_EPOCH
+tar -tvf "$w/u.tar" | grep -v ' ./dev/' > "$T/u.list"
+tar -tvf "$T/r.tar" | grep -v ' ./dev/' > "$T/r.list"
+diff -u "$T/r.list" "$T/u.list" || fail "the tarballs of the two modes differ"
+grep -q '^-rw-r----- 0/42 .* ./etc/shadow$' "$T/u.list" ||
+    fail "etc/shadow in the tarball: $(grep etc/shadow "$T/u.list")"
+echo "ok a tarball with the real owners, the same as root's"
+
+# No range: refused in one line, before anything is made.
+for f in /etc/subuid /etc/subgid; do
+	cp "$f" "$T/$(basename "$f").saved"
+done
+cleanup_hooks="$cleanup_hooks cp '$T/subuid.saved' /etc/subuid; cp '$T/subgid.saved' /etc/subgid;"
+sed -i "/^$user:/d" /etc/subuid
+bs norange --variant=minbase "" "$w/none" "$src" && fail "no range: exit 0"
+[ "$bs_rc" = 1 ] && [ "$(wc -l < "$T/norange.log")" = 1 ] &&
+    grep -q "^debunpack-bootstrap: .*no range for $user in /etc/subuid" "$T/norange.log" ||
+    fail "no range: exit $bs_rc: $(cat "$T/norange.log")"
+[ ! -e "$w/none" ] || fail "no range: the target was made"
+cp "$T/subuid.saved" /etc/subuid
+echo "ok refused without a range"
