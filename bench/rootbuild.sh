@@ -177,18 +177,21 @@ while [ $r -le "$runs" ]; do
 	r=$((r + 1))
 done
 
-# The table: medians over the runs that succeeded; the ratio is the median
-# of the per-run ratios mmdebstrap / debunpack of the same run, measured
-# minutes apart.
-table() {
-	awk -F, '
+# The tables' awk: the median of a list of numbers separated by blanks.
+AWK_MEDIAN='
 	function median(s,    a, n, i, j, t) {
 		n = split(s, a, " ")
 		if (n == 0) return ""
 		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
 			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	}'
+
+# The table: medians over the runs that succeeded; the ratio is the median
+# of the per-run ratios mmdebstrap / debunpack of the same run, measured
+# minutes apart.
+table() {
+	awk -F, "$AWK_MEDIAN"'
 	NR == 1 { next }
 	{
 		split($2, mv, "-"); tool = mv[1]; var = mv[2]; k = $1 SUBSEP var
@@ -226,14 +229,7 @@ table() {
 
 # Every method on its own: medians of wall time and flushes per file system.
 methods_table() {
-	awk -F, '
-	function median(s,    a, n, i, j, t) {
-		n = split(s, a, " ")
-		if (n == 0) return ""
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
+	awk -F, "$AWK_MEDIAN"'
 	NR == 1 { next }
 	{
 		k = $1 SUBSEP $2

@@ -7,24 +7,28 @@
 # expected-variable (machine-id, caches, logs, *-old), mmdebstrap setup
 # extras, debunpack's own records, or real.
 # usage: bench/rootdiff.sh [-f FS] [-c CACHE] [-b DEBUNPACK] [-t TMPDIR]
-#                          [-o OUTFILE] [-k]
+#                          [-o OUTFILE] [-k] [-s debunpack|bootstrap]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/rootlib.sh"
 fs=ext4 bin="" cache=/var/cache/debunpack-bench tmpdir=/var/tmp outfile="" keep=""
+side=debunpack
 usage() {
 	cat >&2 <<EOF
 usage: $0 [-f FS] [-c CACHE] [-b DEBUNPACK] [-t TMPDIR] [-o OUTFILE] [-k]
+          [-s debunpack|bootstrap]
   -f  filesystem of the image both roots are built on (default ext4)
   -c  package cache (default /var/cache/debunpack-bench; CACHE/minbase)
   -b  debunpack binary (default build/debunpack)
   -t  where the image and the mirror go (default /var/tmp)
   -o  report file (default bench/results/rootdiff-DATE.txt)
   -k  keep the image mounted afterwards (the commands to remove it are printed)
+  -s  debunpack's side: the two-command flow (debunpack, the default) or
+      debunpack-bootstrap --variant=minbase (bootstrap), beside the build
 EOF
 	exit 2
 }
-while getopts f:c:b:t:o:k o; do
+while getopts f:c:b:t:o:ks: o; do
 	case $o in
 	f) fs=$OPTARG ;;
 	c) cache=$OPTARG ;;
@@ -32,11 +36,13 @@ while getopts f:c:b:t:o:k o; do
 	t) tmpdir=$OPTARG ;;
 	o) outfile=$OPTARG ;;
 	k) keep=1 ;;
+	s) side=$OPTARG ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
+case $side in debunpack | bootstrap) ;; *) usage ;; esac
 [ "$(id -u)" = 0 ] || { echo "$0: needs root" >&2; exit 1; }
 rb_need
 [ -n "$bin" ] || bin=$top/build/debunpack
@@ -58,6 +64,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 cp "$bin" "$work/debunpack"
+RB_BOOTSTRAP=$(dirname "$bin")/debunpack-bootstrap
+RB_NOSYNC=$(dirname "$bin")/debunpack-nosync
+export RB_BOOTSTRAP RB_NOSYNC
 sh "$top/bench/fetch.sh" -c "$cache" minbase > /dev/null
 dir=$cache/minbase
 rb_mirror "$dir" "$work/mirror"
@@ -68,7 +77,9 @@ mkdir "$D" "$M"
 # mtimes later than this were set while building: not compared.
 start=$(date '+%Y-%m-%d %H:%M:%S')
 for m in debunpack mmdebstrap; do
-	if ! rb_build "$m-durable" "$mnt/$m" "$dir" "$work/mirror" "$work/debunpack" \
+	bm=$m
+	[ $m = mmdebstrap ] || bm=$side
+	if ! rb_build "$bm-durable" "$mnt/$m" "$dir" "$work/mirror" "$work/debunpack" \
 	    > "$work/$m.log" 2>&1 3> /dev/null; then
 		echo "rootdiff: $m failed; last lines of its output:" >&2
 		tail -n 20 "$work/$m.log" >&2
@@ -158,7 +169,11 @@ report() {
 	echo "checkout: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "debunpack: $bin: $("$work/debunpack" --version 2>/dev/null | head -n 1)"
 	echo "mmdebstrap: $(mmdebstrap --version)"
-	echo "debunpack root:  debunpack --root R --dpkg-db --run-preinst DEBS && chroot R dpkg --refuse-unsafe-io --configure -a && sync -f R"
+	if [ "$side" = bootstrap ]; then
+		echo "debunpack root:  unshare -n debunpack-bootstrap -q --variant=minbase '' R 'deb [trusted=yes] file:/$mirror_rel ./' && sync -f R"
+	else
+		echo "debunpack root:  debunpack --root R --dpkg-db --run-preinst DEBS && chroot R dpkg --refuse-unsafe-io --configure -a && sync -f R"
+	fi
 	echo "mmdebstrap root: unshare -n mmdebstrap --mode=root --variant=minbase --format=directory --hook-dir=$MMHOOKS/merged-usr --hook-dir=$MMHOOKS/file-mirror-automount '' R 'deb [trusted=yes] file:/$mirror_rel ./' && sync -f R"
 	for m in debunpack mmdebstrap; do
 		rb_installed "$mnt/$m" > "$work/$m.have"

@@ -64,11 +64,7 @@ bs() {
 bs dir --variant=minbase "" "$w/root" "$src" ||
     fail "unshare: exit $bs_rc: $(tail -n 5 "$T/dir.log")"
 [ ! -e "$w/root/.debunpack-bootstrap-unfinished" ] || fail "marked unfinished"
-LC_ALL=C chroot "$w/root" dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' \
-    > "$T/query" || fail "dpkg-query -W"
-awk '$1 != "ii"' "$T/query" > "$T/not-ii"
-[ ! -s "$T/not-ii" ] || fail "not configured: $(cat "$T/not-ii")"
-[ "$(wc -l < "$T/query")" = "$n" ] || fail "$(wc -l < "$T/query") packages, not $n"
+every_ii "$w/root"
 # root is the user, group shadow (42) the 42nd id of the range after 1.
 [ "$(stat -c %u "$w/root/etc/shadow")" = "$uid" ] ||
     fail "etc/shadow: owner $(stat -c %u "$w/root/etc/shadow"), want $uid"

@@ -11,20 +11,6 @@ done
 arch=$(dpkg --print-architecture)
 minbase_debs
 
-# every_ii ROOT: each package of the list is installed and configured, and
-# no other is.
-every_ii() {
-	LC_ALL=C chroot "$1" dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' \
-	    > "$T/query" || fail "dpkg-query -W"
-	awk '$1 != "ii"' "$T/query" > "$T/not-ii"
-	[ ! -s "$T/not-ii" ] || fail "not configured: $(cat "$T/not-ii")"
-	awk '{ print $2 }' "$T/query" | LC_ALL=C sort > "$T/have"
-	# shellcheck disable=SC2086 # one word per package
-	printf '%s\n' $pkgs | LC_ALL=C sort > "$T/want"
-	diff -u "$T/want" "$T/have" || fail "installed packages are not the list's"
-	[ "$(wc -l < "$T/have")" = "$n" ] || fail "$(wc -l < "$T/have") packages, not $n"
-}
-
 # quiet_ok WHAT CMD...: CMD exits 0 and prints nothing.
 quiet_ok() {
 	qo_what=$1
