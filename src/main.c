@@ -566,8 +566,11 @@ main(int argc, char **argv)
 	size_t i;
 	int first, r;
 
+	/* getopt's own messages name the program as ours do. */
+	argv[0] = (char *)"debunpack";
 	if ((first = main_parse(argc, argv, &o)) < 0) {
-		usage(stderr);
+		/* The cause was said in one line; the help is one option away. */
+		fprintf(stderr, "Try 'debunpack --help' for more information.\n");
 		return 2;
 	}
 	/* Queries repair an interrupted run too, and say so. */

@@ -15,7 +15,11 @@ usage_error() {
 		rc=$?
 	fi
 	[ "$rc" = 2 ] || fail "exit $rc for: $*"
-	grep -q 'usage:' "$T/err" || fail "no usage for: $*"
+	# One line saying what is wrong, one pointing at --help.
+	[ "$(wc -l < "$T/err")" = 2 ] || fail "not two lines for: $*: $(cat "$T/err")"
+	head -n 1 "$T/err" | grep -q '^debunpack: ' || fail "no cause for: $*: $(cat "$T/err")"
+	[ "$(tail -n 1 "$T/err")" = "Try 'debunpack --help' for more information." ] ||
+	    fail "no pointer to --help for: $*: $(cat "$T/err")"
 	[ ! -s "$T/out" ] || fail "stdout written for: $*"
 }
 usage_error

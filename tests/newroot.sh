@@ -111,7 +111,7 @@ set +e
 st=$?
 set -e
 [ $st -eq 2 ] || fail "--merged-usr=maybe: exit $st"
-grep -q "maybe" "$T/err" && grep -q '^usage:' "$T/err" ||
+grep -q "maybe" "$T/err" && grep -q "^Try 'debunpack --help'" "$T/err" ||
     fail "--merged-usr=maybe: message: $(cat "$T/err")"
 empty "$r" "--merged-usr=maybe"
 echo "ok --merged-usr=maybe is a usage error"
