@@ -139,6 +139,7 @@ int
 deb_open(struct deb **out, const char *filename, struct dbp_error *err)
 {
 	struct archive_entry *ae;
+	struct stat st;
 	struct deb *d;
 	char buf[16];
 	ssize_t n;
@@ -156,6 +157,11 @@ deb_open(struct deb **out, const char *filename, struct dbp_error *err)
 	d->fd = open(filename, O_RDONLY | O_CLOEXEC);
 	if (d->fd < 0) {
 		r = dbp_err(err, errno, "", "cannot open");
+		goto fail;
+	}
+	/* Said plainly, not as the reader's "Error reading fd N". */
+	if (fstat(d->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		r = dbp_err(err, EISDIR, "", "not a package file");
 		goto fail;
 	}
 	if (archive_read_open_fd(d->ar, d->fd, 64 * 1024) != ARCHIVE_OK) {

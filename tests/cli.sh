@@ -65,3 +65,12 @@ for q in --recover --list; do
 	[ ! -e "$T/r/var/lib/debunpack/journal" ] || fail "$q left the journal"
 done
 echo ok
+
+# A directory given as a package: said plainly, nothing made.
+mkdir "$T/notadeb" "$T/r2"
+if "$DEBUNPACK" --root "$T/r2" "$T/notadeb" > "$T/out" 2> "$T/err"; then
+	fail "a directory accepted as a package"
+fi
+[ "$(cat "$T/err")" = "debunpack: $T/notadeb: not a package file: Is a directory" ] ||
+    fail "a directory as a package: $(cat "$T/err")"
+[ -z "$(ls -A "$T/r2")" ] || fail "a directory as a package: the root changed"
