@@ -9,7 +9,8 @@
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: the test makes a user and its subordinate ranges"
-for c in apt-get apt-ftparchive dpkg chroot setpriv useradd newuidmap newgidmap; do
+for c in apt-get apt-ftparchive dpkg-scanpackages dpkg chroot setpriv useradd \
+    newuidmap newgidmap; do
 	command -v "$c" > /dev/null || skip "$c missing"
 done
 unshare --help 2>&1 | grep -q -- --map-auto || skip "unshare has no --map-auto"
@@ -42,11 +43,8 @@ minbase_debs
 # Everything the user reads or writes: below a directory it owns.
 chmod 755 "$T"
 w=$T/w
-mkdir "$w" "$w/mirror"
-# shellcheck disable=SC2086 # one word per file
-cp $debs "$w/mirror/"
-(cd "$w/mirror" && apt-ftparchive packages . > Packages 2> /dev/null &&
-    apt-ftparchive release . > Release) || fail "apt-ftparchive"
+mkdir "$w"
+minbase_mirror "$w/mirror"
 chown -R "$user" "$w"
 src="deb [trusted=yes] file:$w/mirror ./"
 

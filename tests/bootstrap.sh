@@ -8,7 +8,7 @@
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: the root mode chroots and owns the root's files"
-for c in apt-get apt-ftparchive dpkg chroot; do
+for c in apt-get apt-ftparchive dpkg-scanpackages dpkg chroot; do
 	command -v "$c" > /dev/null || skip "$c missing"
 done
 [ -x "${BOOTSTRAP:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] ||
@@ -22,11 +22,7 @@ export TMPDIR
 minbase_debs
 
 mirror=$T/mirror
-mkdir "$mirror"
-# shellcheck disable=SC2086 # one word per file
-cp $debs "$mirror/"
-(cd "$mirror" && apt-ftparchive packages . > Packages 2> /dev/null &&
-    apt-ftparchive release . > Release) || fail "apt-ftparchive"
+minbase_mirror "$mirror"
 src="deb [trusted=yes] file:$mirror ./"
 MARKER=.debunpack-bootstrap-unfinished
 
@@ -80,6 +76,15 @@ ls "$T/cache"/dpkg_*.deb > /dev/null 2>&1 || fail "--cache-dir kept nothing"
 [ -z "$(ls -A "$T/ess/var/cache/apt/archives" | grep -v '^partial$')" ] ||
     fail "--cache-dir: packages in the root"
 echo "ok --cache-dir"
+
+# The essential variant is without apt (apt takes itself for essential),
+# the apt variant with it.
+chroot "$T/ess" dpkg-query -W -f '${db:Status-Abbrev}\n' apt > "$T/q" 2>&1 &&
+    grep -q '^ii' "$T/q" && fail "--variant=essential installed apt"
+bs apt --variant=apt "" "$T/apt" "$src" || fail "--variant=apt: $(tail -n 5 "$T/apt.log")"
+chroot "$T/apt" dpkg-query -W -f '${db:Status-Abbrev}\n' apt | grep -q '^ii' ||
+    fail "--variant=apt: no apt"
+echo "ok the essential and apt variants"
 
 # Killed in each phase: marked unfinished; run again, it is finished.
 # The wrappers stand for debunpack and the nosync helper: they let the
