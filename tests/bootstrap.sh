@@ -54,6 +54,20 @@ bs minbase --variant=minbase "" "$T/root" "$src" ||
 finished "$T/root"
 echo "ok minbase into a directory"
 
+# apt works in the result, from the same mirror (bound where the root's
+# sources.list looks for it).
+mkdir -p "$T/root$mirror"
+mount --bind "$mirror" "$T/root$mirror" || fail "cannot bind the mirror"
+cleanup_hooks="umount '$T/root$mirror' 2> /dev/null; $cleanup_hooks"
+chroot "$T/root" apt-get -q update > "$T/aptup.log" 2>&1 ||
+    fail "apt-get update in the root: $(tail -n 3 "$T/aptup.log")"
+chroot "$T/root" env DEBIAN_FRONTEND=noninteractive apt-get -q -y install \
+    --reinstall hostname > "$T/aptin.log" 2>&1 ||
+    fail "apt-get install in the root: $(tail -n 3 "$T/aptin.log")"
+umount "$T/root$mirror"
+rm -rf "$T/root${mirror%/mirror}"
+echo "ok apt-get update and install in the root"
+
 # The same root as a tarball, twice: the same bytes.
 SOURCE_DATE_EPOCH=1700000000
 export SOURCE_DATE_EPOCH
