@@ -15,6 +15,7 @@ if [ "${1:-}" = --compare ]; then
 fi
 . "$top/bench/rootlib.sh"
 runs=3 filesystems="ext4 xfs btrfs" bin="" cache=/var/cache/debunpack-bench
+workload=minbase
 tmpdir=/var/tmp outfile="" args=$*
 all_methods="debunpack-durable mmdebstrap-durable debunpack-unsafe mmdebstrap-unsafe
     bootstrap-durable mmdebstrap-eatmydata"
@@ -22,7 +23,7 @@ methods="debunpack-durable mmdebstrap-durable debunpack-unsafe mmdebstrap-unsafe
 usage() {
 	cat >&2 <<EOF
 usage: $0 [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
-          [-b DEBUNPACK] [-t TMPDIR] [-o OUTFILE]
+          [-b DEBUNPACK] [-t TMPDIR] [-o OUTFILE] [-w minbase|buildd]
        $0 --compare [bench/rootdiff.sh options]
   -r  runs of each method (default 3); the order of the tools is
       reversed every other run
@@ -34,10 +35,12 @@ usage: $0 [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
   -b  debunpack binary (default build/debunpack, copied before use)
   -t  where images and the mirror go (default /var/tmp; not tmpfs)
   -o  results file (default bench/results/rootbuild-DATE.txt)
+  -w  the root: minbase (default) or buildd, each the variant of that name
+      built from the packages of bench/workloads/WORKLOAD.list
 EOF
 	exit 2
 }
-while getopts r:f:m:c:b:t:o: o; do
+while getopts r:f:m:c:b:t:o:w: o; do
 	case $o in
 	r) runs=$OPTARG ;;
 	f) filesystems=$(echo "$OPTARG" | tr ',' ' ') ;;
@@ -46,12 +49,16 @@ while getopts r:f:m:c:b:t:o: o; do
 	b) bin=$OPTARG ;;
 	t) tmpdir=$OPTARG ;;
 	o) outfile=$OPTARG ;;
+	w) workload=$OPTARG ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
+case $workload in minbase | buildd) ;; *) usage ;; esac
+RB_VARIANT=$workload
+export RB_VARIANT
 for m in $methods; do
 	case " $all_methods " in *" $m "*) ;; *) echo "$0: unknown method $m" >&2; usage ;; esac
 done
@@ -92,8 +99,8 @@ if ! rb_can_debunpack "$work/debunpack"; then
 fi
 [ -n "$methods" ] || { echo "$0: no method to run" >&2; exit 1; }
 
-sh "$top/bench/fetch.sh" -c "$cache" minbase
-dir=$cache/minbase
+sh "$top/bench/fetch.sh" -c "$cache" "$workload"
+dir=$cache/$workload
 # mmdebstrap's eatmydata hook takes eatmydata from the mirror: it is
 # there for every method, and none of the variants selects it.
 extra=""
@@ -251,7 +258,7 @@ methods_table() {
 
 mkdir -p "$(dirname "$outfile")"
 {
-	echo "rootbuild: build a working minbase root ($npkgs local .debs) with debunpack and mmdebstrap"
+	echo "rootbuild: build a working $workload root ($npkgs local .debs) with debunpack and mmdebstrap"
 	echo
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "command: $0 $args"
@@ -270,12 +277,12 @@ mkdir -p "$(dirname "$outfile")"
 	echo "                      chroot R dpkg --refuse-unsafe-io --configure -a && sync -f R"
 	echo "  debunpack-unsafe    debunpack --root R --sync-mode none --dpkg-db --run-preinst DEBS &&"
 	echo "                      chroot R dpkg --force-unsafe-io --configure -a"
-	echo "  mmdebstrap-durable  unshare -n mmdebstrap --mode=root --variant=minbase --format=directory"
+	echo "  mmdebstrap-durable  unshare -n mmdebstrap --mode=root --variant=$workload --format=directory"
 	echo "                      --hook-dir=$MMHOOKS/merged-usr --hook-dir=$MMHOOKS/file-mirror-automount"
 	echo "                      '' R 'deb [trusted=yes] file:MIRROR ./' && sync -f R"
 	echo "  mmdebstrap-unsafe   the same with --dpkgopt=force-unsafe-io and without the sync"
 	echo "  mmdebstrap-eatmydata  mmdebstrap-durable with --hook-dir=$MMHOOKS/eatmydata"
-	echo "  bootstrap-durable   unshare -n debunpack-bootstrap --variant=minbase"
+	echo "  bootstrap-durable   unshare -n debunpack-bootstrap --variant=$workload"
 	echo "                      '' R 'deb [trusted=yes] file:MIRROR ./' && sync -f R"
 	echo "MIRROR: hardlinks of the $npkgs .debs, Packages by dpkg-scanpackages (archive priorities"
 	echo "for apt, debconf, zlib1g, libbz2-1.0, libdb5.3). Every run checks dpkg-query in R: exactly"

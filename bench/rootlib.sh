@@ -113,19 +113,20 @@ rb_stat() {
 	awk '{ print $7, $16 }' "/sys/block/$rb_dev/stat"
 }
 
-# rb_build METHOD ROOT DEBDIR MIRROR BIN: builds a minbase root in ROOT (an
+# rb_build METHOD ROOT DEBDIR MIRROR BIN: builds a root of the variant
+# $RB_VARIANT (default minbase; the .debs of DEBDIR are its set) in ROOT (an
 # empty directory) with METHOD:
 #   debunpack-durable   debunpack --root R --dpkg-db --run-preinst DEBS (default
 #                       sync mode); chroot R dpkg --refuse-unsafe-io --configure -a;
 #                       sync -f R
 #   debunpack-unsafe    debunpack --root R --sync-mode none --dpkg-db --run-preinst DEBS;
 #                       chroot R dpkg --force-unsafe-io --configure -a
-#   mmdebstrap-durable  mmdebstrap --mode=root --variant=minbase (its default: dpkg
+#   mmdebstrap-durable  mmdebstrap --mode=root --variant=VARIANT (its default: dpkg
 #                       without unsafe io) from MIRROR; sync -f R
 #   mmdebstrap-unsafe   the same with --dpkgopt=force-unsafe-io, no sync
 #   mmdebstrap-eatmydata  mmdebstrap-durable with mmdebstrap's eatmydata hook;
 #                       sync -f R
-#   bootstrap-durable   debunpack-bootstrap --variant=minbase from MIRROR
+#   bootstrap-durable   debunpack-bootstrap --variant=VARIANT from MIRROR
 #                       ($RB_BOOTSTRAP, with BIN and $RB_NOSYNC); sync -f R
 # The final sync -f: maintainer scripts (update-passwd, ldconfig, debconf...)
 # and dpkg's --configure write files without fsync, mmdebstrap's cleanup
@@ -153,22 +154,23 @@ rb_build() {
 		    rb_step1 "$p0" "$pf0" &&
 		    chroot "$rb_root" dpkg --force-unsafe-io --configure -a ;;
 	mmdebstrap-durable)
-		unshare -n mmdebstrap --mode=root --variant=minbase --format=directory \
+		unshare -n mmdebstrap --mode=root --variant="${RB_VARIANT:-minbase}" --format=directory \
 		    --hook-dir="$MMHOOKS/merged-usr" --hook-dir="$MMHOOKS/file-mirror-automount" \
 		    '' "$rb_root" "deb [trusted=yes] file:$rb_mirror ./" ;;
 	mmdebstrap-unsafe)
-		unshare -n mmdebstrap --mode=root --variant=minbase --format=directory \
+		unshare -n mmdebstrap --mode=root --variant="${RB_VARIANT:-minbase}" --format=directory \
 		    --hook-dir="$MMHOOKS/merged-usr" --hook-dir="$MMHOOKS/file-mirror-automount" \
 		    --dpkgopt=force-unsafe-io \
 		    '' "$rb_root" "deb [trusted=yes] file:$rb_mirror ./" ;;
 	mmdebstrap-eatmydata)
-		unshare -n mmdebstrap --mode=root --variant=minbase --format=directory \
+		unshare -n mmdebstrap --mode=root --variant="${RB_VARIANT:-minbase}" --format=directory \
 		    --hook-dir="$MMHOOKS/merged-usr" --hook-dir="$MMHOOKS/file-mirror-automount" \
 		    --hook-dir="$MMHOOKS/eatmydata" \
 		    '' "$rb_root" "deb [trusted=yes] file:$rb_mirror ./" ;;
 	bootstrap-durable)
 		DEBUNPACK=$rb_bin DEBUNPACK_NOSYNC=$RB_NOSYNC unshare -n "$RB_BOOTSTRAP" -q \
-		    --variant=minbase '' "$rb_root" "deb [trusted=yes] file:$rb_mirror ./" ;;
+		    --variant="${RB_VARIANT:-minbase}" '' "$rb_root" \
+		    "deb [trusted=yes] file:$rb_mirror ./" ;;
 	*) echo "rootbuild: unknown method $rb_m" >&2; return 2 ;;
 	esac || return
 	case $rb_m in
