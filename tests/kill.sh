@@ -85,13 +85,6 @@ mkdir "$T/empty" "$T/base"
 # A user's edit of the conffile: the upgrade keeps it (conffile rule).
 echo mine > "$T/base/etc/app.conf"
 
-# state ROOT: what must be the same before and after a repair (a record's
-# own mtime is the time it was written).
-state() {
-	snapshot "$1" "$T/state.tmp" no
-	unstamp_records "$T/state.tmp"
-}
-
 # points LOG: "CALL COUNT" for each system call in a trace.
 points() {
 	sed -n 's/^\([a-z0-9_]*\)(.*/\1/p' "$1" | sort | uniq -c |

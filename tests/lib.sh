@@ -91,6 +91,17 @@ unstamp_records() {
 	    -e 's|^\(\./s\{0,1\}bin l [0-9]* [0-9]*\) [0-9.]* |\1 - |' "$1"
 }
 
+# state ROOT: ROOT's snapshot on standard output as a repaired or undone run
+# must leave it: directory times and the times of what a run writes with
+# its own clock (records, dpkg's files, merged-/usr links) left out.
+state() {
+	# A file of its own: tests run checks in parallel.
+	st_tmp=$(mktemp "$T/state.XXXXXX")
+	snapshot "$1" "$st_tmp" no
+	unstamp_records "$st_tmp"
+	rm -f "$st_tmp"
+}
+
 # strip_admin REF OUT: OUT holds the records debunpack keeps in
 # var/lib/debunpack, which dpkg-deb -x does not make: check they are there,
 # then remove them (and var/lib, var if REF has none) before comparing.
