@@ -303,8 +303,7 @@ install_plan_end(struct install *in, struct dbp_error *err)
 	if ((in->db != NULL && (r = dpkgdb_prepare(in->db, err)) != 0) ||
 	    (r = obsolete_plan(in->ob, in->man, in->dirs, NULL, err)) != 0)
 		return r;
-	obsolete_verdicts(in->ob, in->man, in->dirs, install_plan_note,
-	    &in->ic);
+	obsolete_verdicts(in->ob, in->dirs, install_plan_note, &in->ic);
 	return 0;
 }
 
@@ -564,14 +563,10 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 			install_abort(&in);
 		goto out;
 	}
-	if (o->dry_run) {
-		if ((r = install_extract(&in, files, nfiles, jobs, err)) == 0)
-			r = install_plan_end(&in, err);
-		install_abort(&in);
-		goto out;
-	}
+	/* A dry run ends where the commit would be prepared: undone. */
 	if ((r = install_extract(&in, files, nfiles, jobs, err)) != 0 ||
-	    (r = install_prepare(&in, err)) != 0) {
+	    (r = o->dry_run ? install_plan_end(&in, err) :
+	    install_prepare(&in, err)) != 0 || o->dry_run) {
 		install_abort(&in);
 		goto out;
 	}

@@ -239,21 +239,21 @@ main_progress(struct main_opts *o, const struct install_note *n)
 static void
 main_plan(const struct install_note *n)
 {
-	static const char *const words[] = {
-		[PLAN_CREATE] = "create",
-		[PLAN_CREATE_DIR] = "create",
-		[PLAN_REPLACE] = "replace",
-		[PLAN_KEEP_CONFFILE] = "keep",
-		[PLAN_REMOVE] = "remove",
-		[PLAN_KEEP_NOT_EMPTY] = "keep",
-		[PLAN_KEEP_OWNED] = "keep",
-	};
 	char path[PATH_MAX], detail[PATH_MAX];
 
 	escape_name(n->path, path, sizeof(path));
 	if (n->msg != NULL)
 		escape_name(n->msg, detail, sizeof(detail));
 	switch (n->verdict) {
+	case PLAN_CREATE:
+		printf("create /%s\n", path);
+		break;
+	case PLAN_REPLACE:
+		printf("replace /%s\n", path);
+		break;
+	case PLAN_REMOVE:
+		printf("remove /%s\n", path);
+		break;
 	case PLAN_CREATE_DIR:
 		printf("create /%s/\n", path);
 		break;
@@ -266,9 +266,6 @@ main_plan(const struct install_note *n)
 		break;
 	case PLAN_KEEP_OWNED:
 		printf("keep /%s: also in package '%s'\n", path, detail);
-		break;
-	default:
-		printf("%s /%s\n", words[n->verdict], path);
 		break;
 	}
 }

@@ -22,9 +22,17 @@ struct obsolete_path {
 	const struct record_entry *e;	/* in the installed record */
 };
 
+/* An old version's path that another package still has: it stays. */
+struct obsolete_kept {
+	const struct record_entry *e;
+	const char *owner;
+};
+
 struct obsolete {
 	struct obsolete_path *v;	/* in plan order */
 	size_t n;
+	struct obsolete_kept *kept;	/* for a dry run's verdicts */
+	size_t nkept;
 };
 
 int
@@ -39,6 +47,7 @@ obsolete_free(struct obsolete *ob)
 	if (ob == NULL)
 		return;
 	free(ob->v);
+	free(ob->kept);
 	free(ob);
 }
 
@@ -81,10 +90,26 @@ obsolete_one(struct obsolete *ob, struct manifest *m, struct dirs *d,
 	return 0;
 }
 
+/* Path E stays: OWNER, another package, has it too. */
+static int
+obsolete_keep(struct obsolete *ob, const struct record_entry *e,
+    const char *owner)
+{
+	struct obsolete_kept *k;
+
+	if ((k = realloc(ob->kept, (ob->nkept + 1) * sizeof(*k))) == NULL)
+		return -ENOMEM;
+	ob->kept = k;
+	k[ob->nkept].e = e;
+	k[ob->nkept++].owner = owner;
+	return 0;
+}
+
 int
 obsolete_plan(struct obsolete *ob, struct manifest *m, struct dirs *d,
     struct journal *j, struct dbp_error *err)
 {
+	const char *owner;
 	struct record *old;
 	size_t i, k;
 	int r;
@@ -99,9 +124,14 @@ obsolete_plan(struct obsolete *ob, struct manifest *m, struct dirs *d,
 		for (k = old->n; k-- > 0;) {
 			const struct record_entry *e = &old->v[k];
 
-			if (record_find(rec, e->path) == NULL &&
-			    manifest_other_owner(m, e->path, name) == NULL &&
-			    (r = obsolete_one(ob, m, d, e, j)) != 0)
+			if (record_find(rec, e->path) != NULL)
+				continue;
+			if ((owner = manifest_other_owner(m, e->path,
+			    name)) != NULL)
+				r = obsolete_keep(ob, e, owner);
+			else
+				r = obsolete_one(ob, m, d, e, j);
+			if (r != 0)
 				return dbp_err(err, -r, e->path + 1,
 				    "cannot plan removal");
 		}
@@ -132,28 +162,17 @@ obsolete_dir_entries(int fd)
 }
 
 void
-obsolete_verdicts(const struct obsolete *ob, struct manifest *m,
-    struct dirs *d, plan_fn *fn, void *ctx)
+obsolete_verdicts(const struct obsolete *ob, struct dirs *d, plan_fn *fn,
+    void *ctx)
 {
-	const char *name, *owner;
-	struct record *old;
 	struct stat st;
 	bool *gone;
 	size_t i, k, idx, n;
 	int fd;
 
-	for (i = 0; i < manifest_nstaged(m); i++) {
-		struct record *rec = manifest_staged(m, i);
-
-		name = control_get(rec->ctl, "Package");
-		if ((old = manifest_installed_record(m, name)) == NULL)
-			continue;
-		for (k = old->n; k-- > 0;)
-			if (record_find(rec, old->v[k].path) == NULL &&
-			    (owner = manifest_other_owner(m, old->v[k].path,
-			    name)) != NULL)
-				fn(ctx, PLAN_KEEP_OWNED, old->v[k].path + 1, owner);
-	}
+	for (i = 0; i < ob->nkept; i++)
+		fn(ctx, PLAN_KEEP_OWNED, ob->kept[i].e->path + 1,
+		    ob->kept[i].owner);
 	/*
 	 * As obsolete_remove will find them: a path still there
 	 * goes, a directory only if nothing stays in it.  The list has the

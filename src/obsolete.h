@@ -19,7 +19,8 @@ void obsolete_free(struct obsolete *ob);
  * another package has it or the run put something at that place (merged
  * /usr aliases are resolved through D, the run's directory table), and
  * tell journal J (NULL: none), so that a repair after a crash removes the
- * same.  The list points into M's installed records.
+ * same; what another package has is listed as kept.  The lists point into
+ * M's records.
  */
 int obsolete_plan(struct obsolete *ob, struct manifest *m, struct dirs *d,
     struct journal *j, struct dbp_error *err);
@@ -30,8 +31,8 @@ int obsolete_plan(struct obsolete *ob, struct manifest *m, struct dirs *d,
  * something), and the old paths another package has, kept; told to FN
  * with CTX.
  */
-void obsolete_verdicts(const struct obsolete *ob, struct manifest *m,
-    struct dirs *d, plan_fn *fn, void *ctx);
+void obsolete_verdicts(const struct obsolete *ob, struct dirs *d,
+    plan_fn *fn, void *ctx);
 
 /*
  * After the commit point: remove what obsolete_plan listed, directories
