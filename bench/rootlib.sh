@@ -51,28 +51,16 @@ rb_installed() {
 # rb_mirror DIR MIRROR [EXTRA]: a flat apt repository in MIRROR holding
 # exactly the .debs of DIR (hardlinked: the same inodes the debunpack runs
 # read), and those of directory EXTRA.
-# Packages is made by dpkg-scanpackages with an override carrying the
-# bookworm archive's Priority for the five packages whose control file says
-# otherwise (apt, debconf and zlib1g are required in the archive, important
-# or optional in the .deb): mmdebstrap's minbase is Essential:yes + Priority
-# required + apt, so without it apt and its 17 dependencies are left out.
+# Packages is made by dpkg-scanpackages with the override of
+# bench/override.sh: the bookworm archive's Priority where a control file
+# says otherwise (without it minbase would lack apt and its dependencies).
 rb_mirror() {
 	rm -rf "$2"
 	mkdir -p "$2"
 	{ rb_debs "$1"; [ -z "${3:-}" ] || ls "$3"/*.deb; } | while read -r f; do
 		ln "$f" "$2/" 2>/dev/null || cp "$f" "$2/"
 	done
-	{ rb_debs "$1"; [ -z "${3:-}" ] || ls "$3"/*.deb; } | while read -r f; do
-		p=$(dpkg-deb -f "$f" Package)
-		s=$(dpkg-deb -f "$f" Section)
-		case $p in
-		apt | debconf | zlib1g) pr=required ;;
-		libbz2-1.0) pr=important ;;
-		libdb5.3) pr=standard ;;
-		*) pr=$(dpkg-deb -f "$f" Priority) ;;
-		esac
-		echo "$p $pr $s"
-	done > "$2/.override"
+	sh "$top/bench/override.sh" "$2"/*.deb > "$2/.override"
 	(cd "$2" && dpkg-scanpackages -m . .override > Packages 2> .scan.log)
 	[ "$(grep -c '^Package:' "$2/Packages")" = "$(ls "$2"/*.deb | wc -l)" ] ||
 	    { echo "rootbuild: $2/Packages does not list every .deb (see $2/.scan.log)" >&2; return 1; }

@@ -245,22 +245,12 @@ every_ii() {
 
 # minbase_mirror DIR: a flat apt repository in DIR of minbase_debs's
 # packages, with the bookworm archive's priorities where a control file
-# says otherwise (apt, debconf and zlib1g are required there, libbz2-1.0
-# important, libdb5.3 standard), as a real mirror gives them to apt.
+# says otherwise (bench/override.sh), as a real mirror gives them to apt.
 minbase_mirror() {
 	mkdir -p "$1"
 	# shellcheck disable=SC2086 # one word per file
 	cp $debs "$1/"
-	for mm_f in "$1"/*.deb; do
-		mm_p=$(dpkg-deb -f "$mm_f" Package)
-		case $mm_p in
-		apt | debconf | zlib1g) mm_pr=required ;;
-		libbz2-1.0) mm_pr=important ;;
-		libdb5.3) mm_pr=standard ;;
-		*) mm_pr=$(dpkg-deb -f "$mm_f" Priority) ;;
-		esac
-		echo "$mm_p $mm_pr $(dpkg-deb -f "$mm_f" Section)"
-	done > "$1/.override"
+	sh "${srcdir:-.}/bench/override.sh" "$1"/*.deb > "$1/.override"
 	(cd "$1" && dpkg-scanpackages -m . .override > Packages 2> /dev/null &&
 	    apt-ftparchive release . > Release) || fail "cannot make the mirror $1"
 }
