@@ -286,11 +286,11 @@ if ! command -v mkfs.ext4 > /dev/null || ! command -v losetup > /dev/null; then
 elif ! truncate -s 16M "$T/ext4.img" ||
     ! mkfs.ext4 -q -F -b 4096 -m 0 -N 1024 "$T/ext4.img" > /dev/null 2>&1; then
 	echo "mkfs.ext4 failed: ext4 not tested"
-elif ! loop=$(losetup -f --show "$T/ext4.img" 2> /dev/null); then
+elif ! loop_attach "$T/ext4.img" 2> /dev/null; then
 	echo "no loop device: ext4 not tested"
 else
 	mkdir "$T/mnt-ext4"
-	cleanup_hooks="umount '$T/mnt-ext4' 2>/dev/null; losetup -d '$loop' 2>/dev/null; $cleanup_hooks"
+	cleanup_hooks="umount '$T/mnt-ext4' 2>/dev/null; $cleanup_hooks"
 	mount "$loop" "$T/mnt-ext4" || fail "mount $loop"
 	fss=ext4
 fi

@@ -8,10 +8,15 @@ set -eu
 : "${FIXTURES:=$(dirname "$0")/fixtures}"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/debunpack-test.XXXXXX")
-cleanup_hooks=""
+cleanup_hooks="" own_loops=""
 cleanup() {
-	# Hooks undo mounts and loop devices that may already be gone.
+	# The loop devices still ours (what is mounted from them goes
+	# lazily), then the hooks, which undo mounts that may already be gone.
 	set +e
+	for l in $own_loops; do
+		umount -l "$l" 2>/dev/null
+		losetup -d "$l" 2>/dev/null
+	done
 	eval "$cleanup_hooks"
 	# Read-only directories from fixtures would stop rm.
 	chmod -R u+rwx "$T" 2>/dev/null || true
@@ -28,6 +33,23 @@ fail() {
 skip() {
 	echo "SKIP: $*"
 	exit 77
+}
+
+# Loop devices.  A test detaches only what it still holds: tests run side
+# by side, and a device detached here may be bound by another test a moment
+# later, under the same name; detaching it again at exit would pull that
+# test's disk from under it.
+loop_attach() {	# IMAGE [LOSETUP-OPTION...]: a loop device of our own, in $loop
+	_img=$1
+	shift
+	loop=$(losetup -f --show "$@" "$_img") || return 1
+	own_loops="$own_loops $loop"
+}
+loop_detach() {	# DEV: detached (gone already is fine) and no longer ours
+	own_loops=$(echo "$own_loops" | sed "s| $1\$||; s| $1 | |")
+	losetup -d "$1" 2>/dev/null ||
+	    [ ! -e "/sys/block/${1#/dev/}/loop/backing_file" ] ||
+	    fail "losetup -d $1"
 }
 
 is_root() {

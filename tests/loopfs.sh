@@ -40,11 +40,11 @@ for fs in ext4 xfs btrfs; do
 	img=$T/$fs.img
 	truncate -s 400M "$img"
 	$mkfs "$img" >/dev/null 2>&1 || { echo "mkfs.$fs failed: $fs not tested"; continue; }
-	loop=$(losetup -f --show "$img") || skip "no loop device"
+	loop_attach "$img" || skip "no loop device"
 	dev=${loop#/dev/}
 	mnt=$T/mnt-$fs
 	mkdir "$mnt"
-	cleanup_hooks="umount '$mnt' 2>/dev/null; losetup -d '$loop' 2>/dev/null; $cleanup_hooks"
+	cleanup_hooks="umount '$mnt' 2>/dev/null; $cleanup_hooks"
 	mount "$loop" "$mnt" || fail "mount $fs"
 	[ -f "/sys/block/$dev/stat" ] || fail "no stat for $dev"
 	line="$fs flushes:"
@@ -89,7 +89,7 @@ P
 	# (btrfs every 30 s, slower under sanitizers) still flush now and then.
 	[ "$f_none" -lt $((f_perfile / 10)) ] || fail "$fs: none made $f_none flushes"
 	umount "$mnt"
-	losetup -d "$loop"
+	loop_detach "$loop"
 	tested=$((tested + 1))
 done
 [ $tested -gt 0 ] || skip "no filesystem could be made"

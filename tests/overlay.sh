@@ -43,9 +43,8 @@ v1=$T/v1.deb v2=$T/v2.deb
 } > "$T/dirs.desc"
 dirs=$(build_deb dirs "$T/dirs.desc")
 
-loops="" recpid=""
+recpid=""
 cleanup_hooks="for m in '$T/root' '$T/up'; do umount -l \"\$m\" 2>/dev/null; done;
-for l in \$loops; do losetup -d \$l 2>/dev/null; done;
 fusermount3 -uz '$T/fuse' 2>/dev/null; [ -z \"\$recpid\" ] || kill \$recpid 2>/dev/null;
 $cleanup_hooks"
 
@@ -63,8 +62,7 @@ up() {
 	$mkfs "$T/img" > /dev/null 2>&1 || return 1
 	mkdir -p "$T/up" "$T/lower" "$T/root"
 	start_recorder "$T/img" /dev/null
-	loop=$(losetup -f --show "$T/fuse/disk") || fail "losetup"
-	loops="$loops $loop"
+	loop_attach "$T/fuse/disk" || fail "losetup"
 	mount "$loop" "$T/up" || return 1
 	mkdir "$T/up/upper" "$T/up/work"
 	mount -t overlay overlay -o "lowerdir=$T/lower,upperdir=$T/up/upper,workdir=$T/up/work" \
@@ -73,8 +71,7 @@ up() {
 
 down() {
 	umount "$T/root" "$T/up" || fail "umount"
-	losetup -d "$loop" || fail "losetup -d"
-	loops=""
+	loop_detach "$loop"
 	fusermount3 -u "$T/fuse" || fail "fusermount3"
 	wait $recpid || fail "recorder: $(cat "$T/recorder.err")"
 	recpid=""

@@ -130,13 +130,11 @@ mkdir "$T/old" "$T/new"
 $CHECK list "$T/old" > "$T/old.list"
 $CHECK list "$T/new" > "$T/new.list"
 
-loops="" recpid=""
-cleanup_hooks="for l in \$loops; do umount -l \$l 2>/dev/null; losetup -d \$l 2>/dev/null; done;
-fusermount3 -uz '$T/fuse' 2>/dev/null; [ -z \"\$recpid\" ] || kill \$recpid 2>/dev/null;
+recpid=""
+cleanup_hooks="fusermount3 -uz '$T/fuse' 2>/dev/null; [ -z \"\$recpid\" ] || kill \$recpid 2>/dev/null;
 $cleanup_hooks"
 attach() {	# IMAGE [DIO]: a loop device of our own, in $loop
-	loop=$(losetup -f --show --direct-io="${2:-off}" "$1") || fail "losetup $1"
-	loops="$loops $loop"
+	loop_attach "$1" --direct-io="${2:-off}" || fail "losetup $1"
 }
 detach() {
 	if mountpoint -q "$T/sm" && [ "$(findmnt -n -o SOURCE "$T/sm")" = "$loop" ]; then
@@ -145,11 +143,7 @@ detach() {
 	if mountpoint -q "$T/m" && [ "$(findmnt -n -o SOURCE "$T/m")" = "$loop" ]; then
 		umount "$T/m" || fail "umount $loop"
 	fi
-	# Gone already is fine: a loop device with nothing bound to it.
-	losetup -d "$loop" 2>/dev/null ||
-	    [ ! -e "/sys/block/${loop#/dev/}/loop/backing_file" ] ||
-	    fail "losetup -d $loop"
-	loops=$(echo "$loops" | sed "s| $loop\$||; s| $loop | |")
+	loop_detach "$loop"
 }
 
 # root MNT: where the run's root is on the file system mounted at MNT,
