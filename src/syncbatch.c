@@ -111,6 +111,7 @@ sb_alloc(const struct syncbatch_ops *ops, struct dirs *dirs,
 	if ((sb = calloc(1, sizeof(*sb))) == NULL)
 		return NULL;
 	sb->ops = ops;
+	sb->link_dir = SB_NONE;
 	sb->dirs = dirs;
 	sb->st = st;
 	sb->maxfds = maxfds;
@@ -392,6 +393,26 @@ syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
 }
 
 /* Put IT's temporary in place of its name (a directory moved aside first). */
+/*
+ * Whether a new name in directory DIR (descriptor DFD) may be linked to
+ * its temporary, which is removed after: not where syncfs is not trusted
+ * (fskind.c), that is FUSE, NFS and the unknown.  There an unlink of a
+ * file that is or was just open may leave the file under a hidden name
+ * instead (FUSE's .fuse_hidden*, NFS's .nfs*: the release of an open file
+ * reaches the server after the unlink), which a power cut then keeps for
+ * good; a rename leaves nothing behind.  Items come directory by
+ * directory: one statfs per change of directory.
+ */
+static bool
+sb_links_ok(struct syncbatch *sb, size_t dir, int dfd)
+{
+	if (sb->link_dir != dir) {
+		sb->link_dir = dir;
+		sb->link_ok = fskind_sync(dfd) != FSKIND_PERFILE;
+	}
+	return sb->link_ok;
+}
+
 static int
 sb_rename_one(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
 {
@@ -425,7 +446,8 @@ sb_rename_one(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
 	 * inode, which the repair tells apart (recover.c).  Where links
 	 * cannot be made, the rename does the same.
 	 */
-	if (sb->ops->link_new && !it->backup) {
+	if (sb->ops->link_new && !it->backup &&
+	    sb_links_ok(sb, it->dir, dfd)) {
 		sb->st->calls[SC_LINK]++;
 		if (linkat(dfd, it->tmp, dfd, it->name, 0) == 0) {
 			it->linked = true;

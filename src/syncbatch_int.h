@@ -88,6 +88,8 @@ struct syncbatch {
 	struct journal *journal;	/* synced before anything else is */
 	bool renamed;		/* the commit renamed at least one name */
 	bool aborting;		/* undoing: the journal is about to go */
+	size_t link_dir;	/* the directory link_ok was judged for */
+	bool link_ok;		/* new names may be linked there */
 };
 
 /* Close IT's descriptor if open; a close error fails the file. */

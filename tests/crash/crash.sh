@@ -5,7 +5,8 @@
 # have left it at each flush, and with random subsets of the writes that
 # followed (crashreplay.c), mount each such state and check it (check.py).
 #
-# usage: crash.sh [-n MAXSTATES] [-s SUBSETS] [-e] [-f] [-d] FS MODE SCENARIO
+# usage: crash.sh [-n MAXSTATES] [-s SUBSETS] [-e] [-f] [-d] [-k SYSCALL:N] [-F]
+#                 FS MODE SCENARIO
 #   FS        ext4, ext4-noauto (noauto_da_alloc), xfs or btrfs; ovl-ext4,
 #             ovl-xfs or ovl-btrfs: the root is an overlay (empty lower
 #             layer) whose upper layer is on that file system
@@ -16,24 +17,34 @@
 #   -e        expect violations: a negative control (exit 0 if found)
 #   -f        also check each state with the file system's fsck (read-only)
 #   -d        record through a loop device with --direct-io=on
+#   -k SYSCALL:N  the recorded run is killed at its N-th call of SYSCALL
+#             (linkat:4 before the commit point, unlinkat:8 after it in
+#             the upgrade), then `debunpack --recover` repairs it,
+#             recorded too: once that exit 0 is durable, the root must be
+#             all old or all new
+#   -F        the root's /usr/share is a FUSE mount (bindfs) of a directory
+#             beside the root on the same disk, as a container's volume;
+#             in the crash states a bind mount shows it again
 # Prints one line per scenario: states checked, violations, time; and
 # each violation with its state.  Needs root, /dev/fuse, losetup.
 . "${srcdir:-.}/tests/lib.sh"
 
-max=0 subsets=1 expect=no fsck=no dio=off
-while getopts n:s:efd o; do
+max=0 subsets=1 expect=no fsck=no dio=off kill=0 fuse=no
+while getopts n:s:efdk:F o; do
 	case $o in
 	n) max=$OPTARG ;;
 	s) subsets=$OPTARG ;;
 	e) expect=yes ;;
 	f) fsck=yes ;;
 	d) dio=on ;;
+	k) kill=$OPTARG ;;
+	F) fuse=yes ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# = 3 ] || {
-	echo "usage: crash.sh [-n N] [-s S] [-e] [-f] [-d] FS MODE SCENARIO" >&2
+	echo "usage: crash.sh [-n N] [-s S] [-e] [-f] [-d] [-k SYSCALL:N] [-F] FS MODE SCENARIO" >&2
 	exit 2
 }
 fs=$1 mode=$2 scenario=$3
@@ -50,6 +61,14 @@ ovl=no
 case $fs in
 ovl-*) ovl=yes fs=${fs#ovl-} ;;
 esac
+if [ $fuse = yes ]; then
+	[ $ovl = no ] || { echo "crash.sh: -F is not for overlays" >&2; exit 2; }
+	command -v bindfs > /dev/null || skip "bindfs missing"
+fi
+if [ "$kill" != 0 ]; then
+	command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null ||
+	    skip "strace cannot trace here"
+fi
 case $fs in
 ext4) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="" fsckcmd="e2fsck -fn" ;;
 ext4-noauto) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="-o noauto_da_alloc"
@@ -123,6 +142,8 @@ esac
 
 # The old and new trees, made the same way on the scratch file system.
 mkdir "$T/old" "$T/new"
+# With -F, the mount point is there before the run, as in the root.
+[ $fuse = no ] || mkdir -p "$T/old/usr/share" "$T/new/usr/share"
 [ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/old" "$pre"
 [ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/new" "$pre"
 # shellcheck disable=SC2086 # RUN holds several package files
@@ -146,9 +167,21 @@ detach() {
 	loop_detach "$loop"
 }
 
-# root MNT: where the run's root is on the file system mounted at MNT,
-# an overlay of MNT/upper mounted on MNT.ovl in the ovl- cases.
+# root MNT [bind]: where the run's root is on the file system mounted at
+# MNT, an overlay of MNT/upper mounted on MNT.ovl in the ovl- cases; with
+# -F, MNT/root, its usr/share a bindfs mount of MNT/share (a bind mount
+# with "bind": a crash state is checked as the disk holds it).
 root() {
+	if [ $fuse = yes ]; then
+		mkdir -p "$1/root/usr/share" "$1/share"
+		if [ "${2:-}" = bind ]; then
+			mount --bind "$1/share" "$1/root/usr/share"
+		else
+			bindfs "$1/share" "$1/root/usr/share"
+		fi || fail "mount $1/share on $1/root/usr/share"
+		echo "$1/root"
+		return
+	fi
 	if [ $ovl = no ]; then
 		echo "$1"
 		return
@@ -159,10 +192,14 @@ root() {
 	    fail "mount the overlay on $1"
 	echo "$1.ovl"
 }
-unroot() {	# MNT: the overlay root() made on MNT goes
+unroot() {	# MNT: the overlay or FUSE mount root() made on MNT goes
+	[ $fuse = no ] || ! mountpoint -q "$1/root/usr/share" ||
+	    umount "$1/root/usr/share" || fail "umount $1/root/usr/share"
 	[ $ovl = no ] || ! mountpoint -q "$1.ovl" || umount "$1.ovl" ||
 	    fail "umount $1.ovl"
 }
+[ $fuse = no ] || cleanup_hooks="umount -l '$T/m/root/usr/share' 2>/dev/null; umount -l '$T/sm/root/usr/share' 2>/dev/null;
+$cleanup_hooks"
 [ $ovl = no ] || cleanup_hooks="umount -l '$T/m.ovl' 2>/dev/null; umount -l '$T/sm.ovl' 2>/dev/null;
 $cleanup_hooks"
 
@@ -188,8 +225,21 @@ fi
 mount $opts "$loop" "$T/m" || fail "mount on the recorder"
 r=$(root "$T/m")
 echo start > "$T/fuse/mark"
-# shellcheck disable=SC2086
-"$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $run || fail "recorded run"
+if [ "$kill" = 0 ]; then
+	# shellcheck disable=SC2086
+	"$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $run || fail "recorded run"
+else
+	# shellcheck disable=SC2086
+	strace -f -qq -o /dev/null \
+	    -e inject="${kill%:*}:signal=KILL:when=${kill#*:}" \
+	    "$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $run 2> /dev/null &&
+	    fail "the recorded run was not killed at $kill"
+	[ -f "$r/var/lib/debunpack/journal" ] ||
+	    fail "the kill at $kill left nothing to repair"
+	"$DEBUNPACK" -q --root "$r" --recover || fail "recorded repair"
+	ended=$($CHECK whole "$r" "$T/old.list" "$T/new.list") ||
+	    fail "the recorded repair left: $ended"
+fi
 echo "exited 0" > "$T/fuse/mark"
 unroot "$T/m"
 detach
@@ -266,9 +316,14 @@ while read -r k seed; do
 		detach
 		continue
 	fi
-	sr=$(root "$T/sm")
+	sr=$(root "$T/sm" bind)
 	set +e
-	$CHECK state "$sr" "$T/old.list" "$T/new.list" $done_now > "$T/bad"
+	if [ "$kill" != 0 ] && [ $done_now = 1 ]; then
+		# The repair's exit 0 is durable: all old or all new.
+		$CHECK whole "$sr" "$T/old.list" "$T/new.list" > "$T/bad"
+	else
+		$CHECK state "$sr" "$T/old.list" "$T/new.list" $done_now > "$T/bad"
+	fi
 	st=$?
 	set -e
 	[ $st -le 1 ] || fail "$state: the checker failed: $(cat "$T/bad")"
@@ -303,6 +358,8 @@ done < "$T/states"
 t=$(($(date +%s) - t0))
 
 [ $ovl = no ] || fs=ovl-$fs
+[ $fuse = no ] || fs="$fs+fuse"
+[ "$kill" = 0 ] || scenario="$scenario (killed at $kill, repaired to $ended)"
 echo "$fs $mode $scenario: $checked states of $total ($nflush flushes," \
     "run from flush $start, exit 0 durable after flush $done_at):" \
     "$violations violations, ${t}s"

@@ -2,8 +2,9 @@
 # The whole power-loss matrix: install and upgrade, syncfs, batched and
 # perfile, on ext4, ext4 with noauto_da_alloc, xfs and btrfs, with enough
 # random subsets for over 2,000 states per file system; syncfs and
-# batched in overlays over ext4, xfs and btrfs; then the negative
-# controls.  Run from a configured build directory, as root:
+# batched in overlays over ext4, xfs and btrfs; a FUSE mount inside the
+# root, and runs killed before and after their commit point and repaired;
+# then the negative controls.  Run from a configured build directory, as root:
 #	sh ../tests/crash/matrix.sh
 # One line per scenario: states, violations, time.  Exit 1 on a violation
 # in a durable mode, or a negative control that finds none.
@@ -46,6 +47,16 @@ done
 for fs in ovl-ext4 ovl-xfs ovl-btrfs; do
 	both $fs syncfs
 	both $fs batched
+done
+# A FUSE mount inside the root (/usr/share on bindfs), and runs killed
+# before and after their commit point, then repaired by the next run.
+for fs in ext4 xfs btrfs; do
+	one -F -s 16 $fs syncfs install
+	one -F -s 16 $fs batched upgrade
+	for kill in linkat:2 renameat:3 unlinkat:8; do
+		one -F -k $kill -s 8 $fs syncfs upgrade
+	done
+	one -k unlinkat:8 -s 8 $fs batched upgrade
 done
 for fs in ext4-noauto xfs ovl-ext4; do
 	one -e -s 4 $fs none upgrade
