@@ -4,12 +4,12 @@
 # the decompression floor (threaded and one thread), on fresh loop-mounted
 # filesystems.
 # usage: bench/run.sh [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
-#                     [-f FILESYSTEMS] [-o OUTDIR] [-b DEBUNPACK] [-c CACHE]
-#                     [-t TMPDIR]
+#                     [-f FILESYSTEMS] [-o OUTDIR] [-b DEBUNPACK] [-B BASELINE]
+#                     [-c CACHE] [-t TMPDIR]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=3 workloads="minbase mixed" filesystems="ext4 xfs btrfs"
-methods="" exclude="" outdir=$top/bench/results/latest bin=""
+methods="" exclude="" outdir=$top/bench/results/latest bin="" base=""
 cache=/var/cache/debunpack-bench tmpdir=/var/tmp
 args=$*
 # Every method name, in the order runs interleave and reports list them.
@@ -28,8 +28,8 @@ done
 usage() {
 	cat >&2 <<EOF
 usage: $0 [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
-          [-f FILESYSTEMS] [-o OUTDIR] [-b DEBUNPACK] [-c CACHE]
-          [-t TMPDIR]
+          [-f FILESYSTEMS] [-o OUTDIR] [-b DEBUNPACK] [-B BASELINE]
+          [-c CACHE] [-t TMPDIR]
   -r  runs of each method (default 3), interleaved
   -w  workloads (default "minbase mixed"): bench/workloads/NAME.list,
       synth-Nk (N thousand 4 KiB files), synth-Ng (one N GiB file)
@@ -41,6 +41,9 @@ usage: $0 [-r RUNS] [-w WORKLOADS] [-m METHODS] [-x METHODS]
   -o  results directory (default bench/results/latest); a copy is kept
       beside it, named after the start time
   -b  debunpack binary (default build/debunpack, copied before use)
+  -B  another debunpack binary (an older build, say) to compare with:
+      each debunpack-* method gets a base-debunpack-* twin run by it,
+      interleaved with it, so that the two are measured side by side
   -c  package cache (default /var/cache/debunpack-bench)
   -t  where the filesystem images go (default /var/tmp; not tmpfs)
 methods: floor floor-1 dpkg-deb-x dpkg eatmydata-dpkg debunpack-MODE-jJOBS
@@ -48,7 +51,7 @@ methods: floor floor-1 dpkg-deb-x dpkg eatmydata-dpkg debunpack-MODE-jJOBS
 EOF
 	exit 2
 }
-while getopts r:w:m:x:f:o:b:c:t: o; do
+while getopts r:w:m:x:f:o:b:B:c:t: o; do
 	case $o in
 	r) runs=$OPTARG ;;
 	w) workloads=$(echo "$OPTARG" | tr ',' ' ') ;;
@@ -57,6 +60,7 @@ while getopts r:w:m:x:f:o:b:c:t: o; do
 	f) filesystems=$(echo "$OPTARG" | tr ',' ' ') ;;
 	o) outdir=$OPTARG ;;
 	b) bin=$OPTARG ;;
+	B) base=$OPTARG ;;
 	c) cache=$OPTARG ;;
 	t) tmpdir=$OPTARG ;;
 	*) usage ;;
@@ -64,6 +68,14 @@ while getopts r:w:m:x:f:o:b:c:t: o; do
 done
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
+if [ -n "$base" ]; then
+	twins=""
+	for m in $all_methods; do
+		twins="$twins $m"
+		case $m in debunpack-*) twins="$twins base-$m" ;; esac
+	done
+	all_methods=$twins
+fi
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
 for fs in $filesystems; do
 	case $fs in
@@ -98,15 +110,16 @@ select_methods() {
 		done
 		[ -n "$hit" ] || { echo "$0: no method matches '$p'" >&2; exit 2; }
 	done
+	# A base- twin (-B) goes with the method it twins.
 	for m in $all_methods; do
 		keep=""
 		for p in $1; do
 			# shellcheck disable=SC2254
-			case $m in $p) keep=1 ;; esac
+			case ${m#base-} in $p) keep=1 ;; esac
 		done
 		for p in $exclude; do
 			# shellcheck disable=SC2254
-			case $m in $p) keep="" ;; esac
+			case ${m#base-} in $p) keep="" ;; esac
 		done
 		[ -z "$keep" ] || printf '%s ' "$m"
 	done
@@ -168,6 +181,10 @@ if [ -z "$bin" ]; then
 fi
 cp "$bin" "$work/debunpack"
 "$work/debunpack" --version > /dev/null
+if [ -n "$base" ]; then
+	cp "$base" "$work/debunpack-base"
+	"$work/debunpack-base" --version > /dev/null
+fi
 mkdeb=$top/build/tests/mkdeb
 if [ -x "$mkdeb" ]; then
 	cp "$mkdeb" "$work/mkdeb"
@@ -196,10 +213,11 @@ supported() {
 		[ -n "$has_threads_max" ] && return 0
 		echo "run: skipping $1: no --threads-max in dpkg-deb --help"
 		return 1 ;;
-	debunpack-*) ;;
+	debunpack-* | base-debunpack-*) ;;
 	*) return 0 ;;
 	esac
-	mj=${1#debunpack-}
+	mj=${1#base-}
+	mj=${mj#debunpack-}
 	mode=${mj%-j*}
 	if ! printf '%s\n' "$help_modes" | grep -qw -- "$mode"; then
 		echo "run: skipping $1: no sync mode $mode in --help"
@@ -228,6 +246,8 @@ echo "workload,fs,method,run,wall_s,flushes,jbd2_commits,bytes_written,peak_rss_
 	echo "command: $0 $args"
 	echo "checkout: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "debunpack: $bin: $("$work/debunpack" --version | head -n 1)"
+	[ -z "$base" ] ||
+	    echo "baseline (base-debunpack-*): $base: $("$work/debunpack-base" --version | head -n 1)"
 	echo "dpkg: $(dpkg-query -W -f '${Version}' dpkg)"
 	echo "kernel: $(uname -r)"
 	echo "cpu: $(nproc) x $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
@@ -294,12 +314,15 @@ run_method() {
 	eatmydata-dpkg)
 		# shellcheck disable=SC2086
 		timed eatmydata dpkg $dpkg_flags --root="$rm_root" --unpack "$@" ;;
-	debunpack-*)
-		mj=${rm_m#debunpack-}
+	debunpack-* | base-debunpack-*)
+		exe=$work/debunpack
+		case $rm_m in base-*) exe=$work/debunpack-base ;; esac
+		mj=${rm_m#base-}
+		mj=${mj#debunpack-}
 		jobs=""
 		[ -z "$has_jobs" ] || jobs="--jobs ${mj##*-j}"
 		# shellcheck disable=SC2086 # empty or two words
-		timed "$work/debunpack" --root "$rm_root" --sync-mode "${mj%-j*}" $jobs --stats=json "$@" ;;
+		timed "$exe" --root "$rm_root" --sync-mode "${mj%-j*}" $jobs --stats=json "$@" ;;
 	esac
 }
 

@@ -147,6 +147,17 @@ fskind_fsync_names_new(int fd)
 }
 
 bool
+fskind_links_new(int fd)
+{
+	switch (fskind_type(fd)) {
+	case FS_XFS: case FS_OVERLAY:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool
 fskind_dir_ino_stable(int fd)
 {
 	return fskind_type(fd) != FS_OVERLAY;

@@ -111,6 +111,7 @@ sb_alloc(const struct syncbatch_ops *ops, struct dirs *dirs,
 	if ((sb = calloc(1, sizeof(*sb))) == NULL)
 		return NULL;
 	sb->ops = ops;
+	sb->links = -1;
 	sb->link_dir = SB_NONE;
 	sb->dirs = dirs;
 	sb->st = st;
@@ -394,21 +395,18 @@ syncbatch_prepare(struct syncbatch *sb, struct journal *j, char tree,
 
 /* Put IT's temporary in place of its name (a directory moved aside first). */
 /*
- * Whether a new name in directory DIR (descriptor DFD) may be linked to
- * its temporary, which is removed after: not where syncfs is not trusted
- * (fskind.c), that is FUSE, NFS and the unknown.  There an unlink of a
- * file that is or was just open may leave the file under a hidden name
- * instead (FUSE's .fuse_hidden*, NFS's .nfs*: the release of an open file
- * reaches the server after the unlink), which a power cut then keeps for
- * good; a rename leaves nothing behind.  Items come directory by
- * directory: one statfs per change of directory.
+ * Whether a new name in directory DIR (descriptor DFD) is linked to its
+ * temporary rather than renamed (fskind_links_new says where).  Items
+ * come directory by directory: one statfs per change of directory.
  */
 static bool
 sb_links_ok(struct syncbatch *sb, size_t dir, int dfd)
 {
+	if (sb->links >= 0)
+		return sb->links != 0;
 	if (sb->link_dir != dir) {
 		sb->link_dir = dir;
-		sb->link_ok = fskind_sync(dfd) != FSKIND_PERFILE;
+		sb->link_ok = fskind_links_new(dfd);
 	}
 	return sb->link_ok;
 }
@@ -444,7 +442,8 @@ sb_rename_one(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
 	 * cache flushes for 10,000 files, which one pass of links and one of
 	 * removals do not cause.  A crash in between leaves two names of one
 	 * inode, which the repair tells apart (recover.c).  Where links
-	 * cannot be made, the rename does the same.
+	 * cannot be made, or cost more than they save (fskind_links_new),
+	 * the rename does the same.
 	 */
 	if (sb->ops->link_new && !it->backup &&
 	    sb_links_ok(sb, it->dir, dfd)) {

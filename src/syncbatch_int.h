@@ -88,8 +88,15 @@ struct syncbatch {
 	struct journal *journal;	/* synced before anything else is */
 	bool renamed;		/* the commit renamed at least one name */
 	bool aborting;		/* undoing: the journal is about to go */
-	size_t link_dir;	/* the directory link_ok was judged for */
-	bool link_ok;		/* new names may be linked there */
+	/*
+	 * New names linked (1) or renamed (0) in every directory; -1, the
+	 * default: in each directory as fskind_links_new says, judged once
+	 * per change of directory (link_dir, link_ok).  The unit tests set
+	 * 1 to test the links on any filesystem.
+	 */
+	int links;
+	size_t link_dir;
+	bool link_ok;
 };
 
 /* Close IT's descriptor if open; a close error fails the file. */

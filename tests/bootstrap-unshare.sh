@@ -4,8 +4,9 @@
 # built and configured inside a user namespace; a directory carries the
 # shifted owners, a tarball the real ones, the same as root's tarball but
 # for the device nodes that a namespace cannot make; without a range the
-# build is refused in one line.  SKIP where the kernel forbids
-# unprivileged user namespaces.
+# build is refused in one line; in a rootless container whose filesystem is
+# an overlay, the bootstrap and debunpack give the same roots.  SKIP where
+# the kernel forbids unprivileged user namespaces.
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: the test makes a user and its subordinate ranges"
@@ -69,6 +70,60 @@ every_ii "$w/root"
 [ "$(stat -c %g "$w/root/etc/shadow")" = $((sub + 41)) ] ||
     fail "etc/shadow: group $(stat -c %g "$w/root/etc/shadow"), want $((sub + 41))"
 echo "ok a directory with the shifted owners"
+
+# A rootless container: the user's own user and mount namespaces, an
+# overlay (empty lower layer) as the filesystem the job writes to, and in
+# it, as the namespace's root, what a CI job there runs: the bootstrap in
+# its root mode, and debunpack itself with its default durability.  Both
+# give what they give outside; debunpack makes the overlay durable with
+# its syncfs strategy and per-file checks, not per-file syncs.
+o=$w/ovl
+mkdir "$o" "$o/lower" "$o/upper" "$o/work" "$o/merged"
+chown -R "$user" "$o"
+# shellcheck disable=SC2016 # expanded by the inner shell
+as_user TMPDIR="$w" unshare --user --map-auto --map-root-user --mount --pid \
+    --fork --mount-proc sh -c '
+	o=$1 bootstrap=$2 debunpack=$3 src=$4
+	shift 4
+	mount -t overlay overlay \
+	    -o "lowerdir=$o/lower,upperdir=$o/upper,workdir=$o/work" "$o/merged" ||
+	    exit 77
+	"$bootstrap" -q --mode=root --variant=minbase "" "$o/merged/root" "$src" ||
+	    exit 1
+	mkdir "$o/merged/direct"
+	"$debunpack" -q --root "$o/merged/direct" --dpkg-db --stats=json "$@" \
+	    > "$o/stats.json"' sh "$o" "$BOOTSTRAP" "$DEBUNPACK" "$src" $debs \
+    > "$T/ovl.log" 2>&1 < /dev/null || {
+	rc=$?
+	[ $rc != 77 ] || skip "no overlay mount in a user namespace here"
+	fail "in the container: exit $rc: $(tail -n 5 "$T/ovl.log")"
+}
+# Owners (shifted alike), types, modes and file sizes, as outside.
+listing() {
+	(cd "$1" && find . -printf '%p %y %m %U %G %s\n') |
+	    awk '$2 == "d" { $6 = "-" } { print }' | LC_ALL=C sort
+}
+listing "$w/root" > "$T/dir.list"
+listing "$o/upper/root" > "$T/ovl.list"
+diff -u "$T/dir.list" "$T/ovl.list" ||
+    fail "the container's bootstrap differs from the user's"
+every_ii "$o/upper/root"
+python3 - "$o/stats.json" <<'P' || fail "in the container: --stats: $(cat "$o/stats.json")"
+import json, sys
+fs = json.load(open(sys.argv[1]))["filesystems"]
+assert [(f["type"], f["sync"]) for f in fs] == [("overlay", "syncfs+check")], fs
+P
+mkdir "$T/direct"
+# shellcheck disable=SC2086 # one word per file
+"$DEBUNPACK" -q --root "$T/direct" --dpkg-db $debs ||
+    fail "the same packages outside"
+(cd "$T/direct" && find . -printf '%p %y %m %s\n') |
+    awk '$2 == "d" { $4 = "-" } { print }' | LC_ALL=C sort > "$T/host.list"
+(cd "$o/upper/direct" && find . -printf '%p %y %m %s\n') |
+    awk '$2 == "d" { $4 = "-" } { print }' | LC_ALL=C sort > "$T/ctr.list"
+diff -u "$T/host.list" "$T/ctr.list" ||
+    fail "debunpack in the container installs another tree"
+echo "ok a rootless container on an overlay: the same roots, the overlay's strategy"
 
 # The tarballs of both modes, with the same SOURCE_DATE_EPOCH: the same
 # entries but for /dev's nodes, the real owners in both.

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "checkutil.h"
+#include "fskind.h"
 #include "syncbatch.h"
+#include "syncbatch_int.h"	/* links: to test them on any filesystem */
 
 #define TMP_SUFFIX	".debunpack-new"
 
@@ -27,6 +29,12 @@ struct fx {
 	struct stats st;
 };
 static struct fx f;	/* the batch under test, freed by the teardown */
+/*
+ * How fx_open's batches name new files: linked, then the temporaries
+ * removed (1), whatever the test directory's filesystem would get, so
+ * that the links are tested everywhere; -1: as the filesystem says.
+ */
+static int fx_links = 1;
 
 static void
 fx_open(struct fx *fb, const char *mode, size_t maxfds)
@@ -36,6 +44,7 @@ fx_open(struct fx *fb, const char *mode, size_t maxfds)
 	ck_assert_int_eq(syncbatch_new(&fb->sb, mode, rf.fd, fb->dirs, &fb->st,
 	    maxfds), 0);
 	ck_assert_str_eq(fb->st.mode, mode);
+	fb->sb->links = fx_links;
 }
 
 /* Free the batch (also after a failed assertion in no-fork mode). */
@@ -177,11 +186,15 @@ commit_files(struct fx *fb, const char *mode)
 		checkutil_assert_content(path, content);
 	}
 	ck_assert_int_eq(count_temps(), 0);
-	/* New names are linked, but by the per-file recipe. */
+	/*
+	 * New names are linked where links are asked for, but by the
+	 * per-file recipe.
+	 */
 	ck_assert_uint_eq(fb->st.calls[SC_LINK] + fb->st.calls[SC_RENAME],
 	    NFILES);
-	ck_assert_uint_eq(fb->st.calls[strcmp(mode, "perfile") == 0 ?
-	    SC_RENAME : SC_LINK], NFILES);
+	ck_assert_uint_eq(fb->st.calls[strcmp(mode, "perfile") != 0 &&
+	    (fx_links == 1 || (fx_links < 0 && fskind_links_new(rf.fd))) ?
+	    SC_LINK : SC_RENAME], NFILES);
 	/* Directories the batch made got their final mode at commit. */
 	ck_assert_int_eq(stat(checkutil_at("c/d/e"), &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0755);
@@ -256,6 +269,18 @@ END_TEST
  * syncfs: no per-file sync at all, one syncfs for the data before the
  * renames and one for the names, and no file kept open.
  */
+/*
+ * Left to the filesystem, new names are renamed where links cost more
+ * than they save (fskind_links_new): ext4's and btrfs's test directories.
+ */
+START_TEST(test_syncbatch_links_by_fs)
+{
+	fx_links = -1;
+	commit_files(&f, "batched");
+	fx_links = 1;
+}
+END_TEST
+
 START_TEST(test_syncbatch_commit_syncfs)
 {
 	commit_files(&f, "syncfs");
@@ -620,6 +645,7 @@ syncbatch_suite(void)
 	tcase_add_test(tc, test_syncbatch_auto);
 	tcase_add_test(tc, test_syncbatch_auto_resolved);
 	tcase_add_test(tc, test_syncbatch_commit_syncfs);
+	tcase_add_test(tc, test_syncbatch_links_by_fs);
 	tcase_add_test(tc, test_syncbatch_syncfs_shared);
 	tcase_add_test(tc, test_syncbatch_commit_batched);
 	tcase_add_test(tc, test_syncbatch_commit_perfile);
