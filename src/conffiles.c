@@ -12,6 +12,8 @@
 struct conffiles {
 	char **v;		/* root-relative, sorted for bsearch */
 	size_t n;
+	char **rm;		/* "remove-on-upgrade" ones, in file order */
+	size_t nrm;
 };
 
 static int
@@ -28,34 +30,70 @@ conffiles_free(struct conffiles *c)
 	while (c->n > 0)
 		free(c->v[--c->n]);
 	free(c->v);
+	while (c->nrm > 0)
+		free(c->rm[--c->nrm]);
+	free(c->rm);
 	free(c);
 }
 
+/* Add the path LINE (LEN bytes, "/...") to list *V of *N. */
 static int
-conffiles_add(struct conffiles *c, const char *line, size_t len,
+conffiles_put(char ***v, size_t *n, const char *line, size_t len,
     struct dbp_error *err)
 {
-	char abs[PATH_MAX], **v;
+	char abs[PATH_MAX], **nv, *path;
 	int r;
 
+	if (len == 0 || line[0] != '/')
+		return dbp_err(err, 0, "conffiles", "not an absolute path");
 	if (len >= sizeof(abs))
 		return dbp_err(err, 0, "conffiles", "path too long");
 	memcpy(abs, line, len);
 	abs[len] = '\0';
-	/* Newer dpkg may prefix flags ("remove-on-upgrade /x"): not yet. */
-	if (abs[0] != '/')
-		return dbp_err(err, 0, "conffiles", "not an absolute path");
-	if ((v = realloc(c->v, (c->n + 1) * sizeof(*v))) == NULL)
+	if ((nv = realloc(*v, (*n + 1) * sizeof(*nv))) == NULL)
 		return dbp_err(err, ENOMEM, "conffiles", "cannot read");
-	c->v = v;
-	if ((v[c->n] = malloc(len + 1)) == NULL)
+	*v = nv;
+	/* The normal form is never longer. */
+	if ((path = malloc(len + 1)) == NULL)
 		return dbp_err(err, ENOMEM, "conffiles", "cannot read");
-	if ((r = names_path(abs, v[c->n], len + 1, err)) != 0) {
-		free(v[c->n]);
+	if ((r = names_path(abs, path, len + 1, err)) != 0) {
+		free(path);
 		return r;
 	}
-	c->n++;
+	nv[(*n)++] = path;
 	return 0;
+}
+
+/*
+ * One line: a path, or a flag, blanks and a path (deb-conffiles(5)).  The
+ * one flag there is, remove-on-upgrade, marks a conffile the package no
+ * longer ships, to be removed by the upgrade.
+ */
+static int
+conffiles_add(struct conffiles *c, const char *line, size_t len,
+    struct dbp_error *err)
+{
+	char flag[64];
+	size_t flen;
+
+	if (len >= PATH_MAX)
+		return dbp_err(err, 0, "conffiles", "path too long");
+	if (line[0] == '/')
+		return conffiles_put(&c->v, &c->n, line, len, err);
+	flen = 0;
+	while (flen < len && line[flen] != ' ' && line[flen] != '\t')
+		flen++;
+	if (flen == len)
+		return dbp_err(err, 0, "conffiles", "not an absolute path");
+	if (flen != strlen("remove-on-upgrade") ||
+	    memcmp(line, "remove-on-upgrade", flen) != 0) {
+		snprintf(flag, sizeof(flag), "%.*s", (int)(flen < 40 ? flen : 40),
+		    line);
+		return dbp_err(err, 0, "conffiles", "unknown flag '%s'", flag);
+	}
+	while (flen < len && (line[flen] == ' ' || line[flen] == '\t'))
+		flen++;
+	return conffiles_put(&c->rm, &c->nrm, line + flen, len - flen, err);
 }
 
 int
@@ -93,4 +131,27 @@ conffiles_has(const struct conffiles *c, const char *path)
 {
 	return c != NULL && c->n > 0 && bsearch(&path, c->v, c->n,
 	    sizeof(*c->v), conffiles_cmp) != NULL;
+}
+
+size_t
+conffiles_nremove(const struct conffiles *c)
+{
+	return c != NULL ? c->nrm : 0;
+}
+
+const char *
+conffiles_remove_at(const struct conffiles *c, size_t i)
+{
+	return c->rm[i];
+}
+
+bool
+conffiles_removes(const struct conffiles *c, const char *path)
+{
+	size_t i;
+
+	for (i = 0; c != NULL && i < c->nrm; i++)
+		if (strcmp(c->rm[i], path) == 0)
+			return true;
+	return false;
 }

@@ -268,7 +268,25 @@ dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec)
 			p++;
 			len--;
 		}
-		/* Flagged lines ("remove-on-upgrade /x") are not installed. */
+		/*
+		 * A flagged line ("remove-on-upgrade /x"): not installed,
+		 * listed with dpkg's mark for a conffile it has no hash of.
+		 */
+		if (len > 18 && strncmp(p, "remove-on-upgrade", 17) == 0 &&
+		    (p[17] == ' ' || p[17] == '\t')) {
+			size_t skip = 17;
+
+			while (skip < len && (p[skip] == ' ' || p[skip] == '\t'))
+				skip++;
+			if (len - skip < sizeof(path) && p[skip] == '/') {
+				if (!any)
+					fputs("Conffiles:\n", fp);
+				any = true;
+				fprintf(fp, " %.*s newconffile remove-on-upgrade\n",
+				    (int)(len - skip), p + skip);
+			}
+			continue;
+		}
 		if (len == 0 || *p != '/' || len >= sizeof(path))
 			continue;
 		memcpy(path, p, len);

@@ -109,11 +109,12 @@ install_jobs(unsigned jobs, char *const *files, size_t n)
  */
 static int
 install_one(const struct install_opts *o, struct unpack *u,
-    struct manifest *man, struct dpkgdb *db, struct feed *feed,
-    const char *file, unsigned idx, struct stats *st, struct dbp_error *err)
+    struct manifest *man, struct obsolete *ob, struct dpkgdb *db,
+    struct feed *feed, const char *file, unsigned idx, struct stats *st,
+    struct dbp_error *err)
 {
 	struct control *ctl = NULL;
-	struct record *rec = NULL, *staged;
+	struct record *rec = NULL, *staged, *old;
 	struct deb_info *info;
 	struct archive *tar = NULL;
 	struct deb *d;
@@ -148,8 +149,11 @@ install_one(const struct install_opts *o, struct unpack *u,
 		    control_get(ctl, "Package"),
 		    control_get(ctl, "Architecture"));
 		n.name = name;
-		n.upgrade = manifest_installed_record(man,
-		    control_get(ctl, "Package")) != NULL;
+		if ((old = manifest_installed_record(man,
+		    control_get(ctl, "Package"))) != NULL) {
+			n.upgrade = true;
+			n.old_version = control_get(old->ctl, "Version");
+		}
 		install_say(o, &n);
 		n.event = INSTALL_EXTRACTED;
 		unpack_set_md5_all(u, db != NULL && !deb_has_info(d, "md5sums"));
@@ -158,6 +162,7 @@ install_one(const struct install_opts *o, struct unpack *u,
 		    feed_pkg(feed, idx, deb_fd(d)), err) : deb_data_open(d, &tar,
 		    err)) == 0 &&
 		    (r = unpack_archive(u, tar, idx, rec, err)) == 0 &&
+		    (r = unpack_remove_on_upgrade(u, rec, ob, err)) == 0 &&
 		    (r = deb_finish(d, err)) == 0) {
 			staged = rec;
 			r = manifest_stage(man, rec, err);
@@ -399,8 +404,8 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 		return dbp_err(err, -r, NULL, "cannot start threads");
 	for (i = 0; i < nfiles; i++) {
 		in->ic.pkg = files[i];
-		if ((r = install_one(o, in->u, in->man, in->db, feed, files[i],
-		    (unsigned)i, in->st, err)) != 0) {
+		if ((r = install_one(o, in->u, in->man, in->ob, in->db, feed,
+		    files[i], (unsigned)i, in->st, err)) != 0) {
 			dbp_err_pkg(err, files[i]);
 			break;
 		}

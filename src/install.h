@@ -43,6 +43,7 @@ struct install_note {
 	/* UNPACKING, EXTRACTED, PREINST: dpkg's name (NAME:ARCH if M-A: same) */
 	const char *name;
 	bool upgrade;		/* UNPACKING: a version of it is installed */
+	const char *old_version;	/* UNPACKING: that version's, if known */
 	unsigned long long bytes;
 	enum install_phase phase;
 	enum plan_verdict verdict;

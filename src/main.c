@@ -26,6 +26,7 @@
 #include "devstat.h"
 #include "stats.h"
 #include "syncbatch.h"
+#include "version.h"
 
 enum {
 	OPT_STATS = 256, OPT_SKIP_DEVICES, OPT_SYNC_MODE, OPT_ROOT, OPT_ADMINDIR,
@@ -78,11 +79,12 @@ static const struct option main_options[] = {
 
 struct main_opts {
 	enum main_action action;
-	const char *owner;	/* --owner PATH */
+	const char *owner;	/* --owner's first PATTERN */
 	int stats;		/* 0 none, 1 text, 2 json */
 	int verbose;		/* -1 quiet, 0 normal, 1 verbose */
 	int status_fd;		/* --status-fd, or -1 */
 	bool no_progress;
+	bool root_given;	/* --root was given, "/" or not */
 	struct progress *pg;	/* the progress line and status lines, or NULL */
 	char **names;		/* the run's packages, for the status lines */
 	size_t nnames;
@@ -96,15 +98,16 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: debunpack [--admindir DIR] [--dry-run] [--force-overwrite]\n"
-	    "                 [--root DIR] [--skip-devices] [--stats[=json]]\n"
+	    "usage: debunpack --root DIR [--admindir DIR] [--dry-run]\n"
+	    "                 [--force-overwrite] [--skip-devices] [--stats[=json]]\n"
 	    "                 [--sync-mode auto|syncfs|batched|perfile|none]\n"
 	    "                 [--dpkg-db] [--merged-usr[=auto|yes|no]]\n"
 	    "                 [--run-preinst] [--status-fd N] [--no-progress]\n"
 	    "                 [-j N] [-q | -v] PKG.deb...\n"
-	    "       debunpack [--admindir DIR] [--root DIR] --list | --owner PATH\n"
+	    "       debunpack [--admindir DIR] [--root DIR] --list\n"
+	    "       debunpack [--admindir DIR] [--root DIR] --owner PATTERN...\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --verify [PKGNAME...]\n"
-	    "       debunpack [--admindir DIR] [--root DIR] --recover\n"
+	    "       debunpack --root DIR [--admindir DIR] --recover\n"
 	    "       debunpack --contents PKG.deb...\n"
 	    "       debunpack --help | --version\n"
 	    "\n"
@@ -124,10 +127,13 @@ usage(FILE *fp)
 	    "                        root: auto (default: for bookworm or later),\n"
 	    "                        yes, no\n"
 	    "      --no-progress     no progress line on a terminal\n"
-	    "      --owner PATH      name the packages that installed PATH\n"
+	    "      --owner PATTERN...  the installed paths that match, and their\n"
+	    "                        packages, as dpkg -S (a path, a glob or a\n"
+	    "                        part of a path)\n"
 	    "  -q, --quiet           print errors only\n"
 	    "      --recover         repair what an interrupted run left\n"
-	    "      --root DIR        install under DIR (default /)\n"
+	    "      --root DIR        install under DIR (/ for the running system;\n"
+	    "                        queries read / without it)\n"
 	    "      --run-preinst     then run the preinsts in the root (chroot;\n"
 	    "                        implies --dpkg-db)\n"
 	    "      --skip-devices    when not root, skip device nodes with a"
@@ -270,12 +276,50 @@ main_plan(const struct install_note *n)
 	}
 }
 
+/*
+ * A package is about to be unpacked: with -v, which and over what; an
+ * older version over a newer one is a warning, as dpkg's "downgrading".
+ */
+static void
+main_unpacking(struct main_opts *o, const struct install_note *n)
+{
+	char name[256], pkg[PATH_MAX], ver[256], old[256], arch[64];
+	const char *verb;
+	int cmp;
+
+	escape_name(control_get(n->ctl, "Package"), name, sizeof(name));
+	escape_name(control_get(n->ctl, "Version"), ver, sizeof(ver));
+	escape_name(n->old_version != NULL ? n->old_version : "?", old,
+	    sizeof(old));
+	cmp = n->upgrade ? version_cmp(control_get(n->ctl, "Version"),
+	    n->old_version) : 1;
+	if (cmp < 0) {
+		progress_clear(o->pg);
+		fprintf(stderr, "debunpack: warning: downgrading %s from %s"
+		    " to %s\n", name, old, ver);
+	}
+	if (o->verbose <= 0)
+		return;
+	progress_clear(o->pg);
+	escape_name(n->pkg, pkg, sizeof(pkg));
+	if (!n->upgrade) {
+		fprintf(stderr, "debunpack: unpacking %s %s (%s) from %s\n",
+		    name, ver, escape_name(control_get(n->ctl,
+		    "Architecture"), arch, sizeof(arch)), pkg);
+		return;
+	}
+	verb = cmp > 0 ? "upgrading" : cmp < 0 ? "downgrading" :
+	    "reinstalling";
+	fprintf(stderr, "debunpack: %s %s (%s -> %s) from %s\n", verb, name,
+	    old, ver, pkg);
+}
+
 /* What the run tells: warnings unless -q, the rest with -v. */
 static void
 main_note(void *ctx, const struct install_note *n)
 {
 	struct main_opts *o = ctx;
-	char pkg[PATH_MAX], path[PATH_MAX], ver[256], arch[64];
+	char pkg[PATH_MAX], path[PATH_MAX];
 	const struct recover_result *res = n->repair;
 
 	main_progress(o, n);
@@ -288,17 +332,7 @@ main_note(void *ctx, const struct install_note *n)
 		return;
 	switch (n->event) {
 	case INSTALL_UNPACKING:
-		if (o->verbose == 0)
-			break;
-		progress_clear(o->pg);
-		fprintf(stderr, "debunpack: unpacking %s %s (%s) from %s\n",
-		    escape_name(control_get(n->ctl, "Package"), path,
-		    sizeof(path)),
-		    escape_name(control_get(n->ctl, "Version"), ver,
-		    sizeof(ver)),
-		    escape_name(control_get(n->ctl, "Architecture"), arch,
-		    sizeof(arch)),
-		    escape_name(n->pkg, pkg, sizeof(pkg)));
+		main_unpacking(o, n);
 		break;
 	case INSTALL_WARN_PATH:
 		fprintf(stderr, "debunpack: warning: %s: '%s': %s\n",
@@ -367,6 +401,7 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case OPT_ROOT:
 			o->in.root = optarg;
+			o->root_given = true;
 			break;
 		case OPT_ADMINDIR:
 			o->in.admindir = optarg;
@@ -473,15 +508,26 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			return -1;
 		}
 	}
-	if (o->action == ACT_LIST || o->action == ACT_OWNER ||
-	    o->action == ACT_RECOVER) {
+	if (o->action == ACT_LIST || o->action == ACT_RECOVER) {
 		if (optind < argc) {
-			fprintf(stderr, "debunpack: --list, --owner and"
-			    " --recover take no package file\n");
+			fprintf(stderr, "debunpack: --list and --recover take"
+			    " no package file\n");
 			return -1;
 		}
-	} else if (optind >= argc && o->action != ACT_VERIFY) {
+	} else if (optind >= argc && o->action != ACT_VERIFY &&
+	    o->action != ACT_OWNER) {
 		fprintf(stderr, "debunpack: no package given\n");
+		return -1;
+	}
+	/*
+	 * What writes needs --root, "/" included: a forgotten --root must not
+	 * install over the running system's files (queries read "/").
+	 */
+	if (!o->root_given && (o->action == ACT_INSTALL ||
+	    o->action == ACT_RECOVER)) {
+		fprintf(stderr, "debunpack: --root is required to %s (--root /"
+		    " for the running system)\n", o->action == ACT_INSTALL ?
+		    "install" : "repair");
 		return -1;
 	}
 	/* The scripts run in a chroot, which only root may enter. */
@@ -491,6 +537,52 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		return -1;
 	}
 	return optind;
+}
+
+/*
+ * --owner PATTERN [PATTERN...]: the lines of the paths found, then one
+ * error line for each pattern that found none, as dpkg -S.  1 then.
+ */
+static int
+main_owner(const struct main_opts *o, struct manifest *man, int argc,
+    char **argv, int first, struct dbp_error *err)
+{
+	size_t n = (size_t)(argc - first) + 1, i;
+	char **patterns;
+	bool *found;
+	int r;
+
+	patterns = calloc(n, sizeof(*patterns));
+	found = calloc(n, sizeof(*found));
+	if (patterns == NULL || found == NULL) {
+		free(patterns);
+		free(found);
+		return dbp_err(err, ENOMEM, NULL, "cannot search records");
+	}
+	patterns[0] = (char *)o->owner;
+	for (i = 1; i < n; i++)
+		patterns[i] = argv[first + (int)i - 1];
+	/* No admin directory (MAN NULL): nothing is installed. */
+	r = man != NULL ? query_owner(man, patterns, n, found, stdout, err) : 1;
+	if (r == 1) {
+		/* The lines found go first; the misses after them. */
+		fflush(stdout);
+		for (i = 0; i < n; i++) {
+			if (found[i])
+				continue;
+			dbp_err_clear(err);
+			dbp_err(err, 0, patterns[i], patterns[i][0] == '/' &&
+			    strpbrk(patterns[i], "*?[\\") == NULL ?
+			    "no package owns this path" :
+			    "no installed path matches this pattern");
+			main_print_error(err);
+		}
+		dbp_err_clear(err);
+		r = 2;
+	}
+	free(patterns);
+	free(found);
+	return r;
 }
 
 /* --list, --owner, --contents: read only, print on standard output. */
@@ -523,14 +615,14 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 			r = dbp_err(&err, -fd, admin_name(o->in.admindir),
 			    "cannot open admin directory");
 		else if (o->action == ACT_OWNER)
-			r = 1;
+			r = main_owner(o, NULL, argc, argv, first, &err);
 		fd = -1;
 	} else if ((r = manifest_admin(man, fd, admin_name(o->in.admindir),
 	    rf.openat2, NULL, &st, &err)) == 0) {
 		if (o->action == ACT_LIST)
 			r = query_list(man, stdout, &err);
 		else if (o->action == ACT_OWNER)
-			r = query_owner(man, o->owner, stdout, &err);
+			r = main_owner(o, man, argc, argv, first, &err);
 		else if ((r = query_verify(man, &rf, argv + first,
 		    geteuid() == 0, stdout, &err)) > 0) {
 			dbp_err(&err, 0, NULL, "%d problem%s found", r,
@@ -538,8 +630,6 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 			r = 2;
 		}
 	}
-	if (r == 1)
-		dbp_err(&err, 0, o->owner, "no package owns this path");
 out:
 	if (fd >= 0)
 		close(fd);
@@ -547,7 +637,8 @@ out:
 	rootfs_close(&rf);
 	if (fflush(stdout) != 0 && r == 0)
 		r = dbp_err(&err, errno, NULL, "cannot write to standard output");
-	if (r != 0)
+	/* --owner's misses are told already. */
+	if (r != 0 && !(o->action == ACT_OWNER && r == 2))
 		main_print_error(&err);
 	return r != 0 ? 1 : 0;
 }

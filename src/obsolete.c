@@ -33,6 +33,8 @@ struct obsolete {
 	size_t n;
 	struct obsolete_kept *kept;	/* for a dry run's verdicts */
 	size_t nkept;
+	struct record_entry *extra;	/* obsolete_add's, paths our own */
+	size_t nextra;
 };
 
 int
@@ -48,6 +50,9 @@ obsolete_free(struct obsolete *ob)
 		return;
 	free(ob->v);
 	free(ob->kept);
+	while (ob->nextra > 0)
+		free(ob->extra[--ob->nextra].path);
+	free(ob->extra);
 	free(ob);
 }
 
@@ -106,6 +111,23 @@ obsolete_keep(struct obsolete *ob, const struct record_entry *e,
 }
 
 int
+obsolete_add(struct obsolete *ob, const char *abspath)
+{
+	struct record_entry *e;
+
+	if ((e = realloc(ob->extra, (ob->nextra + 1) * sizeof(*e))) == NULL)
+		return -ENOMEM;
+	ob->extra = e;
+	e += ob->nextra;
+	memset(e, 0, sizeof(*e));
+	e->type = 'f';
+	if ((e->path = strdup(abspath)) == NULL)
+		return -ENOMEM;
+	ob->nextra++;
+	return 0;
+}
+
+int
 obsolete_plan(struct obsolete *ob, struct manifest *m, struct dirs *d,
     struct journal *j, struct dbp_error *err)
 {
@@ -136,6 +158,10 @@ obsolete_plan(struct obsolete *ob, struct manifest *m, struct dirs *d,
 				    "cannot plan removal");
 		}
 	}
+	for (k = 0; k < ob->nextra; k++)
+		if ((r = obsolete_one(ob, m, d, &ob->extra[k], j)) != 0)
+			return dbp_err(err, -r, ob->extra[k].path + 1,
+			    "cannot plan removal");
 	return 0;
 }
 

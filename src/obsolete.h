@@ -26,6 +26,14 @@ int obsolete_plan(struct obsolete *ob, struct manifest *m, struct dirs *d,
     struct journal *j, struct dbp_error *err);
 
 /*
+ * Also remove regular file ABSPATH ("/etc/x"), which no old version of the
+ * run's packages has: a conffile flagged remove-on-upgrade that a package
+ * no longer lists, once its content is kept aside (unpack.c).
+ * obsolete_plan plans it as the old versions' paths.  -ENOMEM.
+ */
+int obsolete_add(struct obsolete *ob, const char *abspath);
+
+/*
  * A dry run's verdicts on what obsolete_plan listed: each path removed,
  * or kept as obsolete_remove would keep it (a directory that still holds
  * something), and the old paths another package has, kept; told to FN

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,38 +47,154 @@ query_list(struct manifest *m, FILE *fp, struct dbp_error *err)
 	return r;
 }
 
-int
-query_owner(struct manifest *m, const char *path, FILE *fp,
-    struct dbp_error *err)
+/*
+ * A path as the user typed it, made the records' form in OUT (N bytes):
+ * "/a/b", with empty and "." components dropped and ".." taking the one
+ * before it (no symlink is followed: this names a package's path, not
+ * the root's file).  -ENAMETOOLONG if it does not fit.
+ */
+static int
+query_normal_path(const char *in, char *out, size_t n)
 {
-	char abspath[PATH_MAX + 1], esc[PATH_MAX];
-	struct record *rec;
-	char **names;
-	size_t i, len;
-	int r, found = 0;
+	size_t len = 0, clen;
+	const char *c;
 
-	/* Records say "/usr/bin/x"; accept "usr/bin/x" and "/usr/bin/x/". */
-	while (path[0] == '/')
-		path++;
-	snprintf(abspath, sizeof(abspath), "/%s", path);
-	len = strlen(abspath);
-	while (len > 1 && abspath[len - 1] == '/')
-		abspath[--len] = '\0';
+	out[0] = '\0';
+	for (c = in; *c != '\0'; c += clen) {
+		while (*c == '/')
+			c++;
+		clen = strcspn(c, "/");
+		if (clen == 0 || (clen == 1 && c[0] == '.'))
+			continue;
+		if (clen == 2 && c[0] == '.' && c[1] == '.') {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+			out[len] = '\0';
+			continue;
+		}
+		if (len + 1 + clen + 1 > n)
+			return -ENAMETOOLONG;
+		out[len++] = '/';
+		memcpy(out + len, c, clen);
+		len += clen;
+		out[len] = '\0';
+	}
+	if (len == 0) {
+		if (n < 2)
+			return -ENAMETOOLONG;
+		memcpy(out, "/", 2);
+	}
+	return 0;
+}
+
+/* One path of one package that a pattern matched. */
+struct query_hit {
+	const char *path;
+	const char *pkg;
+};
+
+static int
+query_hit_cmp(const void *a, const void *b)
+{
+	const struct query_hit *x = a, *y = b;
+	int r = strcmp(x->path, y->path);
+
+	return r != 0 ? r : strcmp(x->pkg, y->pkg);
+}
+
+/* What PATTERN is, as dpkg -S reads it (see query.h). */
+static int
+query_pattern(const char *pattern, char *out, size_t n, bool *glob)
+{
+	*glob = strpbrk(pattern, "*?[\\") != NULL;
+	if (*glob)
+		return snprintf(out, n, "%s", pattern) < (int)n ? 0 :
+		    -ENAMETOOLONG;
+	if (pattern[0] == '/')
+		return query_normal_path(pattern, out, n);
+	*glob = true;
+	return snprintf(out, n, "*%s*", pattern) < (int)n ? 0 : -ENAMETOOLONG;
+}
+
+int
+query_owner(struct manifest *m, char *const *patterns, size_t npatterns,
+    bool *found, FILE *fp, struct dbp_error *err)
+{
+	char want[PATH_MAX + 3], esc[PATH_MAX], pesc[256];
+	struct record **recs = NULL;
+	struct query_hit *hits = NULL, *h;
+	char **names;
+	size_t nrec = 0, nhits, cap = 0, i, k, p;
+	bool glob;
+	int r, missing = 0;
+
 	if ((r = manifest_names(m, &names, err)) != 0)
 		return r;
-	for (i = 0; names[i] != NULL; i++) {
-		if ((r = manifest_load(m, names[i], &rec, err)) != 0)
+	for (i = 0; names[i] != NULL; i++)
+		;
+	if (i > 0 && (recs = calloc(i, sizeof(*recs))) == NULL)
+		r = dbp_err(err, ENOMEM, NULL, "cannot read records");
+	for (i = 0; r == 0 && names[i] != NULL; i++)
+		if ((r = manifest_load(m, names[i], &recs[nrec], err)) == 0)
+			nrec++;
+	for (p = 0; r == 0 && p < npatterns; p++) {
+		if ((r = query_pattern(patterns[p], want, sizeof(want),
+		    &glob)) != 0) {
+			r = dbp_err(err, -r, patterns[p], "path too long");
 			break;
-		if (record_find(rec, abspath) != NULL)
-			fprintf(fp, "%s%s", found++ ? ", " : "", names[i]);
-		record_free(rec);
+		}
+		nhits = 0;
+		for (i = 0; r == 0 && i < nrec; i++)
+			for (k = 0; k < recs[i]->n; k++) {
+				const char *path = recs[i]->v[k].path;
+
+				if (glob ? fnmatch(want, path, 0) != 0 :
+				    strcmp(want, path) != 0)
+					continue;
+				if (nhits == cap) {
+					cap = cap ? 2 * cap : 64;
+					if ((h = realloc(hits, cap *
+					    sizeof(*h))) == NULL) {
+						r = dbp_err(err, ENOMEM, NULL,
+						    "cannot search records");
+						break;
+					}
+					hits = h;
+				}
+				hits[nhits].path = path;
+				hits[nhits++].pkg = control_get(recs[i]->ctl,
+				    "Package");
+			}
+		if (r != 0)
+			break;
+		found[p] = nhits > 0;
+		missing += nhits == 0;
+		/* dpkg -S's lines: each path once, its packages before it. */
+		if (nhits > 1)
+			qsort(hits, nhits, sizeof(*hits), query_hit_cmp);
+		for (i = 0; i < nhits; i++) {
+			bool first = i == 0 ||
+			    strcmp(hits[i - 1].path, hits[i].path) != 0;
+			bool last = i + 1 == nhits ||
+			    strcmp(hits[i + 1].path, hits[i].path) != 0;
+
+			fprintf(fp, "%s%s", first ? "" : ", ",
+			    escape_name(hits[i].pkg, pesc, sizeof(pesc)));
+			if (last)
+				fprintf(fp, ": %s\n", escape_name(hits[i].path,
+				    esc, sizeof(esc)));
+		}
 	}
+	free(hits);
+	for (i = 0; i < nrec; i++)
+		record_free(recs[i]);
+	free(recs);
 	manifest_names_free(names);
 	if (r != 0)
 		return r;
-	if (found)
-		fprintf(fp, ": %s\n", escape_name(abspath, esc, sizeof(esc)));
-	return found ? 0 : 1;
+	return missing > 0;
 }
 
 static void

@@ -13,11 +13,16 @@
 int query_list(struct manifest *m, FILE *fp, struct dbp_error *err);
 
 /*
- * "PKG[, PKG...]: /PATH" for the packages whose records hold PATH
- * ("/usr/bin/x" or "usr/bin/x").  Returns 1 when no package owns it.
+ * The installed paths each of the N PATTERNS matches, as dpkg -S finds
+ * them, one line per path: "PKG[, PKG...]: /PATH".  A pattern with *, ?,
+ * [ or \ is a shell pattern over whole paths, its * and ? matching "/"
+ * too; one that starts with "/" is a path, taken as the records write it
+ * ("//", "/./" and ".." taken out, no symlink followed); anything else
+ * is a part of a path (*PATTERN*).  FOUND[I] tells whether pattern I
+ * matched.  Returns 1 when one of them matched nothing.
  */
-int query_owner(struct manifest *m, const char *path, FILE *fp,
-    struct dbp_error *err);
+int query_owner(struct manifest *m, char *const *patterns, size_t n,
+    bool *found, FILE *fp, struct dbp_error *err);
 
 /*
  * The entries of package file FILE's data member, one line each, as

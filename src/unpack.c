@@ -20,37 +20,8 @@
 #include "dirfile.h"
 #include "names.h"
 #include "unpack.h"
+#include "unpack_int.h"
 
-struct unpack {
-	struct unpack_opts opts;
-	struct dirs *dirs;
-	struct syncbatch *sb;
-	struct manifest *man;
-	const struct users *users;
-	struct stats *st;
-	unsigned pkg;
-	struct record *rec;	/* the package's record, or NULL */
-	struct conffiles *conffiles;	/* the package's, or NULL */
-	unsigned long tmpseq;	/* for temporaries of over-long names */
-	uid_t uid;		/* owner of the current entry, in the root */
-	gid_t gid;
-	struct digest *dg;	/* of the file being written */
-	struct digest *md5;	/* of a conffile being written, for dpkg */
-	bool md5_all;		/* of every regular file (unpack_set_md5_all) */
-};
-
-/* Where a non-directory entry goes, and the temporary it is made under. */
-struct unpack_target {
-	char path[PATH_MAX];	/* root-relative final path */
-	const char *record_path;	/* what the record says: path, or orig */
-	char orig[PATH_MAX];	/* a kept conffile's path, when path moved */
-	const char *name;	/* last component, inside path */
-	size_t dir;
-	int dfd;
-	bool existed;		/* something is at path now */
-	char tmp[NAME_MAX + 1];
-	size_t item;
-};
 
 /* Refuses to make a directory where this run already put a file. */
 static int
@@ -132,13 +103,7 @@ unpack_set_conffiles(struct unpack *u, const char *text,
 	return 0;
 }
 
-static bool
-unpack_is_conffile(const struct unpack *u, const char *path)
-{
-	return conffiles_has(u->conffiles, path);
-}
-
-static void
+void
 unpack_split(char *path, char *parent, const char **name)
 {
 	char *slash = strrchr(path, '/');
@@ -205,56 +170,6 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 }
 
 /*
- * Conffile T exists: if it is what the package's record says was
- * installed, replace it as usual; if the user changed it (or it was there
- * without a record), keep it and make the new version NAME.debunpack-dist.
- */
-static int
-unpack_conffile(struct unpack *u, struct unpack_target *t,
-    struct dbp_error *err)
-{
-	const struct record_entry *e = NULL;
-	uint8_t digest[DIGEST_LEN];
-	char abspath[PATH_MAX + 1], msg[PATH_MAX + 64];
-	struct stat st;
-	size_t len;
-	int r;
-
-	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    !S_ISREG(st.st_mode))
-		return 0;
-	snprintf(abspath, sizeof(abspath), "/%s", t->path);
-	if (u->rec != NULL)
-		e = manifest_installed_entry(u->man,
-		    control_get(u->rec->ctl, "Package"), abspath);
-	if ((r = digest_file_at(u->dg, t->dfd, t->name, digest)) != 0)
-		return dbp_err(err, -r, t->path, "cannot read conffile");
-	if (e != NULL && (e->type == 'f' || e->type == 'h') &&
-	    memcmp(digest, e->sha256, sizeof(digest)) == 0)
-		return 0;
-	len = strlen(t->path);
-	if (len + strlen(NAMES_DIST_SUFFIX) >= sizeof(t->path) ||
-	    strlen(t->name) + strlen(NAMES_DIST_SUFFIX NAMES_TMP_SUFFIX) >
-	    NAME_MAX)
-		return dbp_err(err, ENAMETOOLONG, t->path,
-		    "cannot keep the changed conffile");
-	/* The record keeps the conffile's path, with the new version's data. */
-	memcpy(t->orig, t->path, len + 1);
-	t->record_path = t->orig;
-	memcpy(t->path + len, NAMES_DIST_SUFFIX, sizeof(NAMES_DIST_SUFFIX));
-	t->name = strrchr(t->path, '/') != NULL ? strrchr(t->path, '/') + 1 :
-	    t->path;
-	if (names_tmp(t->name, &u->tmpseq, t->tmp, sizeof(t->tmp)) != 0)
-		return dbp_err(err, ENAMETOOLONG, t->path, "name too long");
-	if (snprintf(msg, sizeof(msg), "changed since it was installed: kept,"
-	    " the new version is '%s'", t->name) >= (int)sizeof(msg))
-		msg[sizeof(msg) - 1] = '\0';
-	if (u->opts.warn != NULL)
-		u->opts.warn(u->opts.warn_ctx, t->record_path, msg);
-	return 0;
-}
-
-/*
  * Find the directory of T->path (creating it), refuse to replace a
  * directory by a non-directory, drop what an earlier entry of this run
  * made at the same path, and choose the temporary name.
@@ -278,6 +193,10 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 	if (dirs_flags(u->dirs, t->dir) & DIR_SEALED)
 		return dbp_err(err, 0, t->path, "is in the admin directory,"
 		    " where no package may write");
+	/* As dpkg: a package does not ship what it says its upgrade removes. */
+	if (conffiles_removes(u->conffiles, t->path))
+		return dbp_err(err, 0, t->path, "is in the package, but its"
+		    " conffiles say remove-on-upgrade");
 	e = manifest_find(u->man, t->dir, t->name);
 	t->existed = fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (t->existed && S_ISDIR(st.st_mode) &&
@@ -300,7 +219,7 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
  * A temporary name already taken is left over from an interrupted run
  * (this run's own were dropped in unpack_prepare): remove it once.
  */
-static int
+int
 unpack_stale(struct unpack_target *t, int tries)
 {
 	if (errno != EEXIST || tries > 0)
@@ -312,7 +231,7 @@ unpack_stale(struct unpack_target *t, int tries)
  * Register the temporary just made, or remove it if that fails; the
  * entry's verdict is settled now (a kept conffile moved T->path).
  */
-static int
+int
 unpack_register(struct unpack *u, struct unpack_target *t, unsigned type,
     struct dbp_error *err)
 {

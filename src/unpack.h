@@ -8,6 +8,7 @@
 #include "dirs.h"
 #include "error.h"
 #include "manifest.h"
+#include "obsolete.h"
 #include "plan.h"
 #include "record.h"
 #include "stats.h"
@@ -65,5 +66,17 @@ void unpack_set_md5_all(struct unpack *u, bool all);
  */
 int unpack_set_conffiles(struct unpack *u, const char *text,
     struct dbp_error *err);
+
+/*
+ * After the package of record REC is unpacked: the conffiles its
+ * conffiles flag remove-on-upgrade, as dpkg treats them.  One that another
+ * package has, or that is not a regular file, stays; one unchanged since
+ * the old version installed it goes with the old version's other paths;
+ * one changed since, or there without a record, is kept as NAME.dpkg-old
+ * (a link, named at the commit like the package's files, not the
+ * package's), with a warning, and NAME goes after the commit point (OB).
+ */
+int unpack_remove_on_upgrade(struct unpack *u, const struct record *rec,
+    struct obsolete *ob, struct dbp_error *err);
 
 #endif

@@ -27,6 +27,12 @@ usage_error --sync-mode fast x.deb
 usage_error --stats=xml x.deb
 usage_error --no-such-option x.deb
 usage_error --root
+# What writes needs --root, / included; a query reads / without it.
+usage_error x.deb
+grep -q "^debunpack: --root is required to install (--root / for the running system)$" "$T/err" ||
+    fail "no --root: $(cat "$T/err")"
+usage_error --recover
+"$DEBUNPACK" --list > /dev/null 2>&1 || fail "--list without --root: exit $?"
 
 deb=$(build_deb comp-gz)
 mkdir "$T/r"
@@ -74,3 +80,29 @@ fi
 [ "$(cat "$T/err")" = "debunpack: $T/notadeb: not a package file: Is a directory" ] ||
     fail "a directory as a package: $(cat "$T/err")"
 [ -z "$(ls -A "$T/r2")" ] || fail "a directory as a package: the root changed"
+
+# Versions as dpkg orders them: -v says upgrading, reinstalling or
+# downgrading, from which version to which; a downgrade warns without -v,
+# and -q keeps it quiet.
+for v in 1.0 1.0~rc1 1:0.9 2.0; do
+	printf 'control-field Package ver\ncontrol-field Version %s\ncontrol-field Architecture all\ndir ./usr/ 0755\nfile ./usr/ver 0644 text:%s\\n\n' \
+	    "$v" "$v" > "$T/ver.desc"
+	cp "$(build_deb ver "$T/ver.desc")" "$T/ver-$v.deb"
+done
+mkdir "$T/v"
+"$DEBUNPACK" --root "$T/v" "$T/ver-1.0.deb" 2> "$T/err" || fail "ver 1.0"
+[ ! -s "$T/err" ] || fail "a new package said: $(cat "$T/err")"
+"$DEBUNPACK" --root "$T/v" "$T/ver-1.0~rc1.deb" 2> "$T/err" || fail "ver 1.0~rc1"
+[ "$(cat "$T/err")" = "debunpack: warning: downgrading ver from 1.0 to 1.0~rc1" ] ||
+    fail "downgrade: $(cat "$T/err")"
+"$DEBUNPACK" -v --root "$T/v" "$T/ver-1:0.9.deb" 2> "$T/err" || fail "ver 1:0.9"
+grep -q "^debunpack: upgrading ver (1.0~rc1 -> 1:0.9) from $T/ver-1:0.9.deb$" "$T/err" ||
+    fail "-v upgrade: $(cat "$T/err")"
+! grep -q warning "$T/err" || fail "an epoch upgrade warned: $(cat "$T/err")"
+"$DEBUNPACK" -v --root "$T/v" "$T/ver-1:0.9.deb" 2> "$T/err" || fail "reinstall"
+grep -q "^debunpack: reinstalling ver (1:0.9 -> 1:0.9) from" "$T/err" ||
+    fail "-v reinstall: $(cat "$T/err")"
+"$DEBUNPACK" -q --root "$T/v" "$T/ver-2.0.deb" 2> "$T/err" || fail "ver 2.0"
+[ ! -s "$T/err" ] || fail "-q downgrade said: $(cat "$T/err")"
+[ "$(cat "$T/v/usr/ver")" = 2.0 ] || fail "ver 2.0 not installed"
+echo "ok versions"

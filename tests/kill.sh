@@ -181,6 +181,18 @@ for mode in syncfs batched perfile; do
 	check "first install ($mode)" "$T/empty" --sync-mode $mode "$v1"
 	check "upgrade and new package ($mode)" "$T/base" --sync-mode $mode "$v2" "$lib"
 done
+# Version 2 that flags the user's changed conffile remove-on-upgrade: it
+# is kept aside as app.conf.dpkg-old, a name the batch makes.
+sed -e 's|^control-file conffiles 0644 /etc/app.conf\\n$|control-file conffiles 0644 remove-on-upgrade /etc/app.conf\\n|' \
+    -e '/^file \.\/etc\/app.conf /d' "$T/v2.desc" > "$T/v2rm.desc"
+grep -q remove-on-upgrade "$T/v2rm.desc" || fail "no remove-on-upgrade in v2rm"
+v2rm=$(build_deb v2rm "$T/v2rm.desc")
+rm -rf "$T/rm"
+cp -a "$T/base" "$T/rm"
+"$DEBUNPACK" -q --root "$T/rm" "$v2rm" "$lib" 2> /dev/null || fail "install v2rm"
+[ "$(cat "$T/rm/etc/app.conf.dpkg-old")" = mine ] && [ ! -e "$T/rm/etc/app.conf" ] ||
+    fail "remove-on-upgrade: the changed conffile was not kept aside"
+check "upgrade, a changed conffile removed on upgrade" "$T/base" "$v2rm" "$lib"
 # dpkg's database in the batch, and the merged-/usr links of a new root.
 mkdir "$T/base-db"
 "$DEBUNPACK" -q --root "$T/base-db" --dpkg-db "$v1" || fail "install v1 with --dpkg-db"

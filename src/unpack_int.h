@@ -1,0 +1,73 @@
+/*
+ * Inside the unpacker: what unpack.c (entries into temporaries) and
+ * unpackconf.c (dpkg's rules for conffiles) share.  Not for other modules.
+ */
+#ifndef DEBUNPACK_UNPACK_INT_H
+#define DEBUNPACK_UNPACK_INT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "unpack.h"
+
+struct unpack {
+	struct unpack_opts opts;
+	struct dirs *dirs;
+	struct syncbatch *sb;
+	struct manifest *man;
+	const struct users *users;
+	struct stats *st;
+	unsigned pkg;
+	struct record *rec;	/* the package's record, or NULL */
+	struct conffiles *conffiles;	/* the package's, or NULL */
+	unsigned long tmpseq;	/* for temporaries of over-long names */
+	uid_t uid;		/* owner of the current entry, in the root */
+	gid_t gid;
+	struct digest *dg;	/* of the file being written */
+	struct digest *md5;	/* of a conffile being written, for dpkg */
+	bool md5_all;		/* of every regular file (unpack_set_md5_all) */
+};
+
+/* Where a non-directory entry goes, and the temporary it is made under. */
+struct unpack_target {
+	char path[PATH_MAX];	/* root-relative final path */
+	const char *record_path;	/* what the record says: path, or orig */
+	char orig[PATH_MAX];	/* a kept conffile's path, when path moved */
+	const char *name;	/* last component, inside path */
+	size_t dir;
+	int dfd;
+	bool existed;		/* something is at path now */
+	char tmp[NAME_MAX + 1];
+	size_t item;
+};
+
+/* Split root-relative PATH into PARENT (a buffer of PATH_MAX) and *NAME. */
+void unpack_split(char *path, char *parent, const char **name);
+
+/*
+ * A temporary name already taken is left over from an interrupted run:
+ * remove it once (TRIES 0), and say whether to try again.
+ */
+int unpack_stale(struct unpack_target *t, int tries);
+
+/*
+ * Register T's temporary, just made, with the batch and the run's path
+ * table as an entry of TYPE (AE_IFREG...), or remove it if that fails;
+ * a dry run is told its verdict.
+ */
+int unpack_register(struct unpack *u, struct unpack_target *t, unsigned type,
+    struct dbp_error *err);
+
+/* Whether root-relative PATH is one of the package's conffiles. */
+bool unpack_is_conffile(const struct unpack *u, const char *path);
+
+/*
+ * Conffile T is about to be written: where the user changed it (or it was
+ * there without a record), T moves to NAME.debunpack-dist, with a warning.
+ */
+int unpack_conffile(struct unpack *u, struct unpack_target *t,
+    struct dbp_error *err);
+
+#endif

@@ -1,0 +1,170 @@
+/* dpkg's rules for conffiles while unpacking: the user's changes kept, and remove-on-upgrade. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive_entry.h>
+
+#include "conffiles.h"
+#include "control.h"
+#include "digest.h"
+#include "names.h"
+#include "unpack_int.h"
+
+bool
+unpack_is_conffile(const struct unpack *u, const char *path)
+{
+	return conffiles_has(u->conffiles, path);
+}
+
+/*
+ * Conffile T exists: if it is what the package's record says was
+ * installed, replace it as usual; if the user changed it (or it was there
+ * without a record), keep it and make the new version NAME.debunpack-dist.
+ */
+int
+unpack_conffile(struct unpack *u, struct unpack_target *t,
+    struct dbp_error *err)
+{
+	const struct record_entry *e = NULL;
+	uint8_t digest[DIGEST_LEN];
+	char abspath[PATH_MAX + 1], msg[PATH_MAX + 64];
+	struct stat st;
+	size_t len;
+	int r;
+
+	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	snprintf(abspath, sizeof(abspath), "/%s", t->path);
+	if (u->rec != NULL)
+		e = manifest_installed_entry(u->man,
+		    control_get(u->rec->ctl, "Package"), abspath);
+	if ((r = digest_file_at(u->dg, t->dfd, t->name, digest)) != 0)
+		return dbp_err(err, -r, t->path, "cannot read conffile");
+	if (e != NULL && (e->type == 'f' || e->type == 'h') &&
+	    memcmp(digest, e->sha256, sizeof(digest)) == 0)
+		return 0;
+	len = strlen(t->path);
+	if (len + strlen(NAMES_DIST_SUFFIX) >= sizeof(t->path) ||
+	    strlen(t->name) + strlen(NAMES_DIST_SUFFIX NAMES_TMP_SUFFIX) >
+	    NAME_MAX)
+		return dbp_err(err, ENAMETOOLONG, t->path,
+		    "cannot keep the changed conffile");
+	/* The record keeps the conffile's path, with the new version's data. */
+	memcpy(t->orig, t->path, len + 1);
+	t->record_path = t->orig;
+	memcpy(t->path + len, NAMES_DIST_SUFFIX, sizeof(NAMES_DIST_SUFFIX));
+	t->name = strrchr(t->path, '/') != NULL ? strrchr(t->path, '/') + 1 :
+	    t->path;
+	if (names_tmp(t->name, &u->tmpseq, t->tmp, sizeof(t->tmp)) != 0)
+		return dbp_err(err, ENAMETOOLONG, t->path, "name too long");
+	if (snprintf(msg, sizeof(msg), "changed since it was installed: kept,"
+	    " the new version is '%s'", t->name) >= (int)sizeof(msg))
+		msg[sizeof(msg) - 1] = '\0';
+	if (u->opts.warn != NULL)
+		u->opts.warn(u->opts.warn_ctx, t->record_path, msg);
+	return 0;
+}
+
+/*
+ * Conffile PATH, which package PKG flags remove-on-upgrade (see
+ * unpack_remove_on_upgrade).
+ */
+static int
+unpack_rm_one(struct unpack *u, const char *pkg, const char *path,
+    struct obsolete *ob, struct dbp_error *err)
+{
+	static const char old_suffix[] = ".dpkg-old";
+	const struct record_entry *e;
+	struct unpack_target t;
+	uint8_t digest[DIGEST_LEN];
+	char parent[PATH_MAX], abspath[PATH_MAX + 1], name[NAME_MAX + 1];
+	char msg[NAME_MAX + 96];
+	const char *base;
+	struct stat st;
+	size_t len = strlen(path);
+	int tries, r;
+
+	snprintf(abspath, sizeof(abspath), "/%s", path);
+	if (manifest_other_owner(u->man, abspath, pkg) != NULL ||
+	    len + sizeof(old_suffix) > sizeof(t.path))
+		return 0;
+	memset(&t, 0, sizeof(t));
+	memcpy(t.path, path, len + 1);
+	unpack_split(t.path, parent, &base);
+	if (strlen(base) >= sizeof(name))
+		return 0;
+	memcpy(name, base, strlen(base) + 1);
+	/* No directory, nothing in it; or the run puts a file there. */
+	if (dirs_get(u->dirs, parent, false, 0, &t.dir, NULL) != 0 ||
+	    (t.dfd = dirs_fd(u->dirs, t.dir)) < 0 ||
+	    manifest_find(u->man, t.dir, name) != NULL ||
+	    fstatat(t.dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	e = manifest_installed_entry(u->man, pkg, abspath);
+	if (e != NULL) {
+		/* Another type than the record's: the old paths' rule keeps it. */
+		if (e->type != 'f' && e->type != 'h')
+			return 0;
+		if ((r = digest_file_at(u->dg, t.dfd, name, digest)) != 0)
+			return dbp_err(err, -r, path, "cannot read conffile");
+		/* Unchanged: it goes with the old version's other paths. */
+		if (memcmp(digest, e->sha256, sizeof(digest)) == 0)
+			return 0;
+	}
+	/* Changed since, or there without a record: kept aside, as dpkg. */
+	memcpy(t.path + len, old_suffix, sizeof(old_suffix));
+	t.record_path = t.path;
+	t.name = base;	/* now NAME.dpkg-old, in t.path */
+	if (strlen(t.name) > NAME_MAX ||
+	    names_tmp(t.name, &u->tmpseq, t.tmp, sizeof(t.tmp)) != 0)
+		return dbp_err(err, ENAMETOOLONG, path,
+		    "cannot keep the changed conffile");
+	if (fstatat(t.dfd, t.name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return dbp_err(err, EISDIR, t.path, "cannot keep the"
+			    " changed conffile '%s' there", name);
+		t.existed = true;
+	}
+	for (tries = 0;; tries++) {
+		r = linkat(t.dfd, name, t.dfd, t.tmp, 0);
+		if (r == 0 || !unpack_stale(&t, tries))
+			break;
+	}
+	if (r != 0)
+		return dbp_err(err, errno, t.path, "cannot link");
+	if ((r = unpack_register(u, &t, AE_IFREG, err)) != 0)
+		return r;
+	if (e == NULL && (r = obsolete_add(ob, abspath)) != 0)
+		return dbp_err(err, -r, path, "cannot plan removal");
+	if (snprintf(msg, sizeof(msg), "no longer in the package and changed"
+	    " since it was installed: kept as '%s'", t.name) >=
+	    (int)sizeof(msg))
+		msg[sizeof(msg) - 1] = '\0';
+	if (u->opts.warn != NULL)
+		u->opts.warn(u->opts.warn_ctx, path, msg);
+	return 0;
+}
+
+int
+unpack_remove_on_upgrade(struct unpack *u, const struct record *rec,
+    struct obsolete *ob, struct dbp_error *err)
+{
+	const char *pkg = control_get(rec->ctl, "Package");
+	size_t i;
+	int r;
+
+	for (i = 0; i < conffiles_nremove(u->conffiles); i++)
+		if ((r = unpack_rm_one(u, pkg, conffiles_remove_at(u->conffiles,
+		    i), ob, err)) != 0)
+			return r;
+	return 0;
+}
