@@ -548,14 +548,99 @@ install_close(struct install *in)
 	rootfs_close(&in->rf);
 }
 
+/* A package file's name as dpkg tells packages apart, and its version. */
+struct install_pkgid {
+	char *name;		/* NAME, or NAME:ARCH for Multi-Arch: same */
+	char *version;
+};
+
+static void
+install_pkgid(const char *file, struct install_pkgid *id)
+{
+	struct dbp_error e;
+	struct control *ctl = NULL;
+	struct deb *d;
+	char name[512];
+
+	dbp_err_clear(&e);
+	if (deb_open(&d, file, &e) != 0)
+		return;
+	if (deb_read_control(d, &ctl, &e) == 0) {
+		const char *ma = control_get(ctl, "Multi-Arch");
+
+		snprintf(name, sizeof(name), dpkgstatus_ma_same(ma) ?
+		    "%s:%s" : "%s", control_get(ctl, "Package"),
+		    control_get(ctl, "Architecture"));
+		id->name = strdup(name);
+		id->version = strdup(control_get(ctl, "Version"));
+		control_free(ctl);
+	}
+	deb_close(d);
+}
+
+/*
+ * Several versions of one package in the run (an apt cache given as
+ * *.deb): dpkg unpacks them in command-line order, so the last one
+ * stands; the earlier ones are left out here, each told.  *KEPT (*NKEPT
+ * files) is FILES without them, the caller's to free.  A file whose
+ * control cannot be read stays: its own step says what is wrong.
+ */
+static int
+install_last_versions(const struct install_opts *o, char *const *files,
+    size_t n, char ***kept, size_t *nkept, struct dbp_error *err)
+{
+	struct install_pkgid *ids;
+	size_t i, j;
+
+	*nkept = 0;
+	if ((*kept = calloc(n + 1, sizeof(**kept))) == NULL ||
+	    (ids = calloc(n + 1, sizeof(*ids))) == NULL) {
+		free(*kept);
+		*kept = NULL;
+		return dbp_err(err, ENOMEM, NULL, "cannot start");
+	}
+	for (i = 0; i < n && n > 1; i++)
+		install_pkgid(files[i], &ids[i]);
+	for (i = 0; i < n; i++) {
+		/* The note names the version that stands: the last one. */
+		for (j = n - 1; ids[i].name != NULL && j > i; j--)
+			if (ids[j].name != NULL &&
+			    strcmp(ids[i].name, ids[j].name) == 0)
+				break;
+		if (ids[i].name != NULL && j > i) {
+			struct install_note note = {
+			    .event = INSTALL_SUPERSEDED, .pkg = files[i],
+			    .name = ids[i].name, .msg = ids[i].version,
+			    .path = files[j], .old_version = ids[j].version };
+
+			install_say(o, &note);
+			continue;
+		}
+		(*kept)[(*nkept)++] = files[i];
+	}
+	for (i = 0; i < n; i++) {
+		free(ids[i].name);
+		free(ids[i].version);
+	}
+	free(ids);
+	return 0;
+}
+
 int
-install_run(const struct install_opts *o, char *const *files, size_t nfiles,
+install_run(const struct install_opts *o, char *const *all, size_t nall,
     struct stats *st, struct dbp_error *err)
 {
 	struct install in = { .o = o, .ic = { o, NULL }, .st = st,
 	    .rf = { -1, false }, .um = { .nmade = 0 } };
-	unsigned jobs = install_jobs(o->jobs, files, nfiles);
+	char **files;
+	size_t nfiles;
+	unsigned jobs;
 	int r;
+
+	if ((r = install_last_versions(o, all, nall, &files, &nfiles,
+	    err)) != 0)
+		return r;
+	jobs = install_jobs(o->jobs, files, nfiles);
 
 	/*
 	 * Open, extract, prepare the commit, commit, finish.  A failure
@@ -591,5 +676,6 @@ install_run(const struct install_opts *o, char *const *files, size_t nfiles,
 		r = install_preinsts(&in, err);
 out:
 	install_close(&in);
+	free(files);
 	return r;
 }

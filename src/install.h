@@ -26,6 +26,9 @@ enum install_event {
 	INSTALL_PREINST,	/* the preinst of package NAME runs next */
 	INSTALL_PLAN,		/* a dry run's VERDICT on PATH (MSG: its detail,
 				   or NULL; plan.h) */
+	INSTALL_SUPERSEDED,	/* PKG, package NAME version MSG, is left out:
+				   PATH, version OLD_VERSION's file, comes
+				   later on the command line */
 };
 
 /* Where a run is, past the extraction. */
@@ -43,7 +46,8 @@ struct install_note {
 	/* UNPACKING, EXTRACTED, PREINST: dpkg's name (NAME:ARCH if M-A: same) */
 	const char *name;
 	bool upgrade;		/* UNPACKING: a version of it is installed */
-	const char *old_version;	/* UNPACKING: that version's, if known */
+	/* UNPACKING: the installed version, if known; SUPERSEDED: the later one */
+	const char *old_version;
 	unsigned long long bytes;
 	enum install_phase phase;
 	enum plan_verdict verdict;

@@ -314,6 +314,21 @@ main_unpacking(struct main_opts *o, const struct install_note *n)
 	    old, ver, pkg);
 }
 
+/* An earlier version of a package on the command line, left out. */
+static void
+main_superseded(const struct install_note *n)
+{
+	char name[256], ver[256], later[256], pkg[PATH_MAX], pkg2[PATH_MAX];
+
+	fprintf(stderr, "debunpack: note: leaving out %s %s (%s): version %s"
+	    " (%s) comes later on the command line\n",
+	    escape_name(n->name, name, sizeof(name)),
+	    escape_name(n->msg, ver, sizeof(ver)),
+	    escape_name(n->pkg, pkg, sizeof(pkg)),
+	    escape_name(n->old_version, later, sizeof(later)),
+	    escape_name(n->path, pkg2, sizeof(pkg2)));
+}
+
 /* What the run tells: warnings unless -q, the rest with -v. */
 static void
 main_note(void *ctx, const struct install_note *n)
@@ -361,6 +376,9 @@ main_note(void *ctx, const struct install_note *n)
 		if (o->verbose > 0)
 			fprintf(stderr, "debunpack: running the preinst of %s\n",
 			    escape_name(n->name, path, sizeof(path)));
+		break;
+	case INSTALL_SUPERSEDED:
+		main_superseded(n);
 		break;
 	case INSTALL_EXTRACTED:
 	case INSTALL_PHASE:

@@ -88,7 +88,9 @@ grep -q '"reopen":0' "$T/stats.json" || fail "syncfs reopened: $(cat "$T/stats.j
 no_temps "$root"
 echo ok
 
-# The same package twice in one run is refused, and nothing lands.
+# Several versions of one package in one run (an apt cache as *.deb): as
+# dpkg, which unpacks them in order, the last one given stands; the others
+# are left out, each with a note.
 cat > "$T/d1.desc" <<'D'
 control-field Package dup
 control-field Version 1
@@ -99,6 +101,18 @@ D
 sed 's/Version 1/Version 2/; s|opt/a 0644 text:1|opt/b 0644 text:2|' "$T/d1.desc" > "$T/d2.desc"
 d1=$(build_deb d1 "$T/d1.desc")
 d2=$(build_deb d2 "$T/d2.desc")
+sed 's/Version 1/Version 3/; s|opt/a 0644 text:1|opt/c 0644 text:3|' "$T/d1.desc" > "$T/d3.desc"
+d3=$(build_deb d3 "$T/d3.desc")
 rm -rf "$root"; mkdir "$root"
-refused "$root" "same package twice accepted" "d2.deb: package 'dup' is given twice" "$d1" "$d2"
-echo "ok the same package twice in one run is refused"
+"$DEBUNPACK" --root "$root" "$d1" "$d3" "$d2" 2> "$T/err" || fail "three versions: $(cat "$T/err")"
+[ -f "$root/opt/b" ] && [ ! -e "$root/opt/a" ] && [ ! -e "$root/opt/c" ] ||
+    fail "three versions: not the last one's files: $(ls "$root/opt")"
+[ "$("$DEBUNPACK" --root "$root" --list | cut -f 1,2)" = "$(printf 'dup\t2')" ] ||
+    fail "three versions: $("$DEBUNPACK" --root "$root" --list)"
+printf 'debunpack: note: leaving out dup 1 (%s): version 2 (%s) comes later on the command line\ndebunpack: note: leaving out dup 3 (%s): version 2 (%s) comes later on the command line\n' \
+    "$d1" "$d2" "$d3" "$d2" | diff -u - "$T/err" || fail "three versions: notes"
+# -q: no note; the order decides, not the version.
+"$DEBUNPACK" -q --root "$root" "$d2" "$d1" 2> "$T/err" || fail "two versions"
+[ ! -s "$T/err" ] || fail "-q: $(cat "$T/err")"
+[ -f "$root/opt/a" ] && [ ! -e "$root/opt/b" ] || fail "two versions: not the last one's"
+echo "ok several versions of one package: the last one given stands"
