@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,8 +88,8 @@ conffiles_add(struct conffiles *c, const char *line, size_t len,
 		return dbp_err(err, 0, "conffiles", "not an absolute path");
 	if (flen != strlen("remove-on-upgrade") ||
 	    memcmp(line, "remove-on-upgrade", flen) != 0) {
-		snprintf(flag, sizeof(flag), "%.*s", (int)(flen < 40 ? flen : 40),
-		    line);
+		snprintf(flag, sizeof(flag), "%.*s",
+		    (int)(flen < 40 ? flen : 40), line);
 		return dbp_err(err, 0, "conffiles", "unknown flag '%s'", flag);
 	}
 	while (flen < len && (line[flen] == ' ' || line[flen] == '\t'))
