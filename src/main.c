@@ -30,14 +30,16 @@
 
 enum {
 	OPT_STATS = 256, OPT_SKIP_DEVICES, OPT_SYNC_MODE, OPT_ROOT, OPT_ADMINDIR,
-	OPT_LIST, OPT_OWNER, OPT_CONTENTS, OPT_FORCE_OVERWRITE, OPT_VERIFY,
+	OPT_LIST, OPT_OWNER, OPT_CONTENTS, OPT_FILES, OPT_FORCE_OVERWRITE,
+	OPT_VERIFY,
 	OPT_DRY_RUN, OPT_RECOVER, OPT_DPKG_DB, OPT_MERGED_USR, OPT_RUN_PREINST,
 	OPT_STATUS_FD, OPT_NO_PROGRESS
 };
 
 /* What a run does: install (the default) or answer a query. */
 enum main_action {
-	ACT_INSTALL, ACT_LIST, ACT_OWNER, ACT_CONTENTS, ACT_VERIFY, ACT_DRY_RUN,
+	ACT_INSTALL, ACT_LIST, ACT_OWNER, ACT_CONTENTS, ACT_FILES, ACT_VERIFY,
+	ACT_DRY_RUN,
 	ACT_RECOVER
 };
 
@@ -54,6 +56,7 @@ enum main_action {
 static const struct option main_options[] = {
 	{ "admindir",		required_argument,	NULL, OPT_ADMINDIR },
 	{ "contents",		no_argument,		NULL, OPT_CONTENTS },
+	{ "files",		no_argument,		NULL, OPT_FILES },
 	{ "dpkg-db",		no_argument,		NULL, OPT_DPKG_DB },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
 	{ "force-overwrite",	no_argument,		NULL, OPT_FORCE_OVERWRITE },
@@ -107,6 +110,7 @@ usage(FILE *fp)
 	    "       debunpack [--admindir DIR] [--root DIR] --list\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --owner PATTERN...\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --verify [PKGNAME...]\n"
+	    "       debunpack [--admindir DIR] [--root DIR] --files PKGNAME...\n"
 	    "       debunpack --root DIR [--admindir DIR] --recover\n"
 	    "       debunpack --contents PKG.deb...\n"
 	    "       debunpack --help | --version\n"
@@ -114,6 +118,7 @@ usage(FILE *fp)
 	    "      --admindir DIR    package records in DIR (default\n"
 	    "                        ROOT/var/lib/debunpack)\n"
 	    "      --contents        list the entries of package files\n"
+	    "      --files           list the paths of installed packages\n"
 	    "      --dpkg-db         keep dpkg's database (ROOT/var/lib/dpkg) too:\n"
 	    "                        packages end up unpacked, for dpkg --configure\n"
 	    "      --dry-run         say what an install would do, do nothing\n"
@@ -427,17 +432,19 @@ main_parse(int argc, char **argv, struct main_opts *o)
 		case OPT_LIST:
 		case OPT_OWNER:
 		case OPT_CONTENTS:
+		case OPT_FILES:
 		case OPT_VERIFY:
 		case OPT_DRY_RUN:
 		case OPT_RECOVER:
 			if (o->action != ACT_INSTALL) {
 				fprintf(stderr, "debunpack: --list, --owner,"
-				    " --contents, --verify, --dry-run and"
-				    " --recover exclude each other\n");
+				    " --contents, --files, --verify, --dry-run"
+				    " and --recover exclude each other\n");
 				return -1;
 			}
 			o->action = c == OPT_LIST ? ACT_LIST : c == OPT_OWNER ?
 			    ACT_OWNER : c == OPT_CONTENTS ? ACT_CONTENTS :
+			    c == OPT_FILES ? ACT_FILES :
 			    c == OPT_VERIFY ? ACT_VERIFY : c == OPT_RECOVER ?
 			    ACT_RECOVER : ACT_DRY_RUN;
 			o->owner = optarg;
@@ -603,6 +610,37 @@ main_owner(const struct main_opts *o, struct manifest *man, int argc,
 	return r;
 }
 
+/*
+ * --files PKG...: each installed package's paths, a blank line between
+ * packages (as dpkg -L); one error line for each package not installed
+ * (MAN NULL: none is), and 2 then.
+ */
+static int
+main_files(struct manifest *man, int argc, char **argv, int first,
+    struct dbp_error *err)
+{
+	bool missing = false;
+	int i, r;
+
+	for (i = first; i < argc; i++) {
+		if (i > first)
+			putchar('\n');
+		r = man != NULL ? query_files(man, argv[i], stdout, err) : 1;
+		if (r < 0)
+			return r;
+		if (r == 1) {
+			fflush(stdout);
+			dbp_err_clear(err);
+			dbp_err(err, 0, NULL, "package '%s' is not installed",
+			    argv[i]);
+			main_print_error(err);
+			missing = true;
+		}
+	}
+	dbp_err_clear(err);
+	return missing ? 2 : 0;
+}
+
 /* --list, --owner, --contents: read only, print on standard output. */
 static int
 main_query(const struct main_opts *o, int argc, char **argv, int first)
@@ -616,9 +654,16 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 	dbp_err_clear(&err);
 	memset(&st, 0, sizeof(st));
 	if (o->action == ACT_CONTENTS) {
-		for (i = first; r == 0 && i < argc; i++)
+		/* Several packages: each listing under its file's name. */
+		for (i = first; r == 0 && i < argc; i++) {
+			char esc[PATH_MAX];
+
+			if (argc - first > 1)
+				printf("%s==> %s <==\n", i > first ? "\n" : "",
+				    escape_name(argv[i], esc, sizeof(esc)));
 			if ((r = query_contents(argv[i], stdout, &err)) != 0)
 				dbp_err_pkg(&err, argv[i]);
+		}
 		goto out;
 	}
 	if ((r = rootfs_open(&rf, o->in.root, &err)) != 0 ||
@@ -641,13 +686,21 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 			r = query_list(man, stdout, &err);
 		else if (o->action == ACT_OWNER)
 			r = main_owner(o, man, argc, argv, first, &err);
+		else if (o->action == ACT_FILES)
+			r = main_files(man, argc, argv, first, &err);
 		else if ((r = query_verify(man, &rf, argv + first,
 		    geteuid() == 0, stdout, &err)) > 0) {
-			dbp_err(&err, 0, NULL, "%d problem%s found", r,
-			    r == 1 ? "" : "s");
-			r = 2;
+			/* -q: the lines and the exit status say it. */
+			if (o->verbose < 0)
+				r = 3;
+			else {
+				dbp_err(&err, 0, NULL, "%d problem%s found", r,
+				    r == 1 ? "" : "s");
+				r = 2;
+			}
 		}
-	}
+	} else if (o->action == ACT_FILES)
+		r = main_files(NULL, argc, argv, first, &err);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -655,8 +708,9 @@ out:
 	rootfs_close(&rf);
 	if (fflush(stdout) != 0 && r == 0)
 		r = dbp_err(&err, errno, NULL, "cannot write to standard output");
-	/* --owner's misses are told already. */
-	if (r != 0 && !(o->action == ACT_OWNER && r == 2))
+	/* --owner's and --files' misses are told already; so is -q --verify's. */
+	if (r != 0 && !((o->action == ACT_OWNER || o->action == ACT_FILES) &&
+	    r == 2) && r != 3)
 		main_print_error(&err);
 	return r != 0 ? 1 : 0;
 }

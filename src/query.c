@@ -47,6 +47,28 @@ query_list(struct manifest *m, FILE *fp, struct dbp_error *err)
 	return r;
 }
 
+int
+query_files(struct manifest *m, const char *name, FILE *fp,
+    struct dbp_error *err)
+{
+	char esc[PATH_MAX];
+	struct record *rec;
+	size_t i;
+	int r;
+
+	/* A record's file is named after its package: no other name reads. */
+	if (name[0] == '\0' || strchr(name, '/') != NULL ||
+	    (r = manifest_load(m, name, &rec, err)) == -ENOENT)
+		return 1;
+	if (r != 0)
+		return r;
+	for (i = 0; i < rec->n; i++)
+		fprintf(fp, "%s\n", escape_name(rec->v[i].path, esc,
+		    sizeof(esc)));
+	record_free(rec);
+	return 0;
+}
+
 /*
  * A path as the user typed it, made the records' form in OUT (N bytes):
  * "/a/b", with empty and "." components dropped and ".." taking the one

@@ -25,6 +25,13 @@ int query_owner(struct manifest *m, char *const *patterns, size_t n,
     bool *found, FILE *fp, struct dbp_error *err);
 
 /*
+ * The paths installed package NAME's record holds, one per line, in the
+ * package's order (as dpkg -L lists them).  1 when NAME is not installed.
+ */
+int query_files(struct manifest *m, const char *name, FILE *fp,
+    struct dbp_error *err);
+
+/*
  * The entries of package file FILE's data member, one line each, as
  * dpkg-deb -c lists them (mode, owner/group, size, mtime, path, link).
  */

@@ -88,6 +88,16 @@ complete_words debunpack "$T/files/" | LC_ALL=C sort > "$T/got"
 printf '%s\n' "$T/files/a.deb" "$T/files/dir" > "$T/want"
 diff -u "$T/want" "$T/got" || fail "operands: not the .deb files and directories"
 
+# --verify and --files: the packages recorded under --root.
+mkdir -p "$T/croot/var/lib/debunpack"
+: > "$T/croot/var/lib/debunpack/hello.record"
+: > "$T/croot/var/lib/debunpack/help2man.record"
+: > "$T/croot/var/lib/debunpack/jq.record"
+for q in --verify --files; do
+	complete_words debunpack --root "$T/croot" $q he > "$T/got" || fail "completion failed"
+	printf '%s\n' hello help2man | diff -u - "$T/got" || fail "$q: not the installed packages"
+done
+
 # Every long option that --help describes is offered.
 "$bin" --help | sed -nE 's/^  (-[[:alnum:]], |    )(--[a-z][a-z-]*).*/\2/p' |
     LC_ALL=C sort -u > "$T/help"

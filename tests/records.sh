@@ -1,6 +1,6 @@
 #!/bin/sh
 # Package records in the admin directory, and the queries that read them:
-# --list, --owner, --contents.
+# --list, --owner, --contents, --files, --verify.
 . "${srcdir:-.}/tests/lib.sh"
 
 all=$(build_deb alltypes)
@@ -89,6 +89,9 @@ grep -q "^alltypes: /usr/share/alltypes/empty: missing" "$T/out" || fail "verify
 grep -q "^alltypes: /usr/share/alltypes/rel: changed link target" "$T/out" || fail "verify link: $(cat "$T/out")"
 [ "$(wc -l < "$T/out")" = 5 ] || fail "verify: $(cat "$T/out")"
 grep -q "5 problems found" "$T/err" || fail "verify summary: $(cat "$T/err")"
+# -q: the same lines, no summary; the exit status says it.
+"$DEBUNPACK" -q --root "$root" --verify alltypes > "$T/out2" 2> "$T/err" && fail "-q verify found nothing"
+cmp -s "$T/out" "$T/out2" && [ ! -s "$T/err" ] || fail "-q --verify: $(cat "$T/err")"
 "$DEBUNPACK" --root "$root" --verify nosuchpkg 2> "$T/err" && fail "verify of a missing package"
 grep -q "not installed" "$T/err" || fail "verify missing package: $(cat "$T/err")"
 # Same content, same size: the checksum tells.
@@ -110,4 +113,22 @@ for f in alltypes comp-gz pax; do
 	diff -u "$T/theirs" "$T/ours" || fail "--contents $f"
 done
 "$DEBUNPACK" --contents --list x.deb 2>/dev/null && fail "--contents --list accepted"
+# Several packages: each listing under its file's name, a blank line between.
+a=$(build_deb alltypes) g=$(build_deb comp-gz)
+"$DEBUNPACK" --contents "$a" "$g" > "$T/both" || fail "--contents of two"
+{ echo "==> $a <=="; "$DEBUNPACK" --contents "$a"; echo; echo "==> $g <=="
+  "$DEBUNPACK" --contents "$g"; } | diff -u - "$T/both" || fail "--contents labels"
+
+# --files: an installed package's paths in its order, as dpkg -L; a blank
+# line between packages; one line for each that is not installed, exit 1.
+"$DEBUNPACK" --root "$root" --files alltypes > "$T/files" || fail "--files"
+[ "$(wc -l < "$T/files")" = "$npaths" ] || fail "--files: $(wc -l < "$T/files") paths, not $npaths"
+grep -qx /usr/bin/a "$T/files" && grep -qx /usr/share/alltypes/rel "$T/files" ||
+    fail "--files: $(cat "$T/files")"
+if "$DEBUNPACK" --root "$root" --files alltypes nosuch other > "$T/out" 2> "$T/err"; then
+	fail "--files of a package not installed"
+fi
+[ "$(cat "$T/err")" = "debunpack: package 'nosuch' is not installed" ] || fail "--files: $(cat "$T/err")"
+{ cat "$T/files"; echo; echo; printf '/usr\n/usr/bin\n/usr/bin/other\n'; } |
+    diff -u - "$T/out" || fail "--files of three"
 echo ok
