@@ -26,6 +26,7 @@
 #include "maintscript.h"
 #include "manifest.h"
 #include "obsolete.h"
+#include "query.h"
 #include "record.h"
 #include "syncbatch.h"
 #include "unpack.h"
@@ -591,6 +592,7 @@ install_last_versions(const struct install_opts *o, char *const *files,
 {
 	struct install_pkgid *ids;
 	size_t i, j;
+	int r = 0;
 
 	*nkept = 0;
 	if ((*kept = calloc(n + 1, sizeof(**kept))) == NULL ||
@@ -613,6 +615,14 @@ install_last_versions(const struct install_opts *o, char *const *files,
 			    .name = ids[i].name, .msg = ids[i].version,
 			    .path = files[j], .old_version = ids[j].version };
 
+			/*
+			 * dpkg would fail on it before the later one: it is
+			 * read through (its data, its names) all the same.
+			 */
+			if ((r = query_sound(files[i], err)) != 0) {
+				dbp_err_pkg(err, files[i]);
+				break;
+			}
 			install_say(o, &note);
 			continue;
 		}
@@ -623,7 +633,11 @@ install_last_versions(const struct install_opts *o, char *const *files,
 		free(ids[i].version);
 	}
 	free(ids);
-	return 0;
+	if (r != 0) {
+		free(*kept);
+		*kept = NULL;
+	}
+	return r;
 }
 
 int

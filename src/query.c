@@ -251,23 +251,36 @@ query_entry(struct archive_entry *ae, FILE *fp)
 	fputc('\n', fp);
 }
 
-int
-query_contents(const char *file, FILE *fp, struct dbp_error *err)
+/* An entry of the package being read; a non-zero return stops it. */
+typedef int query_entry_fn(struct archive_entry *ae, void *ctx,
+    struct dbp_error *err);
+
+/*
+ * Read package FILE through as an install reads it, writing nothing: its
+ * container, control and every data entry (FN told of each), the data
+ * through its compression's checks, and what follows the data member.
+ */
+static int
+query_read(const char *file, query_entry_fn *fn, void *ctx,
+    struct dbp_error *err)
 {
 	struct control *ctl = NULL;
 	struct archive_entry *ae;
 	struct archive *tar;
 	struct deb *d;
-	int r;
+	int r, fr = 0;
 
 	if ((r = deb_open(&d, file, err)) != 0)
 		return r;
 	if ((r = deb_read_control(d, &ctl, err)) == 0 &&
 	    (r = deb_data_open(d, &tar, err)) == 0) {
-		while ((r = archive_read_next_header(tar, &ae)) == ARCHIVE_OK ||
-		    r == ARCHIVE_WARN)
-			query_entry(ae, fp);
-		if (r != ARCHIVE_EOF)
+		while (fr == 0 &&
+		    ((r = archive_read_next_header(tar, &ae)) == ARCHIVE_OK ||
+		    r == ARCHIVE_WARN))
+			fr = fn(ae, ctx, err);
+		if (fr != 0)
+			r = fr;
+		else if (r != ARCHIVE_EOF)
 			r = dbp_err(err, 0, "", "%s: %s", deb_data_member(d),
 			    archive_error_string(tar) != NULL ?
 			    archive_error_string(tar) : "read error");
@@ -277,6 +290,45 @@ query_contents(const char *file, FILE *fp, struct dbp_error *err)
 	control_free(ctl);
 	deb_close(d);
 	return r;
+}
+
+static int
+query_list_entry(struct archive_entry *ae, void *ctx, struct dbp_error *err)
+{
+	(void)err;
+	query_entry(ae, ctx);
+	return 0;
+}
+
+int
+query_contents(const char *file, FILE *fp, struct dbp_error *err)
+{
+	return query_read(file, query_list_entry, fp, err);
+}
+
+/* An entry's name (and a hardlink's target) by the archive path rules. */
+static int
+query_sound_entry(struct archive_entry *ae, void *ctx, struct dbp_error *err)
+{
+	const char *name = archive_entry_pathname(ae);
+	const char *target = archive_entry_hardlink(ae);
+	char out[PATH_MAX];
+	int r;
+
+	(void)ctx;
+	if ((r = names_path(name != NULL ? name : "", out, sizeof(out),
+	    err)) != 0)
+		return r;
+	if (target != NULL && (r = names_path(target, out, sizeof(out),
+	    err)) != 0)
+		return r;
+	return 0;
+}
+
+int
+query_sound(const char *file, struct dbp_error *err)
+{
+	return query_read(file, query_sound_entry, NULL, err);
 }
 
 static void

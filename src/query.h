@@ -25,6 +25,14 @@ int query_owner(struct manifest *m, char *const *patterns, size_t n,
     bool *found, FILE *fp, struct dbp_error *err);
 
 /*
+ * Whether package file FILE is sound, read through as an install reads it
+ * without writing anything: its container, control, data (through its
+ * compression's checks) and every entry's name by the archive path
+ * rules.  0, or -errno with ERR naming the fault.
+ */
+int query_sound(const char *file, struct dbp_error *err);
+
+/*
  * The paths installed package NAME's record holds, one per line, in the
  * package's order (as dpkg -L lists them).  1 when NAME is not installed.
  */

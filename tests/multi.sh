@@ -115,4 +115,12 @@ printf 'debunpack: note: leaving out dup 1 (%s): version 2 (%s) comes later on t
 "$DEBUNPACK" -q --root "$root" "$d2" "$d1" 2> "$T/err" || fail "two versions"
 [ ! -s "$T/err" ] || fail "-q: $(cat "$T/err")"
 [ -f "$root/opt/a" ] && [ ! -e "$root/opt/b" ] || fail "two versions: not the last one's"
+# A version left out is read through all the same, as dpkg would fail on
+# it first: a cut one, or one with a name no package may have, is refused.
+cp "$d1" "$T/d1cut.deb"
+truncate -s $(( $(stat -c %s "$d1") - 20 )) "$T/d1cut.deb"
+refused "$root" "a cut earlier version accepted" "d1cut.deb" "$T/d1cut.deb" "$d2"
+printf 'control-field Package dup\ncontrol-field Version 0\ncontrol-field Architecture all\ndir ./opt/ 0755\nfile ./opt/../../escape 0644 text:x\n' > "$T/d0.desc"
+d0=$(build_deb d0 "$T/d0.desc")
+refused "$root" "a hostile earlier version accepted" "d0.deb" "$d0" "$d2"
 echo "ok several versions of one package: the last one given stands"
