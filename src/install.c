@@ -584,13 +584,15 @@ install_pkgid(const char *file, struct install_pkgid *id)
  * *.deb): dpkg unpacks them in command-line order, so the last one
  * stands; the earlier ones are left out here, each told.  *KEPT (*NKEPT
  * files) is FILES without them, the caller's to free.  A file whose
- * control cannot be read stays: its own step says what is wrong.
+ * control cannot be read, or that is not a regular file, stays: its own
+ * step says what is wrong.
  */
 static int
 install_last_versions(const struct install_opts *o, char *const *files,
     size_t n, char ***kept, size_t *nkept, struct dbp_error *err)
 {
 	struct install_pkgid *ids;
+	struct stat st;
 	size_t i, j;
 	int r = 0;
 
@@ -601,8 +603,10 @@ install_last_versions(const struct install_opts *o, char *const *files,
 		*kept = NULL;
 		return dbp_err(err, ENOMEM, NULL, "cannot start");
 	}
+	/* A pipe cannot be read twice: only regular files are looked at. */
 	for (i = 0; i < n && n > 1; i++)
-		install_pkgid(files[i], &ids[i]);
+		if (stat(files[i], &st) == 0 && S_ISREG(st.st_mode))
+			install_pkgid(files[i], &ids[i]);
 	for (i = 0; i < n; i++) {
 		/* The note names the version that stands: the last one. */
 		for (j = n - 1; ids[i].name != NULL && j > i; j--)

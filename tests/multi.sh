@@ -123,4 +123,12 @@ refused "$root" "a cut earlier version accepted" "d1cut.deb" "$T/d1cut.deb" "$d2
 printf 'control-field Package dup\ncontrol-field Version 0\ncontrol-field Architecture all\ndir ./opt/ 0755\nfile ./opt/../../escape 0644 text:x\n' > "$T/d0.desc"
 d0=$(build_deb d0 "$T/d0.desc")
 refused "$root" "a hostile earlier version accepted" "d0.deb" "$d0" "$d2"
+# A package given as a pipe is read once, by the run itself.
+mkfifo "$T/pipe.deb"
+cat "$d1" > "$T/pipe.deb" &
+rm -rf "$root"; mkdir "$root"
+"$DEBUNPACK" -q --root "$root" "$T/pipe.deb" "$T/a.deb" 2> "$T/err" ||
+    fail "a package through a pipe: $(cat "$T/err")"
+wait
+[ -f "$root/opt/a" ] || fail "a package through a pipe: not installed"
 echo "ok several versions of one package: the last one given stands"
