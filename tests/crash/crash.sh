@@ -157,48 +157,76 @@ $cleanup_hooks"
 attach() {	# IMAGE [DIO]: a loop device of our own, in $loop
 	loop_attach "$1" --direct-io="${2:-off}" || fail "losetup $1"
 }
+# settle CMD...: CMD, again while it fails for up to 5 s: an unmount
+# finds its target busy while udev still probes the device that went, or
+# a FUSE daemon still lets go of what it served.
+settle() {
+	st_n=0
+	until "$@" 2> "$T/settle.err"; do
+		st_n=$((st_n + 1))
+		[ $st_n -lt 50 ] || { cat "$T/settle.err" >&2; return 1; }
+		sleep 0.1
+	done
+}
 detach() {
 	if mountpoint -q "$T/sm" && [ "$(findmnt -n -o SOURCE "$T/sm")" = "$loop" ]; then
-		umount "$T/sm" || fail "umount $loop"
+		settle umount "$T/sm" || fail "umount $loop"
 	fi
 	if mountpoint -q "$T/m" && [ "$(findmnt -n -o SOURCE "$T/m")" = "$loop" ]; then
-		umount "$T/m" || fail "umount $loop"
+		settle umount "$T/m" || fail "umount $loop"
 	fi
 	loop_detach "$loop"
 }
 
-# root MNT [bind]: where the run's root is on the file system mounted at
-# MNT, an overlay of MNT/upper mounted on MNT.ovl in the ovl- cases; with
-# -F, MNT/root, its usr/share a bindfs mount of MNT/share (a bind mount
-# with "bind": a crash state is checked as the disk holds it).
+# root MNT [bind]: sets $rootdir, where the run's root is on the file
+# system mounted at MNT: MNT, or an overlay of MNT/upper mounted on
+# MNT.ovl in the ovl- cases; with -F, MNT/root, its usr/share a bindfs
+# mount of MNT/share (a bind mount with "bind": a crash state is checked
+# as the disk holds it).  bindfs runs in the foreground, in the
+# background of this shell, so that unroot can wait for it to let go of
+# MNT: it may still hold MNT/share for a moment after its unmount, and
+# MNT's own unmount would then find it busy.
+bindpid=""
 root() {
 	if [ $fuse = yes ]; then
 		mkdir -p "$1/root/usr/share" "$1/share"
+		rootdir=$1/root
 		if [ "${2:-}" = bind ]; then
-			mount --bind "$1/share" "$1/root/usr/share"
-		else
-			bindfs "$1/share" "$1/root/usr/share"
-		fi || fail "mount $1/share on $1/root/usr/share"
-		echo "$1/root"
+			mount --bind "$1/share" "$1/root/usr/share" ||
+			    fail "bind $1/share on $1/root/usr/share"
+			return
+		fi
+		bindfs -f "$1/share" "$1/root/usr/share" 2>> "$T/bindfs.err" &
+		bindpid=$!
+		n=0
+		until mountpoint -q "$1/root/usr/share"; do
+			kill -0 $bindpid 2> /dev/null && [ $n -lt 200 ] ||
+			    fail "bindfs $1/share: $(cat "$T/bindfs.err")"
+			sleep 0.05
+			n=$((n + 1))
+		done
 		return
 	fi
-	if [ $ovl = no ]; then
-		echo "$1"
-		return
-	fi
+	rootdir=$1
+	[ $ovl = yes ] || return 0
 	mkdir -p "$1/upper" "$1/work" "$1.ovl" "$T/lower"
 	mount -t overlay overlay \
 	    -o "lowerdir=$T/lower,upperdir=$1/upper,workdir=$1/work" "$1.ovl" ||
 	    fail "mount the overlay on $1"
-	echo "$1.ovl"
+	rootdir=$1.ovl
 }
 unroot() {	# MNT: the overlay or FUSE mount root() made on MNT goes
 	[ $fuse = no ] || ! mountpoint -q "$1/root/usr/share" ||
 	    umount "$1/root/usr/share" || fail "umount $1/root/usr/share"
+	if [ -n "$bindpid" ]; then
+		wait $bindpid || :
+		bindpid=""
+	fi
 	[ $ovl = no ] || ! mountpoint -q "$1.ovl" || umount "$1.ovl" ||
 	    fail "umount $1.ovl"
 }
 [ $fuse = no ] || cleanup_hooks="umount -l '$T/m/root/usr/share' 2>/dev/null; umount -l '$T/sm/root/usr/share' 2>/dev/null;
+[ -z \"\$bindpid\" ] || kill \$bindpid 2>/dev/null;
 $cleanup_hooks"
 [ $ovl = no ] || cleanup_hooks="umount -l '$T/m.ovl' 2>/dev/null; umount -l '$T/sm.ovl' 2>/dev/null;
 $cleanup_hooks"
@@ -209,7 +237,8 @@ $mkfs "$T/img" > /dev/null || fail "$mkfs"
 mkdir "$T/m" "$T/fuse"
 attach "$T/img"
 mount $opts "$loop" "$T/m" || fail "mount"
-r=$(root "$T/m")
+root "$T/m"
+r=$rootdir
 [ -z "$pre" ] || "$DEBUNPACK" -q --root "$r" "$pre" || fail "install $pre"
 unroot "$T/m"
 detach
@@ -223,7 +252,8 @@ if [ $dio = on ]; then
 	    fail "the loop device did not take direct I/O"
 fi
 mount $opts "$loop" "$T/m" || fail "mount on the recorder"
-r=$(root "$T/m")
+root "$T/m"
+r=$rootdir
 echo start > "$T/fuse/mark"
 if [ "$kill" = 0 ]; then
 	# shellcheck disable=SC2086
@@ -243,7 +273,7 @@ fi
 echo "exited 0" > "$T/fuse/mark"
 unroot "$T/m"
 detach
-fusermount3 -u "$T/fuse"
+settle fusermount3 -u "$T/fuse" || fail "fusermount3 -u $T/fuse"
 wait $recpid || fail "recorder: $(cat "$T/recorder.err")"
 recpid=""
 
@@ -316,7 +346,8 @@ while read -r k seed; do
 		detach
 		continue
 	fi
-	sr=$(root "$T/sm" bind)
+	root "$T/sm" bind
+	sr=$rootdir
 	set +e
 	if [ "$kill" != 0 ] && [ $done_now = 1 ]; then
 		# The repair's exit 0 is durable: all old or all new.
