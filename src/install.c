@@ -104,6 +104,16 @@ install_jobs(unsigned jobs, char *const *files, size_t n)
 	return jobs;
 }
 
+/* CTL's package as dpkg names it: NAME, or NAME:ARCH for Multi-Arch: same. */
+static const char *
+install_dpkg_name(const struct control *ctl, char *buf, size_t n)
+{
+	snprintf(buf, n, dpkgstatus_ma_same(control_get(ctl, "Multi-Arch")) ?
+	    "%s:%s" : "%s", control_get(ctl, "Package"),
+	    control_get(ctl, "Architecture"));
+	return buf;
+}
+
 /*
  * Extract one package into the batch and stage its record (written as a
  * temporary by manifest_prepare, renamed after the files).
@@ -141,15 +151,10 @@ install_one(const struct install_opts *o, struct unpack *u,
 	} else if (r == 0) {
 		struct install_note n = { .event = INSTALL_UNPACKING,
 		    .pkg = file, .ctl = ctl };
-		const char *ma = control_get(ctl, "Multi-Arch");
 		char name[256];
 
 		/* Names as dpkg shows them, for front ends. */
-		snprintf(name, sizeof(name), dpkgstatus_ma_same(ma) ?
-		    "%s:%s" : "%s",
-		    control_get(ctl, "Package"),
-		    control_get(ctl, "Architecture"));
-		n.name = name;
+		n.name = install_dpkg_name(ctl, name, sizeof(name));
 		if ((old = manifest_installed_record(man,
 		    control_get(ctl, "Package"))) != NULL) {
 			n.upgrade = true;
@@ -551,7 +556,7 @@ install_close(struct install *in)
 
 /* A package file's name as dpkg tells packages apart, and its version. */
 struct install_pkgid {
-	char *name;		/* NAME, or NAME:ARCH for Multi-Arch: same */
+	char *name;		/* install_dpkg_name's */
 	char *version;
 };
 
@@ -567,12 +572,7 @@ install_pkgid(const char *file, struct install_pkgid *id)
 	if (deb_open(&d, file, &e) != 0)
 		return;
 	if (deb_read_control(d, &ctl, &e) == 0) {
-		const char *ma = control_get(ctl, "Multi-Arch");
-
-		snprintf(name, sizeof(name), dpkgstatus_ma_same(ma) ?
-		    "%s:%s" : "%s", control_get(ctl, "Package"),
-		    control_get(ctl, "Architecture"));
-		id->name = strdup(name);
+		id->name = strdup(install_dpkg_name(ctl, name, sizeof(name)));
 		id->version = strdup(control_get(ctl, "Version"));
 		control_free(ctl);
 	}

@@ -596,8 +596,8 @@ main_owner(const struct main_opts *o, struct manifest *man, int argc,
 			if (found[i])
 				continue;
 			dbp_err_clear(err);
-			dbp_err(err, 0, patterns[i], patterns[i][0] == '/' &&
-			    strpbrk(patterns[i], "*?[\\") == NULL ?
+			dbp_err(err, 0, patterns[i],
+			    query_pattern_is_path(patterns[i]) ?
 			    "no package owns this path" :
 			    "no installed path matches this pattern");
 			main_print_error(err);

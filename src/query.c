@@ -126,17 +126,22 @@ query_hit_cmp(const void *a, const void *b)
 	return r != 0 ? r : strcmp(x->pkg, y->pkg);
 }
 
+bool
+query_pattern_is_path(const char *pattern)
+{
+	return pattern[0] == '/' && strpbrk(pattern, "*?[\\") == NULL;
+}
+
 /* What PATTERN is, as dpkg -S reads it (see query.h). */
 static int
 query_pattern(const char *pattern, char *out, size_t n, bool *glob)
 {
-	*glob = strpbrk(pattern, "*?[\\") != NULL;
-	if (*glob)
+	*glob = !query_pattern_is_path(pattern);
+	if (strpbrk(pattern, "*?[\\") != NULL)
 		return snprintf(out, n, "%s", pattern) < (int)n ? 0 :
 		    -ENAMETOOLONG;
-	if (pattern[0] == '/')
+	if (!*glob)
 		return query_normal_path(pattern, out, n);
-	*glob = true;
 	return snprintf(out, n, "*%s*", pattern) < (int)n ? 0 : -ENAMETOOLONG;
 }
 

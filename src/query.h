@@ -24,6 +24,9 @@ int query_list(struct manifest *m, FILE *fp, struct dbp_error *err);
 int query_owner(struct manifest *m, char *const *patterns, size_t n,
     bool *found, FILE *fp, struct dbp_error *err);
 
+/* Whether query_owner takes PATTERN as a path rather than a pattern. */
+bool query_pattern_is_path(const char *pattern);
+
 /*
  * Whether package file FILE is sound, read through as an install reads it
  * without writing anything: its container, control, data (through its
