@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every difference between the minbase root debunpack builds (--dpkg-db
+# Every difference between the minbase (or buildd) root debunpack builds (--dpkg-db
 # --run-preinst, dpkg --configure -a) and the one mmdebstrap builds from the
 # same .debs, both durable, on one fresh filesystem: paths, types, modes,
 # owners, link targets, sizes and hashes, then var/lib/dpkg/status stanza by
@@ -8,6 +8,7 @@
 # extras, debunpack's own records, or real.
 # usage: bench/rootdiff.sh [-f FS] [-c CACHE] [-b DEBUNPACK] [-t TMPDIR]
 #                          [-o OUTFILE] [-k] [-s debunpack|bootstrap]
+#                          [-w minbase|buildd]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/rootlib.sh"
@@ -16,19 +17,22 @@ side=debunpack
 usage() {
 	cat >&2 <<EOF
 usage: $0 [-f FS] [-c CACHE] [-b DEBUNPACK] [-t TMPDIR] [-o OUTFILE] [-k]
-          [-s debunpack|bootstrap]
+          [-s debunpack|bootstrap] [-w minbase|buildd]
   -f  filesystem of the image both roots are built on (default ext4)
-  -c  package cache (default /var/cache/debunpack-bench; CACHE/minbase)
+  -c  package cache (default /var/cache/debunpack-bench; CACHE/WORKLOAD)
   -b  debunpack binary (default build/debunpack)
   -t  where the image and the mirror go (default /var/tmp)
   -o  report file (default bench/results/rootdiff-DATE.txt)
   -k  keep the image mounted afterwards (the commands to remove it are printed)
   -s  debunpack's side: the two-command flow (debunpack, the default) or
-      debunpack-bootstrap --variant=minbase (bootstrap), beside the build
+      debunpack-bootstrap --variant=WORKLOAD (bootstrap), beside the build
+  -w  the root: minbase (default) or buildd, the variant of that name from
+      the packages of bench/workloads/WORKLOAD.list
 EOF
 	exit 2
 }
-while getopts f:c:b:t:o:ks: o; do
+workload=minbase
+while getopts f:c:b:t:o:ks:w: o; do
 	case $o in
 	f) fs=$OPTARG ;;
 	c) cache=$OPTARG ;;
@@ -37,12 +41,16 @@ while getopts f:c:b:t:o:ks: o; do
 	o) outfile=$OPTARG ;;
 	k) keep=1 ;;
 	s) side=$OPTARG ;;
+	w) workload=$OPTARG ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $side in debunpack | bootstrap) ;; *) usage ;; esac
+case $workload in minbase | buildd) ;; *) usage ;; esac
+RB_VARIANT=$workload
+export RB_VARIANT
 [ "$(id -u)" = 0 ] || { echo "$0: needs root" >&2; exit 1; }
 rb_need
 [ -n "$bin" ] || bin=$top/build/debunpack
@@ -67,8 +75,8 @@ cp "$bin" "$work/debunpack"
 RB_BOOTSTRAP=$(dirname "$bin")/debunpack-bootstrap
 RB_NOSYNC=$(dirname "$bin")/debunpack-nosync
 export RB_BOOTSTRAP RB_NOSYNC
-sh "$top/bench/fetch.sh" -c "$cache" minbase > /dev/null
-dir=$cache/minbase
+sh "$top/bench/fetch.sh" -c "$cache" "$workload" > /dev/null
+dir=$cache/$workload
 rb_mirror "$dir" "$work/mirror"
 rb_want "$dir" > "$work/want"
 rb_fs_up "$fs" "$work/img" "$mnt"
@@ -163,18 +171,18 @@ text_diff() {
 }
 
 report() {
-	echo "rootdiff: the minbase root of debunpack against mmdebstrap's, same $(wc -l < "$work/want") .debs, both durable, on $fs"
+	echo "rootdiff: the $workload root of debunpack against mmdebstrap's, same $(wc -l < "$work/want") .debs, both durable, on $fs"
 	echo
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "checkout: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "debunpack: $bin: $("$work/debunpack" --version 2>/dev/null | head -n 1)"
 	echo "mmdebstrap: $(mmdebstrap --version)"
 	if [ "$side" = bootstrap ]; then
-		echo "debunpack root:  unshare -n debunpack-bootstrap -q --variant=minbase '' R 'deb [trusted=yes] file:/$mirror_rel ./' && sync -f R"
+		echo "debunpack root:  unshare -n debunpack-bootstrap -q --variant=$workload '' R 'deb [trusted=yes] file:/$mirror_rel ./' && sync -f R"
 	else
 		echo "debunpack root:  debunpack --root R --dpkg-db --run-preinst DEBS && chroot R dpkg --refuse-unsafe-io --configure -a && sync -f R"
 	fi
-	echo "mmdebstrap root: unshare -n mmdebstrap --mode=root --variant=minbase --format=directory --hook-dir=$MMHOOKS/merged-usr --hook-dir=$MMHOOKS/file-mirror-automount '' R 'deb [trusted=yes] file:/$mirror_rel ./' && sync -f R"
+	echo "mmdebstrap root: unshare -n mmdebstrap --mode=root --variant=$workload --format=directory --hook-dir=$MMHOOKS/merged-usr --hook-dir=$MMHOOKS/file-mirror-automount '' R 'deb [trusted=yes] file:/$mirror_rel ./' && sync -f R"
 	for m in debunpack mmdebstrap; do
 		rb_installed "$mnt/$m" > "$work/$m.have"
 		if cmp -s "$work/want" "$work/$m.have"; then

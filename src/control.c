@@ -135,10 +135,25 @@ control_trim(const char **s, size_t len)
 		(*s)++;
 		len--;
 	}
-	while (len > 0 && ((*s)[len - 1] == ' ' || (*s)[len - 1] == '\t' ||
-	    (*s)[len - 1] == '\r'))
-		len--;
 	return len;
+}
+
+/*
+ * As dpkg's parser: blanks end a value only at its very end, so that a
+ * multi-line value keeps a blank at the end of its first line (dpkg's
+ * database shows it so: Description: SYNOPSIS \n ...).
+ */
+static void
+control_trim_end(struct control *c)
+{
+	size_t i, n;
+
+	for (i = 0; i < c->nfields; i++) {
+		n = strlen(c->fields[i].value);
+		while (n > 0 && isspace((unsigned char)c->fields[i].value[n - 1]))
+			n--;
+		c->fields[i].value[n] = '\0';
+	}
 }
 
 static int
@@ -210,6 +225,8 @@ control_parse(const char *text, size_t len, struct control **out,
 		}
 		r = control_parse_line(c, p, ll, err);
 	}
+	if (r == 0)
+		control_trim_end(c);
 	for (i = 0; r == 0 && i < sizeof(control_required) /
 	    sizeof(control_required[0]); i++) {
 		const char *v = control_get(c, control_required[i]);

@@ -116,6 +116,22 @@ START_TEST(test_control_crlf)
 }
 END_TEST
 
+/* As dpkg: blanks are trimmed at the end of a whole value, not per line. */
+START_TEST(test_control_value_end)
+{
+	struct dbp_error err;
+	struct control *c;
+
+	ck_assert_int_eq(parse("Package: a  \nVersion: 1\t\nArchitecture: all\n"
+	    "Description: synopsis \n more \n last  \n", &c, &err), 0);
+	ck_assert_str_eq(control_get(c, "Package"), "a");
+	ck_assert_str_eq(control_get(c, "Version"), "1");
+	ck_assert_str_eq(control_get(c, "Description"),
+	    "synopsis \nmore \nlast");
+	control_free(c);
+}
+END_TEST
+
 START_TEST(test_control_trailing_blank_lines)
 {
 	struct dbp_error err;
@@ -355,6 +371,7 @@ control_suite(void)
 	tcase_add_test(tc, test_control_continuation_lines);
 	tcase_add_test(tc, test_control_value_trimmed);
 	tcase_add_test(tc, test_control_crlf);
+	tcase_add_test(tc, test_control_value_end);
 	tcase_add_test(tc, test_control_trailing_blank_lines);
 	tcase_add_test(tc, test_control_no_final_newline);
 	tcase_add_test(tc, test_control_free_null);

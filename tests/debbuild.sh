@@ -64,7 +64,8 @@ dpkg-deb -c "$deb" | awk '{ print $6 }' > "$tmp/contents"
 for f in ./usr/bin/debunpack ./usr/share/man/man1/debunpack.1.gz \
     ./usr/share/bash-completion/completions/debunpack \
     ./usr/bin/debunpack-bootstrap ./usr/share/man/man1/debunpack-bootstrap.1.gz \
-    ./usr/libexec/debunpack/debunpack-nosync; do
+    ./usr/libexec/debunpack/debunpack-nosync \
+    ./usr/share/debunpack/mmdebstrap/extract00.sh; do
 	grep -qx "$f" "$tmp/contents" || fail "$f not in $(basename "$deb")"
 done
 [ "$(dpkg-deb -f "$deb" Package Version)" = "Package: debunpack

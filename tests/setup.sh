@@ -15,12 +15,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # debunpack's own .deb (tests/debbuild.sh), bash-completion for where its
 # completion goes, GNU time for peak memory (tests/xzblocks.sh), libseccomp
 # for debunpack-nosync, apt-utils for the test mirrors and uidmap for the
-# rootless builds of debunpack-bootstrap (tests/bootstrap*.sh).
+# rootless builds of debunpack-bootstrap (tests/bootstrap*.sh), with
+# libarchive-tools for the device nodes of their tarballs, and mmdebstrap
+# for its hook directory (tests/bootstrap-mmdebstrap.sh).
 deps="gcc make autoconf automake pkg-config libarchive-dev zlib1g-dev
 liblzma-dev libzstd-dev libbz2-dev libssl-dev check dpkg e2fsprogs xfsprogs btrfs-progs
 mount util-linux valgrind python3 apt xz-utils zstd strace libfuse3-dev
 fuse3 bindfs clang libclang-rt-14-dev debhelper bash-completion dpkg-dev
-fakeroot time libseccomp-dev apt-utils uidmap"
+fakeroot time libseccomp-dev apt-utils uidmap libarchive-tools mmdebstrap"
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	missing=""
