@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Benchmark workloads in a cache: real packages (bench/workloads/NAME.list)
 # with apt-get download, synthetic ones (synth-Nk: N thousand 4 KiB files;
 # synth-Ng: one N GiB file) with mkdeb. Each gets a SHA256SUMS manifest that

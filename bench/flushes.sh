@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Device cache flushes and --stats of each sync mode for one generated package
 # on fresh loop-mounted filesystems (ext4, xfs, btrfs), side by side.
 # usage: [MODES="syncfs batched ..."] bench/flushes.sh [-n FILES] [-s BYTES] [-r RUNS] [FS...]   (as root)

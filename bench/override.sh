@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # dpkg-scanpackages override lines ("PACKAGE PRIORITY SECTION") for the
 # given .debs: the control file's Priority, except where the bookworm
 # archive says otherwise.  apt, debconf and zlib1g are required in the

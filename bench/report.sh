@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Summary of a bench/run.sh runs.csv: summary.csv (median, min, max of each
 # metric), summary.md (tables and the targets, pass or miss) and chart.png.
 # usage: bench/report.sh RUNS.CSV [OUTDIR]   (OUTDIR: the csv's directory)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Wall time and device cache flushes of building a working minbase root from
 # the same 88 local .debs with debunpack (--dpkg-db --run-preinst, then
 # dpkg --configure -a in the root) and with mmdebstrap (--variant=minbase

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every difference between the minbase (or buildd) root debunpack builds (--dpkg-db
 # --run-preinst, dpkg --configure -a) and the one mmdebstrap builds from the
 # same .debs, both durable, on one fresh filesystem: paths, types, modes,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=sh
 # Shared by bench/rootbuild.sh and bench/rootdiff.sh (sourced, POSIX sh):
 # the local mirror mmdebstrap reads, fresh loop-mounted filesystems, and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Wall time, device cache flushes, journal commits, bytes written and peak
 # RSS of debunpack's sync modes against dpkg, dpkg-deb -x, eatmydata dpkg and
 # the decompression floor (threaded and one thread), on fresh loop-mounted

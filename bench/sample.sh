@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Quick start: build debunpack, package some of its own files as .debs and
 # unpack them into a scratch root in the default (auto), batched and perfile
 # modes, with --stats.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The admin directory of a root: where it is, opening it, repairing an interrupted run there. */
 #include "config.h"
 

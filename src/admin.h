@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The admin directory of a root: where it is, opening it, repairing an interrupted run there. */
 #ifndef DEBUNPACK_ADMIN_H
 #define DEBUNPACK_ADMIN_H

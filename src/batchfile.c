@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small file of the run's own, written whole under a temporary name and handed to the batch. */
 #include "config.h"
 

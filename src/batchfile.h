@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* batchfile: a small file of the run's own, written whole under a temporary name and handed to the batch. */
 #ifndef DEBUNPACK_BATCHFILE_H
 #define DEBUNPACK_BATCHFILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The conffiles list of a package (control.tar's "conffiles"). */
 #include "config.h"
 

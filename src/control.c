@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parsing a package's control file (RFC 822 style fields). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parsing a package's control file (RFC 822 style fields). */
 #ifndef DEBUNPACK_CONTROL_H
 #define DEBUNPACK_CONTROL_H

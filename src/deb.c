@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading the .deb container: debian-binary, control.tar.*, data.tar.*. */
 #include "config.h"
 
@@ -154,14 +155,18 @@ deb_open(struct deb **out, const char *filename, struct dbp_error *err)
 		return dbp_err(err, ENOMEM, "", "cannot open");
 	}
 	archive_read_support_format_ar(d->ar);
-	d->fd = open(filename, O_RDONLY | O_CLOEXEC);
+	/* "-": standard input, as dpkg-deb and tar read it. */
+	d->fd = strcmp(filename, "-") == 0 ?
+	    fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0) :
+	    open(filename, O_RDONLY | O_CLOEXEC);
 	if (d->fd < 0) {
 		r = dbp_err(err, errno, "", "cannot open");
 		goto fail;
 	}
 	/* Said plainly, not as the reader's "Error reading fd N". */
 	if (fstat(d->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		r = dbp_err(err, EISDIR, "", "not a package file");
+		r = dbp_err(err, 0, "", "a directory, not a package file"
+		    " (-R installs the packages under it)");
 		goto fail;
 	}
 	if (archive_read_open_fd(d->ar, d->fd, 64 * 1024) != ARCHIVE_OK) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading the .deb container: debian-binary, control.tar.*, data.tar.*. */
 #ifndef DEBUNPACK_DEB_H
 #define DEBUNPACK_DEB_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The disk under a root: its flush and write counters, for --stats. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SHA-256 (and MD5 for dpkg): of archive data as it streams by, and of files on disk. */
 #include "config.h"
 
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "digest.h"
@@ -108,4 +110,10 @@ digest_file_at(struct digest *d, int dfd, const char *name,
 	}
 	close(fd);
 	return r != 0 ? r : digest_end(d, out);
+}
+
+const char *
+digest_library(void)
+{
+	return OpenSSL_version(OPENSSL_VERSION);
 }

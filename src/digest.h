@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* SHA-256 (and MD5 for dpkg): of archive data as it streams by, and of files on disk. */
 #ifndef DEBUNPACK_DIGEST_H
 #define DEBUNPACK_DIGEST_H
@@ -30,5 +31,8 @@ int digest_end(struct digest *d, uint8_t out[DIGEST_LEN]);
  */
 int digest_file_at(struct digest *d, int dfd, const char *name,
     uint8_t out[DIGEST_LEN]);
+
+/* The hashing library and its version, for --version. */
+const char *digest_library(void);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpkg's rules for a directory and a file replacing each other. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpkg's rules for a directory and a file replacing each other. */
 #ifndef DEBUNPACK_DIRFILE_H
 #define DEBUNPACK_DIRFILE_H

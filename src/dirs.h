@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The directories a run touches: lookup, creation, a bounded fd cache, fixups. */
 #ifndef DEBUNPACK_DIRS_H
 #define DEBUNPACK_DIRS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Inside the directory table: what dirs.c (lookup, creation, the fd
  * cache) and dirsend.c (final metadata, syncs, undo) share.  Not for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The end of a run for its directories: final metadata, syncs, and the undo of those it made. */
 #include "config.h"
 

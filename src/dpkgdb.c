@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpkg's database in the root (var/lib/dpkg), written in the run's batch. */
 #include "config.h"
 
@@ -43,6 +44,8 @@ struct dpkgdb_new {
 	char *oldinfo;		/* the infoname of OLD */
 	char *stanza;		/* as written */
 	size_t stanza_len;
+	bool removal;		/* removed: REC keeps its conffiles, or */
+	bool whole;		/* nothing of it stays, not even a stanza */
 };
 
 /* A database file that goes: an old version's info file, an empty trigger. */
@@ -340,6 +343,145 @@ dpkgdb_make_stanza(struct dpkgdb_new *p)
 	return r;
 }
 
+/* Whether a package the run does not remove stays installed, by dpkg's status. */
+static bool
+dpkgdb_others_installed(const struct dpkgdb *db)
+{
+	size_t i;
+
+	for (i = 0; i < db->status.n; i++)
+		if (!db->status.v[i].replaced &&
+		    dpkgstatus_installed(&db->status.v[i]))
+			return true;
+	for (i = 0; i < db->nrun; i++)
+		if (!db->run[i].removal)
+			return true;
+	return false;
+}
+
+/*
+ * The stanza of removed package P, as dpkg --remove leaves it when
+ * conffiles stay: the old one, "deinstall ok config-files", and the
+ * version it was configured at.
+ */
+static int
+dpkgdb_removed_stanza(struct dpkgdb_new *p)
+{
+	const struct dpkgstatus_stanza *o = p->old;
+	const char *line = o->text, *end = o->text + o->len, *nl;
+	bool installed = strcmp(dpkgstatus_state(o), "installed") == 0 ||
+	    strcmp(dpkgstatus_state(o), "triggers-pending") == 0 ||
+	    strcmp(dpkgstatus_state(o), "triggers-awaited") == 0;
+	FILE *fp;
+
+	if ((fp = open_memstream(&p->stanza, &p->stanza_len)) == NULL)
+		return -ENOMEM;
+	for (; line < end; line = nl + 1) {
+		if ((nl = memchr(line, '\n', (size_t)(end - line))) == NULL)
+			nl = end - 1;
+		if (strncmp(line, "Status:", 7) == 0)
+			fprintf(fp, "Status: " RECORD_CONFIG_FILES "\n");
+		else if (installed && strncmp(line, "Config-Version:", 15) == 0)
+			continue;
+		else
+			fwrite(line, 1, (size_t)(nl - line + 1), fp);
+		/* Configured: that version is the configuration's. */
+		if (installed && strncmp(line, "Version:", 8) == 0)
+			fprintf(fp, "Config-Version: %s\n", o->version);
+	}
+	return fclose(fp) != 0 ? -ENOMEM : 0;
+}
+
+int
+dpkgdb_stage_removal(struct dpkgdb *db, const struct record *rec,
+    bool whole, struct dbp_error *err)
+{
+	const char *name = control_get(rec->ctl, "Package");
+	const char *arch = control_get(rec->ctl, "Architecture");
+	const char *ma = control_get(rec->ctl, "Multi-Arch");
+	struct dpkgstatus_stanza *o;
+	struct dpkgdb_new *v, *p;
+	char file[NAME_MAX + 1], *data;
+	struct stat st;
+	size_t len, idx;
+	int ifd, r;
+
+	/* What dpkg does not know, or keeps nothing of: nothing to do. */
+	if ((o = dpkgstatus_peek(&db->status, name, arch, ma)) == NULL ||
+	    strcmp(dpkgstatus_state(o), "not-installed") == 0 ||
+	    (!whole && !dpkgstatus_installed(o)))
+		return 0;
+	if ((v = realloc(db->run, (db->nrun + 1) * sizeof(*v))) == NULL)
+		return dbp_err(err, ENOMEM, "", "cannot remove");
+	db->run = v;
+	p = memset(&v[db->nrun++], 0, sizeof(*p));
+	p->rec = (struct record *)rec;
+	p->removal = true;
+	p->whole = whole;
+	p->old = dpkgstatus_take(&db->status, name, arch, ma);
+	if ((p->oldinfo = dpkgstatus_infoname(o->name, o->arch, o->ma)) == NULL ||
+	    (p->infoname = strdup(p->oldinfo)) == NULL)
+		return dbp_err(err, ENOMEM, "", "cannot remove");
+	if (whole)
+		return 0;
+	/* dpkg keeps the postrm of a package whose conffiles stay. */
+	if ((r = dirs_get(db->dirs, DPKGDB_DIR "/info", false, 0, &idx,
+	    err)) != 0)
+		return r;
+	if ((ifd = dirs_fd(db->dirs, idx)) < 0)
+		return dbp_err(err, -ifd, DPKGDB_DIR "/info",
+		    "cannot open directory");
+	snprintf(file, sizeof(file), "%s.postrm", p->infoname);
+	if ((r = fileat_read(ifd, file, &data, &len)) == -ENOENT)
+		return 0;
+	if (r != 0 || fstatat(ifd, file, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (r == 0)
+			free(data);
+		return dbp_err(err, r != 0 ? -r : errno, file, "cannot read");
+	}
+	if ((p->info = calloc(1, sizeof(*p->info))) == NULL ||
+	    (p->info->name = strdup("postrm")) == NULL) {
+		free(data);
+		return dbp_err(err, ENOMEM, "", "cannot remove");
+	}
+	p->ninfo = 1;
+	p->info->mode = st.st_mode & 07777;
+	p->info->mtime = st.st_mtime;
+	p->info->data = data;
+	p->info->len = len;
+	return 0;
+}
+
+bool
+dpkgdb_has_script(struct dpkgdb *db, const struct record *rec,
+    const char *script)
+{
+	const struct dpkgstatus_stanza *o;
+	char file[NAME_MAX + 1], *info;
+	struct stat st;
+	size_t idx;
+	bool has;
+	int ifd;
+
+	if ((o = dpkgstatus_peek(&db->status, control_get(rec->ctl, "Package"),
+	    control_get(rec->ctl, "Architecture"),
+	    control_get(rec->ctl, "Multi-Arch"))) == NULL ||
+	    (info = dpkgstatus_infoname(o->name, o->arch, o->ma)) == NULL)
+		return false;
+	snprintf(file, sizeof(file), "%s.%s", info, script);
+	free(info);
+	has = dirs_get(db->dirs, DPKGDB_DIR "/info", false, 0, &idx,
+	    NULL) == 0 && (ifd = dirs_fd(db->dirs, idx)) >= 0 &&
+	    fstatat(ifd, file, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	return has;
+}
+
+const struct dpkgstatus *
+dpkgdb_status(const struct dpkgdb *db)
+{
+	return &db->status;
+}
+
 /*
  * Write DATA as temporary of NAME in directory IDX (root-relative DIR)
  * and register it with the batch: renamed over NAME at the commit.
@@ -396,6 +538,8 @@ dpkgdb_written(const struct dpkgdb *db, const char *file)
 
 		len = strlen(p->infoname);
 		if (strncmp(file, p->infoname, len) != 0 || file[len] != '.')
+			continue;
+		if (p->whole)
 			continue;
 		if (strcmp(file + len + 1, "list") == 0)
 			return true;
@@ -476,17 +620,19 @@ static int
 dpkgdb_status_text(struct dpkgdb *db, char **out, size_t *len)
 {
 	struct dpkgstatus_add *add;
-	size_t i;
+	size_t i, k;
 	int r;
 
 	if ((add = calloc(db->nrun + 1, sizeof(*add))) == NULL)
 		return -ENOMEM;
-	for (i = 0; i < db->nrun; i++) {
-		add[i].name = control_get(db->run[i].rec->ctl, "Package");
-		add[i].arch = control_get(db->run[i].rec->ctl, "Architecture");
-		add[i].text = db->run[i].stanza;
+	for (i = k = 0; i < db->nrun; i++) {
+		if (db->run[i].whole)
+			continue;	/* its stanza goes */
+		add[k].name = control_get(db->run[i].rec->ctl, "Package");
+		add[k].arch = control_get(db->run[i].rec->ctl, "Architecture");
+		add[k++].text = db->run[i].stanza;
 	}
-	r = dpkgstatus_merge(&db->status, add, db->nrun, out, len);
+	r = dpkgstatus_merge(&db->status, add, k, out, len);
 	free(add);
 	return r;
 }
@@ -578,7 +724,10 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 	for (i = 0; i < db->nrun; i++) {
 		struct dpkgdb_new *p = &db->run[i];
 
-		if ((r = dpkgdb_make_stanza(p)) != 0)
+		if (p->whole)
+			continue;
+		if ((r = p->removal ? dpkgdb_removed_stanza(p) :
+		    dpkgdb_make_stanza(p)) != 0)
 			return dbp_err(err, -r, DPKGDB_DIR "/status",
 			    "cannot write");
 		for (k = 0; k < p->ninfo; k++) {
@@ -594,7 +743,12 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 		}
 		if ((fp = open_memstream(&list, &len)) == NULL)
 			return dbp_err(err, ENOMEM, p->infoname, "cannot write");
-		r = dpkgfmt_list(fp, p->rec);
+		/*
+		 * dpkg keeps in a removed package's list the directories no
+		 * other package has: "/." only when no other is installed.
+		 */
+		r = dpkgfmt_list(fp, p->rec, !p->removal ||
+		    !dpkgdb_others_installed(db));
 		if (fclose(fp) != 0 && r == 0)
 			r = -ENOMEM;
 		if (r == 0 && snprintf(file, sizeof(file), "%s.list",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpkg's database in the root (var/lib/dpkg), written in the run's batch. */
 #ifndef DEBUNPACK_DPKGDB_H
 #define DEBUNPACK_DPKGDB_H
@@ -16,6 +17,7 @@
 #define DPKGDB_DIR	"var/lib/dpkg"
 
 struct dpkgdb;
+struct dpkgstatus;
 struct journal;
 struct manifest;
 struct syncbatch;
@@ -63,6 +65,25 @@ int dpkgdb_plan_obsolete(struct dpkgdb *db, struct journal *j,
     struct dbp_error *err);
 void dpkgdb_remove_obsolete(struct dpkgdb *db,
     void (*warn)(void *, const char *, const char *), void *ctx);
+
+/*
+ * Package REC (its record: owned by the manifest, which must outlive DB)
+ * is removed: WHOLE, its stanza and info files go, as after dpkg --purge
+ * (or --remove of a package without conffiles); else REC lists the
+ * conffiles that stay, and the stanza becomes "deinstall ok
+ * config-files" with PKG.list listing them and PKG.postrm kept, as after
+ * dpkg --remove.  Nothing to do for a package dpkg's status does not have
+ * installed.  0 or -errno with ERR.
+ */
+int dpkgdb_stage_removal(struct dpkgdb *db, const struct record *rec,
+    bool whole, struct dbp_error *err);
+
+/* Whether dpkg's info directory has maintainer script SCRIPT of REC's package. */
+bool dpkgdb_has_script(struct dpkgdb *db, const struct record *rec,
+    const char *script);
+
+/* dpkg's status as the run found it (stanzas the run replaces marked). */
+const struct dpkgstatus *dpkgdb_status(const struct dpkgdb *db);
 
 /* Release dpkg's locks: the run is committed, scripts may take them. */
 void dpkgdb_unlock(struct dpkgdb *db);

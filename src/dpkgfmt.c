@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpkg's database formats: the status stanza of a package, its .list file. */
 #include "config.h"
 
@@ -369,11 +370,12 @@ dpkgfmt_stanza(FILE *fp, const struct control *ctl, const char *status,
 }
 
 int
-dpkgfmt_list(FILE *fp, const struct record *rec)
+dpkgfmt_list(FILE *fp, const struct record *rec, bool root)
 {
 	size_t i;
 
-	fputs("/.\n", fp);
+	if (root)
+		fputs("/.\n", fp);
 	/*
 	 * dpkg makes symlinks after every other entry of a package (so
 	 * that none can lead its files astray) and lists them so.

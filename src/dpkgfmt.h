@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpkg's database formats: the status stanza of a package, its .list file. */
 #ifndef DEBUNPACK_DPKGFMT_H
 #define DEBUNPACK_DPKGFMT_H
@@ -46,9 +47,10 @@ const char *dpkgfmt_version(const char *version);
 int dpkgfmt_check(const struct control *ctl, struct dbp_error *err);
 
 /*
- * The .list text of REC: "/.", then its paths in REC's order, symlinks
- * last, as dpkg lists them.
+ * The .list text of REC: "/." (unless !ROOT: a removed package whose
+ * root directory another package has), then its paths in REC's order,
+ * symlinks last, as dpkg lists them.
  */
-int dpkgfmt_list(FILE *fp, const struct record *rec);
+int dpkgfmt_list(FILE *fp, const struct record *rec, bool root);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What dpkg owns already in a root: diverted paths, the files of the packages it installed. */
 #ifndef DEBUNPACK_DPKGOWN_H
 #define DEBUNPACK_DPKGOWN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpkg's status file: its stanzas, and the file merged with the run's. */
 #ifndef DEBUNPACK_DPKGSTATUS_H
 #define DEBUNPACK_DPKGSTATUS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpkg's triggers database (var/lib/dpkg/triggers): interests and activations. */
 #ifndef DEBUNPACK_DPKGTRIG_H
 #define DEBUNPACK_DPKGTRIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error reports that library functions hand back to main.c for printing. */
 #ifndef DEBUNPACK_ERROR_H
 #define DEBUNPACK_ERROR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Making archive-supplied names safe to print on a terminal. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Making archive-supplied names safe to print on a terminal. */
 #ifndef DEBUNPACK_ESCAPE_H
 #define DEBUNPACK_ESCAPE_H

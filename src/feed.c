@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Decompressing the packages of a run ahead of their extraction, in threads. */
 #include "config.h"
 

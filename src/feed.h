@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Decompressing the packages of a run ahead of their extraction, in threads. */
 #ifndef DEBUNPACK_FEED_H
 #define DEBUNPACK_FEED_H

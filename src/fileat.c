@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Names at a directory descriptor: a whole small file read, what a name is, an unlink that tolerates absence. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a filesystem promises about durability, known by its statfs type. */
 #ifndef DEBUNPACK_FSKIND_H
 #define DEBUNPACK_FSKIND_H

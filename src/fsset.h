@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The filesystems a run or a repair changes, each judged once: one syncfs where it is trusted. */
 #ifndef DEBUNPACK_FSSET_H
 #define DEBUNPACK_FSSET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gzip decompression through zlib, trailer checks included. */
 #include "config.h"
 
@@ -107,4 +108,10 @@ gunzip_free(struct gunzip *g)
 		return;
 	inflateEnd(&g->zs);
 	free(g);
+}
+
+const char *
+gunzip_library(void)
+{
+	return zlibVersion();
 }

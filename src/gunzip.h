@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gzip decompression through zlib, trailer checks included. */
 #ifndef DEBUNPACK_GUNZIP_H
 #define DEBUNPACK_GUNZIP_H
@@ -24,5 +25,8 @@ ssize_t gunzip_read(struct gunzip *g, const void **buf);
 const char *gunzip_error(const struct gunzip *g);
 
 void gunzip_free(struct gunzip *g);
+
+/* The version of zlib, for --version. */
+const char *gunzip_library(void);
 
 #endif

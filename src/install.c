@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* install: one run that puts packages into a root, from the first write to the commit. */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 #include "dirs.h"
 #include "dpkgdb.h"
 #include "dpkgfmt.h"
+#include "dpkgstale.h"
 #include "dpkgstatus.h"
 #include "feed.h"
 #include "install.h"
@@ -143,6 +145,13 @@ install_one(const struct install_opts *o, struct unpack *u,
 	    manifest_in_run(man, control_get(ctl, "Package"))) {
 		/* Before extracting it: one version of a package per run. */
 		r = dbp_err(err, 0, "", "package '%s' is given twice",
+		    control_get(ctl, "Package"));
+		control_free(ctl);
+	} else if (r == 0 && db == NULL && (old = manifest_installed_record(man,
+	    control_get(ctl, "Package"))) != NULL && old->dpkg_db) {
+		/* dpkg's database would keep the old version's stanza. */
+		r = dbp_err(err, 0, "", "'%s' is in dpkg's database too:"
+		    " --dpkg-db upgrades it there as well",
 		    control_get(ctl, "Package"));
 		control_free(ctl);
 	} else if (r == 0 && (r = record_new(&rec, ctl)) != 0) {
@@ -283,6 +292,7 @@ struct install {
 	struct manifest *man;
 	struct obsolete *ob;	/* what the old versions lose */
 	struct dpkgdb *db;	/* --dpkg-db only */
+	struct dpkgstale *stale;	/* dpkg's verdict on the records */
 	struct journal *j;
 	struct unpack *u;
 	struct usrmerge um;
@@ -316,6 +326,43 @@ install_plan_end(struct install *in, struct dbp_error *err)
 		return r;
 	obsolete_verdicts(in->ob, in->dirs, install_plan_note, &in->ic);
 	return 0;
+}
+
+/*
+ * Records of packages dpkg removed, purged or replaced since debunpack
+ * installed them (dpkg's database is the authority where it is kept):
+ * read as none, and dropped by the run, each told.
+ */
+static int
+install_stale(struct install *in, struct dbp_error *err)
+{
+	int r;
+
+	if ((r = dpkgstale_open(&in->stale, &in->rf)) != 0)
+		return dbp_err(err, -r, DPKGDB_DIR "/status", "cannot read");
+	manifest_set_stale(in->man, dpkgstale_is, in->stale, true);
+	if (in->o->dpkg_db)
+		manifest_set_dpkg_db(in->man);
+	return 0;
+}
+
+/* Tell the records install_stale found stale. */
+static void
+install_tell_stale(struct install *in)
+{
+	struct install_note n = { .event = INSTALL_WARN };
+	const char *name, *what;
+	char buf[600];
+	size_t i;
+
+	for (i = 0; i < manifest_nforgotten(in->man); i++) {
+		name = manifest_forgotten(in->man, i, &what);
+		snprintf(buf, sizeof(buf), "dpkg changed '%s' since debunpack"
+		    " installed it (%s): debunpack's record of it is dropped",
+		    name, what);
+		n.msg = buf;
+		install_say(in->o, &n);
+	}
 }
 
 /*
@@ -381,6 +428,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	    (r = manifest_lock(in->man, err)) != 0 ||
 	    (r = journal_open(in->j, manifest_admin_fd(in->man),
 	    admin_name(o->admindir), err)) != 0 ||
+	    (r = install_stale(in, err)) != 0 ||
 	    (r = manifest_load_installed(in->man, err)) != 0 ||
 	    (merge && (r = usrmerge_make(&in->um, in->dirs, in->j, arch,
 	    err)) != 0))
@@ -391,6 +439,56 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 		return dbp_err(err, -r, NULL, "cannot start");
 	return dpkgdb_open(in->db, in->dirs, in->sb, in->man,
 	    o->force_overwrite, err);
+}
+
+/* A package named for removal that has nothing to remove. */
+static void
+install_remove_warn(void *ctx, const char *name, const char *msg)
+{
+	struct install_ctx *ic = ctx;
+	struct install_note n = { .event = INSTALL_WARN };
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "ignoring '%s': %s", name, msg);
+	n.msg = buf;
+	install_say(ic->opts, &n);
+}
+
+/*
+ * Stage the removal of the packages NAMES (N), each told, into the batch
+ * in place of an extraction: what goes is planned at the commit, with
+ * the old versions' paths (obsolete_plan).
+ */
+static int
+install_removals(struct install *in, char *const *names, size_t n,
+    struct dbp_error *err)
+{
+	struct remove_opts ro = in->o->rm;
+	struct record *rec;
+	size_t i;
+	int r;
+
+	ro.warn = install_remove_warn;
+	ro.ctx = &in->ic;
+	if ((r = remove_stage(&ro, in->man, in->ob, in->db, in->rf.fd, names,
+	    n, err)) != 0)
+		return r;
+	for (i = 0; i < manifest_nstaged(in->man) +
+	    manifest_ndropped(in->man); i++) {
+		struct install_note note = { .event = INSTALL_REMOVING,
+		    .path = ro.purge ? "purge" : "remove" };
+
+		rec = i < manifest_nstaged(in->man) ? manifest_staged(in->man,
+		    i) : manifest_dropped(in->man, i -
+		    manifest_nstaged(in->man));
+		note.name = control_get(rec->ctl, "Package");
+		note.old_version = control_get(rec->ctl, "Version");
+		note.msg = i < manifest_nstaged(in->man) ? "config-files" :
+		    "not-installed";
+		install_say(in->o, &note);
+		in->st->packages++;
+	}
+	return 0;
 }
 
 /* Extract every package into the batch, decoded by JOBS threads. */
@@ -483,6 +581,7 @@ install_finish(struct install *in, struct dbp_error *err)
 	if (in->db != NULL)
 		dpkgdb_remove_obsolete(in->db, install_warn, &in->ic);
 	if ((r = syncbatch_sync_dirs(in->sb, err)) != 0 ||
+	    (r = manifest_drop_records(in->man, err)) != 0 ||
 	    (r = journal_end(in->j, false, err)) != 0)
 		return r;
 	n.event = INSTALL_COMMITTED;
@@ -546,6 +645,7 @@ install_close(struct install *in)
 	unpack_free(in->u);
 	syncbatch_free(in->sb);
 	dpkgdb_free(in->db);	/* before the manifest: it holds its records */
+	dpkgstale_free(in->stale);
 	obsolete_free(in->ob);	/* before the manifest: it points into it */
 	manifest_free(in->man);
 	journal_free(in->j);
@@ -655,7 +755,11 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 	unsigned jobs;
 	int r;
 
-	if ((r = install_last_versions(o, all, nall, &files, &nfiles,
+	if (o->remove) {
+		/* Names, not files: nothing to read before the run. */
+		files = NULL;
+		nfiles = 0;
+	} else if ((r = install_last_versions(o, all, nall, &files, &nfiles,
 	    err)) != 0)
 		return r;
 	jobs = install_jobs(o->jobs, files, nfiles);
@@ -671,8 +775,10 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 			install_abort(&in);
 		goto out;
 	}
+	install_tell_stale(&in);
 	/* A dry run ends where the commit would be prepared: undone. */
-	if ((r = install_extract(&in, files, nfiles, jobs, err)) != 0 ||
+	if ((r = o->remove ? install_removals(&in, all, nall, err) :
+	    install_extract(&in, files, nfiles, jobs, err)) != 0 ||
 	    (r = o->dry_run ? install_plan_end(&in, err) :
 	    install_prepare(&in, err)) != 0 || o->dry_run) {
 		install_abort(&in);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* install: one run that puts packages into a root, from the first write to the commit. */
 #ifndef DEBUNPACK_INSTALL_H
 #define DEBUNPACK_INSTALL_H
@@ -10,6 +11,7 @@
 #include "error.h"
 #include "plan.h"
 #include "recover.h"
+#include "remove.h"
 #include "rootfs.h"
 #include "stats.h"
 #include "usrmerge.h"
@@ -29,6 +31,10 @@ enum install_event {
 	INSTALL_SUPERSEDED,	/* PKG, package NAME version MSG, is left out:
 				   PATH, version OLD_VERSION's file, comes
 				   later on the command line */
+	INSTALL_REMOVING,	/* package NAME, version OLD_VERSION, is
+				   removed (PATH "remove") or purged
+				   ("purge"), to state MSG: "config-files"
+				   or "not-installed" */
 };
 
 /* Where a run is, past the extraction. */
@@ -65,6 +71,12 @@ struct install_opts {
 	bool dpkg_db;		/* keep dpkg's database in the root too */
 	enum usrmerge_mode usrmerge;	/* merged-/usr links in a new root */
 	bool run_preinst;	/* then run the preinsts (maintscript.h) */
+	/*
+	 * Remove the packages named instead of installing files: RM says
+	 * how (remove.h; its warn and ctx are the run's).
+	 */
+	bool remove;
+	struct remove_opts rm;
 	/*
 	 * The run up to its commit point, each path's verdict told
 	 * (INSTALL_PLAN), then undone: no data written, nothing synced.

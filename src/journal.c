@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The run's journal: what an interrupted run leaves for the next one to repair. */
 #include "config.h"
 
@@ -198,6 +199,18 @@ journal_gone(struct journal *j, char type, const char *path)
 	j->dirty = true;
 	if (fprintf(j->fp, "gone\t%c\t", type) < 0 ||
 	    !escape_put_field(j->fp, path) || putc('\n', j->fp) == EOF)
+		journal_failed(j);
+	return j->err;
+}
+
+int
+journal_drop(struct journal *j, const char *file)
+{
+	if (j->fp == NULL)
+		return 0;
+	j->dirty = true;
+	if (fputs("drop\t", j->fp) == EOF ||
+	    !escape_put_field(j->fp, file) || putc('\n', j->fp) == EOF)
 		journal_failed(j);
 	return j->err;
 }

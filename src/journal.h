@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The run's journal: what an interrupted run leaves for the next one to repair. */
 #ifndef DEBUNPACK_JOURNAL_H
 #define DEBUNPACK_JOURNAL_H
@@ -64,6 +65,12 @@ int journal_item(struct journal *j, char tree, bool hadold, const char *dir,
 
 /* After the commit point, PATH (root-relative) of type TYPE goes away. */
 int journal_gone(struct journal *j, char type, const char *path);
+
+/*
+ * After the commit point, FILE of the admin directory goes away: the
+ * record of a package the run removes.  Buffered until journal_sync.
+ */
+int journal_drop(struct journal *j, const char *file);
 
 /*
  * Write what is buffered and make it durable (if the journal is); nothing

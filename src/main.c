@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* debunpack: install .deb packages into a root, durably and fast. */
 #include "config.h"
 
@@ -20,20 +21,26 @@
 #include "escape.h"
 #include "install.h"
 #include "manifest.h"
+#include "operands.h"
 #include "progress.h"
 #include "query.h"
 #include "rootfs.h"
 #include "devstat.h"
+#include "digest.h"
+#include "dpkgstale.h"
+#include "gunzip.h"
 #include "stats.h"
 #include "syncbatch.h"
 #include "version.h"
+#include "xz.h"
 
 enum {
 	OPT_STATS = 256, OPT_SKIP_DEVICES, OPT_SYNC_MODE, OPT_ROOT, OPT_ADMINDIR,
 	OPT_LIST, OPT_OWNER, OPT_CONTENTS, OPT_FILES, OPT_FORCE_OVERWRITE,
 	OPT_VERIFY,
 	OPT_DRY_RUN, OPT_RECOVER, OPT_DPKG_DB, OPT_MERGED_USR, OPT_RUN_PREINST,
-	OPT_STATUS_FD, OPT_NO_PROGRESS
+	OPT_STATUS_FD, OPT_NO_PROGRESS, OPT_REMOVE, OPT_PURGE, OPT_NO_SCRIPTS,
+	OPT_FORCE_DEPENDS, OPT_FORCE_REMOVE_ESSENTIAL
 };
 
 /* What a run does: install (the default) or answer a query. */
@@ -59,15 +66,22 @@ static const struct option main_options[] = {
 	{ "files",		no_argument,		NULL, OPT_FILES },
 	{ "dpkg-db",		no_argument,		NULL, OPT_DPKG_DB },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
+	{ "force-depends",	no_argument,		NULL, OPT_FORCE_DEPENDS },
 	{ "force-overwrite",	no_argument,		NULL, OPT_FORCE_OVERWRITE },
+	{ "force-remove-essential", no_argument,	NULL,
+	    OPT_FORCE_REMOVE_ESSENTIAL },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "jobs",		required_argument,	NULL, 'j' },
 	{ "list",		no_argument,		NULL, OPT_LIST },
 	{ "merged-usr",		optional_argument,	NULL, OPT_MERGED_USR },
 	{ "no-progress",	no_argument,		NULL, OPT_NO_PROGRESS },
+	{ "no-scripts",		no_argument,		NULL, OPT_NO_SCRIPTS },
 	{ "owner",		required_argument,	NULL, OPT_OWNER },
 	{ "quiet",		no_argument,		NULL, 'q' },
+	{ "recursive",		no_argument,		NULL, 'R' },
+	{ "purge",		no_argument,		NULL, OPT_PURGE },
 	{ "recover",		no_argument,		NULL, OPT_RECOVER },
+	{ "remove",		no_argument,		NULL, OPT_REMOVE },
 	{ "root",		required_argument,	NULL, OPT_ROOT },
 	{ "run-preinst",	no_argument,		NULL, OPT_RUN_PREINST },
 	{ "skip-devices",	no_argument,		NULL, OPT_SKIP_DEVICES },
@@ -88,8 +102,10 @@ struct main_opts {
 	int status_fd;		/* --status-fd, or -1 */
 	bool no_progress;
 	bool root_given;	/* --root was given, "/" or not */
+	bool recursive;		/* -R: directories stand for their *.deb */
 	struct progress *pg;	/* the progress line and status lines, or NULL */
 	char **names;		/* the run's packages, for the status lines */
+	const char **states;	/* the state each reaches (NULL: unpacked) */
 	size_t nnames;
 	const char *cur_file;	/* the package file the last name is of */
 	struct install_opts in;	/* what an install (or a query) works on */
@@ -106,7 +122,10 @@ usage(FILE *fp)
 	    "                 [--sync-mode auto|syncfs|batched|perfile|none]\n"
 	    "                 [--dpkg-db] [--merged-usr[=auto|yes|no]]\n"
 	    "                 [--run-preinst] [--status-fd N] [--no-progress]\n"
-	    "                 [-j N] [-q | -v] PKG.deb...\n"
+	    "                 [-j N] [-q | -v] [-R] PKG.deb|DIR|-...\n"
+	    "       debunpack --root DIR [--admindir DIR] [--dry-run] [--dpkg-db]\n"
+	    "                 [--no-scripts] [--force-depends]\n"
+	    "                 [--force-remove-essential] --remove|--purge PKGNAME...\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --list\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --owner PATTERN...\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --verify [PKGNAME...]\n"
@@ -122,7 +141,10 @@ usage(FILE *fp)
 	    "      --dpkg-db         keep dpkg's database (ROOT/var/lib/dpkg) too:\n"
 	    "                        packages end up unpacked, for dpkg --configure\n"
 	    "      --dry-run         say what an install would do, do nothing\n"
+	    "      --force-depends   remove a package others depend on\n"
 	    "      --force-overwrite take over paths of other packages\n"
+	    "      --force-remove-essential  remove an essential or protected\n"
+	    "                        package\n"
 	    "  -h, --help            show this help and exit\n"
 	    "  -j, --jobs N          decompress with N threads (default: the\n"
 	    "                        online CPUs, at most 8; 1: in the main\n"
@@ -132,11 +154,17 @@ usage(FILE *fp)
 	    "                        root: auto (default: for bookworm or later),\n"
 	    "                        yes, no\n"
 	    "      --no-progress     no progress line on a terminal\n"
+	    "      --no-scripts      remove a package that has prerm or postrm\n"
+	    "                        scripts without running them\n"
 	    "      --owner PATTERN...  the installed paths that match, and their\n"
 	    "                        packages, as dpkg -S (a path, a glob or a\n"
 	    "                        part of a path)\n"
+	    "      --purge           remove installed packages and their conffiles\n"
 	    "  -q, --quiet           print errors only\n"
+	    "  -R, --recursive       install the *.deb files under directories\n"
 	    "      --recover         repair what an interrupted run left\n"
+	    "      --remove          remove installed packages, keeping their\n"
+	    "                        conffiles\n"
 	    "      --root DIR        install under DIR (/ for the running system;\n"
 	    "                        queries read / without it)\n"
 	    "      --run-preinst     then run the preinsts in the root (chroot;\n"
@@ -196,10 +224,14 @@ main_print_error(const struct dbp_error *err)
 	fprintf(stderr, "debunpack: %s\n", line);
 }
 
-/* Keep NAME for the status lines of the commit; nothing lost but those. */
+/*
+ * Keep NAME and the STATE it reaches (a static string; NULL: unpacked) for
+ * the status lines of the commit; nothing lost but those.
+ */
 static void
-main_keep_name(struct main_opts *o, const char *name)
+main_keep_name(struct main_opts *o, const char *name, const char *state)
 {
+	const char **sv;
 	char **v, *copy;
 
 	if (o->pg == NULL || (copy = strdup(name)) == NULL)
@@ -209,6 +241,12 @@ main_keep_name(struct main_opts *o, const char *name)
 		return;
 	}
 	o->names = v;
+	if ((sv = realloc(o->states, (o->nnames + 1) * sizeof(*sv))) == NULL) {
+		free(copy);
+		return;
+	}
+	o->states = sv;
+	o->states[o->nnames] = state;
 	o->names[o->nnames++] = copy;
 }
 
@@ -225,19 +263,26 @@ main_progress(struct main_opts *o, const struct install_note *n)
 
 	switch (n->event) {
 	case INSTALL_UNPACKING:
-		main_keep_name(o, n->name);
+		main_keep_name(o, n->name, NULL);
 		o->cur_file = n->pkg;
 		progress_unpacking(o->pg, n->name, n->upgrade);
 		break;
 	case INSTALL_EXTRACTED:
 		progress_extracted(o->pg, n->name, n->bytes);
 		break;
+	case INSTALL_REMOVING:
+		/* MSG is one of two static strings. */
+		main_keep_name(o, n->name, strcmp(n->msg, "config-files") == 0 ?
+		    "config-files" : "not-installed");
+		progress_removing(o->pg, n->name, n->path);
+		break;
 	case INSTALL_PHASE:
 		progress_phase(o->pg, phases[n->phase]);
 		break;
 	case INSTALL_COMMITTED:
 		for (i = 0; i < o->nnames; i++)
-			progress_committed(o->pg, o->names[i]);
+			progress_committed(o->pg, o->names[i],
+			    o->states[i] != NULL ? o->states[i] : "unpacked");
 		break;
 	default:
 		/* What follows is printed: the line makes room. */
@@ -373,8 +418,12 @@ main_note(void *ctx, const struct install_note *n)
 	case INSTALL_COMMITTED:
 		if (o->verbose > 0) {
 			progress_clear(o->pg);
-			fprintf(stderr, "debunpack: %zu paths committed (%s)\n",
-			    n->count, n->mode);
+			if (o->in.remove)
+				fprintf(stderr, "debunpack: removal committed"
+				    " (%s)\n", n->mode);
+			else
+				fprintf(stderr, "debunpack: %zu paths committed"
+				    " (%s)\n", n->count, n->mode);
 		}
 		break;
 	case INSTALL_PREINST:
@@ -384,6 +433,19 @@ main_note(void *ctx, const struct install_note *n)
 		break;
 	case INSTALL_SUPERSEDED:
 		main_superseded(n);
+		break;
+	case INSTALL_REMOVING:
+		if (o->verbose > 0) {
+			char name[256], ver[256];
+
+			progress_clear(o->pg);
+			fprintf(stderr, "debunpack: %s %s (%s)%s\n",
+			    strcmp(n->path, "purge") == 0 ? "purging" :
+			    "removing", escape_name(n->name, name, sizeof(name)),
+			    escape_name(n->old_version, ver, sizeof(ver)),
+			    strcmp(n->msg, "config-files") == 0 ?
+			    ", keeping its conffiles" : "");
+		}
 		break;
 	case INSTALL_EXTRACTED:
 	case INSTALL_PHASE:
@@ -407,17 +469,22 @@ main_parse(int argc, char **argv, struct main_opts *o)
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	o->in.jobs = n > 1 ? (n > MAIN_JOBS_DEFAULT_MAX ? MAIN_JOBS_DEFAULT_MAX :
 	    (unsigned)n) : 1;
-	while ((c = getopt_long(argc, argv, "hj:qvV", main_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hj:qRvV", main_options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
 			exit(0);
 		case 'V':
-			printf("debunpack %s\n%s\n", PACKAGE_VERSION,
-			    archive_version_details());
+			/* Every library it links, as each names itself. */
+			printf("debunpack %s\n%s\nliblzma %s\nzlib %s\n%s\n",
+			    PACKAGE_VERSION, archive_version_details(),
+			    xz_library(), gunzip_library(), digest_library());
 			exit(0);
 		case 'q':
 			o->verbose = -1;
+			break;
+		case 'R':
+			o->recursive = true;
 			break;
 		case 'v':
 			o->verbose = 1;
@@ -454,6 +521,20 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case OPT_FORCE_OVERWRITE:
 			o->in.force_overwrite = true;
+			break;
+		case OPT_REMOVE:
+		case OPT_PURGE:
+			o->in.remove = true;
+			o->in.rm.purge = o->in.rm.purge || c == OPT_PURGE;
+			break;
+		case OPT_NO_SCRIPTS:
+			o->in.rm.no_scripts = true;
+			break;
+		case OPT_FORCE_DEPENDS:
+			o->in.rm.force_depends = true;
+			break;
+		case OPT_FORCE_REMOVE_ESSENTIAL:
+			o->in.rm.force_essential = true;
 			break;
 		case OPT_DPKG_DB:
 			o->in.dpkg_db = true;
@@ -533,6 +614,15 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			return -1;
 		}
 	}
+	if (o->in.remove && ((o->action != ACT_INSTALL &&
+	    o->action != ACT_DRY_RUN) || o->in.run_preinst)) {
+		fprintf(stderr, "debunpack: --remove and --purge go with"
+		    " --dry-run only, not with queries nor --run-preinst\n");
+		return -1;
+	}
+	/* Removing makes no link of a merged /usr. */
+	if (o->in.remove)
+		o->in.usrmerge = USRMERGE_NO;
 	if (o->action == ACT_LIST || o->action == ACT_RECOVER) {
 		if (optind < argc) {
 			fprintf(stderr, "debunpack: --list and --recover take"
@@ -551,7 +641,8 @@ main_parse(int argc, char **argv, struct main_opts *o)
 	if (!o->root_given && (o->action == ACT_INSTALL ||
 	    o->action == ACT_RECOVER)) {
 		fprintf(stderr, "debunpack: --root is required to %s (--root /"
-		    " for the running system)\n", o->action == ACT_INSTALL ?
+		    " for the running system)\n", o->in.remove ? (o->in.rm.purge ?
+		    "purge" : "remove") : o->action == ACT_INSTALL ?
 		    "install" : "repair");
 		return -1;
 	}
@@ -647,6 +738,7 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 {
 	struct manifest *man = NULL;
 	struct rootfs rf = { -1, false };
+	struct dpkgstale *stale = NULL;
 	struct dbp_error err;
 	struct stats st;
 	int fd = -1, i, r = 0;
@@ -672,6 +764,12 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 		goto out;
 	if ((r = manifest_new(&man)) != 0)
 		goto out;
+	/* What dpkg changed since is not debunpack's: read as not there. */
+	if ((r = dpkgstale_open(&stale, &rf)) != 0) {
+		r = dbp_err(&err, -r, "var/lib/dpkg/status", "cannot read");
+		goto out;
+	}
+	manifest_set_stale(man, dpkgstale_is, stale, false);
 	if ((fd = admin_open(o->in.admindir, &rf)) < 0) {
 		/* No admin directory yet: nothing is installed. */
 		if (fd != -ENOENT)
@@ -705,6 +803,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	manifest_free(man);
+	dpkgstale_free(stale);
 	rootfs_close(&rf);
 	if (fflush(stdout) != 0 && r == 0)
 		r = dbp_err(&err, errno, NULL, "cannot write to standard output");
@@ -723,7 +822,8 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	struct devstat ds = { .name = "" };
 	struct stats st;
-	size_t i;
+	char **files = NULL, **expanded = NULL;
+	size_t i, nfiles = 0;
 	int first, r;
 
 	/* getopt's own messages name the program as ours do. */
@@ -741,6 +841,16 @@ main(int argc, char **argv)
 	o.in.dry_run = o.action == ACT_DRY_RUN;
 	memset(&st, 0, sizeof(st));
 	dbp_err_clear(&err);
+	/* Package names for a removal; files, "-" and -R's directories else. */
+	if (o.in.remove) {
+		files = argv + first;
+		nfiles = (size_t)(argc - first);
+	} else if (operands_expand(argv + first, (size_t)(argc - first),
+	    o.recursive, &expanded, &nfiles, &err) != 0) {
+		main_print_error(&err);
+		return 1;
+	} else
+		files = expanded;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = main_on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -753,12 +863,12 @@ main(int argc, char **argv)
 	if ((o.status_fd >= 0 || (!o.no_progress && o.verbose >= 0 &&
 	    isatty(STDERR_FILENO))) && progress_new(&o.pg, !o.no_progress &&
 	    o.verbose >= 0 && isatty(STDERR_FILENO) ? stderr : NULL,
-	    o.status_fd, (size_t)(argc - first), NULL) != 0)
+	    o.status_fd, nfiles, NULL) != 0)
 		o.pg = NULL;	/* no progress is no reason to fail */
 	/* The disk's counters before and after: what the run cost it. */
 	if (o.stats != 0 && devstat_open(&ds, o.in.root) != 0)
 		ds.name[0] = '\0';
-	r = install_run(&o.in, argv + first, (size_t)(argc - first), &st, &err);
+	r = install_run(&o.in, files, nfiles, &st, &err);
 	if (r == 0 && ds.name[0] != '\0') {
 		struct devstat before = ds;
 
@@ -789,6 +899,9 @@ main(int argc, char **argv)
 	for (i = 0; i < o.nnames; i++)
 		free(o.names[i]);
 	free(o.names);
+	free(o.states);
+	/* Not before: the error line above may name the package by its file. */
+	operands_free(expanded, expanded != NULL ? nfiles : 0);
 	if (r != 0) {
 		main_print_error(&err);
 		return 1;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Maintainer scripts of the run's packages, run in the root as dpkg runs them. */
 #ifndef DEBUNPACK_MAINTSCRIPT_H
 #define DEBUNPACK_MAINTSCRIPT_H

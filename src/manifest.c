@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Records of installed files: the run's path table and the admin directory. */
 #include "config.h"
 
@@ -56,9 +57,25 @@ struct manifest {
 	bool *disowned;		/* inst[i] gave up paths: restage it */
 	struct record **staged;	/* by package index of the run */
 	size_t nstaged;
+	/* packages the run removes whole: their records go after the commit */
+	struct record **dropped;
+	size_t ndropped;
+	/* which records dpkg made stale, and whether the run drops them */
+	manifest_stale_fn *stale;
+	void *stale_ctx;
+	bool forget;
+	bool dpkg_db;		/* the run keeps dpkg's database too */
+	struct manifest_forgotten *forgotten;
+	size_t nforgotten;
 	/* every installed path, sorted by path; NULL: search each record */
 	struct manifest_owned *owned;
 	size_t nowned;
+};
+
+/* A record dpkg made stale, dropped after the commit (no path goes). */
+struct manifest_forgotten {
+	char *name;
+	char *what;
 };
 
 static int
@@ -102,6 +119,14 @@ manifest_free(struct manifest *m)
 	while (m->nstaged > 0)
 		record_free(m->staged[--m->nstaged]);
 	free(m->staged);
+	while (m->ndropped > 0)
+		record_free(m->dropped[--m->ndropped]);
+	free(m->dropped);
+	while (m->nforgotten > 0) {
+		free(m->forgotten[--m->nforgotten].name);
+		free(m->forgotten[m->nforgotten].what);
+	}
+	free(m->forgotten);
 	free(m->owned);
 	syncbatch_free(m->asb);
 	dirs_free(m->adirs);
@@ -251,6 +276,8 @@ manifest_stage(struct manifest *m, struct record *r, struct dbp_error *err)
 		record_free(r);
 		return e;
 	}
+	if (m->dpkg_db)
+		r->dpkg_db = true;
 	/* A path the package gave twice is recorded as its later entry. */
 	if ((e = record_dedup(r)) != 0) {
 		record_free(r);
@@ -285,6 +312,7 @@ int
 manifest_prepare(struct manifest *m, struct journal *j,
     struct dbp_error *err)
 {
+	char file[256];
 	size_t i;
 	int r;
 
@@ -297,6 +325,18 @@ manifest_prepare(struct manifest *m, struct journal *j,
 	for (i = 0; i < m->nstaged; i++)
 		if ((r = manifest_write_tmp(m, m->staged[i], err)) != 0)
 			return r;
+	/*
+	 * The records of packages removed whole go after the commit, and
+	 * those dpkg made stale.
+	 */
+	for (i = 0; i < m->ndropped + m->nforgotten; i++) {
+		snprintf(file, sizeof(file), "%s" MANIFEST_SUFFIX,
+		    i < m->ndropped ? control_get(m->dropped[i]->ctl,
+		    "Package") : m->forgotten[i - m->ndropped].name);
+		if ((r = journal_drop(j, file)) != 0)
+			return dbp_err(err, -r, JOURNAL_NAME,
+			    "cannot write journal");
+	}
 	/* Packages that gave up paths to --force-overwrite get new records. */
 	for (i = 0; i < m->ninst; i++)
 		if (m->disowned[i] && !manifest_in_run(m,
@@ -335,6 +375,26 @@ manifest_run_name(const struct manifest *m, unsigned pkg)
 {
 	return pkg < m->nstaged ?
 	    control_get(m->staged[pkg]->ctl, "Package") : "?";
+}
+
+/*
+ * Whether installed package NAME is removed by the run: whole, or down
+ * to its conffiles (its staged record then says which paths it keeps).
+ */
+static bool
+manifest_leaving(const struct manifest *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->ndropped; i++)
+		if (strcmp(control_get(m->dropped[i]->ctl, "Package"),
+		    name) == 0)
+			return true;
+	for (i = 0; i < m->nstaged; i++)
+		if (record_config_files(m->staged[i]) &&
+		    strcmp(control_get(m->staged[i]->ctl, "Package"), name) == 0)
+			return true;
+	return false;
 }
 
 /* The installed record of package NAME, or NULL. */
@@ -390,8 +450,11 @@ manifest_load_installed(struct manifest *m, struct dbp_error *err)
 		return r;
 	for (i = 0; names[i] != NULL; i++) {
 		if ((r = manifest_load(m, names[i], &rec, err)) != 0) {
-			if (r == -ENOENT)	/* gone since the listing */
+			/* Gone since the listing, or dpkg's now (stale). */
+			if (r == -ENOENT) {
+				r = 0;
 				continue;
+			}
 			break;
 		}
 		v = realloc(m->inst, (m->ninst + 1) * sizeof(*v));
@@ -477,6 +540,7 @@ manifest_installed_owner(struct manifest *m, const char *abspath,
 			owner = control_get(m->inst[m->owned[i].inst]->ctl,
 			    "Package");
 			if (strcmp(owner, name) != 0 &&
+			    !manifest_leaving(m, owner) &&
 			    (!nondir || m->owned[i].type != 'd'))
 				return owner;
 		}
@@ -484,7 +548,7 @@ manifest_installed_owner(struct manifest *m, const char *abspath,
 	}
 	for (i = 0; i < m->ninst; i++) {
 		owner = control_get(m->inst[i]->ctl, "Package");
-		if (strcmp(owner, name) != 0 &&
+		if (strcmp(owner, name) != 0 && !manifest_leaving(m, owner) &&
 		    (e = record_find(m->inst[i], abspath)) != NULL &&
 		    (!nondir || e->type != 'd'))
 			return owner;
@@ -548,15 +612,117 @@ manifest_finish(struct manifest *m)
 }
 
 int
+manifest_drop_records(struct manifest *m, struct dbp_error *err)
+{
+	char file[256];
+	size_t i;
+
+	if (m->asb == NULL || m->ndropped + m->nforgotten == 0)
+		return 0;
+	/* A repair would redo this from the journal's "drop" lines. */
+	for (i = 0; i < m->ndropped + m->nforgotten; i++) {
+		snprintf(file, sizeof(file), "%s" MANIFEST_SUFFIX,
+		    i < m->ndropped ? control_get(m->dropped[i]->ctl,
+		    "Package") : m->forgotten[i - m->ndropped].name);
+		if (unlinkat(m->arf.fd, file, 0) != 0 && errno != ENOENT)
+			return dbp_err(err, errno, file, "cannot remove record");
+	}
+	/* Durable before the journal goes, by the run's strategy. */
+	dirs_mark(m->adirs, m->aroot, DIR_NAMES);
+	return syncbatch_sync_dirs(m->asb, err);
+}
+
+int
+manifest_drop(struct manifest *m, struct record *r)
+{
+	struct record **v;
+
+	if ((v = realloc(m->dropped, (m->ndropped + 1) * sizeof(*v))) == NULL) {
+		record_free(r);
+		return -ENOMEM;
+	}
+	m->dropped = v;
+	m->dropped[m->ndropped++] = r;
+	return 0;
+}
+
+size_t
+manifest_ndropped(const struct manifest *m)
+{
+	return m->ndropped;
+}
+
+struct record *
+manifest_dropped(const struct manifest *m, size_t i)
+{
+	return m->dropped[i];
+}
+
+int
 manifest_abort(struct manifest *m)
 {
 	return m->asb != NULL ? syncbatch_abort(m->asb) : 0;
+}
+
+/* Note stale record NAME (WHAT dpkg did) for the run to drop, once. */
+static int
+manifest_forget(struct manifest *m, const char *name, const char *what)
+{
+	struct manifest_forgotten *v;
+	size_t i;
+
+	for (i = 0; i < m->nforgotten; i++)
+		if (strcmp(m->forgotten[i].name, name) == 0)
+			return 0;
+	if ((v = realloc(m->forgotten, (m->nforgotten + 1) * sizeof(*v))) ==
+	    NULL)
+		return -ENOMEM;
+	m->forgotten = v;
+	v += m->nforgotten;
+	v->name = strdup(name);
+	v->what = strdup(what);
+	if (v->name == NULL || v->what == NULL) {
+		free(v->name);
+		free(v->what);
+		return -ENOMEM;
+	}
+	m->nforgotten++;
+	return 0;
+}
+
+void
+manifest_set_dpkg_db(struct manifest *m)
+{
+	m->dpkg_db = true;
+}
+
+void
+manifest_set_stale(struct manifest *m, manifest_stale_fn *fn, void *ctx,
+    bool forget)
+{
+	m->stale = fn;
+	m->stale_ctx = ctx;
+	m->forget = forget;
+}
+
+size_t
+manifest_nforgotten(const struct manifest *m)
+{
+	return m->nforgotten;
+}
+
+const char *
+manifest_forgotten(const struct manifest *m, size_t i, const char **what)
+{
+	*what = m->forgotten[i].what;
+	return m->forgotten[i].name;
 }
 
 int
 manifest_load(struct manifest *m, const char *name, struct record **out,
     struct dbp_error *err)
 {
+	const char *what;
 	char file[256];
 	FILE *fp;
 	int dfd, fd, r;
@@ -576,6 +742,16 @@ manifest_load(struct manifest *m, const char *name, struct record **out,
 	}
 	r = record_read(fp, file, out, err);
 	fclose(fp);
+	if (r == 0 && m->stale != NULL && m->stale(m->stale_ctx, *out, &what)) {
+		if (m->forget && (r = manifest_forget(m, name, what)) != 0) {
+			record_free(*out);
+			*out = NULL;
+			return dbp_err(err, -r, file, "cannot read record");
+		}
+		record_free(*out);
+		*out = NULL;
+		return -ENOENT;
+	}
 	return r;
 }
 

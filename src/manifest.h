@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Records of installed files: the run's path table and the admin directory. */
 #ifndef DEBUNPACK_MANIFEST_H
 #define DEBUNPACK_MANIFEST_H
@@ -140,14 +141,46 @@ int manifest_disown_staged(struct manifest *m, unsigned pkg,
 int manifest_disown(struct manifest *m, const char *owner,
     const char *abspath);
 
+/*
+ * Package R (its control; taken, also on error) is removed whole: its
+ * record goes after the commit point, journaled (journal_drop) by
+ * manifest_prepare, removed by manifest_finish.  -ENOMEM.
+ */
+int manifest_drop(struct manifest *m, struct record *r);
+size_t manifest_ndropped(const struct manifest *m);
+struct record *manifest_dropped(const struct manifest *m, size_t i);
 /* The run succeeded: drop the backups of the records it replaced. */
 int manifest_finish(struct manifest *m);
+/*
+ * After the commit point: remove the records of the packages the run
+ * removed whole (manifest_drop) and of those dpkg made stale, durably.
+ * 0 or -errno with ERR: the journal then stays for a repair.
+ */
+int manifest_drop_records(struct manifest *m, struct dbp_error *err);
 
 /*
  * Undo the records: put back the ones a commit replaced, remove every
  * staged one.  Best effort.
  */
 int manifest_abort(struct manifest *m);
+
+/*
+ * FN says whether a record no longer stands (dpkg changed its package
+ * since: dpkgstale.h), and how (*WHAT); such a record reads as none.  With
+ * FORGET (a run, not a query), the run drops it after its commit point,
+ * journaled (manifest_prepare, manifest_finish), and touches no path of
+ * it: they are dpkg's, or gone.
+ */
+typedef bool manifest_stale_fn(void *ctx, const struct record *r,
+    const char **what);
+/* The run keeps dpkg's database too: the records it stages say so. */
+void manifest_set_dpkg_db(struct manifest *m);
+void manifest_set_stale(struct manifest *m, manifest_stale_fn *fn, void *ctx,
+    bool forget);
+/* The records dropped so, with what dpkg did, for the run to tell. */
+size_t manifest_nforgotten(const struct manifest *m);
+const char *manifest_forgotten(const struct manifest *m, size_t i,
+    const char **what);
 
 /*
  * Read the record of package NAME: 0 with *OUT, -ENOENT if there is none,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The names a run gives its own files in the root, and the paths it accepts from a package. */
 #ifndef DEBUNPACK_NAMES_H
 #define DEBUNPACK_NAMES_H

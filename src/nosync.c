@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* debunpack-nosync: run a command whose sync calls do nothing, for a step that one later barrier makes durable. */
 #include "config.h"
 

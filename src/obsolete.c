@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The paths the old versions of a run's packages had and the new ones lack: planned, judged, removed. */
 #include "config.h"
 
@@ -127,41 +128,65 @@ obsolete_add(struct obsolete *ob, const char *abspath)
 	return 0;
 }
 
+/*
+ * The paths of package NAME's installed record that REC (its new record;
+ * NULL: it is removed whole) lacks.
+ */
+static int
+obsolete_plan_old(struct obsolete *ob, struct manifest *m, struct dirs *d,
+    const char *name, struct record *rec, struct journal *j,
+    struct dbp_error *err)
+{
+	const char *owner;
+	struct record *old;
+	size_t k;
+	int r;
+
+	if ((old = manifest_installed_record(m, name)) == NULL)
+		return 0;
+	/* Backwards: the contents of a directory before the directory. */
+	for (k = old->n; k-- > 0;) {
+		const struct record_entry *e = &old->v[k];
+
+		if (rec != NULL && record_find(rec, e->path) != NULL)
+			continue;
+		if ((owner = manifest_other_owner(m, e->path, name)) != NULL)
+			r = obsolete_keep(ob, e, owner);
+		else
+			r = obsolete_one(ob, m, d, e, j);
+		if (r != 0)
+			return dbp_err(err, -r, e->path + 1,
+			    "cannot plan removal");
+	}
+	return 0;
+}
+
 int
 obsolete_plan(struct obsolete *ob, struct manifest *m, struct dirs *d,
     struct journal *j, struct dbp_error *err)
 {
-	const char *owner;
-	struct record *old;
 	size_t i, k;
 	int r;
 
-	for (i = 0; i < manifest_nstaged(m); i++) {
-		struct record *rec = manifest_staged(m, i);
-		const char *name = control_get(rec->ctl, "Package");
-
-		if ((old = manifest_installed_record(m, name)) == NULL)
-			continue;
-		/* Backwards: the contents of a directory before the directory. */
-		for (k = old->n; k-- > 0;) {
-			const struct record_entry *e = &old->v[k];
-
-			if (record_find(rec, e->path) != NULL)
-				continue;
-			if ((owner = manifest_other_owner(m, e->path,
-			    name)) != NULL)
-				r = obsolete_keep(ob, e, owner);
-			else
-				r = obsolete_one(ob, m, d, e, j);
-			if (r != 0)
-				return dbp_err(err, -r, e->path + 1,
-				    "cannot plan removal");
-		}
-	}
+	/*
+	 * Files first (a purge's conffile leftovers): a directory of the
+	 * packages' paths that holds one goes only once it has gone.
+	 */
 	for (k = 0; k < ob->nextra; k++)
 		if ((r = obsolete_one(ob, m, d, &ob->extra[k], j)) != 0)
 			return dbp_err(err, -r, ob->extra[k].path + 1,
 			    "cannot plan removal");
+	for (i = 0; i < manifest_nstaged(m); i++) {
+		struct record *rec = manifest_staged(m, i);
+
+		if ((r = obsolete_plan_old(ob, m, d, control_get(rec->ctl,
+		    "Package"), rec, j, err)) != 0)
+			return r;
+	}
+	for (i = 0; i < manifest_ndropped(m); i++)
+		if ((r = obsolete_plan_old(ob, m, d, control_get(
+		    manifest_dropped(m, i)->ctl, "Package"), NULL, j, err)) != 0)
+			return r;
 	return 0;
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* obsolete: the paths the old versions of a run's packages had and the new ones lack. */
 #ifndef DEBUNPACK_OBSOLETE_H
 #define DEBUNPACK_OBSOLETE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plan: what a run does to each path, as it decides it; --dry-run prints it. */
 #ifndef DEBUNPACK_PLAN_H
 #define DEBUNPACK_PLAN_H

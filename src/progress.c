@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Progress of an install run: a line redrawn on a terminal, and dpkg-style status lines. */
 #include "config.h"
 
@@ -310,11 +311,26 @@ progress_phase(struct progress *p, enum progress_phase ph)
 }
 
 void
-progress_committed(struct progress *p, const char *name)
+progress_committed(struct progress *p, const char *name, const char *state)
 {
 	if (p == NULL)
 		return;
-	progress_send(p, "status: %s: unpacked", name);
+	progress_send(p, "status: %s: %s", name, state);
+}
+
+void
+progress_removing(struct progress *p, const char *name, const char *what)
+{
+	if (p == NULL)
+		return;
+	if (!p->started) {
+		p->started = true;
+		p->t_start = p->now();
+	}
+	escape_name(name, p->name, sizeof(p->name));
+	progress_send(p, "processing: %s: %s", what, name);
+	progress_send(p, "status: %s: half-installed", name);
+	progress_draw(p, false);
 }
 
 void

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Progress of an install run: a line redrawn on a terminal, and dpkg-style status lines. */
 #ifndef DEBUNPACK_PROGRESS_H
 #define DEBUNPACK_PROGRESS_H
@@ -91,8 +92,15 @@ void progress_extracted(struct progress *p, const char *name,
  */
 void progress_phase(struct progress *p, enum progress_phase ph);
 
-/* The run committed: call once per package NAME, now unpacked. */
-void progress_committed(struct progress *p, const char *name);
+/*
+ * The run committed: call once per package NAME, now in dpkg's STATE
+ * ("unpacked"; a removed one "config-files" or "not-installed").
+ */
+void progress_committed(struct progress *p, const char *name,
+    const char *state);
+
+/* Package NAME is removed next: WHAT is "remove" or "purge", as dpkg says. */
+void progress_removing(struct progress *p, const char *name, const char *what);
 
 /*
  * Report error MSG of package NAME, or of the archive at path NAME when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Questions about packages and the root that change nothing: --list, --owner, --contents, --verify. */
 #include "config.h"
 
@@ -34,13 +35,20 @@ query_list(struct manifest *m, FILE *fp, struct dbp_error *err)
 	if ((r = manifest_names(m, &names, err)) != 0)
 		return r;
 	for (i = 0; names[i] != NULL; i++) {
-		if ((r = manifest_load(m, names[i], &rec, err)) != 0)
+		/* -ENOENT: gone since the listing, or dpkg's now. */
+		if ((r = manifest_load(m, names[i], &rec, err)) == -ENOENT) {
+			r = 0;
+			continue;
+		}
+		if (r != 0)
 			break;
-		fprintf(fp, "%s\t%s\t%s\n",
+		/* A removed package's conffiles: dpkg's "rc", a fourth column. */
+		fprintf(fp, "%s\t%s\t%s%s\n",
 		    escape_name(control_get(rec->ctl, "Package"), a, sizeof(a)),
 		    escape_name(control_get(rec->ctl, "Version"), b, sizeof(b)),
 		    escape_name(control_get(rec->ctl, "Architecture"), c,
-		    sizeof(c)));
+		    sizeof(c)), record_config_files(rec) ? "\tconfig-files" :
+		    "");
 		record_free(rec);
 	}
 	manifest_names_free(names);
@@ -166,6 +174,8 @@ query_owner(struct manifest *m, char *const *patterns, size_t npatterns,
 	for (i = 0; r == 0 && names[i] != NULL; i++)
 		if ((r = manifest_load(m, names[i], &recs[nrec], err)) == 0)
 			nrec++;
+		else if (r == -ENOENT)	/* gone since, or dpkg's now */
+			r = 0;
 	for (p = 0; r == 0 && p < npatterns; p++) {
 		if ((r = query_pattern(patterns[p], want, sizeof(want),
 		    &glob)) != 0) {
@@ -393,7 +403,8 @@ query_check(const struct rootfs *rf, struct digest *dg, const char *pkg,
 	if ((dfd = query_lstat(rf, e->path + 1, &st, &base)) < 0) {
 		if (dfd != -ENOENT && dfd != -ENOTDIR)
 			return dfd;
-		query_problem(fp, pkg, e, "missing", count);
+		query_problem(fp, pkg, e, e->skipped ? "device node not made"
+		    " (skipped at install)" : "missing", count);
 		return 0;
 	}
 	switch (e->type) {
@@ -467,7 +478,12 @@ query_verify(struct manifest *m, const struct rootfs *rf,
 		list = all;
 	}
 	for (i = 0; r == 0 && list[i] != NULL; i++) {
-		if ((r = manifest_load(m, list[i], &rec, err)) != 0) {
+		if ((r = manifest_load(m, list[i], &rec, err)) == -ENOENT &&
+		    list == all) {
+			r = 0;	/* gone since the listing, or dpkg's now */
+			continue;
+		}
+		if (r != 0) {
 			if (r == -ENOENT)
 				r = dbp_err(err, 0, list[i],
 				    "package is not installed");

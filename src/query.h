@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Questions about packages and the root that change nothing: --list, --owner, --contents, --verify. */
 #ifndef DEBUNPACK_QUERY_H
 #define DEBUNPACK_QUERY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The installed-package record: one readable text file per installed package. */
 #include "config.h"
 
@@ -41,7 +42,8 @@
  * separated by one TAB:
  *	TYPE	f regular file, h hard link, l symlink, d directory,
  *		c character device, b block device, p fifo
- *	FLAGS	"-", or "c" for a conffile (f and h only)
+ *	FLAGS	"-", "c" for a conffile (f and h only), or "s" for a
+ *		device node not made (--skip-devices; c and b only)
  *	MODE	four octal digits: permission, setuid, setgid, sticky bits
  *	UID:GID	decimal, as installed
  *	SIZE	decimal bytes for f and h, "-" otherwise
@@ -135,6 +137,10 @@ record_entry_ok(const struct record_entry *e, char *why, size_t n)
 		snprintf(why, n, "conffile flag on type '%c'", e->type);
 		return false;
 	}
+	if (e->skipped && !record_is_device(e->type)) {
+		snprintf(why, n, "skipped flag on type '%c'", e->type);
+		return false;
+	}
 	if ((e->mode & ~(mode_t)07777) != 0) {
 		snprintf(why, n, "mode %o is more than permission bits",
 		    (unsigned)e->mode);
@@ -190,6 +196,47 @@ record_new(struct record **out, struct control *ctl)
 	r->ctl = ctl;
 	*out = r;
 	return 0;
+}
+
+static char *record_format_control(const struct control *, size_t *);
+
+int
+record_new_like(struct record **out, const struct record *r,
+    const char *status)
+{
+	struct dbp_error perr;
+	struct control *ctl;
+	char *text, *t2;
+	size_t len;
+	int e;
+
+	if ((text = record_format_control(r->ctl, &len)) == NULL)
+		return -ENOMEM;
+	if (status != NULL) {
+		if (asprintf(&t2, "%.*sStatus: %s\n", (int)len, text,
+		    status) < 0) {
+			free(text);
+			return -ENOMEM;
+		}
+		free(text);
+		text = t2;
+		len = strlen(t2);
+	}
+	e = control_parse(text, len, &ctl, &perr);
+	free(text);
+	if (e != 0)
+		return e < 0 ? e : -EINVAL;
+	if ((e = record_new(out, ctl)) != 0)
+		control_free(ctl);
+	return e;
+}
+
+bool
+record_config_files(const struct record *r)
+{
+	const char *s = control_get(r->ctl, "Status");
+
+	return s != NULL && strcmp(s, RECORD_CONFIG_FILES) == 0;
 }
 
 void
@@ -402,7 +449,8 @@ record_put_entry(FILE *fp, const struct record_entry *e)
 	size_t i;
 
 	ok = fprintf(fp, "%c\t%c\t%04o\t%ju:%ju\t", e->type,
-	    e->conffile ? 'c' : '-', (unsigned)e->mode, (uintmax_t)e->uid,
+	    e->conffile ? 'c' : e->skipped ? 's' : '-', (unsigned)e->mode,
+	    (uintmax_t)e->uid,
 	    (uintmax_t)e->gid) >= 0;
 	if (record_has_data(e->type)) {
 		for (i = 0; i < sizeof(e->sha256); i++) {
@@ -534,7 +582,8 @@ record_write(const struct record *r, FILE *fp, const char *name,
 	}
 
 	errno = 0;
-	ok = fprintf(fp, RECORD_MAGIC "%d\n", RECORD_VERSION) >= 0 &&
+	ok = fprintf(fp, RECORD_MAGIC "%d%s\n", RECORD_VERSION, r->dpkg_db ?
+	    " " RECORD_DPKG_DB : "") >= 0 &&
 	    fwrite(stanza, 1, slen, fp) == slen && putc('\n', fp) != EOF;
 	for (i = 0; ok && i < r->n; i++)
 		ok = record_put_entry(fp, &r->v[i]);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The installed-package record: one readable text file per installed package. */
 #ifndef DEBUNPACK_RECORD_H
 #define DEBUNPACK_RECORD_H
@@ -18,6 +19,7 @@
 struct record_entry {
 	char type;		/* 'f','h','l','d','c','b','p' */
 	bool conffile;		/* f and h only */
+	bool skipped;		/* c and b only: not made (--skip-devices) */
 	mode_t mode;		/* permission bits only, <= 07777 */
 	uid_t uid;
 	gid_t gid;
@@ -45,6 +47,11 @@ struct record {
 	/* record_find's index: V sorted by path, valid while nindex == n */
 	const struct record_entry **index;
 	size_t nindex;
+	/*
+	 * The package went into dpkg's database too (--dpkg-db): dpkg's
+	 * status decides whether the record still stands (dpkgstale.h).
+	 */
+	bool dpkg_db;
 };
 
 /*
@@ -114,5 +121,20 @@ int record_remove(struct record *r, const char *path);
 
 /* Free R, its control and its entries.  R may be NULL. */
 void record_free(struct record *r);
+
+/*
+ * A new record, without entries, of R's package: its control fields, and
+ * a Status field STATUS unless NULL.  0 or -errno.
+ */
+int record_new_like(struct record **out, const struct record *r,
+    const char *status);
+
+/*
+ * RECORD_CONFIG_FILES in a record's Status field: the package was removed
+ * and only its conffiles (and the directories that hold them) are left,
+ * as dpkg's "config-files" state.
+ */
+#define RECORD_CONFIG_FILES	"deinstall ok config-files"
+bool record_config_files(const struct record *r);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal to the record module: what record.c and record_read.c share. */
 #ifndef DEBUNPACK_RECORD_INT_H
 #define DEBUNPACK_RECORD_INT_H
@@ -7,7 +8,11 @@
 
 #include "record.h"
 
-/* Line 1 of a record is RECORD_MAGIC followed by RECORD_VERSION. */
+/*
+ * Line 1 of a record is RECORD_MAGIC followed by RECORD_VERSION, and
+ * " " RECORD_DPKG_DB when dpkg's database has the package too.
+ */
+#define RECORD_DPKG_DB	"dpkg-db"
 #define RECORD_MAGIC	"debunpack-record "
 
 /* The TYPE column's letters, as described at the top of record.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading installed-package records: the parser of the format in record.c. */
 #include "config.h"
 
@@ -21,6 +22,7 @@ struct record_reader {
 	char *line;		/* the current line, without its newline */
 	size_t cap, len;
 	size_t lineno;		/* of the current line, from 1 */
+	bool dpkg_db;		/* the header says RECORD_DPKG_DB */
 };
 
 static int
@@ -91,6 +93,11 @@ record_read_header(struct record_reader *rd)
 	v = rd->line + strlen(RECORD_MAGIC);
 	if (strcmp(v, want) == 0)
 		return 0;
+	if (strncmp(v, want, strlen(want)) == 0 &&
+	    strcmp(v + strlen(want), " " RECORD_DPKG_DB) == 0) {
+		rd->dpkg_db = true;
+		return 0;
+	}
 	if (v[0] != '\0' && strspn(v, "0123456789") == strlen(v))
 		return record_bad(rd, "unsupported record version %s",
 		    record_show(v, shown));
@@ -220,6 +227,8 @@ record_read_entry(struct record_reader *rd, struct record *rec)
 
 	if (strcmp(col[1], "c") == 0)
 		e.conffile = true;
+	else if (strcmp(col[1], "s") == 0)
+		e.skipped = true;
 	else if (strcmp(col[1], "-") != 0)
 		return record_bad(rd, "bad flags '%s'",
 		    record_show(col[1], shown));
@@ -316,6 +325,7 @@ record_read(FILE *fp, const char *name, struct record **out,
 		r = record_nomem(&rd);
 		goto out;
 	}
+	rec->dpkg_db = rd.dpkg_db;
 	line0 = rd.lineno + 1;
 	while ((r = record_next(&rd)) > 0)
 		if ((r = record_read_entry(&rd, rec)) != 0)

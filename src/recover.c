@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Repairing what an interrupted run left, from its journal. */
 #include "config.h"
 
@@ -47,7 +48,9 @@
  *     only to PATH.debunpack-old; undone, it comes back once the
  *     directory made in its place is removed.
  * I5. Backups are removed, and old versions' paths ("gone") deleted, only
- *     after "commit" is durable.
+ *     after "commit" is durable; so are the records of packages the run
+ *     removes ("drop"), after their paths: until then a repair undoes the
+ *     removal and the record still lists everything that is there.
  * Even in a directory the run made, a file waits under its temporary
  * name: named at once, a power cut (or ext4's periodic commit) can keep
  * its name without its data, an empty file at a final path until the
@@ -56,7 +59,7 @@
  * by the next one.
  */
 
-enum rc_kind { RC_DIR, RC_MKDIR, RC_ITEM, RC_GONE, RC_ASIDE };
+enum rc_kind { RC_DIR, RC_MKDIR, RC_ITEM, RC_GONE, RC_ASIDE, RC_DROP };
 
 struct rc_line {
 	enum rc_kind kind;
@@ -64,7 +67,8 @@ struct rc_line {
 	char type;		/* gone */
 	bool hadold;		/* item */
 	struct timespec times[2];	/* dir */
-	char *path;		/* dir, mkdir, gone; item: its directory */
+	char *path;		/* dir, mkdir, gone; item: its directory;
+				   drop: the admin directory's file */
 	char *tmp, *name;	/* item */
 };
 
@@ -186,6 +190,9 @@ rc_parse_line(struct recover *rc, char *line, struct rc_line *l)
 	} else if (strcmp(f[0], "aside") == 0) {
 		l->kind = RC_ASIDE;
 		want = 2;
+	} else if (strcmp(f[0], "drop") == 0) {
+		l->kind = RC_DROP;
+		want = 2;
 	} else
 		return "unknown line";
 	if (n != want)
@@ -209,6 +216,13 @@ rc_parse_line(struct recover *rc, char *line, struct rc_line *l)
 	case RC_MKDIR:
 	case RC_ASIDE:
 		l->path = f[1];
+		break;
+	case RC_DROP:
+		/* A record of the admin directory, never a reserved name. */
+		l->path = f[1];
+		if (strchr(l->path, '/') != NULL || names_reserved(l->path) ||
+		    strcmp(l->path, JOURNAL_NAME) == 0)
+			return "bad name";
 		break;
 	case RC_ITEM:
 		if ((f[2][0] != '0' && f[2][0] != '1') || f[2][1] != '\0')
@@ -620,6 +634,13 @@ recover_run(const struct rootfs *rf, int admfd, struct recover_result *res,
 		for (i = 0; i < rc.n; i++)
 			if (rc.v[i].kind == RC_GONE)
 				rc_gone(&rc, &rc.v[i], res);
+		/* The records of removed packages, after their paths. */
+		for (i = 0; i < rc.n; i++)
+			if (rc.v[i].kind == RC_DROP &&
+			    unlinkat(rc.admfd, rc.v[i].path, 0) != 0 &&
+			    errno != ENOENT)
+				rc_fail(&rc, errno, rc.v[i].path,
+				    "cannot remove record");
 		rc_sweep_all(&rc, res);
 		rc_sync(&rc);
 		if (rc.err == 0 && unlinkat(admfd, JOURNAL_NAME, 0) != 0)

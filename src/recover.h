@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Repairing what an interrupted run left, from its journal. */
 #ifndef DEBUNPACK_RECOVER_H
 #define DEBUNPACK_RECOVER_H

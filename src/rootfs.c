@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opening paths inside the target root so that nothing resolves outside it. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opening paths inside the target root so that nothing resolves outside it. */
 #ifndef DEBUNPACK_ROOTFS_H
 #define DEBUNPACK_ROOTFS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Counters and phase timers of one run, and their text and JSON forms. */
 #ifndef DEBUNPACK_STATS_H
 #define DEBUNPACK_STATS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An archive entry's data streamed into a file, digested on the way. */
 #ifndef DEBUNPACK_STREAM_H
 #define DEBUNPACK_STREAM_H

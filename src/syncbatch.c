@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* When and how written files become durable: the batch, its strategy, and the commit. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* When and how written files become durable: the sync strategies and the commit. */
 #ifndef DEBUNPACK_SYNCBATCH_H
 #define DEBUNPACK_SYNCBATCH_H

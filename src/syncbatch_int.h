@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Inside the batch: what its strategies share (syncbatch.c holds the
  * batch and the commit; syncmodes.c the batched, perfile and none

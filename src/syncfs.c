@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The syncfs strategy: start writeback early, one syncfs per barrier. */
 #include "config.h"
 

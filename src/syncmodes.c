@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The batched, perfile and none strategies (syncfs.c has the syncfs one). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every sync strategy does before it makes anything durable: the journal first, writeback started early. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Turning data.tar entries into temporary objects under the root, ready to commit. */
 #include "config.h"
 
@@ -327,9 +328,9 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
  * say "/PATH".  For hardlinks SIZE and DIGEST come from the target's entry.
  */
 static int
-unpack_record(struct unpack *u, struct archive_entry *ae, char type,
+unpack_record_as(struct unpack *u, struct archive_entry *ae, char type,
     const char *path, uint64_t size, const uint8_t *digest,
-    const char *target, struct dbp_error *err)
+    const char *target, bool skipped, struct dbp_error *err)
 {
 	struct record_entry e;
 	char abspath[PATH_MAX + 1];
@@ -354,9 +355,19 @@ unpack_record(struct unpack *u, struct archive_entry *ae, char type,
 		e.major = (unsigned)archive_entry_rdevmajor(ae);
 		e.minor = (unsigned)archive_entry_rdevminor(ae);
 	}
+	e.skipped = skipped;
 	if ((r = record_add(u->rec, &e)) != 0)
 		return dbp_err(err, -r, path, "cannot record");
 	return 0;
+}
+
+static int
+unpack_record(struct unpack *u, struct archive_entry *ae, char type,
+    const char *path, uint64_t size, const uint8_t *digest,
+    const char *target, struct dbp_error *err)
+{
+	return unpack_record_as(u, ae, type, path, size, digest, target,
+	    false, err);
 }
 
 static int
@@ -596,7 +607,9 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 			    "device node skipped: in a user namespace" :
 			    "device node skipped: not running as root");
 		u->st->entries[ST_SKIPPED]++;
-		return 0;
+		/* Recorded all the same: --verify tells, a later run can make it. */
+		return unpack_record_as(u, ae, type == AE_IFCHR ? 'c' : 'b',
+		    t.path, 0, NULL, NULL, true, err);
 	}
 	switch (type) {
 	case AE_IFREG:

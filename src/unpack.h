@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Turning data.tar entries into temporary objects under the root, ready to commit. */
 #ifndef DEBUNPACK_UNPACK_H
 #define DEBUNPACK_UNPACK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Inside the unpacker: what unpack.c (entries into temporaries) and
  * unpackconf.c (dpkg's rules for conffiles) share.  Not for other modules.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpkg's rules for conffiles while unpacking: the user's changes kept, and remove-on-upgrade. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Owner names of archive entries mapped to ids through the root's own passwd and group. */
 #include "config.h"
 

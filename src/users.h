@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Owner names of archive entries mapped to ids through the root's own passwd and group. */
 #ifndef DEBUNPACK_USERS_H
 #define DEBUNPACK_USERS_H

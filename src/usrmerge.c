@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Merged /usr for a new root: bin, sbin, lib... as links into usr/. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Debian package versions, ordered as dpkg orders them (deb-version(5)). */
 #include "config.h"
 

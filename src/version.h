@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Debian package versions, ordered as dpkg orders them. */
 #ifndef DEBUNPACK_VERSION_H
 #define DEBUNPACK_VERSION_H

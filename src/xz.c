@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* xz decompression through liblzma: as one stream, or block by block. */
 #include "config.h"
 
@@ -537,4 +538,10 @@ xz_resume(struct xz **out, const struct xz_index *ix, size_t i)
 	}
 	(*out)->res = r;
 	return 0;
+}
+
+const char *
+xz_library(void)
+{
+	return lzma_version_string();
 }

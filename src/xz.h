@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* xz decompression through liblzma: as one stream, or block by block. */
 #ifndef DEBUNPACK_XZ_H
 #define DEBUNPACK_XZ_H
@@ -84,5 +85,8 @@ void xz_block_free(struct xz_block *b);
  * index or the block headers say.  -ENOMEM or -errno.
  */
 int xz_resume(struct xz **out, const struct xz_index *ix, size_t i);
+
+/* The version of liblzma, for --version. */
+const char *xz_library(void);
 
 #endif

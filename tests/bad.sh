@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Broken and hostile packages fail with one line naming the package and the
 # cause, and change nothing: not in the root, not next to it.
 . "${srcdir:-.}/tests/lib.sh"

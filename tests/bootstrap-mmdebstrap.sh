@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # mmdebstrap with debunpack's hook directory (share/debunpack/mmdebstrap):
 # --variant=custom leaves the install to the hook, which builds the
 # DEBUNPACK_VARIANT set with debunpack-bootstrap in mmdebstrap's root;

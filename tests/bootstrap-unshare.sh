@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # debunpack-bootstrap --mode=unshare, as an ordinary user with subordinate
 # id ranges (the test makes the user and the ranges): the minbase root is
 # built and configured inside a user namespace; a directory carries the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # debunpack-bootstrap builds the minbase root from a flat mirror the test
 # makes of the minbase packages: every package configured, dpkg's
 # database sound, nothing left of apt's work; a tarball twice, bit for bit

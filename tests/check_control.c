@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of control.c: parsing one stanza, looking up its fields. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of dirs.c: lookup, creation, aliases, fd cache, fixup, undo. */
 #include "config.h"
 

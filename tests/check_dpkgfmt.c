@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of dpkgfmt.c: the status stanza, dependency fields, .list files. */
 #include "config.h"
 
@@ -282,7 +283,7 @@ START_TEST(test_dpkgfmt_list)
 	add_entry(rec, 'l', "/usr/bin/a", false, NULL);
 	add_entry(rec, 'd', "/etc", false, NULL);
 	fp = open_memstream(&buf, &len);
-	ck_assert_int_eq(dpkgfmt_list(fp, rec), 0);
+	ck_assert_int_eq(dpkgfmt_list(fp, rec, true), 0);
 	ck_assert_int_eq(fclose(fp), 0);
 	ck_assert_str_eq(buf, "/.\n/usr\n/usr/bin\n/usr/bin/z\n/etc\n"
 	    "/usr/bin/a\n");

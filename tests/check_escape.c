@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of escape.c: archive names made safe to print on a terminal. */
 #include "config.h"
 

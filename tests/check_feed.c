@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of feed.c (decompression threads) and digest.c (SHA-256). */
 #include "config.h"
 

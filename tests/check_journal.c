@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the journal and the repair: lines written by journal.c, read back and acted on by recover.c. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of manifest.c: recording, finding and updating installed paths. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of names: archive paths made root-relative or refused, and the run's own names. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of progress.c: the terminal line and the status fd's lines. */
 #include "config.h"
 
@@ -144,8 +145,8 @@ START_TEST(test_progress_status_run)
 	progress_extracted(p, "libc6:amd64", 50462720);
 	progress_phase(p, PROGRESS_SYNCING);
 	progress_phase(p, PROGRESS_RENAMING);
-	progress_committed(p, "base-files");
-	progress_committed(p, "libc6:amd64");
+	progress_committed(p, "base-files", "unpacked");
+	progress_committed(p, "libc6:amd64", "unpacked");
 	progress_phase(p, PROGRESS_PREINST);
 	progress_phase(p, PROGRESS_DONE);
 	assert_status(
@@ -201,7 +202,7 @@ START_TEST(test_progress_status_newline)
 
 	progress_unpacking(p, "evil\nstatus: x: installed", false);
 	progress_error(p, "evil\r\n", "line\none\ttab\033[2J\177end");
-	progress_committed(p, "\n");
+	progress_committed(p, "\n", "unpacked");
 	assert_status(
 	    "progress: extracting: 0/1: 0\n"
 	    "processing: install: evil status: x: installed\n"
@@ -229,7 +230,7 @@ START_TEST(test_progress_status_closed)
 	progress_unpacking(p, "a", false);
 	progress_extracted(p, "a", 1);
 	progress_phase(p, PROGRESS_DONE);
-	progress_committed(p, "a");
+	progress_committed(p, "a", "unpacked");
 	progress_error(p, "a", "failed");
 	ck_assert_int_eq(progress_status_error(p), -EPIPE);
 	progress_free(p);
@@ -333,8 +334,8 @@ START_TEST(test_progress_tty_redraw)
 	fake_t = 100.27;
 	progress_phase(p, PROGRESS_RENAMING);
 	assert_tty("\rdebunpack: renaming 2/2 packages, 2.9 MiB\033[K");
-	progress_committed(p, "a");
-	progress_committed(p, "b");
+	progress_committed(p, "a", "unpacked");
+	progress_committed(p, "b", "unpacked");
 	assert_tty("");
 	/* Preinst scripts write on the terminal: no line while they run. */
 	progress_phase(p, PROGRESS_PREINST);
@@ -584,7 +585,7 @@ START_TEST(test_progress_nothing)
 	progress_unpacking(p, "a", false);
 	progress_extracted(p, "a", 1);
 	progress_phase(p, PROGRESS_SYNCING);
-	progress_committed(p, "a");
+	progress_committed(p, "a", "unpacked");
 	progress_error(p, NULL, "x");
 	progress_clear(p);
 	ck_assert_int_eq(progress_status_error(p), 0);
@@ -593,7 +594,7 @@ START_TEST(test_progress_nothing)
 	progress_unpacking(NULL, "a", true);
 	progress_extracted(NULL, "a", 1);
 	progress_phase(NULL, PROGRESS_DONE);
-	progress_committed(NULL, "a");
+	progress_committed(NULL, "a", "unpacked");
 	progress_error(NULL, "a", "x");
 	progress_clear(NULL);
 	progress_set_width(NULL, 10);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of record.c: writing, reading and searching installed-package records. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of rootfs.c: paths resolved in the root never leave it. */
 #include "config.h"
 

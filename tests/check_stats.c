@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of stats.c: the text and JSON reports of a run's counters. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of syncbatch.c: each strategy's commit, counters, drop, abort. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests for version.c: dpkg's order of package versions. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of xz.c: one stream decoded whole, or block by block. */
 #include "config.h"
 

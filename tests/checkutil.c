@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the Check unit tests: scratch directories and main(). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the Check unit tests: scratch directories and main(). */
 #ifndef DEBUNPACK_CHECKUTIL_H
 #define DEBUNPACK_CHECKUTIL_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The command line: help, version, usage errors and their exit codes.
 . "${srcdir:-.}/tests/lib.sh"
 
@@ -77,9 +78,26 @@ mkdir "$T/notadeb" "$T/r2"
 if "$DEBUNPACK" --root "$T/r2" "$T/notadeb" > "$T/out" 2> "$T/err"; then
 	fail "a directory accepted as a package"
 fi
-[ "$(cat "$T/err")" = "debunpack: $T/notadeb: not a package file: Is a directory" ] ||
+[ "$(cat "$T/err")" = "debunpack: $T/notadeb: a directory, not a package file (-R installs the packages under it)" ] ||
     fail "a directory as a package: $(cat "$T/err")"
 [ -z "$(ls -A "$T/r2")" ] || fail "a directory as a package: the root changed"
+
+# -R: the .deb files under a directory, sorted, as one batch; "-" is
+# standard input.
+mkdir -p "$T/tree/sub" "$T/r3"
+cp "$(build_deb comp-gz)" "$T/tree/sub/b.deb"
+cp "$(build_deb comp-xz)" "$T/tree/a.deb"
+echo "not a package" > "$T/tree/notes.txt"
+"$DEBUNPACK" -v --root "$T/r3" -R "$T/tree" 2> "$T/err" || fail "-R: $(cat "$T/err")"
+grep -o 'from .*' "$T/err" | sed "s|$T/tree/||" > "$T/order"
+printf 'from a.deb\nfrom sub/b.deb\n' | diff -u - "$T/order" || fail "-R: not the .deb files in order"
+"$DEBUNPACK" --root "$T/r3" -R "$T/notadeb" 2> "$T/err" && fail "-R of a directory without packages: accepted"
+grep -q "no package file (\*\.deb) under it" "$T/err" || fail "-R empty: $(cat "$T/err")"
+mkdir "$T/r4"
+"$DEBUNPACK" -q --root "$T/r4" - < "$(build_deb pax)" || fail "standard input"
+"$DEBUNPACK" --root "$T/r4" --list | grep -q . || fail "standard input: nothing installed"
+"$DEBUNPACK" --root "$T/r4" - - < /dev/null 2> "$T/err" && fail "'-' twice: accepted"
+grep -q "standard input ('-') can be read once" "$T/err" || fail "'-' twice: $(cat "$T/err")"
 
 # Versions as dpkg orders them: -v says upgrading, reinstalling or
 # downgrading, from which version to which; a downgrade warns without -v,

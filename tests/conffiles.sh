@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Conffiles: replaced when unchanged, kept when the user changed them (the
 # new version goes next to them as NAME.debunpack-dist), marked in records.
 . "${srcdir:-.}/tests/lib.sh"

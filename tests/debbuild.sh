@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # debunpack's own .deb: build it from a copy of the working tree with
 # dpkg-buildpackage, check what it holds, and install it with the freshly
 # built debunpack into a scratch root, where the installed program must run.

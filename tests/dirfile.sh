@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A directory and a file replacing each other follow dpkg: an empty
 # directory that no other package has becomes a file, a package's own
 # file moves aside for a directory; a non-empty directory, another

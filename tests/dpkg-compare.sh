@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every fixture, in every sync mode, unpacks to the tree dpkg-deb -x makes.
 . "${srcdir:-.}/tests/lib.sh"
 

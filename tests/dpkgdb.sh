@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # --dpkg-db writes the status stanza and the info files that dpkg --unpack
 # writes for the same packages: fixtures with every kind of control member
 # and field, merges and upgrades, and real packages when some are at hand.

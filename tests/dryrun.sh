@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # --dry-run is the run itself, stopped before its commit and undone: for
 # every fixture, the bad ones, and upgrades with dpkg-owned paths, a
 # package dpkg installed, a directory and a file replacing each other,

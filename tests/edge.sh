@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Corners found in review: each once broke a promise (integrity, durability,
 # cleanup, bounded descriptors, escaped output).
 . "${srcdir:-.}/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A full disk at many points of an install fails cleanly: exit 1, the cause
 # named, the root exactly as before, no temporaries.
 . "${srcdir:-.}/tests/lib.sh"

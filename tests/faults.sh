@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every write, sync, rename and close of an install, of an upgrade (in
 # each durable sync mode) and of an install that reopens its files
 # (batched, few descriptors) fails in turn, with EIO, and with ENOSPC at
@@ -369,6 +370,10 @@ done
 # dpkg's database in the same batch: its status, info files and the old
 # version's info files that go.
 sweep dpkg-db "$T/base-db" syncfs --dpkg-db "$v2" "$lib"
+# Removal: its paths, records and dpkg's stanza and info files go in the
+# same kind of batch, undone or finished alike.
+sweep remove "$T/base-db" syncfs --dpkg-db --no-scripts --remove app
+sweep purge "$T/base-db" batched --dpkg-db --no-scripts --purge app
 # 30 descriptors: 12 for written files (src/install.c, install_fd_budget).
 # ulimit -n is not POSIX, but dash, bash and busybox sh have it.
 if nofile=$(ulimit -S -n 2> /dev/null) && ulimit -S -n 30 2> /dev/null; then

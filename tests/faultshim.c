@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* LD_PRELOAD test shim: fails the Nth write, sync, rename or close of a run. */
 #define _GNU_SOURCE
 #include <dlfcn.h>

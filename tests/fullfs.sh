@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A full disk at many points of an install and of an upgrade, on ext4 (a
 # loop device) and on tmpfs: a filler leaves K bytes free, for K from 0 to
 # what the install needs, or J inodes; each run exits 1 with one line that

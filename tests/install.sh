@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make install: the program, its man page and its bash completion land under
 # DESTDIR, the program runs, and the completion completes.
 . "${srcdir:-.}/tests/lib.sh"
@@ -88,12 +89,12 @@ complete_words debunpack "$T/files/" | LC_ALL=C sort > "$T/got"
 printf '%s\n' "$T/files/a.deb" "$T/files/dir" > "$T/want"
 diff -u "$T/want" "$T/got" || fail "operands: not the .deb files and directories"
 
-# --verify and --files: the packages recorded under --root.
+# --verify, --files, --remove and --purge: the packages recorded under --root.
 mkdir -p "$T/croot/var/lib/debunpack"
 : > "$T/croot/var/lib/debunpack/hello.record"
 : > "$T/croot/var/lib/debunpack/help2man.record"
 : > "$T/croot/var/lib/debunpack/jq.record"
-for q in --verify --files; do
+for q in --verify --files --remove --purge; do
 	complete_words debunpack --root "$T/croot" $q he > "$T/got" || fail "completion failed"
 	printf '%s\n' hello help2man | diff -u - "$T/got" || fail "$q: not the installed packages"
 done

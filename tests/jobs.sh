@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Decompressing in threads changes only the time: with any --jobs, the same
 # tree, the same records, the same conflicts and the same messages as with
 # one job, for packages of every compression in one run.

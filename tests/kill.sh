@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A run killed (SIGKILL) at any of its system calls that change the file
 # system, or sync it, leaves a root that the next invocation repairs to
 # exactly the state before the run or exactly the state after it, with
@@ -199,6 +200,13 @@ mkdir "$T/base-db"
 check "first install, dpkg's database, merged /usr" "$T/empty" --dpkg-db \
     --merged-usr "$v1"
 check "upgrade, dpkg's database" "$T/base-db" --dpkg-db "$v2" "$lib"
+# Removal: the same batch, journaled and repaired; the changed conffile
+# stays with remove, and goes with purge, records and all.
+mkdir "$T/base-rm"
+"$DEBUNPACK" -q --root "$T/base-rm" --dpkg-db "$v2" "$lib" || fail "install for removal"
+echo mine > "$T/base-rm/etc/app.conf"
+check "remove, dpkg's database" "$T/base-rm" --dpkg-db --remove app
+check "purge of two, dpkg's database" "$T/base-rm" --dpkg-db --purge app lib
 # Last: what follows starts from its want.before and want.after.
 check "upgrade (none)" "$T/base" --sync-mode none "$v2" "$lib"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # SIGKILL at random times, not at chosen system calls (kill.sh does those):
 # an install into an empty root and an upgrade, in sync modes syncfs,
 # batched and none, each killed after a random delay drawn over the

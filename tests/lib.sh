@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers of the integration tests: scratch space, fixtures, tree listings.
 # Sourced by tests/*.sh; the Makefile exports DEBUNPACK, MKDEB and FIXTURES.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Real filesystems on loop devices (ext4, xfs, btrfs): every mode gives the
 # tree dpkg-deb -x gives, and the device cache flushes, counted by the block
 # layer, show the batch at work: batched needs far fewer than perfile.

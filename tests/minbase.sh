@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The README's two commands make a working root of the minbase package set
 # from the archive: every package configured, dpkg's database consistent,
 # /usr merged; a later --dpkg-db run merges into that database like dpkg.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mkdeb: build .deb test fixtures, sound or deliberately broken, from a text description. */
 
 /*

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A root that holds another filesystem: syncfs is trusted per filesystem.
 # With a FUSE mount (bindfs) at /opt inside a root on a trusted
 # filesystem, the files under /opt are synced one by one and their

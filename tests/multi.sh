@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Several packages in one run: one batch, command-line order; a path of two
 # packages is a conflict, which --force-overwrite resolves for the later one.
 . "${srcdir:-.}/tests/lib.sh"

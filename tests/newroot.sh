@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Building a root: the merged-/usr links of a new root, the preinsts run
 # in it, the progress line on a terminal and the --status-fd lines.
 . "${srcdir:-.}/tests/lib.sh"

@@ -1,6 +1,8 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Without root: ownership is not applied, device nodes are an error unless
-# --skip-devices, and a root the user owns is filled all the same.
+# --skip-devices (then recorded as not made, which --verify tells), and a
+# root the user owns is filled all the same.
 . "${srcdir:-.}/tests/lib.sh"
 
 # As root, run this test as nobody through setpriv; otherwise as ourselves.
@@ -31,6 +33,13 @@ run "$DEBUNPACK" --root "$T/root" --skip-devices "$dev" 2> "$T/err" ||
     fail "--skip-devices: $(cat "$T/err")"
 grep -q 'warning: .*device node skipped' "$T/err" || fail "no warning: $(cat "$T/err")"
 [ -z "$(find "$T/root" -type c -o -type b)" ] || fail "device created"
+# Recorded all the same ("s"), so that --verify tells and nothing is lost.
+grep -q "$(printf '^c\ts\t0666\t[0-9]*:[0-9]*\t-\t-\t/dev/null\t1,3$')" \
+    "$T/root/var/lib/debunpack/devices.record" ||
+    fail "skipped node not recorded: $(cat "$T/root/var/lib/debunpack/devices.record")"
+run "$DEBUNPACK" --root "$T/root" --verify > "$T/verify" 2>&1 && fail "--verify: nothing said"
+grep -q '^devices: /dev/loop0: device node not made (skipped at install)$' "$T/verify" ||
+    fail "--verify: $(cat "$T/verify")"
 run "$DEBUNPACK" -q --root "$T/root" --skip-devices "$dev" 2> "$T/err" || fail "-q"
 [ ! -s "$T/err" ] || fail "-q printed: $(cat "$T/err")"
 

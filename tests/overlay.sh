@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A root on overlayfs, as in a container: syncfs makes it durable, and a
 # file's writeback error, which syncfs does not report there, is found by
 # the check of each file.  The upper layer is ext4, xfs and btrfs on a

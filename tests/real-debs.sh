@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Real Debian packages unpack exactly as dpkg-deb -x unpacks them.
 . "${srcdir:-.}/tests/lib.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Package records in the admin directory, and the queries that read them:
 # --list, --owner, --contents, --files, --verify.
 . "${srcdir:-.}/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Replacing installed files: new contents in place, no temporary left, and a
 # leftover temporary of an interrupted run does not get in the way.
 . "${srcdir:-.}/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Conffiles flagged remove-on-upgrade (deb-conffiles(5)): the upgrade
 # removes the one left unchanged and keeps the one the user changed as
 # NAME.dpkg-old; one another package has stays; a package that ships the

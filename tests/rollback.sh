@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # A commit that fails at any of its renames, of files or of records, puts
 # the root and the admin directory back exactly as they were.
 . "${srcdir:-.}/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The whole test suite, as CI runs it: warnings as errors, make check, the
 # same again under ASan+UBSan, two minutes of fuzzing (FUZZ_TIME), unit
 # tests and one run under valgrind, and make distcheck.  Set QUICK=1 to

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Set-up on a fresh Debian machine: build dependencies (when root), then an
 # out-of-tree build in $BUILD (default build/).  Reruns only do what is missing.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # SIGINT and SIGTERM during extraction: exit 1, temporaries and new
 # directories removed, installed files untouched; after SIGKILL a rerun of
 # the same command completes.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every sync call of an upgrade fails in turn (EIO, injected with strace):
 # the run says which file or filesystem could not be synced, exits 1 and
 # leaves the root as it was.  From the sync of the commit line on, the run

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Upgrades remove what the new version no longer ships (never what another
 # package or the new version itself has, even through merged-/usr links);
 # paths of other installed packages conflict unless --force-overwrite.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Merged /usr: existing bin -> usr/bin style links are kept and traversed,
 # never replaced by directories, whatever the mode.
 . "${srcdir:-.}/tests/lib.sh"

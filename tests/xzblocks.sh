@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Multi-block xz data members, with and without sizes in the block headers:
 # with any --jobs, the same tree, records, dpkg database, output and exit
 # status, and the files dpkg-deb -x makes.  A broken block fails alike at

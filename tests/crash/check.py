@@ -1,4 +1,5 @@
 #!/usr/bin/python3 -S
+# SPDX-License-Identifier: MIT
 """Check a crash state of a root against its old and new trees.
 
 usage: check.py list ROOT > LIST

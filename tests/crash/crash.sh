@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Power-loss crash test of one scenario: record every write and flush the
 # file system sends to its disk while debunpack runs (recorder.c, a FUSE
 # file under a loop device), then rebuild the disk as a power cut could

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The crash tests' log of a disk's history: writes, flushes and marks. */
 #ifndef DEBUNPACK_CRASHLOG_H
 #define DEBUNPACK_CRASHLOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Crash states from a recorded disk history: what a disk may hold after a power cut. */
 #include "config.h"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The whole power-loss matrix: install and upgrade, syncfs, batched and
 # perfile, on ext4, ext4 with noauto_da_alloc, xfs and btrfs, with enough
 # random subsets for over 2,000 states per file system; syncfs and

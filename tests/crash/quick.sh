@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The power-loss crash tests that make check runs: a fresh install and an
 # upgrade in the default mode, syncfs, on ext4 (every flush, and 16 random
 # subsets of the writes after each: syncfs flushes a few times per run,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A FUSE file system of one disk image that logs every write and flush, for crash tests. */
 #define FUSE_USE_VERSION 31
 #include "config.h"

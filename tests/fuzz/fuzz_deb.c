@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_deb: libFuzzer target over the whole install path, from bytes to files under a fresh root. */
 
 /*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_journal: libFuzzer target over the repair, from bytes as a journal to what it does to a small root. */
 
 /*

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Build the libFuzzer targets with clang and run them: tests/fuzz/fuzz_deb.c
 # (the install path) for FUZZ_TIME seconds (default 120), from a seed corpus
 # of the fixtures, then tests/fuzz/fuzz_journal.c (the repair, and the

@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# In a root where debunpack keeps dpkg's database (--dpkg-db), dpkg may
+# act after it: dpkg's status is then the authority.  A package dpkg
+# purged, removed or installed in another version since is no longer
+# debunpack's: queries read its record as absent at once, the next run
+# drops it (said, journaled), and a later install does not act on it
+# (no silent downgrade, no file owned by nobody).  A record made without
+# --dpkg-db is not judged by dpkg's status; a removal or an upgrade
+# without --dpkg-db of a package dpkg's database has is refused.
+. "${srcdir:-.}/tests/lib.sh"
+
+is_root || skip "not root: dpkg acts in the test's roots"
+command -v dpkg > /dev/null || skip "dpkg missing"
+
+# pkg NAME VERSION [EXTRA]: a package with one file, and EXTRA if given.
+pkg() {
+	{
+		printf 'control-field Package %s\ncontrol-field Version %s\n' "$1" "$2"
+		printf 'control-field Architecture all\ncontrol-field Maintainer T <t@example.org>\n'
+		printf 'control-field Description %s\ndir ./ 0755\ndir ./usr/ 0755\n' "$1"
+		printf 'dir ./usr/share/ 0755\ndir ./usr/share/%s/ 0755\n' "$1"
+		printf 'file ./usr/share/%s/README 0644 text:%s %s\\n\n' "$1" "$1" "$2"
+		[ -z "${3:-}" ] || printf 'file ./usr/share/%s/%s 0644 text:new\\n\n' "$1" "$3"
+	} > "$T/$1-$2.desc"
+	build_deb "$1-$2" "$T/$1-$2.desc"
+}
+hello=$(pkg hello 1)
+tree1=$(pkg tree 1)
+tree2=$(pkg tree 2 NEWFILE)
+other=$(pkg other 1)
+dpkg_do() {	# ROOT ARGS...
+	r=$1
+	shift
+	dpkg --root="$r" --force-not-root --force-script-chrootless \
+	    --log=/dev/null "$@" > "$T/dpkg.out" 2>&1 ||
+	    fail "dpkg $*: $(cat "$T/dpkg.out")"
+}
+
+R=$T/r
+mkdir "$R"
+"$DEBUNPACK" -q --root "$R" --dpkg-db "$hello" "$tree1" "$other" || fail "install"
+dpkg_do "$R" --configure -a
+
+# dpkg purges hello and installs tree 2 over debunpack's tree 1.
+dpkg_do "$R" --purge hello
+dpkg_do "$R" -i "$tree2"
+printf 'other\t1\tall\n' > "$T/want"
+"$DEBUNPACK" --root "$R" --list | diff -u "$T/want" - || fail "--list shows what dpkg changed"
+"$DEBUNPACK" --root "$R" --verify > "$T/verify" 2>&1 || fail "--verify: $(cat "$T/verify")"
+"$DEBUNPACK" --root "$R" --files hello > /dev/null 2>&1 && fail "--files of a purged package"
+"$DEBUNPACK" --root "$R" --owner /usr/share/tree/README > "$T/owner" 2>&1 &&
+    fail "--owner: debunpack claims dpkg's file: $(cat "$T/owner")"
+# The records are still there until a run drops them.
+[ -f "$R/var/lib/debunpack/hello.record" ] || fail "a query removed a record"
+echo "ok queries read dpkg's changes as they stand"
+
+# A run drops the stale records, says so, and the install of tree 1 sees
+# dpkg's tree 2: refused, not a silent downgrade.
+state "$R" > "$T/before"
+"$DEBUNPACK" --root "$R" --dpkg-db "$tree1" 2> "$T/err" && fail "downgrade of dpkg's tree: accepted"
+grep -q "tree" "$T/err" || fail "downgrade of dpkg's tree: $(cat "$T/err")"
+state "$R" | diff -u "$T/before" - || fail "a refused run changed the root"
+"$DEBUNPACK" --root "$R" --dpkg-db --purge other 2> "$T/err" || fail "purge: $(cat "$T/err")"
+grep -q "dpkg changed 'hello' since debunpack installed it (purged): debunpack's record of it is dropped" "$T/err" ||
+    fail "no word of hello: $(cat "$T/err")"
+grep -q "dpkg changed 'tree' since debunpack installed it (version 2 installed)" "$T/err" ||
+    fail "no word of tree: $(cat "$T/err")"
+[ -z "$(ls -A "$R/var/lib/debunpack")" ] || fail "records left: $(ls "$R/var/lib/debunpack")"
+[ -f "$R/usr/share/tree/NEWFILE" ] || fail "dpkg's NEWFILE was removed"
+dpkg-query --admindir="$R/var/lib/dpkg" -S /usr/share/tree/NEWFILE > /dev/null ||
+    fail "NEWFILE owned by nobody"
+dpkg --root="$R" --verify tree || fail "dpkg --verify tree"
+echo "ok a run drops them, said, and leaves dpkg's files to dpkg"
+
+# dpkg --remove: the same for a package removed to its conffiles.
+R2=$T/r2
+mkdir "$R2"
+"$DEBUNPACK" -q --root "$R2" --dpkg-db "$hello" || fail "install r2"
+dpkg_do "$R2" --remove hello
+[ -z "$("$DEBUNPACK" --root "$R2" --list)" ] || fail "--list after dpkg --remove"
+echo "ok dpkg --remove"
+
+# Without --dpkg-db a record is debunpack's alone, whatever dpkg's status
+# says; but a package dpkg's database has must not change behind it.
+R3=$T/r3
+mkdir "$R3"
+"$DEBUNPACK" -q --root "$R3" --dpkg-db "$other" || fail "install other"
+"$DEBUNPACK" -q --root "$R3" "$hello" || fail "install hello without --dpkg-db"
+[ "$("$DEBUNPACK" --root "$R3" --list | cut -f 1 | tr '\n' ' ')" = "hello other " ] ||
+    fail "a record without --dpkg-db judged by dpkg: $("$DEBUNPACK" --root "$R3" --list)"
+"$DEBUNPACK" --root "$R3" --remove other 2> "$T/err" && fail "remove without --dpkg-db: accepted"
+grep -q "cannot remove 'other': dpkg's database has it too: --dpkg-db" "$T/err" ||
+    fail "remove without --dpkg-db: $(cat "$T/err")"
+"$DEBUNPACK" --root "$R3" "$other" 2> "$T/err" && fail "reinstall without --dpkg-db: accepted"
+grep -q "'other' is in dpkg's database too: --dpkg-db" "$T/err" ||
+    fail "reinstall without --dpkg-db: $(cat "$T/err")"
+echo "ok records without --dpkg-db, and the refusals"
