@@ -171,3 +171,36 @@ escape_parse_field(char *s)
 	*out = '\0';
 	return NULL;
 }
+
+bool
+escape_put_json(FILE *fp, const char *s)
+{
+	const unsigned char *p;
+	size_t len;
+	int r;
+
+	r = putc('"', fp);
+	for (p = (const unsigned char *)s; *p != '\0' && r >= 0; p += len) {
+		len = 1;
+		if (*p == '"' || *p == '\\')
+			r = fprintf(fp, "\\%c", *p);
+		else if (*p == '\n')
+			r = fputs("\\n", fp);
+		else if (*p == '\t')
+			r = fputs("\\t", fp);
+		else if (*p < 0x20 || *p == 0x7f)
+			r = fprintf(fp, "\\u%04x", *p);
+		else if (*p < 0x80)
+			r = putc(*p, fp);
+		else if ((len = escape_utf8_len(p)) != 0)
+			r = fwrite(p, 1, len, fp) == len ? 0 : -1;
+		else {
+			/* Not UTF-8, which JSON must be: the byte as U+00NN. */
+			len = 1;
+			r = fprintf(fp, "\\u%04x", *p);
+		}
+	}
+	if (r >= 0)
+		r = putc('"', fp);
+	return r >= 0;
+}

@@ -26,6 +26,13 @@ char *escape_name(const char *s, char *buf, size_t n);
 bool escape_put_field(FILE *fp, const char *s);
 
 /*
+ * S as a JSON string, quotes included: control characters escaped, valid
+ * UTF-8 as itself, any other byte as \u00NN (JSON text is UTF-8; such a
+ * name is shown, not reproduced).  Returns false when a write fails.
+ */
+bool escape_put_json(FILE *fp, const char *s);
+
+/*
  * Decode field S in place, accepting only the spelling escape_put_field
  * writes.  Returns NULL, or why S is bad.
  */

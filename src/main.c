@@ -40,7 +40,8 @@ enum {
 	OPT_VERIFY,
 	OPT_DRY_RUN, OPT_RECOVER, OPT_DPKG_DB, OPT_MERGED_USR, OPT_RUN_PREINST,
 	OPT_STATUS_FD, OPT_NO_PROGRESS, OPT_REMOVE, OPT_PURGE, OPT_NO_SCRIPTS,
-	OPT_FORCE_DEPENDS, OPT_FORCE_REMOVE_ESSENTIAL
+	OPT_FORCE_DEPENDS, OPT_FORCE_REMOVE_ESSENTIAL, OPT_JSON,
+	OPT_VERIFY_FORMAT
 };
 
 /* What a run does: install (the default) or answer a query. */
@@ -72,6 +73,7 @@ static const struct option main_options[] = {
 	    OPT_FORCE_REMOVE_ESSENTIAL },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "jobs",		required_argument,	NULL, 'j' },
+	{ "json",		no_argument,		NULL, OPT_JSON },
 	{ "list",		no_argument,		NULL, OPT_LIST },
 	{ "merged-usr",		optional_argument,	NULL, OPT_MERGED_USR },
 	{ "no-progress",	no_argument,		NULL, OPT_NO_PROGRESS },
@@ -90,6 +92,7 @@ static const struct option main_options[] = {
 	{ "sync-mode",		required_argument,	NULL, OPT_SYNC_MODE },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "verify",		no_argument,		NULL, OPT_VERIFY },
+	{ "verify-format",	required_argument,	NULL, OPT_VERIFY_FORMAT },
 	{ "version",		no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -103,6 +106,8 @@ struct main_opts {
 	bool no_progress;
 	bool root_given;	/* --root was given, "/" or not */
 	bool recursive;		/* -R: directories stand for their *.deb */
+	enum query_format fmt;	/* --json, --verify-format=rpm */
+	size_t nplan;		/* a JSON dry run's objects so far */
 	struct progress *pg;	/* the progress line and status lines, or NULL */
 	char **names;		/* the run's packages, for the status lines */
 	const char **states;	/* the state each reaches (NULL: unpacked) */
@@ -126,9 +131,10 @@ usage(FILE *fp)
 	    "       debunpack --root DIR [--admindir DIR] [--dry-run] [--dpkg-db]\n"
 	    "                 [--no-scripts] [--force-depends]\n"
 	    "                 [--force-remove-essential] --remove|--purge PKGNAME...\n"
-	    "       debunpack [--admindir DIR] [--root DIR] --list\n"
-	    "       debunpack [--admindir DIR] [--root DIR] --owner PATTERN...\n"
-	    "       debunpack [--admindir DIR] [--root DIR] --verify [PKGNAME...]\n"
+	    "       debunpack [--admindir DIR] [--root DIR] [--json] --list\n"
+	    "       debunpack [--admindir DIR] [--root DIR] [--json] --owner PATTERN...\n"
+	    "       debunpack [--admindir DIR] [--root DIR]\n"
+	    "                 [--json | --verify-format=rpm] --verify [PKGNAME...]\n"
 	    "       debunpack [--admindir DIR] [--root DIR] --files PKGNAME...\n"
 	    "       debunpack --root DIR [--admindir DIR] --recover\n"
 	    "       debunpack --contents PKG.deb...\n"
@@ -146,6 +152,8 @@ usage(FILE *fp)
 	    "      --force-remove-essential  remove an essential or protected\n"
 	    "                        package\n"
 	    "  -h, --help            show this help and exit\n"
+	    "      --json            --list, --owner, --verify and --dry-run write\n"
+	    "                        a JSON array\n"
 	    "  -j, --jobs N          decompress with N threads (default: the\n"
 	    "                        online CPUs, at most 8; 1: in the main\n"
 	    "                        thread)\n"
@@ -178,6 +186,8 @@ usage(FILE *fp)
 	    "                        batched, perfile or none\n"
 	    "  -v, --verbose         name each package as it is unpacked\n"
 	    "      --verify          compare the root with the package records\n"
+	    "      --verify-format=FORMAT  text (default) or rpm: rpm -V's lines,\n"
+	    "                        as dpkg --verify prints them\n"
 	    "  -V, --version         show the version and exit\n");
 }
 
@@ -292,6 +302,58 @@ main_progress(struct main_opts *o, const struct install_note *n)
 }
 
 /* One line of a dry run on standard output: "VERB /PATH[: why]". */
+static const char *const main_verdicts[] = {
+	[PLAN_CREATE] = "create", [PLAN_REPLACE] = "replace",
+	[PLAN_REMOVE] = "remove", [PLAN_CREATE_DIR] = "create",
+	[PLAN_KEEP_CONFFILE] = "keep", [PLAN_KEEP_NOT_EMPTY] = "keep",
+	[PLAN_KEEP_OWNED] = "keep",
+};
+
+/*
+ * A dry run's verdict as a JSON object: the action, the path (a directory
+ * ends in "/"), why it is kept, and the name the new conffile goes to or
+ * the package that has the path.
+ */
+static void
+main_plan_json(struct main_opts *o, const struct install_note *n)
+{
+	fputs(o->nplan++ > 0 ? ",\n{\"action\": " : "[{\"action\": ",
+	    stdout);
+	printf("\"%s\", \"path\": ", main_verdicts[n->verdict]);
+	{
+		char *p = NULL;
+
+		if (asprintf(&p, "/%s%s", n->path, n->verdict ==
+		    PLAN_CREATE_DIR ? "/" : "") >= 0) {
+			escape_put_json(stdout, p);
+			free(p);
+		}
+	}
+	switch (n->verdict) {
+	case PLAN_KEEP_CONFFILE:
+		fputs(", \"reason\": \"changed\", \"new\": ", stdout);
+		{
+			char *p = NULL;
+
+			if (asprintf(&p, "/%s", n->msg) >= 0) {
+				escape_put_json(stdout, p);
+				free(p);
+			}
+		}
+		break;
+	case PLAN_KEEP_NOT_EMPTY:
+		fputs(", \"reason\": \"not empty\"", stdout);
+		break;
+	case PLAN_KEEP_OWNED:
+		fputs(", \"reason\": \"owned\", \"package\": ", stdout);
+		escape_put_json(stdout, n->msg);
+		break;
+	default:
+		break;
+	}
+	putchar('}');
+}
+
 static void
 main_plan(const struct install_note *n)
 {
@@ -390,7 +452,10 @@ main_note(void *ctx, const struct install_note *n)
 	main_progress(o, n);
 	/* A dry run's verdicts are its output, whatever -q says. */
 	if (n->event == INSTALL_PLAN) {
-		main_plan(n);
+		if (o->fmt == QUERY_JSON)
+			main_plan_json(o, n);
+		else
+			main_plan(n);
 		return;
 	}
 	if (o->verbose < 0)
@@ -485,6 +550,18 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case 'R':
 			o->recursive = true;
+			break;
+		case OPT_JSON:
+			o->fmt = QUERY_JSON;
+			break;
+		case OPT_VERIFY_FORMAT:
+			if (strcmp(optarg, "rpm") == 0)
+				o->fmt = QUERY_RPM;
+			else if (strcmp(optarg, "text") != 0) {
+				fprintf(stderr, "debunpack: --verify-format takes"
+				    " text or rpm, not '%s'\n", optarg);
+				return -1;
+			}
 			break;
 		case 'v':
 			o->verbose = 1;
@@ -614,6 +691,18 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			return -1;
 		}
 	}
+	if (o->fmt == QUERY_JSON && o->action != ACT_LIST &&
+	    o->action != ACT_OWNER && o->action != ACT_VERIFY &&
+	    o->action != ACT_DRY_RUN) {
+		fprintf(stderr, "debunpack: --json goes with --list, --owner,"
+		    " --verify and --dry-run\n");
+		return -1;
+	}
+	if (o->fmt == QUERY_RPM && o->action != ACT_VERIFY) {
+		fprintf(stderr, "debunpack: --verify-format goes with"
+		    " --verify\n");
+		return -1;
+	}
 	if (o->in.remove && ((o->action != ACT_INSTALL &&
 	    o->action != ACT_DRY_RUN) || o->in.run_preinst)) {
 		fprintf(stderr, "debunpack: --remove and --purge go with"
@@ -679,7 +768,13 @@ main_owner(const struct main_opts *o, struct manifest *man, int argc,
 	for (i = 1; i < n; i++)
 		patterns[i] = argv[first + (int)i - 1];
 	/* No admin directory (MAN NULL): nothing is installed. */
-	r = man != NULL ? query_owner(man, patterns, n, found, stdout, err) : 1;
+	if (man != NULL)
+		r = query_owner(man, patterns, n, found, o->fmt, stdout, err);
+	else {
+		r = 1;
+		if (o->fmt == QUERY_JSON)
+			puts("[]");
+	}
 	if (r == 1) {
 		/* The lines found go first; the misses after them. */
 		fflush(stdout);
@@ -777,17 +872,19 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 			    "cannot open admin directory");
 		else if (o->action == ACT_OWNER)
 			r = main_owner(o, NULL, argc, argv, first, &err);
+		else if (o->fmt == QUERY_JSON)
+			puts("[]");	/* --list, --verify: nothing */
 		fd = -1;
 	} else if ((r = manifest_admin(man, fd, admin_name(o->in.admindir),
 	    rf.openat2, NULL, &st, &err)) == 0) {
 		if (o->action == ACT_LIST)
-			r = query_list(man, stdout, &err);
+			r = query_list(man, o->fmt, stdout, &err);
 		else if (o->action == ACT_OWNER)
 			r = main_owner(o, man, argc, argv, first, &err);
 		else if (o->action == ACT_FILES)
 			r = main_files(man, argc, argv, first, &err);
 		else if ((r = query_verify(man, &rf, argv + first,
-		    geteuid() == 0, stdout, &err)) > 0) {
+		    geteuid() == 0, o->fmt, stdout, &err)) > 0) {
 			/* -q: the lines and the exit status say it. */
 			if (o->verbose < 0)
 				r = 3;
@@ -869,6 +966,8 @@ main(int argc, char **argv)
 	if (o.stats != 0 && devstat_open(&ds, o.in.root) != 0)
 		ds.name[0] = '\0';
 	r = install_run(&o.in, files, nfiles, &st, &err);
+	if (o.fmt == QUERY_JSON && r == 0)
+		puts(o.nplan > 0 ? "]" : "[]");
 	if (r == 0 && ds.name[0] != '\0') {
 		struct devstat before = ds;
 

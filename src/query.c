@@ -25,8 +25,10 @@
 #include "names.h"
 
 int
-query_list(struct manifest *m, FILE *fp, struct dbp_error *err)
+query_list(struct manifest *m, enum query_format fmt, FILE *fp,
+    struct dbp_error *err)
 {
+	size_t nobj = 0;
 	struct record *rec;
 	char **names, a[256], b[256], c[64];
 	size_t i;
@@ -42,6 +44,21 @@ query_list(struct manifest *m, FILE *fp, struct dbp_error *err)
 		}
 		if (r != 0)
 			break;
+		if (fmt == QUERY_JSON) {
+			fputs(nobj++ > 0 ? ",\n{\"package\": " :
+			    "[{\"package\": ", fp);
+			escape_put_json(fp, control_get(rec->ctl, "Package"));
+			fputs(", \"version\": ", fp);
+			escape_put_json(fp, control_get(rec->ctl, "Version"));
+			fputs(", \"architecture\": ", fp);
+			escape_put_json(fp, control_get(rec->ctl,
+			    "Architecture"));
+			fprintf(fp, ", \"state\": \"%s\"}",
+			    record_config_files(rec) ? "config-files" :
+			    "installed");
+			record_free(rec);
+			continue;
+		}
 		/* A removed package's conffiles: dpkg's "rc", a fourth column. */
 		fprintf(fp, "%s\t%s\t%s%s\n",
 		    escape_name(control_get(rec->ctl, "Package"), a, sizeof(a)),
@@ -52,6 +69,8 @@ query_list(struct manifest *m, FILE *fp, struct dbp_error *err)
 		record_free(rec);
 	}
 	manifest_names_free(names);
+	if (fmt == QUERY_JSON && r == 0)
+		fputs(nobj > 0 ? "]\n" : "[]\n", fp);
 	return r;
 }
 
@@ -155,8 +174,9 @@ query_pattern(const char *pattern, char *out, size_t n, bool *glob)
 
 int
 query_owner(struct manifest *m, char *const *patterns, size_t npatterns,
-    bool *found, FILE *fp, struct dbp_error *err)
+    bool *found, enum query_format fmt, FILE *fp, struct dbp_error *err)
 {
+	size_t nobj = 0;
 	char want[PATH_MAX + 3], esc[PATH_MAX], pesc[256];
 	struct record **recs = NULL;
 	struct query_hit *hits = NULL, *h;
@@ -176,6 +196,8 @@ query_owner(struct manifest *m, char *const *patterns, size_t npatterns,
 			nrec++;
 		else if (r == -ENOENT)	/* gone since, or dpkg's now */
 			r = 0;
+	if (fmt == QUERY_JSON && r == 0)
+		fputs("[", fp);
 	for (p = 0; r == 0 && p < npatterns; p++) {
 		if ((r = query_pattern(patterns[p], want, sizeof(want),
 		    &glob)) != 0) {
@@ -217,6 +239,20 @@ query_owner(struct manifest *m, char *const *patterns, size_t npatterns,
 			bool last = i + 1 == nhits ||
 			    strcmp(hits[i + 1].path, hits[i].path) != 0;
 
+			if (fmt == QUERY_JSON) {
+				/* {"path": P, "packages": [...]}, a path once. */
+				if (first) {
+					fputs(nobj++ > 0 ? ",\n{\"path\": " :
+					    "{\"path\": ", fp);
+					escape_put_json(fp, hits[i].path);
+					fputs(", \"packages\": [", fp);
+				} else
+					fputs(", ", fp);
+				escape_put_json(fp, hits[i].pkg);
+				if (last)
+					fputs("]}", fp);
+				continue;
+			}
 			fprintf(fp, "%s%s", first ? "" : ", ",
 			    escape_name(hits[i].pkg, pesc, sizeof(pesc)));
 			if (last)
@@ -224,6 +260,8 @@ query_owner(struct manifest *m, char *const *patterns, size_t npatterns,
 				    esc, sizeof(esc)));
 		}
 	}
+	if (fmt == QUERY_JSON && r == 0)
+		fputs("]\n", fp);
 	free(hits);
 	for (i = 0; i < nrec; i++)
 		record_free(recs[i]);
@@ -346,16 +384,6 @@ query_sound(const char *file, struct dbp_error *err)
 	return query_read(file, query_sound_entry, NULL, err);
 }
 
-static void
-query_problem(FILE *fp, const char *pkg, const struct record_entry *e,
-    const char *what, unsigned *count)
-{
-	char esc[PATH_MAX];
-
-	fprintf(fp, "%s: %s: %s%s\n", pkg, escape_name(e->path, esc,
-	    sizeof(esc)), what, e->conffile ? " (conffile)" : "");
-	(*count)++;
-}
 
 /*
  * Open the directory of root-relative PATH, resolved inside the root (so
@@ -384,14 +412,86 @@ query_lstat(const struct rootfs *rf, const char *path, struct stat *st,
 	return dfd;
 }
 
-/* Check one recorded path against the root; count the problems. */
+/* What --verify found of one recorded path. */
+struct query_seen {
+	const char *what[10];	/* the problems, in the words of the text */
+	size_t n;
+	/* rpm -V's attributes: S M 5 D L U G T P; '.' passed, '?' not checked */
+	char attrs[10];
+	bool missing;
+};
+
+/* Problem WHAT, at rpm attribute ATTR ('\0': none of them, or missing). */
+static void
+query_note(struct query_seen *q, const char *what, char attr)
+{
+	static const char order[] = "SM5DLUGTP";
+	const char *at;
+
+	if (q->n < sizeof(q->what) / sizeof(q->what[0]))
+		q->what[q->n++] = what;
+	if (attr != '\0' && (at = strchr(order, attr)) != NULL)
+		q->attrs[at - order] = attr;
+}
+
+/*
+ * Say what was seen of E (package PKG) on FP in format FMT, if anything
+ * is wrong: the text's line per problem, rpm -V's line ("??5?????? c
+ * /etc/x", as dpkg --verify prints it), or a JSON object.
+ */
+static void
+query_report(FILE *fp, enum query_format fmt, const char *pkg,
+    const struct record_entry *e, const struct query_seen *q, unsigned *count)
+{
+	char esc[PATH_MAX];
+	size_t i;
+
+	if (q->n == 0)
+		return;
+	switch (fmt) {
+	case QUERY_TEXT:
+		for (i = 0; i < q->n; i++)
+			fprintf(fp, "%s: %s: %s%s\n", pkg, escape_name(e->path,
+			    esc, sizeof(esc)), q->what[i], e->conffile ?
+			    " (conffile)" : "");
+		break;
+	case QUERY_RPM:
+		/* dpkg and rpm print the path as it is; names stay safe here. */
+		fprintf(fp, "%-9s %c %s\n", q->missing ? "missing" : q->attrs,
+		    e->conffile ? 'c' : ' ', escape_name(e->path, esc,
+		    sizeof(esc)));
+		break;
+	case QUERY_JSON:
+		fputs(*count > 0 ? ",\n" : "", fp);
+		fputs("{\"package\": ", fp);
+		escape_put_json(fp, pkg);
+		fputs(", \"path\": ", fp);
+		escape_put_json(fp, e->path);
+		fprintf(fp, ", \"conffile\": %s, \"rpm\": \"%s\", \"problems\": [",
+		    e->conffile ? "true" : "false", q->missing ? "missing" :
+		    q->attrs);
+		for (i = 0; i < q->n; i++) {
+			fputs(i > 0 ? ", " : "", fp);
+			escape_put_json(fp, q->what[i]);
+		}
+		fputs("]}", fp);
+		break;
+	}
+	*count += (unsigned)q->n;
+}
+
+/*
+ * Check one recorded path against the root.  Returns 0 (problems told
+ * through query_report) or -errno when the check itself failed.
+ */
 static int
 query_check(const struct rootfs *rf, struct digest *dg, const char *pkg,
-    const struct record_entry *e, bool check_owner, FILE *fp,
-    unsigned *count)
+    const struct record_entry *e, bool check_owner, enum query_format fmt,
+    FILE *fp, unsigned *count)
 {
-	char link[PATH_MAX], what[96];
+	char link[PATH_MAX], what[2][96];
 	uint8_t digest[DIGEST_LEN];
+	struct query_seen q;
 	const char *base;
 	struct stat st;
 	int dfd, fd = -1;
@@ -400,11 +500,17 @@ query_check(const struct rootfs *rf, struct digest *dg, const char *pkg,
 
 	if (strcmp(e->path, "/") == 0)
 		return 0;
+	memset(&q, 0, sizeof(q));
+	/* Times and capabilities are not recorded; owners only as root. */
+	snprintf(q.attrs, sizeof(q.attrs), ".....%s??", check_owner ? ".." :
+	    "??");
 	if ((dfd = query_lstat(rf, e->path + 1, &st, &base)) < 0) {
 		if (dfd != -ENOENT && dfd != -ENOTDIR)
 			return dfd;
-		query_problem(fp, pkg, e, e->skipped ? "device node not made"
-		    " (skipped at install)" : "missing", count);
+		q.missing = true;
+		query_note(&q, e->skipped ? "device node not made (skipped at"
+		    " install)" : "missing", '\0');
+		query_report(fp, fmt, pkg, e, &q, count);
 		return 0;
 	}
 	switch (e->type) {
@@ -418,46 +524,54 @@ query_check(const struct rootfs *rf, struct digest *dg, const char *pkg,
 	default: type_ok = S_ISFIFO(st.st_mode); break;
 	}
 	if (!type_ok) {
-		query_problem(fp, pkg, e, "changed type", count);
+		query_note(&q, "changed type", 'M');
+		query_report(fp, fmt, pkg, e, &q, count);
 		close(dfd);
 		return 0;
 	}
 	/* Directories are kept as they were found: only their presence counts. */
 	if (e->type != 'd' && e->type != 'l' &&
 	    (st.st_mode & 07777) != e->mode) {
-		snprintf(what, sizeof(what), "changed mode %04o (recorded %04o)",
-		    (unsigned)(st.st_mode & 07777), (unsigned)e->mode);
-		query_problem(fp, pkg, e, what, count);
+		snprintf(what[0], sizeof(what[0]), "changed mode %04o (recorded"
+		    " %04o)", (unsigned)(st.st_mode & 07777), (unsigned)e->mode);
+		query_note(&q, what[0], 'M');
 	}
 	if (check_owner && e->type != 'd' &&
 	    (st.st_uid != e->uid || st.st_gid != e->gid)) {
-		snprintf(what, sizeof(what), "changed owner %u:%u (recorded"
-		    " %u:%u)", (unsigned)st.st_uid, (unsigned)st.st_gid,
-		    (unsigned)e->uid, (unsigned)e->gid);
-		query_problem(fp, pkg, e, what, count);
+		snprintf(what[1], sizeof(what[1]), "changed owner %u:%u"
+		    " (recorded %u:%u)", (unsigned)st.st_uid,
+		    (unsigned)st.st_gid, (unsigned)e->uid, (unsigned)e->gid);
+		query_note(&q, what[1], st.st_uid != e->uid ? 'U' : 'G');
+		if (st.st_uid != e->uid && st.st_gid != e->gid)
+			q.attrs[6] = 'G';
 	}
 	if (e->type == 'l') {
 		n = readlinkat(dfd, base, link, sizeof(link) - 1);
 		if (n < 0 || (link[n] = '\0', strcmp(link, e->target) != 0))
-			query_problem(fp, pkg, e, "changed link target", count);
+			query_note(&q, "changed link target", 'L');
 	} else if ((e->type == 'c' || e->type == 'b') &&
 	    (major(st.st_rdev) != e->major || minor(st.st_rdev) != e->minor))
-		query_problem(fp, pkg, e, "changed device numbers", count);
+		query_note(&q, "changed device numbers", 'D');
 	else if (e->type == 'f' || e->type == 'h') {
-		if ((uint64_t)st.st_size != e->size)
-			query_problem(fp, pkg, e, "changed size", count);
-		else if (digest_file_at(dg, dfd, base, digest) != 0)
-			query_problem(fp, pkg, e, "unreadable", count);
-		else if (memcmp(digest, e->sha256, sizeof(digest)) != 0)
-			query_problem(fp, pkg, e, "changed content", count);
+		if ((uint64_t)st.st_size != e->size) {
+			query_note(&q, "changed size", 'S');
+			/* Another size is another content: rpm says both. */
+			q.attrs[2] = '5';
+		} else if (digest_file_at(dg, dfd, base, digest) != 0) {
+			query_note(&q, "unreadable", '\0');
+			q.attrs[2] = '?';
+		} else if (memcmp(digest, e->sha256, sizeof(digest)) != 0)
+			query_note(&q, "changed content", '5');
 	}
 	close(dfd);
+	query_report(fp, fmt, pkg, e, &q, count);
 	return 0;
 }
 
 int
 query_verify(struct manifest *m, const struct rootfs *rf,
-    char *const *names, bool check_owner, FILE *fp, struct dbp_error *err)
+    char *const *names, bool check_owner, enum query_format fmt, FILE *fp,
+    struct dbp_error *err)
 {
 	char **all = NULL;
 	char *const *list = names;
@@ -470,6 +584,8 @@ query_verify(struct manifest *m, const struct rootfs *rf,
 	/* One SHA-256 context for every file checked. */
 	if (digest_new(&dg) != 0)
 		return dbp_err(err, ENOMEM, "", "cannot verify");
+	if (fmt == QUERY_JSON)
+		fputs("[", fp);
 	if (names == NULL || names[0] == NULL) {
 		if ((r = manifest_names(m, &all, err)) != 0) {
 			digest_free(dg);
@@ -491,12 +607,14 @@ query_verify(struct manifest *m, const struct rootfs *rf,
 		}
 		for (j = 0; r == 0 && j < rec->n; j++)
 			if ((r = query_check(rf, dg, list[i], &rec->v[j],
-			    check_owner, fp, &count)) != 0)
+			    check_owner, fmt, fp, &count)) != 0)
 				r = dbp_err(err, -r, rec->v[j].path,
 				    "cannot verify");
 		record_free(rec);
 	}
 	manifest_names_free(all);
 	digest_free(dg);
+	if (fmt == QUERY_JSON && r == 0)
+		fputs("]\n", fp);
 	return r != 0 ? r : (int)count;
 }

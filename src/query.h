@@ -10,8 +10,19 @@
 #include "manifest.h"
 #include "rootfs.h"
 
-/* One line per recorded package: name, version, architecture (tab-separated). */
-int query_list(struct manifest *m, FILE *fp, struct dbp_error *err);
+/* How a query writes what it finds. */
+enum query_format {
+	QUERY_TEXT,	/* lines for people and grep */
+	QUERY_RPM,	/* --verify: rpm -V's lines, as dpkg --verify prints them */
+	QUERY_JSON	/* a JSON array of objects */
+};
+
+/*
+ * The recorded packages: one line each, name, version, architecture
+ * (tab-separated) and "config-files" for a removed one; or as JSON.
+ */
+int query_list(struct manifest *m, enum query_format fmt, FILE *fp,
+    struct dbp_error *err);
 
 /*
  * The installed paths each of the N PATTERNS matches, as dpkg -S finds
@@ -20,10 +31,11 @@ int query_list(struct manifest *m, FILE *fp, struct dbp_error *err);
  * too; one that starts with "/" is a path, taken as the records write it
  * ("//", "/./" and ".." taken out, no symlink followed); anything else
  * is a part of a path (*PATTERN*).  FOUND[I] tells whether pattern I
- * matched.  Returns 1 when one of them matched nothing.
+ * matched.  In FMT QUERY_JSON, an array of {"path", "packages"}.  Returns
+ * 1 when one of them matched nothing.
  */
 int query_owner(struct manifest *m, char *const *patterns, size_t n,
-    bool *found, FILE *fp, struct dbp_error *err);
+    bool *found, enum query_format fmt, FILE *fp, struct dbp_error *err);
 
 /* Whether query_owner takes PATTERN as a path rather than a pattern. */
 bool query_pattern_is_path(const char *pattern);
@@ -51,12 +63,15 @@ int query_contents(const char *file, FILE *fp, struct dbp_error *err);
 
 /*
  * Compare the root RF with the records of packages NAMES (NULL-terminated;
- * NULL or empty: every package): one line per problem on FP, "PKG: PATH:
- * what" (missing, type, size, content, mode, owner, target), conffiles
- * marked.  CHECK_OWNER compares owners too (meaningful as root).  Returns
- * the number of problems, or -errno with ERR filled.
+ * NULL or empty: every package) and write what differs on FP in format
+ * FMT: a line per problem, "PKG: PATH: what" (missing, type, size,
+ * content, mode, owner, target), conffiles marked; rpm -V's line per path
+ * ("S.5......  c /etc/x"; "missing"); or a JSON array of objects.
+ * CHECK_OWNER compares owners too (meaningful as root).  Returns the
+ * number of problems, or -errno with ERR filled.
  */
 int query_verify(struct manifest *m, const struct rootfs *rf,
-    char *const *names, bool check_owner, FILE *fp, struct dbp_error *err);
+    char *const *names, bool check_owner, enum query_format fmt, FILE *fp,
+    struct dbp_error *err);
 
 #endif

@@ -99,6 +99,17 @@ for q in --verify --files --remove --purge; do
 	printf '%s\n' hello help2man | diff -u - "$T/got" || fail "$q: not the installed packages"
 done
 
+# --owner: paths inside the root, as it has them, directories with their
+# slash; --verify-format: its values.
+mkdir -p "$T/croot/usr/bin" "$T/croot/usr/share"
+: > "$T/croot/usr/bin/jq"
+complete_words debunpack --root "$T/croot" --owner /usr/ | LC_ALL=C sort > "$T/got" || fail "completion failed"
+printf '%s\n' /usr/bin/ /usr/share/ | diff -u - "$T/got" || fail "--owner: not the root's paths"
+complete_words debunpack --root "$T/croot" --owner /usr/bin/jq /usr/b > "$T/got" || fail "completion failed"
+printf '%s\n' /usr/bin/ | diff -u - "$T/got" || fail "--owner's second pattern"
+complete_words debunpack --verify --verify-format r > "$T/got" || fail "completion failed"
+printf '%s\n' rpm | diff -u - "$T/got" || fail "--verify-format"
+
 # Every long option that --help describes is offered.
 "$bin" --help | sed -nE 's/^  (-[[:alnum:]], |    )(--[a-z][a-z-]*).*/\2/p' |
     LC_ALL=C sort -u > "$T/help"

@@ -120,6 +120,42 @@ a=$(build_deb alltypes) g=$(build_deb comp-gz)
 { echo "==> $a <=="; "$DEBUNPACK" --contents "$a"; echo; echo "==> $g <=="
   "$DEBUNPACK" --contents "$g"; } | diff -u - "$T/both" || fail "--contents labels"
 
+# --json: --list, --owner, --verify and --dry-run as JSON arrays that a
+# parser reads; --verify-format=rpm: rpm -V's lines, as dpkg --verify.
+json_ok() {	# FILE WHAT
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1" ||
+	    fail "$2: not JSON: $(cat "$1")"
+}
+"$DEBUNPACK" --root "$root" --list --json > "$T/j" || fail "--list --json"
+json_ok "$T/j" "--list --json"
+grep -q '{"package": "alltypes", "version": "1.0-2", "architecture": "all", "state": "installed"}' "$T/j" ||
+    fail "--list --json: $(cat "$T/j")"
+"$DEBUNPACK" --root "$root" --owner /usr/bin/a --json > "$T/j" || fail "--owner --json"
+json_ok "$T/j" "--owner --json"
+[ "$(cat "$T/j")" = '[{"path": "/usr/bin/a", "packages": ["alltypes"]}]' ] ||
+    fail "--owner --json: $(cat "$T/j")"
+"$DEBUNPACK" --root "$root" --verify --json alltypes > "$T/j" 2> /dev/null &&
+    fail "--verify --json: the change not seen"
+json_ok "$T/j" "--verify --json"
+grep -Eq '"path": "/usr/share/alltypes/data", "conffile": false, "rpm": "\.\.5\.\.(\.\.|\?\?)\?\?", "problems": \["changed content"\]' "$T/j" ||
+    fail "--verify --json: $(cat "$T/j")"
+"$DEBUNPACK" --root "$root" --verify --verify-format=rpm alltypes > "$T/rpm" 2> /dev/null &&
+    fail "--verify-format=rpm: the change not seen"
+grep -Eq '^\.\.5\.\.(\.\.|\?\?)\?\?   /usr/share/alltypes/data$' "$T/rpm" ||
+    fail "--verify-format=rpm: $(cat "$T/rpm")"
+rm "$root/usr/bin/a"
+"$DEBUNPACK" --root "$root" --verify --verify-format=rpm alltypes 2> /dev/null |
+    grep -qx 'missing     /usr/bin/a' || fail "--verify-format=rpm, missing"
+"$DEBUNPACK" --root "$T/empty" --list --json | grep -qx '\[\]' || fail "--list --json, empty"
+"$DEBUNPACK" --root "$T/empty" --dry-run --json "$(build_deb comp-gz)" > "$T/j" ||
+    fail "--dry-run --json"
+json_ok "$T/j" "--dry-run --json"
+grep -q '"action": "create", "path": "/usr/share/' "$T/j" || fail "--dry-run --json: $(cat "$T/j")"
+"$DEBUNPACK" --root "$root" --json x.deb 2> "$T/err" && fail "--json with an install"
+grep -q "json goes with" "$T/err" || fail "--json with an install: $(cat "$T/err")"
+"$DEBUNPACK" --root "$root" --list --verify-format=rpm 2> /dev/null && fail "--verify-format with --list"
+"$DEBUNPACK" --root "$root" --verify --verify-format=xml 2> /dev/null && fail "--verify-format=xml"
+
 # --files: an installed package's paths in its order, as dpkg -L; a blank
 # line between packages; one line for each that is not installed, exit 1.
 "$DEBUNPACK" --root "$root" --files alltypes > "$T/files" || fail "--files"
