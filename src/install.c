@@ -658,6 +658,7 @@ install_close(struct install *in)
 struct install_pkgid {
 	char *name;		/* install_dpkg_name's */
 	char *version;
+	uint64_t size;		/* Installed-Size in bytes; 0: not said */
 };
 
 static void
@@ -672,8 +673,15 @@ install_pkgid(const char *file, struct install_pkgid *id)
 	if (deb_open(&d, file, &e) != 0)
 		return;
 	if (deb_read_control(d, &ctl, &e) == 0) {
+		const char *is = control_get(ctl, "Installed-Size");
+		unsigned long long kib;
+		char *end;
+
 		id->name = strdup(install_dpkg_name(ctl, name, sizeof(name)));
 		id->version = strdup(control_get(ctl, "Version"));
+		if (is != NULL && (kib = strtoull(is, &end, 10)) > 0 &&
+		    *end == '\0' && kib < (1ULL << 40))
+			id->size = (uint64_t)kib * 1024;
 		control_free(ctl);
 	}
 	deb_close(d);
@@ -691,8 +699,10 @@ static int
 install_last_versions(const struct install_opts *o, char *const *files,
     size_t n, char ***kept, size_t *nkept, struct dbp_error *err)
 {
+	struct install_note total = { .event = INSTALL_EXPECTED };
 	struct install_pkgid *ids;
 	struct stat st;
+	bool known = true;
 	size_t i, j;
 	int r = 0;
 
@@ -703,8 +713,12 @@ install_last_versions(const struct install_opts *o, char *const *files,
 		*kept = NULL;
 		return dbp_err(err, ENOMEM, NULL, "cannot start");
 	}
-	/* A pipe cannot be read twice: only regular files are looked at. */
-	for (i = 0; i < n && n > 1; i++)
+	/*
+	 * A pipe cannot be read twice: only regular files are looked at.
+	 * Their controls are read up front anyway (small, at the start of
+	 * each file): the Installed-Size they add up to is the progress's.
+	 */
+	for (i = 0; i < n; i++)
 		if (stat(files[i], &st) == 0 && S_ISREG(st.st_mode))
 			install_pkgid(files[i], &ids[i]);
 	for (i = 0; i < n; i++) {
@@ -731,7 +745,12 @@ install_last_versions(const struct install_opts *o, char *const *files,
 			continue;
 		}
 		(*kept)[(*nkept)++] = files[i];
+		known = known && ids[i].size > 0;
+		total.bytes += ids[i].size;
 	}
+	/* What the packages say they take, when every one says it. */
+	if (r == 0 && known && total.bytes > 0)
+		install_say(o, &total);
 	for (i = 0; i < n; i++) {
 		free(ids[i].name);
 		free(ids[i].version);

@@ -31,6 +31,8 @@ enum install_event {
 	INSTALL_SUPERSEDED,	/* PKG, package NAME version MSG, is left out:
 				   PATH, version OLD_VERSION's file, comes
 				   later on the command line */
+	INSTALL_EXPECTED,	/* the packages' Installed-Size adds up to
+				   BYTES, before the first is unpacked */
 	INSTALL_REMOVING,	/* package NAME, version OLD_VERSION, is
 				   removed (PATH "remove") or purged
 				   ("purge"), to state MSG: "config-files"

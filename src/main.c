@@ -280,6 +280,9 @@ main_progress(struct main_opts *o, const struct install_note *n)
 	case INSTALL_EXTRACTED:
 		progress_extracted(o->pg, n->name, n->bytes);
 		break;
+	case INSTALL_EXPECTED:
+		progress_expect(o->pg, n->bytes);
+		break;
 	case INSTALL_REMOVING:
 		/* MSG is one of two static strings. */
 		main_keep_name(o, n->name, strcmp(n->msg, "config-files") == 0 ?
@@ -513,6 +516,7 @@ main_note(void *ctx, const struct install_note *n)
 		}
 		break;
 	case INSTALL_EXTRACTED:
+	case INSTALL_EXPECTED:
 	case INSTALL_PHASE:
 	case INSTALL_PLAN:
 		break;

@@ -26,6 +26,7 @@ struct progress {
 	enum progress_phase phase;
 	size_t total, extracted;
 	uint64_t bytes;
+	uint64_t expected;	/* the packages' Installed-Size; 0: unknown */
 	double (*now)(void);
 	double t_start;		/* the first package started: the rate's origin */
 	double t_drawn;		/* the last redraw */
@@ -128,8 +129,14 @@ progress_send(struct progress *p, const char *fmt, ...)
 static void
 progress_send_counts(struct progress *p)
 {
-	progress_send(p, "progress: %s: %zu/%zu: %" PRIu64,
-	    progress_phase_words[p->phase], p->extracted, p->total, p->bytes);
+	if (p->expected > 0)
+		progress_send(p, "progress: %s: %zu/%zu: %" PRIu64 "/%" PRIu64,
+		    progress_phase_words[p->phase], p->extracted, p->total,
+		    p->bytes, p->expected);
+	else
+		progress_send(p, "progress: %s: %zu/%zu: %" PRIu64,
+		    progress_phase_words[p->phase], p->extracted, p->total,
+		    p->bytes);
 }
 
 static unsigned int
@@ -220,12 +227,31 @@ progress_draw(struct progress *p, bool force)
 	    progress_phase_words[p->phase], p->extracted, p->total,
 	    progress_format_bytes(p->bytes, size, sizeof(size)));
 	if (p->phase == PROGRESS_EXTRACTING) {
+		/*
+		 * Installed-Size counts blocks, not bytes: the share is an
+		 * estimate, held below 100 until the packages are all in.
+		 */
+		if (p->expected > 0)
+			progress_append(line, sizeof(line), " (%u%%)",
+			    p->bytes >= p->expected ? 99u :
+			    (unsigned)(p->bytes * 100 / p->expected));
 		if (p->started && t > p->t_start && p->bytes > 0) {
 			rate = (double)p->bytes / (t - p->t_start);
 			per_s = rate < 1.8e19 ? (uint64_t)(rate + 0.5) :
 			    UINT64_MAX;
 			progress_append(line, sizeof(line), ", %s/s",
 			    progress_format_bytes(per_s, size, sizeof(size)));
+			/* An ETA once a second of rate is known. */
+			if (p->expected > p->bytes && t - p->t_start >= 1.0 &&
+			    rate > 0) {
+				double left = (double)(p->expected - p->bytes) /
+				    rate;
+
+				if (left < 360000)
+					progress_append(line, sizeof(line),
+					    ", ETA %u:%02u", (unsigned)left / 60,
+					    (unsigned)left % 60);
+			}
 		}
 		if (p->name[0] != '\0')
 			progress_append(line, sizeof(line), ", %s", p->name);
@@ -258,6 +284,16 @@ progress_new(struct progress **out, FILE *tty, int status_fd, size_t total,
 	progress_send_counts(p);
 	*out = p;
 	return 0;
+}
+
+void
+progress_expect(struct progress *p, uint64_t bytes)
+{
+	if (p == NULL)
+		return;
+	p->expected = bytes;
+	progress_send_counts(p);
+	progress_draw(p, false);
 }
 
 void

@@ -99,6 +99,13 @@ void progress_phase(struct progress *p, enum progress_phase ph);
 void progress_committed(struct progress *p, const char *name,
     const char *state);
 
+/*
+ * The packages will take about BYTES once unpacked (their Installed-Size):
+ * the terminal line shows a share and an ETA, the status lines
+ * "BYTES/EXPECTED".
+ */
+void progress_expect(struct progress *p, uint64_t bytes);
+
 /* Package NAME is removed next: WHAT is "remove" or "purge", as dpkg says. */
 void progress_removing(struct progress *p, const char *name, const char *what);
 

@@ -171,6 +171,39 @@ START_TEST(test_progress_status_run)
 }
 END_TEST
 
+/* The packages' Installed-Size: a share and an ETA, and the total in the status. */
+START_TEST(test_progress_expected)
+{
+	struct progress *p = new_progress(tty, sfd[1], 2);
+
+	progress_set_width(p, 200);
+	progress_expect(p, 10000);
+	assert_status(
+	    "progress: extracting: 0/2: 0\n"
+	    "progress: extracting: 0/2: 0/10000\n");
+	assert_tty("\rdebunpack: extracting 0/2 packages, 0 B (0%)\033[K");
+	fake_t = 100.5;
+	progress_unpacking(p, "a", false);
+	assert_tty("\rdebunpack: extracting 0/2 packages, 0 B (0%), a\033[K");
+	fake_t = 102.5;
+	progress_extracted(p, "a", 2500);
+	/* 2500 B in 2 s: 1.2 KiB/s, 7500 B to go, 6 s. */
+	assert_tty("\rdebunpack: extracting 1/2 packages, 2.4 KiB (25%),"
+	    " 1.2 KiB/s, ETA 0:06, a\033[K");
+	fake_t = 103;
+	/* Installed-Size is an estimate: past it, 99 % and no ETA. */
+	progress_extracted(p, "b", 20000);
+	assert_tty("\rdebunpack: extracting 2/2 packages, 19.5 KiB (99%),"
+	    " 7.8 KiB/s, b\033[K");
+	assert_status(
+	    "processing: install: a\n"
+	    "status: a: half-installed\n"
+	    "progress: extracting: 1/2: 2500/10000\n"
+	    "progress: extracting: 2/2: 20000/10000\n");
+	progress_free(p);
+}
+END_TEST
+
 START_TEST(test_progress_status_error)
 {
 	struct progress *p = new_progress(NULL, sfd[1], 2);
@@ -613,6 +646,7 @@ progress_suite(void)
 	tc = tcase_create("status");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_progress_status_run);
+	tcase_add_test(tc, test_progress_expected);
 	tcase_add_test(tc, test_progress_status_error);
 	tcase_add_test(tc, test_progress_status_newline);
 	suite_add_tcase(s, tc);
