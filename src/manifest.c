@@ -171,6 +171,17 @@ manifest_put(struct manifest *m, size_t dir, const char *name, size_t item,
 	return 0;
 }
 
+void
+manifest_forget_path(struct manifest *m, size_t dir, const char *name)
+{
+	struct manifest_entry *e = manifest_find(m, dir, name);
+
+	if (e == NULL || tdelete(e, &m->root, manifest_cmp) == NULL)
+		return;
+	manifest_entry_free(e);
+	m->n--;
+}
+
 size_t
 manifest_count(const struct manifest *m)
 {

@@ -46,6 +46,8 @@ struct manifest_entry *manifest_find(struct manifest *m, size_t dir,
 int manifest_put(struct manifest *m, size_t dir, const char *name,
     size_t item, unsigned pkg, unsigned type);
 
+/* NAME in DIR is not the run's after all (a conffile dpkg would not write). */
+void manifest_forget_path(struct manifest *m, size_t dir, const char *name);
 /* Number of paths recorded. */
 size_t manifest_count(const struct manifest *m);
 

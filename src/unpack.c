@@ -416,7 +416,8 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		return r;
 	}
 	u->st->entries[ST_FILE]++;
-	if ((r = syncbatch_written(u->sb, t->item, fd, err)) != 0)
+	if ((r = syncbatch_written(u->sb, t->item, fd, err)) != 0 ||
+	    (conffile && (r = unpack_conffile_done(u, t, digest, err)) != 0))
 		return r;
 	if ((e = manifest_find(u->man, t->dir, t->name)) != NULL) {
 		e->size = (uint64_t)archive_entry_size(ae);

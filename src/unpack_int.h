@@ -42,7 +42,25 @@ struct unpack_target {
 	bool existed;		/* something is at path now */
 	char tmp[NAME_MAX + 1];
 	size_t item;
+	/*
+	 * A conffile the package had: its entry in the installed record,
+	 * and what unpack_conffile found (UNPACK_CONF_*).
+	 */
+	const struct record_entry *conf_old;
+	int conf;
 };
+
+#define UNPACK_CONF_PLAIN	0	/* written as any file */
+#define UNPACK_CONF_KEPT	1	/* the user's kept, the new one beside */
+#define UNPACK_CONF_DELETED	2	/* deleted by the user: stays deleted */
+
+/*
+ * Conffile T's new version is written (its SHA-256 DIGEST): drop it
+ * again where dpkg writes nothing (unpack_conffile's table), or warn that
+ * it went beside the user's.
+ */
+int unpack_conffile_done(struct unpack *u, struct unpack_target *t,
+    const uint8_t digest[DIGEST_LEN], struct dbp_error *err);
 
 /* Split root-relative PATH into PARENT (a buffer of PATH_MAX) and *NAME. */
 void unpack_split(char *path, char *parent, const char **name);

@@ -25,9 +25,17 @@ unpack_is_conffile(const struct unpack *u, const char *path)
 }
 
 /*
- * Conffile T exists: if it is what the package's record says was
- * installed, replace it as usual; if the user changed it (or it was there
- * without a record), keep it and make the new version NAME.debunpack-dist.
+ * dpkg's table for a conffile the package is unpacking (unpack_file then
+ * applies what it cannot know before the new version's data is read):
+ * - not there, and the package had it (its record): the user deleted
+ *   it, and it stays deleted; a new version goes beside it as
+ *   NAME.debunpack-dist (dpkg's .dpkg-dist, its prompt's default);
+ * - not there otherwise: installed;
+ * - what the package's record says was installed: replaced as usual;
+ * - changed by the user (or there without a record): kept, the new
+ *   version made NAME.debunpack-dist;
+ * - either way, nothing goes beside the user's if the package's own
+ *   version did not change.
  */
 int
 unpack_conffile(struct unpack *u, struct unpack_target *t,
@@ -35,23 +43,36 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 {
 	const struct record_entry *e = NULL;
 	uint8_t digest[DIGEST_LEN];
-	char abspath[PATH_MAX + 1], msg[PATH_MAX + 64];
+	char abspath[PATH_MAX + 1];
 	struct stat st;
 	size_t len;
 	int r;
 
-	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    !S_ISREG(st.st_mode))
-		return 0;
+	t->conf = UNPACK_CONF_PLAIN;
 	snprintf(abspath, sizeof(abspath), "/%s", t->path);
 	if (u->rec != NULL)
 		e = manifest_installed_entry(u->man,
 		    control_get(u->rec->ctl, "Package"), abspath);
-	if ((r = digest_file_at(u->dg, t->dfd, t->name, digest)) != 0)
-		return dbp_err(err, -r, t->path, "cannot read conffile");
-	if (e != NULL && (e->type == 'f' || e->type == 'h') &&
-	    memcmp(digest, e->sha256, sizeof(digest)) == 0)
+	if (e != NULL && !e->conffile)
+		e = NULL;	/* a plain file before: no user's copy */
+	t->conf_old = e;
+	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (errno != ENOENT || e == NULL ||
+		    (e->type != 'f' && e->type != 'h'))
+			return 0;
+		/* Deleted: the new version, if new, goes beside it. */
+		t->conf = UNPACK_CONF_DELETED;
+	} else if (!S_ISREG(st.st_mode))
 		return 0;
+	else {
+		if ((r = digest_file_at(u->dg, t->dfd, t->name, digest)) != 0)
+			return dbp_err(err, -r, t->path,
+			    "cannot read conffile");
+		if (e != NULL && (e->type == 'f' || e->type == 'h') &&
+		    memcmp(digest, e->sha256, sizeof(digest)) == 0)
+			return 0;
+		t->conf = UNPACK_CONF_KEPT;
+	}
 	len = strlen(t->path);
 	if (len + strlen(NAMES_DIST_SUFFIX) >= sizeof(t->path) ||
 	    strlen(t->name) + strlen(NAMES_DIST_SUFFIX NAMES_TMP_SUFFIX) >
@@ -66,11 +87,44 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	    t->path;
 	if (names_tmp(t->name, &u->tmpseq, t->tmp, sizeof(t->tmp)) != 0)
 		return dbp_err(err, ENAMETOOLONG, t->path, "name too long");
-	if (snprintf(msg, sizeof(msg), "changed since it was installed: kept,"
-	    " the new version is '%s'", t->name) >= (int)sizeof(msg))
-		msg[sizeof(msg) - 1] = '\0';
-	if (u->opts.warn != NULL)
-		u->opts.warn(u->opts.warn_ctx, t->record_path, msg);
+	return 0;
+}
+
+int
+unpack_conffile_done(struct unpack *u, struct unpack_target *t,
+    const uint8_t digest[DIGEST_LEN], struct dbp_error *err)
+{
+	char msg[PATH_MAX + 64];
+	bool same;
+	int r;
+
+	same = t->conf_old != NULL && memcmp(digest, t->conf_old->sha256,
+	    DIGEST_LEN) == 0;
+	if (t->conf == UNPACK_CONF_PLAIN)
+		return 0;
+	if (!same) {
+		if (u->opts.warn != NULL) {
+			if (snprintf(msg, sizeof(msg), "%s since it was"
+			    " installed: %s, the new version is '%s'",
+			    t->conf == UNPACK_CONF_KEPT ? "changed" : "deleted",
+			    t->conf == UNPACK_CONF_KEPT ? "kept" :
+			    "not brought back", t->name) >= (int)sizeof(msg))
+				msg[sizeof(msg) - 1] = '\0';
+			u->opts.warn(u->opts.warn_ctx, t->record_path, msg);
+		}
+		return 0;
+	}
+	/*
+	 * The package's version is the one installed before (a reinstall,
+	 * or an upgrade that left it): the user's change or deletion stands
+	 * and, as with dpkg, nothing goes beside it.  A dry run wrote nothing
+	 * anyway.
+	 */
+	if (u->opts.nodata)
+		return 0;
+	if ((r = syncbatch_drop(u->sb, t->item, err)) != 0)
+		return r;
+	manifest_forget_path(u->man, t->dir, t->name);
 	return 0;
 }
 

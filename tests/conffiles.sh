@@ -46,6 +46,70 @@ no_temps "$root"
 "$DEBUNPACK" --root "$root" --verify > "$T/out" 2>&1 && fail "verify found nothing"
 grep -q "app: /etc/app.conf: changed .* (conffile)" "$T/out" || fail "verify: $(cat "$T/out")"
 
+# The package's own version unchanged (a reinstall of 3, or 4 that ships
+# the same conffile): the user's kept, nothing written beside it, nothing
+# said, as dpkg.
+sed -e 's/Version 3/Version 4/' -e 's/program3/program4/' "$T/app3.desc" > "$T/app4.desc"
+build_deb app4 "$T/app4.desc" > /dev/null
+rm "$root/etc/app.conf.debunpack-dist"
+for d in app3 app4; do
+	"$DEBUNPACK" --root "$root" "$T/$d.deb" 2> "$T/err" || fail "$d over the user's"
+	[ "$(cat "$root/etc/app.conf")" = mine ] || fail "$d: user's conffile replaced"
+	[ ! -e "$root/etc/app.conf.debunpack-dist" ] ||
+	    fail "$d: a new version beside an unchanged packaged one"
+	[ ! -s "$T/err" ] || fail "$d: said $(cat "$T/err")"
+	no_temps "$root"
+done
+[ "$(cat "$root/usr/app")" = program4 ] || fail "4: other files not upgraded"
+
+# Deleted by the user: stays deleted on reinstall and upgrade, as dpkg
+# (without its --force-confmiss); the record keeps the packaged one.
+rm "$root/etc/app.conf"
+"$DEBUNPACK" --root "$root" "$T/app4.deb" 2> "$T/err" || fail "4 over a deleted conffile"
+[ ! -e "$root/etc/app.conf" ] || fail "4: the deleted conffile came back"
+[ ! -e "$root/etc/app.conf.debunpack-dist" ] || fail "4: a dist for an unchanged conffile"
+[ ! -s "$T/err" ] || fail "4 over a deleted conffile said: $(cat "$T/err")"
+# A new packaged version goes beside it, as dpkg's prompt's default does.
+"$DEBUNPACK" --root "$root" "$T/app2.deb" 2> "$T/err" || fail "2 over a deleted conffile"
+[ ! -e "$root/etc/app.conf" ] || fail "2: the deleted conffile came back"
+[ "$(cat "$root/etc/app.conf.debunpack-dist")" = two ] || fail "2: no new version beside it"
+grep -q "warning: .*'etc/app.conf': deleted since it was installed: not brought back" "$T/err" ||
+    fail "2 over a deleted conffile: $(cat "$T/err")"
+no_temps "$root"
+"$DEBUNPACK" --root "$root" --verify > "$T/out" 2>&1 && fail "verify: the deletion not seen"
+grep -q "app: /etc/app.conf: missing (conffile)" "$T/out" || fail "verify: $(cat "$T/out")"
+# Beside dpkg itself, where it can act in a root.
+if is_root && command -v dpkg > /dev/null; then
+	for who in ours dpkg; do
+		r=$T/cmp-$who
+		mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates"
+		: > "$r/var/lib/dpkg/status"
+	done
+	dpkgi() {
+		# Its prompt's default (keep what is there, deleted or not).
+		dpkg --root="$1" --force-not-root --force-script-chrootless \
+		    --force-confdef --force-confold \
+		    --log=/dev/null -i "$2" > "$T/dpkg.out" 2>&1 < /dev/null ||
+		    fail "dpkg -i $2: $(cat "$T/dpkg.out")"
+	}
+	"$DEBUNPACK" -q --root "$T/cmp-ours" --dpkg-db "$T/app3.deb" || fail "cmp: install"
+	dpkg --root="$T/cmp-ours" --force-not-root --force-script-chrootless \
+	    --log=/dev/null --configure -a > /dev/null 2>&1 || fail "cmp: configure"
+	dpkgi "$T/cmp-dpkg" "$T/app3.deb"
+	for r in "$T/cmp-ours" "$T/cmp-dpkg"; do echo mine > "$r/etc/app.conf"; done
+	"$DEBUNPACK" -q --root "$T/cmp-ours" --dpkg-db "$T/app4.deb" || fail "cmp: 4"
+	dpkgi "$T/cmp-dpkg" "$T/app4.deb"
+	for r in "$T/cmp-ours" "$T/cmp-dpkg"; do rm "$r/etc/app.conf"; done
+	"$DEBUNPACK" -q --root "$T/cmp-ours" --dpkg-db "$T/app2.deb" || fail "cmp: 2"
+	dpkgi "$T/cmp-dpkg" "$T/app2.deb"
+	# NAME.debunpack-dist is debunpack's name for dpkg's NAME.dpkg-dist.
+	for who in ours dpkg; do
+		(cd "$T/cmp-$who" && find etc usr | sed 's/\.debunpack-dist$/.dpkg-dist/' |
+		    LC_ALL=C sort) > "$T/tree.$who"
+	done
+	diff -u "$T/tree.dpkg" "$T/tree.ours" || fail "not the tree dpkg leaves"
+fi
+
 # A conffile that exists without a record is the user's too.
 mkdir -p "$T/r2/etc"
 echo local > "$T/r2/etc/app.conf"
