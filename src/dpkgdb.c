@@ -70,6 +70,9 @@ struct dpkgdb {
 	struct dpkgdb_gone *gone;	/* files to remove after the commit */
 	size_t ngone;
 	size_t didx;		/* var/lib/dpkg in the run's table */
+	/* stanzas of packages outside the run that gave paths up */
+	struct dpkgstatus_add *restanza;
+	size_t nrestanza;
 	size_t tidx;		/* var/lib/dpkg/triggers, when there */
 };
 
@@ -106,6 +109,9 @@ dpkgdb_free(struct dpkgdb *db)
 		free(db->gone[i].path);
 	}
 	free(db->gone);
+	for (i = 0; i < db->nrestanza; i++)
+		free((char *)db->restanza[i].text);
+	free(db->restanza);
 	dpkgdb_unlock(db);
 	free(db);
 }
@@ -452,6 +458,21 @@ dpkgdb_stage_removal(struct dpkgdb *db, const struct record *rec,
 	return 0;
 }
 
+int
+dpkgdb_disappear(struct dpkgdb *db, const struct record *staged,
+    const struct record *gone, struct dbp_error *err)
+{
+	size_t i;
+
+	for (i = 0; staged != NULL && i < db->nrun; i++)
+		if (db->run[i].rec == staged) {
+			/* Its stanza and every info file go: nothing written. */
+			db->run[i].removal = db->run[i].whole = true;
+			return 0;
+		}
+	return dpkgdb_stage_removal(db, gone, true, err);
+}
+
 bool
 dpkgdb_has_script(struct dpkgdb *db, const struct record *rec,
     const char *script)
@@ -623,7 +644,7 @@ dpkgdb_status_text(struct dpkgdb *db, char **out, size_t *len)
 	size_t i, k;
 	int r;
 
-	if ((add = calloc(db->nrun + 1, sizeof(*add))) == NULL)
+	if ((add = calloc(db->nrun + db->nrestanza + 1, sizeof(*add))) == NULL)
 		return -ENOMEM;
 	for (i = k = 0; i < db->nrun; i++) {
 		if (db->run[i].whole)
@@ -632,6 +653,8 @@ dpkgdb_status_text(struct dpkgdb *db, char **out, size_t *len)
 		add[k].arch = control_get(db->run[i].rec->ctl, "Architecture");
 		add[k++].text = db->run[i].stanza;
 	}
+	for (i = 0; i < db->nrestanza; i++)
+		add[k++] = db->restanza[i];
 	r = dpkgstatus_merge(&db->status, add, k, out, len);
 	free(add);
 	return r;
@@ -705,6 +728,115 @@ dpkgdb_triggers(struct dpkgdb *db, int ifd, struct dbp_error *err)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * Package REC, outside the run, gave conffiles up to the run's: as dpkg,
+ * its stanza keeps them in Conffiles, flagged "obsolete".
+ */
+static int
+dpkgdb_obsolete_conffiles(struct dpkgdb *db, struct record *rec)
+{
+	struct dpkgstatus_stanza *o;
+	struct dpkgstatus_add *v;
+	const char *line, *end, *nl, *p;
+	char path[4096], *text;
+	bool in = false, changed = false;
+	size_t len, plen;
+	FILE *fp;
+
+	o = dpkgstatus_peek(&db->status, control_get(rec->ctl, "Package"),
+	    control_get(rec->ctl, "Architecture"),
+	    control_get(rec->ctl, "Multi-Arch"));
+	if (o == NULL)
+		return 0;
+	if ((fp = open_memstream(&text, &len)) == NULL)
+		return -ENOMEM;
+	for (line = o->text, end = o->text + o->len; line < end; line = nl + 1) {
+		if ((nl = memchr(line, '\n', (size_t)(end - line))) == NULL)
+			nl = end - 1;
+		if (line[0] != ' ')
+			in = strncmp(line, "Conffiles:", 10) == 0;
+		fwrite(line, 1, (size_t)(nl - line), fp);
+		if (in && line[0] == ' ') {
+			/* " /PATH HASH [FLAGS]" */
+			p = line + 1;
+			plen = strcspn(p, " \n");
+			if (plen < sizeof(path)) {
+				memcpy(path, p, plen);
+				path[plen] = '\0';
+				if (record_find(rec, path) == NULL &&
+				    memmem(line, (size_t)(nl - line), " obsolete",
+				    9) == NULL) {
+					fputs(" obsolete", fp);
+					changed = true;
+				}
+			}
+		}
+		putc('\n', fp);
+	}
+	if (fclose(fp) != 0)
+		return -ENOMEM;
+	if (!changed) {
+		free(text);
+		return 0;
+	}
+	if ((v = realloc(db->restanza, (db->nrestanza + 1) * sizeof(*v))) ==
+	    NULL) {
+		free(text);
+		return -ENOMEM;
+	}
+	db->restanza = v;
+	v[db->nrestanza].name = o->name;
+	v[db->nrestanza].arch = o->arch;
+	v[db->nrestanza++].text = text;
+	o->replaced = true;
+	return 0;
+}
+
+/*
+ * Packages the run took paths from (Replaces, --force-overwrite) and
+ * does not itself install: their file lists lose those paths, as dpkg's
+ * do, so that no path is listed by two packages.
+ */
+static int
+dpkgdb_disowned(struct dpkgdb *db, struct dbp_error *err)
+{
+	const struct dpkgstatus_stanza *o;
+	struct record *rec;
+	char file[NAME_MAX + 1], *info, *list;
+	size_t i = 0, len;
+	FILE *fp;
+	int r;
+
+	while ((rec = manifest_disowned_nth(db->man, &i)) != NULL) {
+		if ((o = dpkgstatus_peek(&db->status, control_get(rec->ctl,
+		    "Package"), control_get(rec->ctl, "Architecture"),
+		    control_get(rec->ctl, "Multi-Arch"))) == NULL ||
+		    !dpkgstatus_installed(o))
+			continue;
+		if ((r = dpkgdb_obsolete_conffiles(db, rec)) != 0)
+			return dbp_err(err, -r, DPKGDB_DIR "/status",
+			    "cannot write");
+		if ((info = dpkgstatus_infoname(o->name, o->arch, o->ma)) == NULL)
+			return dbp_err(err, ENOMEM, "", "cannot write");
+		snprintf(file, sizeof(file), "%s.list", info);
+		free(info);
+		if ((fp = open_memstream(&list, &len)) == NULL)
+			return dbp_err(err, ENOMEM, file, "cannot write");
+		r = dpkgfmt_list(fp, rec, true);
+		if (fclose(fp) != 0 && r == 0)
+			r = -ENOMEM;
+		if (r == 0)
+			r = dpkgdb_put(db, db->infoidx, DPKGDB_DIR "/info", file,
+			    0644, list, len, err);
+		else
+			r = dbp_err(err, -r, file, "cannot write");
+		free(list);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
 int
 dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 {
@@ -765,6 +897,8 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 		if (r != 0)
 			return r;
 	}
+	if ((r = dpkgdb_disowned(db, err)) != 0)
+		return r;
 	if ((r = dpkgdb_find_gone(db, ifd)) != 0)
 		return dbp_err(err, -r, DPKGDB_DIR "/info", "cannot read");
 	if ((r = dpkgdb_triggers(db, ifd, err)) != 0)

@@ -78,6 +78,14 @@ void dpkgdb_remove_obsolete(struct dpkgdb *db,
 int dpkgdb_stage_removal(struct dpkgdb *db, const struct record *rec,
     bool whole, struct dbp_error *err);
 
+/*
+ * A package disappears (every file of it another's now): its new version
+ * STAGED in the run (NULL: none) is not written, and its stanza and info
+ * files go, as GONE's (its record, which the manifest drops).
+ */
+int dpkgdb_disappear(struct dpkgdb *db, const struct record *staged,
+    const struct record *gone, struct dbp_error *err);
+
 /* Whether dpkg's info directory has maintainer script SCRIPT of REC's package. */
 bool dpkgdb_has_script(struct dpkgdb *db, const struct record *rec,
     const char *script);

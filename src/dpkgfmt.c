@@ -307,7 +307,24 @@ dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec)
 			for (i = 0; i < 16; i++)
 				snprintf(hex + 2 * i, 3, "%02x", md5[i]);
 			fprintf(fp, " %s %s\n", path, hex);
-		} else
+		} else if (rec != NULL && record_find(rec, path) == NULL) {
+			/*
+			 * Another package's: kept by one that replaces this
+			 * one (the MD5 of the file there), or taken by a later
+			 * package of the run (dpkg's mark).
+			 */
+			for (i = 0; i < rec->nkept; i++)
+				if (strcmp(rec->kept[i].path, path) == 0)
+					break;
+			if (i < rec->nkept) {
+				for (size_t k = 0; k < 16; k++)
+					snprintf(hex + 2 * k, 3, "%02x",
+					    rec->kept[i].md5[k]);
+				fprintf(fp, " %s %s obsolete\n", path, hex);
+			} else
+				fprintf(fp, " %s newconffile obsolete\n", path);
+		}
+		else
 			fprintf(fp, " %s newconffile\n", path);
 	}
 }

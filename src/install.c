@@ -491,6 +491,41 @@ install_removals(struct install *in, char *const *names, size_t n,
 	return 0;
 }
 
+/*
+ * Packages that lost every file to the run's (Replaces, a moved
+ * conffile) disappear, as dpkg makes them: their records and dpkg's
+ * stanzas go in this batch, told.  dpkg would run their postrm with
+ * "disappear"; debunpack runs no removal script.
+ */
+static int
+install_disappear(struct install *in, struct dbp_error *err)
+{
+	struct install_note n = { .event = INSTALL_WARN };
+	struct record *staged, *inst, *gone;
+	const char *name;
+	char buf[512];
+	size_t i = 0;
+	int r;
+
+	while ((name = manifest_disappearing(in->man, &i, &staged,
+	    &inst)) != NULL) {
+		if ((r = record_new_like(&gone, inst != NULL ? inst : staged,
+		    NULL)) != 0 ||
+		    (r = manifest_drop(in->man, gone)) != 0)
+			return dbp_err(err, -r, "", "cannot drop '%s'", name);
+		if (staged != NULL)
+			staged->gone = true;
+		if (in->db != NULL && (r = dpkgdb_disappear(in->db, staged,
+		    gone, err)) != 0)
+			return r;
+		snprintf(buf, sizeof(buf), "'%s' disappears: every file of"
+		    " it is another package's now", name);
+		n.msg = buf;
+		install_say(in->o, &n);
+	}
+	return 0;
+}
+
 /* Extract every package into the batch, decoded by JOBS threads. */
 static int
 install_extract(struct install *in, char *const *files, size_t nfiles,
@@ -798,6 +833,7 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 	/* A dry run ends where the commit would be prepared: undone. */
 	if ((r = o->remove ? install_removals(&in, all, nall, err) :
 	    install_extract(&in, files, nfiles, jobs, err)) != 0 ||
+	    (r = install_disappear(&in, err)) != 0 ||
 	    (r = o->dry_run ? install_plan_end(&in, err) :
 	    install_prepare(&in, err)) != 0 || o->dry_run) {
 		install_abort(&in);

@@ -55,6 +55,7 @@ struct manifest {
 	struct record **inst;
 	size_t ninst;
 	bool *disowned;		/* inst[i] gave up paths: restage it */
+	bool *lost;		/* inst[i] lost paths to the run's packages */
 	struct record **staged;	/* by package index of the run */
 	size_t nstaged;
 	/* packages the run removes whole: their records go after the commit */
@@ -116,6 +117,7 @@ manifest_free(struct manifest *m)
 		record_free(m->inst[--m->ninst]);
 	free(m->inst);
 	free(m->disowned);
+	free(m->lost);
 	while (m->nstaged > 0)
 		record_free(m->staged[--m->nstaged]);
 	free(m->staged);
@@ -313,6 +315,8 @@ manifest_disown_staged(struct manifest *m, unsigned pkg, const char *abspath)
 		return -EINVAL;
 	/* A path the earlier package listed under another name stays. */
 	r = record_remove(m->staged[pkg], abspath);
+	if (r == 0)
+		m->staged[pkg]->lost = true;
 	return r == -ENOENT ? 0 : r;
 }
 
@@ -334,7 +338,8 @@ manifest_prepare(struct manifest *m, struct journal *j,
 	 * took over (--force-overwrite).
 	 */
 	for (i = 0; i < m->nstaged; i++)
-		if ((r = manifest_write_tmp(m, m->staged[i], err)) != 0)
+		if (!m->staged[i]->gone &&
+		    (r = manifest_write_tmp(m, m->staged[i], err)) != 0)
 			return r;
 	/*
 	 * The records of packages removed whole go after the commit, and
@@ -438,6 +443,28 @@ manifest_installed_entry(struct manifest *m, const char *name,
 	return rec != NULL ? record_find(rec, abspath) : NULL;
 }
 
+struct record *
+manifest_disowned_nth(const struct manifest *m, size_t *i)
+{
+	for (; *i < m->ninst; (*i)++)
+		if (m->disowned[*i] && !manifest_in_run(m,
+		    control_get(m->inst[*i]->ctl, "Package")))
+			return m->inst[(*i)++];
+	return NULL;
+}
+
+bool
+manifest_staged_lacks(const struct manifest *m, const char *name,
+    const char *abspath)
+{
+	size_t i;
+
+	for (i = 0; i < m->nstaged; i++)
+		if (strcmp(control_get(m->staged[i]->ctl, "Package"), name) == 0)
+			return record_find(m->staged[i], abspath) == NULL;
+	return false;
+}
+
 int
 manifest_in_run(const struct manifest *m, const char *name)
 {
@@ -478,7 +505,8 @@ manifest_load_installed(struct manifest *m, struct dbp_error *err)
 		m->inst[m->ninst++] = rec;
 	}
 	manifest_names_free(names);
-	if (r == 0 && (m->disowned = calloc(m->ninst + 1, sizeof(bool))) == NULL)
+	if (r == 0 && ((m->disowned = calloc(m->ninst + 1, sizeof(bool))) == NULL ||
+	    (m->lost = calloc(m->ninst + 1, sizeof(bool))) == NULL))
 		r = dbp_err(err, ENOMEM, "", "cannot read records");
 	if (r == 0)
 		manifest_index(m);
@@ -596,8 +624,77 @@ manifest_disown(struct manifest *m, const char *owner, const char *abspath)
 			}
 	}
 	if ((r = record_remove(m->inst[i], abspath)) == 0)
-		m->disowned[i] = true;
+		m->disowned[i] = m->lost[i] = true;
 	return r;
+}
+
+void
+manifest_lost(struct manifest *m, const char *name)
+{
+	size_t i;
+
+	if (manifest_installed(m, name, &i) != NULL)
+		m->lost[i] = true;
+}
+
+/* Whether R lists anything but directories. */
+static bool
+manifest_has_files(const struct record *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].type != 'd')
+			return true;
+	return false;
+}
+
+/* Whether R, a package's new or installed record, makes it disappear. */
+static bool
+manifest_empties(const struct record *r)
+{
+	const char *ess;
+
+	/* dpkg never makes an essential or protected package go. */
+	return !r->gone && !manifest_has_files(r) &&
+	    !((ess = control_get(r->ctl, "Essential")) != NULL &&
+	    strcmp(ess, "yes") == 0) &&
+	    !((ess = control_get(r->ctl, "Protected")) != NULL &&
+	    strcmp(ess, "yes") == 0);
+}
+
+const char *
+manifest_disappearing(struct manifest *m, size_t *i, struct record **staged,
+    struct record **inst)
+{
+	const char *name;
+	size_t k;
+
+	/* Installed packages that lost paths, then the run's own. */
+	for (; *i < m->ninst + m->nstaged; (*i)++) {
+		if (*i < m->ninst) {
+			if (!m->lost[*i])
+				continue;
+			*inst = m->inst[*i];
+			name = control_get((*inst)->ctl, "Package");
+			*staged = NULL;
+			for (k = 0; k < m->nstaged; k++)
+				if (strcmp(control_get(m->staged[k]->ctl,
+				    "Package"), name) == 0)
+					*staged = m->staged[k];
+		} else {
+			*staged = m->staged[*i - m->ninst];
+			if (!(*staged)->lost)
+				continue;
+			name = control_get((*staged)->ctl, "Package");
+			*inst = manifest_installed(m, name, NULL);
+		}
+		if (!manifest_empties(*staged != NULL ? *staged : *inst))
+			continue;
+		(*i)++;
+		return name;
+	}
+	return NULL;
 }
 
 const char *
@@ -610,7 +707,8 @@ manifest_other_owner(struct manifest *m, const char *abspath, const char *name)
 		return p;
 	for (i = 0; i < m->nstaged; i++) {
 		p = control_get(m->staged[i]->ctl, "Package");
-		if (strcmp(p, name) != 0 && record_find(m->staged[i], abspath))
+		if (strcmp(p, name) != 0 && !m->staged[i]->gone &&
+		    record_find(m->staged[i], abspath))
 			return p;
 	}
 	return NULL;

@@ -73,6 +73,12 @@ int manifest_admin(struct manifest *m, int dirfd, const char *name,
 int manifest_stage(struct manifest *m, struct record *r,
     struct dbp_error *err);
 
+/*
+ * Whether package NAME is staged by the run already, in a version that
+ * does not have ABSPATH (its installed version gives it up).
+ */
+bool manifest_staged_lacks(const struct manifest *m, const char *name,
+    const char *abspath);
 /* Whether a package named NAME is staged already (one version per run). */
 int manifest_in_run(const struct manifest *m, const char *name);
 
@@ -135,10 +141,29 @@ const char *manifest_other_owner(struct manifest *m, const char *abspath,
 size_t manifest_nstaged(const struct manifest *m);
 struct record *manifest_staged(const struct manifest *m, size_t pkg);
 
+/*
+ * The next installed package from *I on (start at 0) that gave paths up
+ * to the run's packages and is not in the run itself, its record as it
+ * now stands; NULL after the last.
+ */
+struct record *manifest_disowned_nth(const struct manifest *m, size_t *i);
 /* The run's package number PKG gives ABSPATH up to a later one. */
 int manifest_disown_staged(struct manifest *m, unsigned pkg,
     const char *abspath);
 
+/* Installed package NAME lost a path to the run (its new version lacks it). */
+void manifest_lost(struct manifest *m, const char *name);
+/*
+ * The next package from *I on (start at 0) that lost paths to the run's
+ * packages (installed, or earlier in the run) and has nothing left but
+ * directories, in its new version staged by the run (*STAGED) or as
+ * installed (*INST; NULL for a package new in the run): it
+ * disappears, as dpkg makes such a package disappear (its record to be
+ * dropped, *STAGED marked gone).  Essential and protected packages never
+ * do.  NULL after the last.
+ */
+const char *manifest_disappearing(struct manifest *m, size_t *i,
+    struct record **staged, struct record **inst);
 /* Installed package OWNER gives ABSPATH up (--force-overwrite). */
 int manifest_disown(struct manifest *m, const char *owner,
     const char *abspath);

@@ -179,6 +179,8 @@ obsolete_plan(struct obsolete *ob, struct manifest *m, struct dirs *d,
 	for (i = 0; i < manifest_nstaged(m); i++) {
 		struct record *rec = manifest_staged(m, i);
 
+		if (rec->gone)
+			continue;	/* disappears: planned as dropped */
 		if ((r = obsolete_plan_old(ob, m, d, control_get(rec->ctl,
 		    "Package"), rec, j, err)) != 0)
 			return r;

@@ -250,8 +250,26 @@ record_free(struct record *r)
 		record_entry_clear(&r->v[i]);
 	free(r->v);
 	free(r->index);
+	for (i = 0; i < r->nkept; i++)
+		free(r->kept[i].path);
+	free(r->kept);
 	control_free(r->ctl);
 	free(r);
+}
+
+int
+record_add_kept(struct record *r, const char *path,
+    const unsigned char md5[16])
+{
+	struct record_kept *v;
+
+	if ((v = realloc(r->kept, (r->nkept + 1) * sizeof(*v))) == NULL)
+		return -ENOMEM;
+	r->kept = v;
+	if ((v[r->nkept].path = strdup(path)) == NULL)
+		return -ENOMEM;
+	memcpy(v[r->nkept++].md5, md5, 16);
+	return 0;
 }
 
 /* Append E, taking its strings.  -ENOMEM leaves R and E as they were. */

@@ -52,6 +52,21 @@ struct record {
 	 * status decides whether the record still stands (dpkgstale.h).
 	 */
 	bool dpkg_db;
+	/*
+	 * Conffiles the package ships that another package keeps (it
+	 * replaces this one): not the package's, but dpkg's status lists
+	 * them, obsolete, with the MD5 of the file that is there.  Not part
+	 * of the record's format.
+	 */
+	struct record_kept {
+		char *path;
+		unsigned char md5[16];
+	} *kept;
+	size_t nkept;
+	/* A staged record whose package disappears instead (manifest.h). */
+	bool gone;
+	/* A staged record that gave paths up to a later package of its run. */
+	bool lost;
 };
 
 /*
@@ -121,6 +136,10 @@ int record_remove(struct record *r, const char *path);
 
 /* Free R, its control and its entries.  R may be NULL. */
 void record_free(struct record *r);
+
+/* Note that conffile PATH stays another package's (record_kept).  -ENOMEM. */
+int record_add_kept(struct record *r, const char *path,
+    const unsigned char md5[16]);
 
 /*
  * A new record, without entries, of R's package: its control fields, and

@@ -20,6 +20,7 @@
 #include "stream.h"
 #include "dirfile.h"
 #include "names.h"
+#include "replaces.h"
 #include "unpack.h"
 #include "unpack_int.h"
 
@@ -119,39 +120,92 @@ unpack_split(char *path, char *parent, const char **name)
 	*name = slash + 1;
 }
 
+/* What installed package ORE had at ABSPATH, for the conffile rules. */
+static void
+unpack_taken(struct unpack_target *t, const struct record *orec,
+    const char *abspath)
+{
+	const struct record_entry *oe;
+
+	if (orec == NULL || (oe = record_find((struct record *)orec,
+	    abspath)) == NULL || (oe->type != 'f' && oe->type != 'h'))
+		return;
+	t->taken = true;
+	t->taken_entry = *oe;
+	t->taken_entry.path = NULL;
+	t->taken_entry.target = NULL;
+}
+
 /*
  * A non-directory path that another package has, installed (by its
- * record) or earlier in this run (E), is an error, or with
- * --force-overwrite changes owner with a warning.
+ * record) or earlier in this run (E), as dpkg judges it: the owner's
+ * version staged earlier in this run no longer has it, no conflict; the
+ * owner replaces this package, the path stays the owner's (1: leave the
+ * entry); this package replaces the owner, or --force-overwrite (with a
+ * warning), it changes owner; else an error.
  */
 static int
 unpack_conflict(struct unpack *u, struct unpack_target *t,
     const struct manifest_entry *e, struct dbp_error *err)
 {
 	const char *self, *other = NULL;
+	const struct record *orec;
 	char abspath[PATH_MAX + 1], msg[512];
-	bool installed = false;
+	bool installed = false, replaced;
 	int r;
 
+	t->taken = false;
 	if (u->rec == NULL)
 		return 0;
 	self = control_get(u->rec->ctl, "Package");
-	if (e != NULL && e->pkg != u->pkg)
+	snprintf(abspath, sizeof(abspath), "/%s", t->path);
+	if (e != NULL && e->pkg != u->pkg) {
 		other = manifest_run_name(u->man, e->pkg);
-	else {
-		snprintf(abspath, sizeof(abspath), "/%s", t->path);
+		orec = manifest_staged(u->man, e->pkg);
+	} else {
 		other = manifest_owner(u->man, abspath, self);
 		installed = other != NULL;
+		orec = installed ? manifest_installed_record(u->man, other) :
+		    NULL;
+		/*
+		 * Its owner is upgraded by this run, earlier, to a version
+		 * without it: judged against the new version, as dpkg does.
+		 */
+		if (installed && manifest_staged_lacks(u->man, other, abspath)) {
+			unpack_taken(t, orec, abspath);
+			manifest_lost(u->man, other);
+			return 0;
+		}
 	}
 	/* Its own path (the same package twice in a run is refused). */
 	if (other == NULL || strcmp(other, self) == 0)
 		return 0;
-	if (!u->opts.force_overwrite)
+	/* The owner replaces this package: the path stays the owner's. */
+	if (orec != NULL && replaces_pkg(orec->ctl, self,
+	    control_get(u->rec->ctl, "Version"))) {
+		uint8_t md5[DIGEST_LEN];	/* the MD5 in its first bytes */
+
+		if (u->opts.plan != NULL)
+			u->opts.plan(u->opts.warn_ctx, PLAN_KEEP_OWNED, t->path,
+			    other);
+		/* dpkg's status keeps such a conffile, obsolete: its MD5. */
+		if (unpack_is_conffile(u, t->path) && t->existed &&
+		    digest_file_at(u->md5, t->dfd, t->name, md5) == 0 &&
+		    (r = record_add_kept(u->rec, abspath, md5)) != 0)
+			return dbp_err(err, -r, t->path, "cannot record");
+		return 1;
+	}
+	/* This package replaces the owner (Replaces: OTHER [(OP V)]). */
+	replaced = orec != NULL && replaces_pkg(u->rec->ctl, other,
+	    control_get(orec->ctl, "Version"));
+	if (!u->opts.force_overwrite && !replaced)
 		return dbp_err(err, 0, t->path, "also in package '%s'"
 		    " (--force-overwrite takes it over)", other);
 	snprintf(msg, sizeof(msg), "taken over from package '%s'", other);
-	if (u->opts.warn != NULL)
+	if (!replaced && u->opts.warn != NULL)
 		u->opts.warn(u->opts.warn_ctx, t->path, msg);
+	if (installed)
+		unpack_taken(t, orec, abspath);
 	if (installed && (r = manifest_disown(u->man, other, abspath)) != 0)
 		return dbp_err(err, -r, t->path, "cannot update the record of"
 		    " '%s'", other);
@@ -515,7 +569,7 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 	if (tdir == t->dir && strcmp(tname, t->name) == 0)
 		return dbp_err(err, 0, t->path, "hardlink to itself");
 	if ((r = unpack_prepare(u, t, err)) != 0)
-		return r;
+		return r > 0 ? 0 : r;
 	if ((tdfd = dirs_fd(u->dirs, syncbatch_dir(u->sb, titem))) < 0 ||
 	    (t->dfd = dirs_fd(u->dirs, t->dir)) < 0)
 		return dbp_err(err, tdfd < 0 ? -tdfd : -t->dfd, t->path,
@@ -622,8 +676,9 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	default:
 		return dbp_err(err, 0, t.path, "unsupported entry type");
 	}
+	/* 1: another package keeps the path (it replaces this one). */
 	if ((r = unpack_prepare(u, &t, err)) != 0)
-		return r;
+		return r > 0 ? 0 : r;
 	if (type == AE_IFREG)
 		return unpack_file(u, a, ae, &t, err);
 	if (type == AE_IFLNK)

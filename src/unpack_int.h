@@ -48,6 +48,9 @@ struct unpack_target {
 	 */
 	const struct record_entry *conf_old;
 	int conf;
+	/* Taken over from an installed package: what its record had here. */
+	bool taken;
+	struct record_entry taken_entry;	/* path and target unset */
 };
 
 #define UNPACK_CONF_PLAIN	0	/* written as any file */

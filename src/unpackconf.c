@@ -53,6 +53,12 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	if (u->rec != NULL)
 		e = manifest_installed_entry(u->man,
 		    control_get(u->rec->ctl, "Package"), abspath);
+	/*
+	 * Taken over from another package: what that one installed is
+	 * what the user may have changed (dpkg's conffile transfer).
+	 */
+	if (e == NULL && t->taken && t->taken_entry.conffile)
+		e = &t->taken_entry;
 	if (e != NULL && !e->conffile)
 		e = NULL;	/* a plain file before: no user's copy */
 	t->conf_old = e;

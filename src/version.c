@@ -129,3 +129,21 @@ version_cmp(const char *a, const char *b)
 		return r;
 	return version_part(pa.rev, pa.revend, pb.rev, pb.revend);
 }
+
+bool
+version_satisfies(const char *v, const char *op, const char *ref)
+{
+	int c = version_cmp(v, ref);
+
+	if (strcmp(op, "<<") == 0)
+		return c < 0;
+	if (strcmp(op, "<=") == 0 || strcmp(op, "<") == 0)
+		return c <= 0;
+	if (strcmp(op, "=") == 0)
+		return c == 0;
+	if (strcmp(op, ">=") == 0 || strcmp(op, ">") == 0)
+		return c >= 0;
+	if (strcmp(op, ">>") == 0)
+		return c > 0;
+	return false;
+}

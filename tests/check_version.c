@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests for version.c: dpkg's order of package versions. */
+/* Unit tests for version.c and replaces.c: dpkg's order of versions and its reading of Replaces. */
 #include "config.h"
 
 #include <check.h>
+#include <string.h>
 
 #include "checkutil.h"
+#include "control.h"
+#include "replaces.h"
 #include "version.h"
 
 /* Pairs in dpkg's order: A, B and the sign of version_cmp(A, B). */
@@ -59,6 +62,40 @@ START_TEST(test_version_pairs)
 }
 END_TEST
 
+START_TEST(test_version_satisfies)
+{
+	ck_assert(version_satisfies("1.0", "<<", "1.1"));
+	ck_assert(!version_satisfies("1.1", "<<", "1.1"));
+	ck_assert(version_satisfies("1.1", "<=", "1.1"));
+	ck_assert(version_satisfies("1.1", "<", "1.1"));	/* old "<=" */
+	ck_assert(version_satisfies("1:0", ">>", "9"));
+	ck_assert(version_satisfies("1.0", "=", "1.0"));
+	ck_assert(!version_satisfies("1.0~rc1", ">=", "1.0"));
+	ck_assert(!version_satisfies("1.0", "!=", "1.0"));
+}
+END_TEST
+
+/* Replaces as dpkg reads it: names, qualifiers, versions, lines. */
+START_TEST(test_replaces)
+{
+	struct dbp_error err;
+	struct control *c;
+	const char *text = "Package: p\nVersion: 1\nArchitecture: all\n"
+	    "Replaces: a, b (<< 2.0),\n c:any (>= 1:1), d (= 3)\n";
+
+	ck_assert_int_eq(control_parse(text, strlen(text), &c, &err), 0);
+	ck_assert(replaces_pkg(c, "a", "7"));
+	ck_assert(replaces_pkg(c, "b", "1.9"));
+	ck_assert(!replaces_pkg(c, "b", "2.0"));
+	ck_assert(replaces_pkg(c, "c", "1:2"));
+	ck_assert(!replaces_pkg(c, "c", "5"));
+	ck_assert(replaces_pkg(c, "d", "3"));
+	ck_assert(!replaces_pkg(c, "e", "1"));
+	ck_assert(!replaces_pkg(c, "p", "1"));
+	control_free(c);
+}
+END_TEST
+
 START_TEST(test_version_null)
 {
 	ck_assert_int_eq(version_cmp(NULL, NULL), 0);
@@ -74,6 +111,8 @@ version_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_version_pairs);
+	tcase_add_test(tc, test_version_satisfies);
+	tcase_add_test(tc, test_replaces);
 	tcase_add_test(tc, test_version_null);
 	suite_add_tcase(s, tc);
 	return s;

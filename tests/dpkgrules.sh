@@ -1,0 +1,186 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# dpkg's own rules for files that change hands and for conffiles, replayed
+# beside dpkg: the scenarios of dpkg's functional test suite (tests/t-*
+# in dpkg's source) described here in mkdeb's format, each step run with
+# dpkg -i in one root and with debunpack --dpkg-db then dpkg --configure
+# -a in another.  After every step both must have succeeded or both
+# failed, and the trees, dpkg's view of the packages (version, state,
+# conffiles) and of who owns each file must be the same.
+#
+# Replayed: t-file-replaces, t-file-replaces-disappear,
+# t-file-replaces-versioned, t-conffile-replaces (each in its four
+# orders: two runs or one, original first or last),
+# t-conffile-root-option (a conffile moving between two packages upgraded
+# in one run), t-conffile-forcenew and t-conffile-forcemiss without their
+# --force options (a changed conffile over a reinstall, a deleted one
+# over a reinstall and an upgrade).  Not replayed, as they need what
+# debunpack does not do: maintainer scripts (t-conffile-replaces-disappear
+# and t-disappear-* check what a postrm does), diversions
+# (t-conffile-divert-*, t-conffile-replaces-diverted), dpkg's prompt and
+# its --force-conf* options (t-conffile-prompt, t-conffile-forceask, the
+# forced halves of t-conffile-forcenew and -forcemiss).
+. "${srcdir:-.}/tests/lib.sh"
+
+is_root || skip "not root: dpkg acts in the test's roots"
+command -v dpkg > /dev/null || skip "dpkg missing"
+
+# pkg ID PACKAGE VERSION FIELDS CONFFILES FILE:CONTENT...: package file
+# $T/ID.deb; FIELDS "Name value" lines joined by ";", CONFFILES the
+# conffiles' paths joined by ";"; files at the top of the root, as dpkg's
+# tests have them.
+pkg() {
+	id=$1 p=$2 v=$3 fields=$4 conff=$5
+	shift 5
+	{
+		printf 'control-field Package %s\ncontrol-field Version %s\n' "$p" "$v"
+		printf 'control-field Architecture all\n'
+		printf 'control-field Maintainer Dpkg Developers <debian-dpkg@lists.debian.org>\n'
+		printf 'control-field Description test package\n'
+		if [ -n "$fields" ]; then
+			printf '%s\n' "$fields" | tr ';' '\n' | sed 's/^/control-field /'
+		fi
+		if [ -n "$conff" ]; then
+			printf 'control-file conffiles 0644 %s\\n\n' \
+			    "$(printf '%s' "$conff" | sed 's/;/\\n/g')"
+		fi
+		printf 'dir ./ 0755\n'
+		for f; do
+			printf 'file ./%s 0644 text:%s\\n\n' "${f%%:*}" "${f#*:}"
+		done
+	} > "$T/$id.desc"
+	build_deb "$id" "$T/$id.desc" > /dev/null
+}
+
+# new: two empty roots, ours and dpkg's.
+new() {
+	rm -rf "$T/ours" "$T/dpkg"
+	for r in "$T/ours" "$T/dpkg"; do
+		mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates"
+		: > "$r/var/lib/dpkg/status"
+	done
+}
+dpkg_in() {	# ROOT ARGS...
+	r=$1
+	shift
+	# Its prompt's default: keep what is there.
+	dpkg --root="$r" --force-not-root --force-script-chrootless \
+	    --force-confdef --force-confold --log=/dev/null "$@" < /dev/null
+}
+
+# view ROOT: the tree and what dpkg's database says of it.
+view() {
+	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m ' \
+	    -exec sh -c 'cat "$1" | tr "\n" "|"; echo' sh {} \; \) -o \
+	    \( ! -type f -printf '%p %y\n' \) | grep -v '^\./var ' |
+	    sed 's/\.debunpack-dist /.dpkg-dist /' | LC_ALL=C sort)
+	echo "== packages"
+	dpkg-query --admindir="$1/var/lib/dpkg" -W \
+	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' 2>&1 |
+	    LC_ALL=C sort
+	echo "== owners"
+	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
+	    grep -v '^\./var$' | sed -e 's|^\.||' -e 's/\.debunpack-dist$/.dpkg-dist/' |
+	    LC_ALL=C sort |
+	    while read -r path; do
+		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
+		    sed 's/^dpkg-query: //'
+	    done
+}
+
+# step NAME DEB...: install them in both roots, in one run; then compare.
+step() {
+	name=$1
+	shift
+	debs=""
+	for id; do
+		debs="$debs $T/$id.deb"
+	done
+	set +e
+	# shellcheck disable=SC2086 # one word per package file
+	dpkg_in "$T/dpkg" -i $debs > "$T/dpkg.out" 2>&1
+	theirs=$?
+	# shellcheck disable=SC2086
+	"$DEBUNPACK" -q --root "$T/ours" --dpkg-db $debs > "$T/ours.out" 2>&1 &&
+	    dpkg_in "$T/ours" --configure -a >> "$T/ours.out" 2>&1
+	ours=$?
+	set -e
+	if [ $theirs = 0 ] && [ $ours != 0 ]; then
+		fail "$name: dpkg succeeded, debunpack failed: $(cat "$T/ours.out")"
+	fi
+	if [ $theirs != 0 ] && [ $ours = 0 ]; then
+		fail "$name: debunpack succeeded, dpkg failed: $(cat "$T/dpkg.out")"
+	fi
+	view "$T/dpkg" > "$T/theirs.view"
+	view "$T/ours" > "$T/ours.view"
+	diff -u "$T/theirs.view" "$T/ours.view" ||
+	    fail "$name: not what dpkg leaves"
+}
+
+# orders CASE A B: A then B, in two runs and in one, and B then A.
+orders() {
+	new; step "$1: two runs" "$2"; step "$1: two runs, then" "$3"
+	new; step "$1: one run" "$2" "$3"
+	new; step "$1: two runs reversed" "$3"; step "$1: two runs reversed, then" "$2"
+	new; step "$1: one run reversed" "$3" "$2"
+	echo "ok $1 (four orders)"
+}
+
+# t-file-replaces
+pkg fr-orig pkg-file-original 0 "" "" test-file:original test-original:o
+pkg fr-take pkg-file-takeover 0 "Replaces pkg-file-original" "" \
+    test-file:takeover test-takeover:t
+orders t-file-replaces fr-orig fr-take
+
+# t-conffile-replaces
+pkg cr-orig pkg-conff-original 0 "" /test-conffile test-conffile:original \
+    test-original:o
+pkg cr-take pkg-conff-takeover 0 "Replaces pkg-conff-original" /test-conffile \
+    test-conffile:takeover test-takeover:t
+orders t-conffile-replaces cr-orig cr-take
+
+# t-file-replaces-disappear: every file of original taken: it disappears.
+pkg fd-orig pkg-file-original 0 "" "" test-file:original test-other:original
+pkg fd-take pkg-file-takeover 0 "Replaces pkg-file-original" "" \
+    test-file:takeover test-other:takeover
+orders t-file-replaces-disappear fd-orig fd-take
+
+# t-file-replaces-versioned: takeover 1 replaces original before 1, which
+# no longer ships the file.
+pkg fv-orig0 pkg-file-original 0 "" "" test-file:original test-original:o
+pkg fv-orig1 pkg-file-original 1 "" "" test-original:o1
+pkg fv-take0 pkg-file-takeover 0 "" "" test-takeover:t
+pkg fv-take1 pkg-file-takeover 1 "Replaces pkg-file-original (<< 1)" "" \
+    test-file:takeover test-takeover:t1
+new; step "versioned: base" fv-orig0 fv-take0; step "versioned: original 1" fv-orig1
+step "versioned: takeover 1" fv-take1
+new; step "versioned, one run: base" fv-orig0 fv-take0
+step "versioned, one run" fv-orig1 fv-take1
+new; step "versioned, reversed: base" fv-orig0 fv-take0; step "versioned, reversed: takeover 1" fv-take1
+step "versioned, reversed: original 1" fv-orig1
+new; step "versioned, reversed, one run: base" fv-orig0 fv-take0
+step "versioned, reversed, one run" fv-take1 fv-orig1
+echo "ok t-file-replaces-versioned (four orders)"
+
+# t-conffile-root-option: the conffile moves from a to b, both upgraded
+# in one run.
+pkg ro-a1 pkg-conff-a 1 "" /test-conffile test-conffile:pkg-conff-a
+pkg ro-a2 pkg-conff-a 2 "" ""
+pkg ro-b1 pkg-conff-b 1 "" ""
+pkg ro-b2 pkg-conff-b 2 "" /test-conffile test-conffile:pkg-conff-b
+new; step "root-option: base" ro-a1 ro-b1; step "root-option: the move" ro-a2 ro-b2
+echo "ok t-conffile-root-option"
+
+# t-conffile-forcenew and t-conffile-forcemiss, without the force: the
+# user's change or deletion stands over a reinstall; an upgrade that
+# changes the conffile puts its version beside (named as each tool
+# names it).
+pkg cf-1 pkg-conff 1 "" /test-conffile test-conffile:one
+pkg cf-2 pkg-conff 2 "" /test-conffile test-conffile:two
+new; step "forcenew: install" cf-1
+echo mine | tee "$T/ours/test-conffile" > "$T/dpkg/test-conffile"
+step "forcenew: reinstall over a change" cf-1
+rm "$T/ours/test-conffile" "$T/dpkg/test-conffile"
+step "forcemiss: reinstall over a deletion" cf-1
+step "forcemiss: upgrade over a deletion" cf-2
+echo "ok t-conffile-forcenew, t-conffile-forcemiss (their defaults)"
