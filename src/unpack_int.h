@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "digest.h"
 #include "unpack.h"
 
 struct unpack {

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* Where an archive entry lands: its directory and name, stale temporaries, its place in the batch. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "manifest.h"
+#include "syncbatch.h"
+#include "unpack_int.h"
+
+void
+unpack_split(char *path, char *parent, const char **name)
+{
+	char *slash = strrchr(path, '/');
+
+	if (slash == NULL) {
+		parent[0] = '\0';
+		*name = path;
+		return;
+	}
+	memcpy(parent, path, (size_t)(slash - path));
+	parent[slash - path] = '\0';
+	*name = slash + 1;
+}
+
+/*
+ * A temporary name already taken is left over from an interrupted run
+ * (this run's own were dropped in unpack_prepare): remove it once.
+ */
+int
+unpack_stale(struct unpack_target *t, int tries)
+{
+	if (errno != EEXIST || tries > 0)
+		return 0;
+	return unlinkat(t->dfd, t->tmp, 0) == 0;
+}
+
+/*
+ * Register the temporary just made, or remove it if that fails; the
+ * entry's verdict is settled now (a kept conffile moved T->path).
+ */
+int
+unpack_register(struct unpack *u, struct unpack_target *t, unsigned type,
+    struct dbp_error *err)
+{
+	int r;
+
+	if (u->opts.plan != NULL) {
+		if (t->record_path != t->path)
+			u->opts.plan(u->opts.warn_ctx, PLAN_KEEP_CONFFILE,
+			    t->record_path, t->path);
+		else
+			u->opts.plan(u->opts.warn_ctx, t->existed ?
+			    PLAN_REPLACE : PLAN_CREATE, t->path, NULL);
+	}
+
+	if ((r = syncbatch_add(u->sb, t->dir, t->path, t->tmp, &t->item)) != 0) {
+		unlinkat(t->dfd, t->tmp, 0);
+		return dbp_err(err, -r, t->path, "cannot register");
+	}
+	dirs_mark(u->dirs, t->dir, DIR_NAMES);
+	if ((r = manifest_put(u->man, t->dir, t->name, t->item, u->pkg,
+	    type)) != 0)
+		return dbp_err(err, -r, t->path, "cannot register");
+	return 0;
+}
