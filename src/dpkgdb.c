@@ -277,6 +277,36 @@ dpkgdb_md5sums(struct dpkgdb_new *p)
 	return 0;
 }
 
+/* E's hash in stanza O's Conffiles (" /PATH HASH [FLAGS]"), into E's MD5. */
+static void
+dpkgdb_old_md5(const struct dpkgstatus_stanza *o, struct record_entry *e)
+{
+	const char *line, *end, *nl, *h;
+	size_t plen = strlen(e->path), k;
+	bool in = false;
+	unsigned v;
+
+	for (line = o->text, end = o->text + o->len; line < end; line = nl + 1) {
+		if ((nl = memchr(line, '\n', (size_t)(end - line))) == NULL)
+			nl = end;
+		if (line[0] != ' ') {
+			in = strncmp(line, "Conffiles:", 10) == 0;
+			continue;
+		}
+		if (!in || (size_t)(nl - line) < plen + 34 ||
+		    strncmp(line + 1, e->path, plen) != 0 || line[plen + 1] != ' ')
+			continue;
+		h = line + plen + 2;
+		for (k = 0; k < 16; k++) {
+			if (sscanf(h + 2 * k, "%2x", &v) != 1)
+				return;	/* "newconffile": no hash */
+			e->md5[k] = (unsigned char)v;
+		}
+		e->has_md5 = true;
+		return;
+	}
+}
+
 int
 dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
     struct deb_info *info, size_t n, struct dbp_error *err)
@@ -313,6 +343,10 @@ dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 		return dbp_err(err, ENOMEM, "", "cannot keep control files");
 	if ((p->infoname = dpkgstatus_infoname(name, arch, ma)) == NULL)
 		return dbp_err(err, ENOMEM, "", "cannot keep control files");
+	/* Obsolete conffiles keep the hash dpkg's status had for them. */
+	for (i = 0; p->old != NULL && i < rec->n; i++)
+		if (rec->v[i].obsolete)
+			dpkgdb_old_md5(p->old, (struct record_entry *)&rec->v[i]);
 	return 0;
 }
 

@@ -327,6 +327,20 @@ dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec)
 		else
 			fprintf(fp, " %s newconffile\n", path);
 	}
+	/* The conffiles it no longer ships but keeps, as dpkg lists them. */
+	for (i = 0; rec != NULL && i < rec->n; i++) {
+		if (!rec->v[i].obsolete)
+			continue;
+		if (!any)
+			fputs("Conffiles:\n", fp);
+		any = true;
+		if (rec->v[i].has_md5) {
+			for (size_t k = 0; k < 16; k++)
+				snprintf(hex + 2 * k, 3, "%02x", rec->v[i].md5[k]);
+			fprintf(fp, " %s %s obsolete\n", rec->v[i].path, hex);
+		} else
+			fprintf(fp, " %s newconffile obsolete\n", rec->v[i].path);
+	}
 }
 
 int

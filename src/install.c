@@ -178,6 +178,7 @@ install_one(const struct install_opts *o, struct unpack *u,
 		    err)) == 0 &&
 		    (r = unpack_archive(u, tar, idx, rec, err)) == 0 &&
 		    (r = unpack_remove_on_upgrade(u, rec, ob, err)) == 0 &&
+		    (r = unpack_keep_obsolete(u, rec, err)) == 0 &&
 		    (r = deb_finish(d, err)) == 0) {
 			staged = rec;
 			r = manifest_stage(man, rec, err);
@@ -390,6 +391,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	uo.devices = geteuid() == 0 && users_initial_ns();
 	uo.skip_devices = o->skip_devices;
 	uo.force_overwrite = o->force_overwrite;
+	uo.dpkg_dist = o->dpkg_dist;
 	uo.stop = o->stop;
 	uo.warn = install_warn;
 	uo.warn_ctx = &in->ic;

@@ -69,6 +69,7 @@ struct install_opts {
 	size_t feed_budget;	/* threads' memory in all; 0: by jobs */
 	bool skip_devices;
 	bool force_overwrite;
+	bool dpkg_dist;		/* kept conffiles' new versions: NAME.dpkg-dist */
 	bool force_walk;	/* for tests: rootfs_force_walk */
 	bool dpkg_db;		/* keep dpkg's database in the root too */
 	enum usrmerge_mode usrmerge;	/* merged-/usr links in a new root */

@@ -41,7 +41,7 @@ enum {
 	OPT_DRY_RUN, OPT_RECOVER, OPT_DPKG_DB, OPT_MERGED_USR, OPT_RUN_PREINST,
 	OPT_STATUS_FD, OPT_NO_PROGRESS, OPT_REMOVE, OPT_PURGE, OPT_NO_SCRIPTS,
 	OPT_FORCE_DEPENDS, OPT_FORCE_REMOVE_ESSENTIAL, OPT_JSON,
-	OPT_VERIFY_FORMAT
+	OPT_VERIFY_FORMAT, OPT_DPKG_DIST
 };
 
 /* What a run does: install (the default) or answer a query. */
@@ -66,6 +66,7 @@ static const struct option main_options[] = {
 	{ "contents",		no_argument,		NULL, OPT_CONTENTS },
 	{ "files",		no_argument,		NULL, OPT_FILES },
 	{ "dpkg-db",		no_argument,		NULL, OPT_DPKG_DB },
+	{ "dpkg-dist",		no_argument,		NULL, OPT_DPKG_DIST },
 	{ "dry-run",		no_argument,		NULL, OPT_DRY_RUN },
 	{ "force-depends",	no_argument,		NULL, OPT_FORCE_DEPENDS },
 	{ "force-overwrite",	no_argument,		NULL, OPT_FORCE_OVERWRITE },
@@ -125,7 +126,7 @@ usage(FILE *fp)
 	    "usage: debunpack --root DIR [--admindir DIR] [--dry-run]\n"
 	    "                 [--force-overwrite] [--skip-devices] [--stats[=json]]\n"
 	    "                 [--sync-mode auto|syncfs|batched|perfile|none]\n"
-	    "                 [--dpkg-db] [--merged-usr[=auto|yes|no]]\n"
+	    "                 [--dpkg-db] [--dpkg-dist] [--merged-usr[=auto|yes|no]]\n"
 	    "                 [--run-preinst] [--status-fd N] [--no-progress]\n"
 	    "                 [-j N] [-q | -v] [-R] PKG.deb|DIR|-...\n"
 	    "       debunpack --root DIR [--admindir DIR] [--dry-run] [--dpkg-db]\n"
@@ -146,6 +147,9 @@ usage(FILE *fp)
 	    "      --files           list the paths of installed packages\n"
 	    "      --dpkg-db         keep dpkg's database (ROOT/var/lib/dpkg) too:\n"
 	    "                        packages end up unpacked, for dpkg --configure\n"
+	    "      --dpkg-dist       name a kept conffile's new version\n"
+	    "                        NAME.dpkg-dist, as dpkg does (default:\n"
+	    "                        NAME.debunpack-dist)\n"
 	    "      --dry-run         say what an install would do, do nothing\n"
 	    "      --force-depends   remove a package others depend on\n"
 	    "      --force-overwrite take over paths of other packages\n"
@@ -619,6 +623,9 @@ main_parse(int argc, char **argv, struct main_opts *o)
 			break;
 		case OPT_DPKG_DB:
 			o->in.dpkg_db = true;
+			break;
+		case OPT_DPKG_DIST:
+			o->in.dpkg_dist = true;
 			break;
 		case OPT_RUN_PREINST:
 			o->in.run_preinst = o->in.dpkg_db = true;

@@ -457,11 +457,21 @@ bool
 manifest_staged_lacks(const struct manifest *m, const char *name,
     const char *abspath)
 {
+	const struct record_entry *e;
 	size_t i;
 
-	for (i = 0; i < m->nstaged; i++)
-		if (strcmp(control_get(m->staged[i]->ctl, "Package"), name) == 0)
-			return record_find(m->staged[i], abspath) == NULL;
+	for (i = 0; i < m->nstaged; i++) {
+		if (strcmp(control_get(m->staged[i]->ctl, "Package"), name) != 0)
+			continue;
+		if ((e = record_find(m->staged[i], abspath)) == NULL)
+			return true;
+		/* An obsolete conffile goes to the package that ships it. */
+		if (e->obsolete && record_remove(m->staged[i], abspath) == 0) {
+			m->staged[i]->lost = true;
+			return true;
+		}
+		return false;
+	}
 	return false;
 }
 

@@ -75,7 +75,8 @@ int manifest_stage(struct manifest *m, struct record *r,
 
 /*
  * Whether package NAME is staged by the run already, in a version that
- * does not have ABSPATH (its installed version gives it up).
+ * does not have ABSPATH (its installed version gives it up), or has it
+ * as an obsolete conffile, which it then gives up.
  */
 bool manifest_staged_lacks(const struct manifest *m, const char *name,
     const char *abspath);

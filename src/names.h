@@ -21,8 +21,12 @@
  */
 #define NAMES_OLD_SUFFIX	".debunpack-old"
 #define NAMES_OLD_PREFIX	".debunpack-old."
-/* A kept conffile's new version: NAME.debunpack-dist (a package's name). */
+/*
+ * A kept conffile's new version: NAME.debunpack-dist, or with --dpkg-dist
+ * dpkg's NAME.dpkg-dist (a package's name either way).
+ */
 #define NAMES_DIST_SUFFIX	".debunpack-dist"
+#define NAMES_DPKG_DIST_SUFFIX	".dpkg-dist"
 
 /*
  * Whether NAME is reserved for the run's temporaries and backups

@@ -42,8 +42,10 @@
  * separated by one TAB:
  *	TYPE	f regular file, h hard link, l symlink, d directory,
  *		c character device, b block device, p fifo
- *	FLAGS	"-", "c" for a conffile (f and h only), or "s" for a
- *		device node not made (--skip-devices; c and b only)
+ *	FLAGS	"-", "c" for a conffile (f and h only), "o" for a
+ *		conffile the package no longer ships, which it keeps (as
+ *		dpkg keeps it, obsolete), or "s" for a device node not
+ *		made (--skip-devices; c and b only)
  *	MODE	four octal digits: permission, setuid, setgid, sticky bits
  *	UID:GID	decimal, as installed
  *	SIZE	decimal bytes for f and h, "-" otherwise
@@ -135,6 +137,10 @@ record_entry_ok(const struct record_entry *e, char *why, size_t n)
 	}
 	if (e->conffile && !record_has_data(e->type)) {
 		snprintf(why, n, "conffile flag on type '%c'", e->type);
+		return false;
+	}
+	if (e->obsolete && !e->conffile) {
+		snprintf(why, n, "obsolete flag on a path that is no conffile");
 		return false;
 	}
 	if (e->skipped && !record_is_device(e->type)) {
@@ -467,7 +473,8 @@ record_put_entry(FILE *fp, const struct record_entry *e)
 	size_t i;
 
 	ok = fprintf(fp, "%c\t%c\t%04o\t%ju:%ju\t", e->type,
-	    e->conffile ? 'c' : e->skipped ? 's' : '-', (unsigned)e->mode,
+	    e->obsolete ? 'o' : e->conffile ? 'c' : e->skipped ? 's' : '-',
+	    (unsigned)e->mode,
 	    (uintmax_t)e->uid,
 	    (uintmax_t)e->gid) >= 0;
 	if (record_has_data(e->type)) {

@@ -20,6 +20,7 @@ struct record_entry {
 	char type;		/* 'f','h','l','d','c','b','p' */
 	bool conffile;		/* f and h only */
 	bool skipped;		/* c and b only: not made (--skip-devices) */
+	bool obsolete;		/* a conffile its package no longer ships */
 	mode_t mode;		/* permission bits only, <= 07777 */
 	uid_t uid;
 	gid_t gid;

@@ -227,6 +227,8 @@ record_read_entry(struct record_reader *rd, struct record *rec)
 
 	if (strcmp(col[1], "c") == 0)
 		e.conffile = true;
+	else if (strcmp(col[1], "o") == 0)
+		e.conffile = e.obsolete = true;
 	else if (strcmp(col[1], "s") == 0)
 		e.skipped = true;
 	else if (strcmp(col[1], "-") != 0)

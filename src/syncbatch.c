@@ -556,8 +556,16 @@ sb_unlink_backup(struct syncbatch *sb, struct sb_item *it)
 	names_old(it->tmp, old, sizeof(old));
 	if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
 		return dfd;
-	return unlinkat(dfd, old, it->backup_dir ? AT_REMOVEDIR : 0) == 0 ||
-	    errno == ENOENT ? 0 : -errno;
+	if (unlinkat(dfd, old, it->backup_dir ? AT_REMOVEDIR : 0) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	/*
+	 * The names barrier that follows makes the removal durable before
+	 * the journal goes: else a power cut could keep the backup of a
+	 * run whose end is durable (a reinstall, a takeover: no obsolete
+	 * path marks the directory otherwise).
+	 */
+	dirs_mark(sb->dirs, it->dir, DIR_NAMES);
+	return 0;
 }
 
 /*

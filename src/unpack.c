@@ -105,6 +105,16 @@ unpack_set_conffiles(struct unpack *u, const char *text,
 	return 0;
 }
 
+/* Whether ORE keeps ABSPATH only as an obsolete conffile. */
+static bool
+unpack_obsolete_at(const struct record *orec, const char *abspath)
+{
+	const struct record_entry *oe = record_find((struct record *)orec,
+	    abspath);
+
+	return oe != NULL && oe->obsolete;
+}
+
 /* What installed package ORE had at ABSPATH, for the conffile rules. */
 static void
 unpack_taken(struct unpack_target *t, const struct record *orec,
@@ -180,9 +190,13 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 			return dbp_err(err, -r, t->path, "cannot record");
 		return 1;
 	}
-	/* This package replaces the owner (Replaces: OTHER [(OP V)]). */
-	replaced = orec != NULL && replaces_pkg(u->rec->ctl, other,
-	    control_get(orec->ctl, "Version"));
+	/*
+	 * This package replaces the owner (Replaces: OTHER [(OP V)]), or the
+	 * owner keeps it only as an obsolete conffile, which dpkg lets go.
+	 */
+	replaced = orec != NULL && (replaces_pkg(u->rec->ctl, other,
+	    control_get(orec->ctl, "Version")) || (installed &&
+	    unpack_obsolete_at(orec, abspath)));
 	if (!u->opts.force_overwrite && !replaced)
 		return dbp_err(err, 0, t->path, "also in package '%s'"
 		    " (--force-overwrite takes it over)", other);

@@ -31,6 +31,7 @@ struct unpack_opts {
 	/* each entry's verdict, as decided, told to WARN_CTX; may be NULL */
 	plan_fn *plan;
 	bool nodata;		/* read and check the data, write none of it */
+	bool dpkg_dist;		/* a kept conffile's new one: NAME.dpkg-dist */
 };
 
 struct unpack;
@@ -77,6 +78,14 @@ int unpack_set_conffiles(struct unpack *u, const char *text,
  * (a link, named at the commit like the package's files, not the
  * package's), with a warning, and NAME goes after the commit point (OB).
  */
+/*
+ * The conffiles the installed version of REC's package had and REC no
+ * longer ships (nor flags remove-on-upgrade) stay, in REC, flagged
+ * obsolete, as dpkg keeps them.  0 or -errno with ERR.
+ */
+int unpack_keep_obsolete(struct unpack *u, struct record *rec,
+    struct dbp_error *err);
+
 int unpack_remove_on_upgrade(struct unpack *u, const struct record *rec,
     struct obsolete *ob, struct dbp_error *err);
 

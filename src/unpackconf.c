@@ -18,6 +18,39 @@
 #include "names.h"
 #include "unpack_int.h"
 
+int
+unpack_keep_obsolete(struct unpack *u, struct record *rec,
+    struct dbp_error *err)
+{
+	const char *pkg = control_get(rec->ctl, "Package");
+	struct record *old = manifest_installed_record(u->man, pkg);
+	struct record_entry c;
+	size_t i;
+	int r;
+
+	for (i = 0; old != NULL && i < old->n; i++) {
+		const struct record_entry *e = &old->v[i];
+
+		/*
+		 * Not shipped any more: kept, the package's still (purge
+		 * takes it), as dpkg keeps an obsolete conffile; but one
+		 * flagged remove-on-upgrade follows its own rule, and one
+		 * another package of the run took is that one's.
+		 */
+		if (!e->conffile || (e->type != 'f' && e->type != 'h') ||
+		    record_find(rec, e->path) != NULL ||
+		    conffiles_removes(u->conffiles, e->path + 1) ||
+		    manifest_other_owner(u->man, e->path, pkg) != NULL)
+			continue;
+		c = *e;
+		c.obsolete = true;
+		c.has_md5 = false;
+		if ((r = record_add(rec, &c)) != 0)
+			return dbp_err(err, -r, e->path + 1, "cannot record");
+	}
+	return 0;
+}
+
 bool
 unpack_is_conffile(const struct unpack *u, const char *path)
 {
@@ -44,6 +77,7 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	const struct record_entry *e = NULL;
 	uint8_t digest[DIGEST_LEN];
 	char abspath[PATH_MAX + 1];
+	const char *suffix;
 	struct stat st;
 	size_t len;
 	int r;
@@ -80,15 +114,16 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 		t->conf = UNPACK_CONF_KEPT;
 	}
 	len = strlen(t->path);
-	if (len + strlen(NAMES_DIST_SUFFIX) >= sizeof(t->path) ||
-	    strlen(t->name) + strlen(NAMES_DIST_SUFFIX NAMES_TMP_SUFFIX) >
+	suffix = u->opts.dpkg_dist ? NAMES_DPKG_DIST_SUFFIX : NAMES_DIST_SUFFIX;
+	if (len + strlen(suffix) >= sizeof(t->path) ||
+	    strlen(t->name) + strlen(suffix) + strlen(NAMES_TMP_SUFFIX) >
 	    NAME_MAX)
 		return dbp_err(err, ENAMETOOLONG, t->path,
 		    "cannot keep the changed conffile");
 	/* The record keeps the conffile's path, with the new version's data. */
 	memcpy(t->orig, t->path, len + 1);
 	t->record_path = t->orig;
-	memcpy(t->path + len, NAMES_DIST_SUFFIX, sizeof(NAMES_DIST_SUFFIX));
+	memcpy(t->path + len, suffix, strlen(suffix) + 1);
 	t->name = strrchr(t->path, '/') != NULL ? strrchr(t->path, '/') + 1 :
 	    t->path;
 	if (names_tmp(t->name, &u->tmpseq, t->tmp, sizeof(t->tmp)) != 0)

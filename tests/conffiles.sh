@@ -110,6 +110,14 @@ if is_root && command -v dpkg > /dev/null; then
 	diff -u "$T/tree.dpkg" "$T/tree.ours" || fail "not the tree dpkg leaves"
 fi
 
+# --dpkg-dist: dpkg's name for the new version beside the user's.
+echo changed > "$root/etc/app.conf.new-user" && mv "$root/etc/app.conf.new-user" "$root/etc/app.conf"
+rm -f "$root/etc/app.conf.debunpack-dist"
+"$DEBUNPACK" -q --root "$root" --dpkg-dist "$T/app3.deb" 2> /dev/null || fail "--dpkg-dist"
+[ "$(cat "$root/etc/app.conf.dpkg-dist")" = three ] && [ ! -e "$root/etc/app.conf.debunpack-dist" ] ||
+    fail "--dpkg-dist: not NAME.dpkg-dist: $(ls "$root/etc")"
+[ "$(cat "$root/etc/app.conf")" = changed ] || fail "--dpkg-dist: the user's replaced"
+
 # A conffile that exists without a record is the user's too.
 mkdir -p "$T/r2/etc"
 echo local > "$T/r2/etc/app.conf"

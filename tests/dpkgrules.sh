@@ -10,8 +10,8 @@
 #
 # Replayed: t-file-replaces, t-file-replaces-disappear,
 # t-file-replaces-versioned, t-conffile-replaces (each in its four
-# orders: two runs or one, original first or last),
-# t-conffile-root-option (a conffile moving between two packages upgraded
+# orders: two runs or one, original first or last), t-conffile-obsolete
+# (its first half), t-conffile-root-option (a conffile moving between two packages upgraded
 # in one run), t-conffile-forcenew and t-conffile-forcemiss without their
 # --force options (a changed conffile over a reinstall, a deleted one
 # over a reinstall and an upgrade).  Not replayed, as they need what
@@ -170,6 +170,17 @@ pkg ro-b1 pkg-conff-b 1 "" ""
 pkg ro-b2 pkg-conff-b 2 "" /test-conffile test-conffile:pkg-conff-b
 new; step "root-option: base" ro-a1 ro-b1; step "root-option: the move" ro-a2 ro-b2
 echo "ok t-conffile-root-option"
+
+# t-conffile-obsolete, its first half (the rest needs maintainer scripts):
+# a version that no longer ships a conffile leaves it, listed obsolete,
+# changed or not.
+pkg co-0 pkg-conff-obsolete 0 "" /test-conffile test-conffile:zero
+pkg co-1 pkg-conff-obsolete 1 "" ""
+new; step "obsolete: install" co-0; step "obsolete: upgrade" co-1
+new; step "obsolete, changed: install" co-0
+echo foo | tee -a "$T/ours/test-conffile" >> "$T/dpkg/test-conffile"
+step "obsolete, changed: upgrade" co-1
+echo "ok t-conffile-obsolete (its first half)"
 
 # t-conffile-forcenew and t-conffile-forcemiss, without the force: the
 # user's change or deletion stands over a reinstall; an upgrade that

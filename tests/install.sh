@@ -67,9 +67,11 @@ complete_words debunpack --sync-mode "" > "$T/got" || fail "completion failed"
 printf '%s\n' auto syncfs batched perfile none > "$T/want"
 diff -u "$T/want" "$T/got" || fail "--sync-mode: not the sync modes"
 
-complete_words debunpack --dpkg > "$T/got" || fail "completion failed"
+complete_words debunpack --dpkg-db > "$T/got" || fail "completion failed"
 echo --dpkg-db > "$T/want"
-diff -u "$T/want" "$T/got" || fail "--dpkg: not --dpkg-db"
+diff -u "$T/want" "$T/got" || fail "--dpkg-db: not --dpkg-db"
+complete_words debunpack --dpkg | LC_ALL=C sort > "$T/got" || fail "completion failed"
+printf '%s\n' --dpkg-db --dpkg-dist | diff -u - "$T/got" || fail "--dpkg: not the two"
 
 # "--merged-usr=" as bash splits it (at "=", COMP_WORDBREAKS' default)
 # and as one word.

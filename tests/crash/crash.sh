@@ -12,7 +12,9 @@
 #             ovl-xfs or ovl-btrfs: the root is an overlay (empty lower
 #             layer) whose upper layer is on that file system
 #   MODE      a --sync-mode
-#   SCENARIO  install (into an empty file system) or upgrade
+#   SCENARIO  install (into an empty file system), upgrade, or replaces
+#             (a package that Replaces the installed one takes a file
+#             and its conffile)
 #   -n        check at most MAXSTATES states (default: all prefix states)
 #   -s        SUBSETS random-subset states per flush interval (default 1)
 #   -e        expect violations: a negative control (exit 0 if found)
@@ -132,12 +134,31 @@ dir ./usr/lib/ 0755
 file ./usr/lib/lib.so 0644 size:20000
 file ./usr/lib/lib.a 0644 size:3000
 D
+# "take" Replaces "app": it takes a file and the conffile of version 1
+# (its record changes in the same batch), and ships its own.
+cat > "$T/take.desc" <<'D'
+control-field Package take
+control-field Version 1
+control-field Architecture all
+control-field Replaces app
+control-file conffiles 0644 /etc/app.conf\n
+dir ./etc/ 0755
+file ./etc/app.conf 0644 text:taken\n
+dir ./usr/ 0755
+dir ./usr/share/ 0755
+dir ./usr/share/app/ 0755
+file ./usr/share/app/b 0644 size:17002
+dir ./usr/share/take/ 0755
+file ./usr/share/take/t 0644 size:6000
+D
 v1=$(build_deb v1 "$T/v1.desc")
 v2=$(build_deb v2 "$T/v2.desc")
 lib=$(build_deb lib "$T/lib.desc")
+take=$(build_deb take "$T/take.desc")
 case $scenario in
 install) pre="" run="$v1 $lib" ;;
 upgrade) pre=$v1 run="$v2 $lib" ;;
+replaces) pre=$v1 run="$take $lib" ;;
 *) echo "unknown scenario $scenario" >&2; exit 2 ;;
 esac
 

@@ -15,6 +15,7 @@ skipped=0
 for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
     "-s 8 ovl-ext4 syncfs upgrade" "-F -s 4 ext4 syncfs install" \
     "-F -k unlinkat:8 -s 4 ext4 syncfs upgrade" \
+    "-s 4 ext4 syncfs replaces" \
     "-e -s 2 ext4-noauto none upgrade"; do
 	# shellcheck disable=SC2086 # ARGS holds several words
 	sh "$crash" $args > "${TMPDIR:-/tmp}/crash-quick.$$" 2>&1
