@@ -121,9 +121,11 @@ operands_expand(char *const *in, size_t n, bool recursive, char ***out,
 		first = o.n;
 		if ((r = operands_walk(&o, in[i], err)) != 0)
 			break;
-		if (o.n == first)
+		if (o.n == first) {
 			r = dbp_err(err, 0, in[i], "no package file (*.deb)"
 			    " under it");
+			break;
+		}
 		/* Sorted by whole path, as the walk is by name. */
 		qsort(o.v + first, o.n - first, sizeof(*o.v), operands_cmp);
 	}

@@ -62,6 +62,28 @@ for i in 1 2; do
 	    build/debunpack -q --root "$vg/db" --dpkg-db --merged-usr "$vg/a.deb" ||
 	    { echo "valgrind: debunpack --dpkg-db ($i)"; exit 1; }
 done
+# Queries in their formats, a removal and a purge over dpkg's database,
+# and -R over a directory.
+for q in "--list --json" "--verify --json" "--verify --verify-format=rpm" \
+    "--owner /usr --json"; do
+	# shellcheck disable=SC2086 # Q holds an option and its words
+	if valgrind -q --leak-check=full --error-exitcode=3 \
+	    build/debunpack --root "$vg/db" $q > /dev/null 2>&1; then
+		:
+	elif [ $? = 3 ]; then
+		echo "valgrind: debunpack $q"; exit 1
+	fi
+done
+for rm in --remove --purge; do
+	valgrind -q --leak-check=full --error-exitcode=1 \
+	    build/debunpack -q --root "$vg/db" --dpkg-db --no-scripts $rm alltypes ||
+	    { echo "valgrind: debunpack $rm"; exit 1; }
+done
+mkdir "$vg/tree" "$vg/rec"
+cp "$vg/a.deb" "$vg/tree/"
+valgrind -q --leak-check=full --error-exitcode=1 \
+    build/debunpack -q --root "$vg/rec" -R "$vg/tree" ||
+    { echo "valgrind: debunpack -R"; exit 1; }
 # Threads: a package of many xz blocks decoded by three of them, then
 # the same with a corrupt block in the middle, which they hand over to a
 # decoder of the whole stream.
