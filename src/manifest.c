@@ -61,6 +61,8 @@ struct manifest {
 	/* packages the run removes whole: their records go after the commit */
 	struct record **dropped;
 	size_t ndropped;
+	/* dropped, and staged down to conffiles: manifest_leaving's */
+	size_t nleaving;
 	/* which records dpkg made stale, and whether the run drops them */
 	manifest_stale_fn *stale;
 	void *stale_ctx;
@@ -303,6 +305,8 @@ manifest_stage(struct manifest *m, struct record *r, struct dbp_error *err)
 	}
 	m->staged = v;
 	m->staged[m->nstaged++] = r;
+	if (record_config_files(r))
+		m->nleaving++;
 	return 0;
 }
 
@@ -402,6 +406,9 @@ manifest_leaving(const struct manifest *m, const char *name)
 {
 	size_t i;
 
+	/* Owner lookups ask this for every path: nothing to look at in an install. */
+	if (m->nleaving == 0)
+		return false;
 	for (i = 0; i < m->ndropped; i++)
 		if (strcmp(control_get(m->dropped[i]->ctl, "Package"),
 		    name) == 0)
@@ -762,6 +769,7 @@ manifest_drop(struct manifest *m, struct record *r)
 	}
 	m->dropped = v;
 	m->dropped[m->ndropped++] = r;
+	m->nleaving++;
 	return 0;
 }
 
