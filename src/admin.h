@@ -32,4 +32,31 @@ int admin_open(const char *dir, const struct rootfs *rf);
 int admin_recover(const char *dir, const struct rootfs *rf, bool lock,
     struct recover_result *res, struct dbp_error *err);
 
+/*
+ * The records as the last committed run left them, read without writing
+ * (queries and dry runs): dpkg's verdict on them (dpkgstale.h), and the
+ * journal of an interrupted run, which a repair would act on and these
+ * readers never do.  Its committed removals read as done.
+ */
+struct dpkgstale;
+struct record;
+
+struct admin_view {
+	struct recover_pending pending;	/* .found: a repair is due */
+	struct dpkgstale *stale;
+};
+
+/*
+ * Read what admin directory DIR's journal and dpkg's status in root RF
+ * say.  A journal cut between renaming the new records and its commit
+ * point leaves no sound committed state: an error that names --recover.
+ * 0 or -errno with ERR filled; V is to close either way.
+ */
+int admin_view_open(struct admin_view *v, const char *dir,
+    const struct rootfs *rf, struct dbp_error *err);
+void admin_view_close(struct admin_view *v);
+
+/* manifest_set_stale's callback for V: what the view says is not there. */
+bool admin_view_stale(void *ctx, const struct record *r, const char **what);
+
 #endif

@@ -21,6 +21,8 @@
 #define DIR_ASIDE	0x40	/* created where a file was moved aside */
 #define DIR_SEALED	0x80	/* nothing may be made in it (the admin
 				   directory: packages' entries are refused) */
+#define DIR_PLANNED	0x100	/* made only in a dry run's plan: it does
+				   not exist, and has no descriptor */
 
 /* What the log callback is told of a directory. */
 enum dirs_log {
@@ -84,13 +86,32 @@ void dirs_set_log(struct dirs *d, int (*log)(void *ctx, enum dirs_log kind,
 void dirs_set_displace(struct dirs *d, int (*displace)(void *ctx,
     const char *rel, struct dbp_error *err), void *ctx);
 
+/*
+ * A dry run: from now on nothing is made, moved or changed on disk.  A
+ * directory to be made enters the table as DIR_PLANNED (with DIR_ASIDE
+ * when a file would be moved aside for it, the displace callback asked
+ * as in a run); the log callback is not told.  Planned directories reached
+ * by two paths (merged /usr) get one index, as real ones do.
+ */
+void dirs_set_plan(struct dirs *d);
+bool dirs_plans(const struct dirs *d);
+
+/*
+ * A dry run's symlink REL -> directory IDX (merged /usr's "bin"): paths
+ * through REL reach IDX.  0 or -ENOMEM.
+ */
+int dirs_plan_link(struct dirs *d, const char *rel, size_t idx);
+
 /* Whether directory NAME in DFD is empty (an unreadable one is not). */
 bool dirs_empty(int dfd, const char *name);
 
 /* The run succeeded: remove what was moved aside for directories. */
 int dirs_finish(struct dirs *d);
 
-/* Descriptor of directory IDX, reopened if it was evicted; -errno on error. */
+/*
+ * Descriptor of directory IDX, reopened if it was evicted; -errno on
+ * error (-ENOENT for a dry run's planned directory).
+ */
 int dirs_fd(struct dirs *d, size_t idx);
 
 const char *dirs_path(const struct dirs *d, size_t idx);

@@ -60,6 +60,7 @@ struct dirs {
 	void *displace_ctx;
 	const char *top;	/* what to call the top directory in errors */
 	bool log_failed;	/* the last error came from the journal */
+	bool plan;		/* a dry run: nothing changes on disk */
 };
 
 /* PATH as errors name it: the top directory has the empty path. */

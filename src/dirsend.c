@@ -24,6 +24,8 @@ dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m,
 	v->meta = *m;
 	v->has_mtime = true;
 	dirs_mark(d, idx, DIR_META);
+	if (v->flags & DIR_PLANNED)
+		return 0;
 	/*
 	 * Owner and mode now, so that a run killed before dirs_fixup leaves
 	 * them right (a rerun keeps existing directories as they are); only

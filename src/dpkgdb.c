@@ -60,6 +60,7 @@ struct dpkgdb {
 	struct syncbatch *sb;
 	struct manifest *man;
 	bool exists;		/* var/lib/dpkg was there */
+	bool plan;		/* a dry run (dirs_plans): no lock, no write */
 	int lockfd[2];		/* lock-frontend, lock */
 	struct dpkgstatus status;	/* the status file before the run */
 	bool force_overwrite;
@@ -185,6 +186,7 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 	db->sb = sb;
 	db->man = man;
 	db->force_overwrite = force_overwrite;
+	db->plan = dirs_plans(d);
 	if ((r = dirs_get(d, DPKGDB_DIR, false, 0, &idx, err)) == -ENOENT) {
 		dbp_err_clear(err);
 		return 0;	/* a new database, made at dpkgdb_prepare */
@@ -194,8 +196,10 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 	db->exists = true;
 	if ((dfd = dirs_fd(d, idx)) < 0)
 		return dbp_err(err, -dfd, DPKGDB_DIR, "cannot open directory");
-	if ((r = dpkgdb_lock(dfd, "lock-frontend", &db->lockfd[0], err)) != 0 ||
-	    (r = dpkgdb_lock(dfd, "lock", &db->lockfd[1], err)) != 0 ||
+	/* As dpkg --no-act: the database read, not locked (a lock writes). */
+	if ((!db->plan && ((r = dpkgdb_lock(dfd, "lock-frontend",
+	    &db->lockfd[0], err)) != 0 || (r = dpkgdb_lock(dfd, "lock",
+	    &db->lockfd[1], err)) != 0)) ||
 	    (r = dpkgdb_check_updates(dfd, err)) != 0)
 		return r;
 	if ((r = fileat_read(dfd, "status", &text, &len)) == -ENOENT)
@@ -569,6 +573,8 @@ dpkgdb_put_at(struct dpkgdb *db, size_t idx, const char *dir,
 	if (manifest_find(db->man, idx, name) != NULL)
 		return dbp_err(err, 0, path, "a package ships a file of dpkg's"
 		    " database");
+	if (db->plan)
+		return 0;	/* a dry run judges it, writes nothing */
 	if ((r = batchfile_open(&bf, db->sb, db->dirs, idx, path, name, 0600,
 	    err)) != 0)
 		return r;
@@ -735,7 +741,8 @@ dpkgdb_triggers(struct dpkgdb *db, int ifd, struct dbp_error *err)
 		old = NULL;
 		snprintf(file, sizeof(file), "%s.triggers", p->oldinfo != NULL ?
 		    p->oldinfo : p->infoname);
-		if ((r = fileat_read(ifd, file, &old, &len)) == -ENOENT)
+		if ((r = ifd < 0 ? -ENOENT : fileat_read(ifd, file, &old,
+		    &len)) == -ENOENT)
 			r = 0;
 		if (r == 0)
 			r = dpkgtrig_package(t, p->infoname, p->oldinfo != NULL ?
@@ -878,14 +885,15 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 	size_t i, k, len, uidx;
 	struct stat st;
 	FILE *fp;
-	int dfd, ifd, r;
+	int ifd, r;
 
 	if ((r = dpkgdb_dir(db, DPKGDB_DIR, &db->didx, err)) != 0 ||
 	    (r = dpkgdb_dir(db, DPKGDB_DIR "/info", &db->infoidx, err)) != 0 ||
 	    (r = dpkgdb_dir(db, DPKGDB_DIR "/updates", &uidx, err)) != 0)
 		return r;
-	if ((dfd = dirs_fd(db->dirs, db->didx)) < 0 ||
-	    (ifd = dirs_fd(db->dirs, db->infoidx)) < 0)
+	/* A dry run's new database is only planned: nothing in it yet. */
+	ifd = dirs_fd(db->dirs, db->infoidx);
+	if (!db->plan && (dirs_fd(db->dirs, db->didx) < 0 || ifd < 0))
 		return dbp_err(err, EIO, DPKGDB_DIR, "cannot open directory");
 	for (i = 0; i < db->nrun; i++) {
 		struct dpkgdb_new *p = &db->run[i];
@@ -933,7 +941,7 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 	}
 	if ((r = dpkgdb_disowned(db, err)) != 0)
 		return r;
-	if ((r = dpkgdb_find_gone(db, ifd)) != 0)
+	if (ifd >= 0 && (r = dpkgdb_find_gone(db, ifd)) != 0)
 		return dbp_err(err, -r, DPKGDB_DIR "/info", "cannot read");
 	if ((r = dpkgdb_triggers(db, ifd, err)) != 0)
 		return r;
@@ -947,7 +955,7 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 	 * What dpkg expects of a database it did not make: info/format says
 	 * the info files have multiarch names.
 	 */
-	if (fstatat(ifd, "format", &st, AT_SYMLINK_NOFOLLOW) != 0 &&
+	if ((ifd < 0 || fstatat(ifd, "format", &st, AT_SYMLINK_NOFOLLOW) != 0) &&
 	    (r = dpkgdb_put(db, db->infoidx, DPKGDB_DIR "/info", "format", 0644,
 	    "1\n", 2, err)) != 0)
 		return r;

@@ -20,7 +20,6 @@
 #include "dirs.h"
 #include "dpkgdb.h"
 #include "dpkgfmt.h"
-#include "dpkgstale.h"
 #include "dpkgstatus.h"
 #include "feed.h"
 #include "install.h"
@@ -244,12 +243,16 @@ install_admindir(const struct install_opts *o, const struct rootfs *rf,
 	size_t idx;
 	int fd, r;
 
-	if (o->admindir != NULL) {
-		if ((fd = admin_open(o->admindir, rf)) < 0)
-			return dbp_err(err, -fd, o->admindir,
+	/* A dry run reads the records where they are, and makes nothing. */
+	if (o->admindir != NULL || o->dry_run) {
+		if ((fd = admin_open(o->admindir, rf)) < 0) {
+			if (fd == -ENOENT && o->admindir == NULL)
+				return 0;	/* none yet: none installed */
+			return dbp_err(err, -fd, admin_name(o->admindir),
 			    "cannot open admin directory");
-		r = manifest_admin(man, fd, o->admindir, rf->openat2, sb, st,
-		    err);
+		}
+		r = manifest_admin(man, fd, admin_name(o->admindir),
+		    rf->openat2, sb, st, err);
 		close(fd);
 		return r;
 	}
@@ -293,7 +296,8 @@ struct install {
 	struct manifest *man;
 	struct obsolete *ob;	/* what the old versions lose */
 	struct dpkgdb *db;	/* --dpkg-db only */
-	struct dpkgstale *stale;	/* dpkg's verdict on the records */
+	struct admin_view view;	/* dpkg's verdict on the records, and a dry
+				   run's look at a journal left to repair */
 	struct journal *j;
 	struct unpack *u;
 	struct usrmerge um;
@@ -339,12 +343,28 @@ install_stale(struct install *in, struct dbp_error *err)
 {
 	int r;
 
-	if ((r = dpkgstale_open(&in->stale, &in->rf)) != 0)
-		return dbp_err(err, -r, DPKGDB_DIR "/status", "cannot read");
-	manifest_set_stale(in->man, dpkgstale_is, in->stale, true);
+	if ((r = admin_view_open(&in->view, in->o->admindir, &in->rf,
+	    err)) != 0)
+		return r;
+	manifest_set_stale(in->man, admin_view_stale, &in->view, true);
 	if (in->o->dpkg_db)
 		manifest_set_dpkg_db(in->man);
 	return 0;
+}
+
+/* A dry run on a root whose last run awaits its repair says so. */
+static void
+install_tell_pending(struct install *in)
+{
+	struct install_note n = { .event = INSTALL_WARN };
+
+	if (!in->view.pending.found)
+		return;
+	n.msg = in->view.pending.committed ? "an interrupted run awaits its"
+	    " repair, which finishes it: planned from its new records" :
+	    "an interrupted run awaits its repair, which undoes it: planned"
+	    " from the records before it";
+	install_say(in->o, &n);
 }
 
 /* Tell the records install_stale found stale. */
@@ -396,13 +416,15 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	uo.warn = install_warn;
 	uo.warn_ctx = &in->ic;
 	uo.plan = o->dry_run ? install_plan_note : NULL;
-	uo.nodata = o->dry_run;
+	uo.nowrite = o->dry_run;
 
 	if ((r = rootfs_open(&in->rf, o->root, err)) != 0)
 		return r;
 	if (o->force_walk)
 		rootfs_force_walk(&in->rf);
-	if ((r = install_recover(o, &in->rf, true, err)) != 0 ||
+	/* A dry run repairs nothing: install_stale tells of the journal. */
+	if ((!o->dry_run && (r = install_recover(o, &in->rf, true,
+	    err)) != 0) ||
 	    (r = usrmerge_wanted(o->usrmerge, in->rf.fd, files, nfiles, &merge,
 	    &arch, err)) != 0)
 		return r;
@@ -420,17 +442,25 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	    (r = unpack_new(&in->u, &uo, in->dirs, in->sb, in->man, in->users,
 	    in->st)) != 0)
 		return dbp_err(err, -r, NULL, "cannot start");
-	/* Every directory the run touches is in the journal before it is. */
-	dirs_set_log(in->dirs, install_journal_dir, in->j);
 	dirs_set_top_name(in->dirs, o->root);
-	syncbatch_set_journal(in->sb, in->j);
-	in->undoable = true;
+	/*
+	 * A dry run makes nothing: its directories are planned, it keeps no
+	 * journal, and there is nothing to undo (install_run).
+	 */
+	if (o->dry_run)
+		dirs_set_plan(in->dirs);
+	else {
+		/* Every directory the run touches is in the journal first. */
+		dirs_set_log(in->dirs, install_journal_dir, in->j);
+		syncbatch_set_journal(in->sb, in->j);
+		in->undoable = true;
+	}
 	if ((r = install_admindir(o, &in->rf, in->dirs, in->sb, in->man,
 	    in->st, err)) != 0 ||
-	    (r = manifest_lock(in->man, err)) != 0 ||
-	    (r = journal_open(in->j, manifest_admin_fd(in->man),
-	    admin_name(o->admindir), err)) != 0 ||
+	    (r = manifest_lock(in->man, o->dry_run, err)) != 0 ||
 	    (r = install_stale(in, err)) != 0 ||
+	    (!o->dry_run && (r = journal_open(in->j,
+	    manifest_admin_fd(in->man), admin_name(o->admindir), err)) != 0) ||
 	    (r = manifest_load_installed(in->man, err)) != 0 ||
 	    (merge && (r = usrmerge_make(&in->um, in->dirs, in->j, arch,
 	    err)) != 0))
@@ -682,7 +712,7 @@ install_close(struct install *in)
 	unpack_free(in->u);
 	syncbatch_free(in->sb);
 	dpkgdb_free(in->db);	/* before the manifest: it holds its records */
-	dpkgstale_free(in->stale);
+	admin_view_close(&in->view);
 	obsolete_free(in->ob);	/* before the manifest: it points into it */
 	manifest_free(in->man);
 	journal_free(in->j);
@@ -831,14 +861,16 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 			install_abort(&in);
 		goto out;
 	}
+	install_tell_pending(&in);
 	install_tell_stale(&in);
-	/* A dry run ends where the commit would be prepared: undone. */
+	/* A dry run ends where the commit would be prepared, undone by nature. */
 	if ((r = o->remove ? install_removals(&in, all, nall, err) :
 	    install_extract(&in, files, nfiles, jobs, err)) != 0 ||
 	    (r = install_disappear(&in, err)) != 0 ||
 	    (r = o->dry_run ? install_plan_end(&in, err) :
 	    install_prepare(&in, err)) != 0 || o->dry_run) {
-		install_abort(&in);
+		if (in.undoable)
+			install_abort(&in);
 		goto out;
 	}
 	/*

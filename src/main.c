@@ -27,7 +27,6 @@
 #include "rootfs.h"
 #include "devstat.h"
 #include "digest.h"
-#include "dpkgstale.h"
 #include "gunzip.h"
 #include "stats.h"
 #include "syncbatch.h"
@@ -844,13 +843,14 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 {
 	struct manifest *man = NULL;
 	struct rootfs rf = { -1, false };
-	struct dpkgstale *stale = NULL;
+	struct admin_view view;
 	struct dbp_error err;
 	struct stats st;
 	int fd = -1, i, r = 0;
 
 	dbp_err_clear(&err);
 	memset(&st, 0, sizeof(st));
+	memset(&view, 0, sizeof(view));
 	if (o->action == ACT_CONTENTS) {
 		/* Several packages: each listing under its file's name. */
 		for (i = first; r == 0 && i < argc; i++) {
@@ -864,18 +864,26 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 		}
 		goto out;
 	}
-	if ((r = rootfs_open(&rf, o->in.root, &err)) != 0 ||
-	    (r = install_recover(&o->in, &rf, o->action == ACT_RECOVER, &err)) != 0 ||
-	    o->action == ACT_RECOVER)
+	if ((r = rootfs_open(&rf, o->in.root, &err)) != 0)
 		goto out;
-	if ((r = manifest_new(&man)) != 0)
-		goto out;
-	/* What dpkg changed since is not debunpack's: read as not there. */
-	if ((r = dpkgstale_open(&stale, &rf)) != 0) {
-		r = dbp_err(&err, -r, "var/lib/dpkg/status", "cannot read");
+	if (o->action == ACT_RECOVER) {
+		r = install_recover(&o->in, &rf, true, &err);
 		goto out;
 	}
-	manifest_set_stale(man, dpkgstale_is, stale, false);
+	/*
+	 * Queries read, as dpkg-query does: no repair, no lock.  What dpkg
+	 * changed since is not debunpack's, and what an interrupted run
+	 * committed stands: both read as the view says.
+	 */
+	if ((r = manifest_new(&man)) != 0 ||
+	    (r = admin_view_open(&view, o->in.admindir, &rf, &err)) != 0)
+		goto out;
+	if (view.pending.found)
+		fprintf(stderr, "debunpack: warning: an interrupted run awaits"
+		    " its repair ('debunpack --recover'): answering from %s\n",
+		    view.pending.committed ? "its new records" :
+		    "the records before it");
+	manifest_set_stale(man, admin_view_stale, &view, false);
 	if ((fd = admin_open(o->in.admindir, &rf)) < 0) {
 		/* No admin directory yet: nothing is installed. */
 		if (fd != -ENOENT)
@@ -911,7 +919,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	manifest_free(man);
-	dpkgstale_free(stale);
+	admin_view_close(&view);
 	rootfs_close(&rf);
 	if (fflush(stdout) != 0 && r == 0)
 		r = dbp_err(&err, errno, NULL, "cannot write to standard output");
@@ -941,7 +949,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "Try 'debunpack --help' for more information.\n");
 		return 2;
 	}
-	/* Queries repair an interrupted run too, and say so. */
+	/* --recover says what it repaired. */
 	o.in.note = main_note;
 	o.in.ctx = &o;
 	if (o.action != ACT_INSTALL && o.action != ACT_DRY_RUN)

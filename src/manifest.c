@@ -21,8 +21,6 @@
 #include "rootfs.h"
 #include "syncbatch.h"
 
-#define MANIFEST_SUFFIX	".record"
-
 /*
  * Ordering (why a record is never ahead of its files): records are staged
  * as temporaries while the packages are extracted, and committed by a
@@ -213,9 +211,11 @@ manifest_admin(struct manifest *m, int dirfd, const char *name,
 }
 
 int
-manifest_lock(struct manifest *m, struct dbp_error *err)
+manifest_lock(struct manifest *m, bool shared, struct dbp_error *err)
 {
-	if (flock(m->arf.fd, LOCK_EX | LOCK_NB) != 0)
+	if (m->arf.fd < 0)
+		return 0;
+	if (flock(m->arf.fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0)
 		return dbp_err(err, errno, m->admname, errno == EWOULDBLOCK ?
 		    "admin directory in use by another run" :
 		    "cannot lock admin directory");
@@ -501,9 +501,11 @@ manifest_load_installed(struct manifest *m, struct dbp_error *err)
 	size_t i;
 	int r;
 
-	if ((r = manifest_names(m, &names, err)) != 0)
+	if (m->arf.fd < 0)
+		names = NULL;
+	else if ((r = manifest_names(m, &names, err)) != 0)
 		return r;
-	for (i = 0; names[i] != NULL; i++) {
+	for (i = 0; names != NULL && names[i] != NULL; i++) {
 		if ((r = manifest_load(m, names[i], &rec, err)) != 0) {
 			/* Gone since the listing, or dpkg's now (stale). */
 			if (r == -ENOENT) {

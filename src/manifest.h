@@ -28,6 +28,9 @@ struct manifest_entry {
 	unsigned char sha256[32];
 };
 
+/* A record's file in the admin directory: the package's name and this. */
+#define MANIFEST_SUFFIX	".record"
+
 struct manifest;
 struct syncbatch;
 struct journal;
@@ -88,9 +91,11 @@ const char *manifest_run_name(const struct manifest *m, unsigned pkg);
 
 /*
  * Take the admin directory for this run (flock, released when the
- * manifest is freed): -EWOULDBLOCK when another run has it.
+ * manifest is freed): -EWOULDBLOCK when another run has it.  SHARED: a
+ * dry run's, which only reads and may run beside another reader.  No
+ * admin directory attached: nothing to take.
  */
-int manifest_lock(struct manifest *m, struct dbp_error *err);
+int manifest_lock(struct manifest *m, bool shared, struct dbp_error *err);
 
 /* The admin directory's descriptor (the manifest's), for the journal. */
 int manifest_admin_fd(const struct manifest *m);
@@ -114,6 +119,7 @@ int manifest_commit(struct manifest *m, struct dbp_error *err);
 int manifest_sync(struct manifest *m, struct dbp_error *err);
 
 /* Read every installed record, for manifest_owner and upgrades. */
+/* No admin directory attached (a dry run on a new root): none installed. */
 int manifest_load_installed(struct manifest *m, struct dbp_error *err);
 
 /*

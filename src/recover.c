@@ -607,6 +607,83 @@ rc_read(int admfd, char **buf, size_t *len, struct dbp_error *err)
 	return r;
 }
 
+/*
+ * Whether the admin directory's item L took effect: its temporary is
+ * gone (renamed), or its name is a link to it (a new name, linked).
+ */
+static bool
+rc_record_moved(int admfd, const struct rc_line *l)
+{
+	struct stat tmp, name;
+
+	if (fstatat(admfd, l->tmp, &tmp, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT;
+	return fstatat(admfd, l->name, &name, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    name.st_dev == tmp.st_dev && name.st_ino == tmp.st_ino;
+}
+
+int
+recover_pending(int admfd, struct recover_pending *p, struct dbp_error *err)
+{
+	struct recover rc;
+	char *buf = NULL, **v;
+	size_t len = 0, i;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	if ((r = rc_read(admfd, &buf, &len, err)) != 0)
+		return r == -ENOENT ? 0 : r;
+	p->found = true;
+	memset(&rc, 0, sizeof(rc));
+	rc.lastfd = -1;
+	if ((r = rc_parse(&rc, buf, len, err)) == 0) {
+		p->committed = rc.committed;
+		for (i = 0; i < rc.n && r == 0; i++) {
+			const struct rc_line *l = &rc.v[i];
+
+			if (!rc.committed && l->kind == RC_ITEM &&
+			    l->tree == JOURNAL_ADMIN &&
+			    rc_record_moved(admfd, l))
+				p->records_moving = true;
+			if (!rc.committed || l->kind != RC_DROP)
+				continue;
+			if ((v = realloc(p->dropped, (p->ndropped + 1) *
+			    sizeof(*v))) == NULL ||
+			    ((p->dropped = v)[p->ndropped] =
+			    strdup(l->path)) == NULL)
+				r = dbp_err(err, ENOMEM, JOURNAL_NAME,
+				    "cannot read journal");
+			else
+				p->ndropped++;
+		}
+	}
+	free(rc.v);
+	free(buf);
+	if (r != 0)
+		recover_pending_free(p);
+	return r;
+}
+
+void
+recover_pending_free(struct recover_pending *p)
+{
+	while (p->ndropped > 0)
+		free(p->dropped[--p->ndropped]);
+	free(p->dropped);
+	p->dropped = NULL;
+}
+
+bool
+recover_pending_drops(const struct recover_pending *p, const char *file)
+{
+	size_t i;
+
+	for (i = 0; i < p->ndropped; i++)
+		if (strcmp(p->dropped[i], file) == 0)
+			return true;
+	return false;
+}
+
 int
 recover_run(const struct rootfs *rf, int admfd, struct recover_result *res,
     struct dbp_error *err)

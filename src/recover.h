@@ -28,6 +28,29 @@ struct recover_result {
  * done) or -errno with ERR filled; on error the journal stays, and a
  * later repair goes on from where this one stopped.
  */
+/*
+ * What the journal of an interrupted run in ADMFD says, read without
+ * repairing anything (queries and dry runs never write): whether there
+ * is one, whether it reached its commit point, and what that makes of
+ * the records in the admin directory.
+ */
+struct recover_pending {
+	bool found;
+	bool committed;		/* the new records stand; cleanup is left */
+	bool records_moving;	/* before it: some records may be new */
+	char **dropped;		/* committed: records (FILE names) of
+				   packages removed whole, still there */
+	size_t ndropped;
+};
+
+/* 0 (P filled, to free with recover_pending_free) or -errno with ERR. */
+int recover_pending(int admfd, struct recover_pending *p,
+    struct dbp_error *err);
+void recover_pending_free(struct recover_pending *p);
+
+/* Whether P says the record file FILE goes with the interrupted run. */
+bool recover_pending_drops(const struct recover_pending *p, const char *file);
+
 int recover_run(const struct rootfs *rf, int admfd, struct recover_result *res,
     struct dbp_error *err);
 

@@ -196,8 +196,8 @@ syncbatch_add(struct syncbatch *sb, size_t dir, const char *path,
 	it->fd = -1;
 	it->link_of = SB_NONE;
 	it->path = strdup(path);
-	it->tmp = strdup(tmp);
-	if (it->path == NULL || it->tmp == NULL) {
+	it->tmp = tmp != NULL ? strdup(tmp) : NULL;
+	if (it->path == NULL || (tmp != NULL && it->tmp == NULL)) {
 		free(it->path);
 		free(it->tmp);
 		return -ENOMEM;
@@ -284,6 +284,8 @@ sb_unlink_tmp(struct syncbatch *sb, struct sb_item *it)
 {
 	int dfd;
 
+	if (it->tmp == NULL)
+		return 0;	/* a dry run's: never made */
 	if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
 		return dfd;
 	if (unlinkat(dfd, it->tmp, 0) != 0 && errno != ENOENT)

@@ -59,7 +59,8 @@ void syncbatch_set_journal(struct syncbatch *sb, struct journal *j);
  * Register temporary TMP, already created in directory DIR, that will be
  * renamed at commit to the last component of PATH (root-relative).
  * Register right after creating it, before writing, so that an abort
- * removes it.  *IDX identifies it afterwards.
+ * removes it.  *IDX identifies it afterwards.  TMP NULL: a dry run's
+ * entry, never made; it is planned, never written, synced nor renamed.
  */
 int syncbatch_add(struct syncbatch *sb, size_t dir, const char *path,
     const char *tmp, size_t *idx);

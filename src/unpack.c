@@ -239,10 +239,9 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 
 	t->record_path = t->path;
 	unpack_split(t->path, parent, &t->name);
-	if ((r = dirs_get(u->dirs, parent, true, 0755, &t->dir, err)) != 0)
+	if ((r = dirs_get(u->dirs, parent, true, 0755, &t->dir, err)) != 0 ||
+	    (r = unpack_target_dir(u, t, err)) != 0)
 		return r;
-	if ((t->dfd = dirs_fd(u->dirs, t->dir)) < 0)
-		return dbp_err(err, -t->dfd, parent, "cannot open directory");
 	/* The records and the journal are the run's: no package's path. */
 	if (dirs_flags(u->dirs, t->dir) & DIR_SEALED)
 		return dbp_err(err, 0, t->path, "is in the admin directory,"
@@ -252,7 +251,8 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 		return dbp_err(err, 0, t->path, "is in the package, but its"
 		    " conffiles say remove-on-upgrade");
 	e = manifest_find(u->man, t->dir, t->name);
-	t->existed = fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	t->existed = t->dfd >= 0 &&
+	    fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (t->existed && S_ISDIR(st.st_mode) &&
 	    (r = dirfile_file_over_dir(u->man,
 	    u->rec != NULL ? control_get(u->rec->ctl, "Package") : NULL,
@@ -328,7 +328,7 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
     int fd, const char *path, uint8_t digest[DIGEST_LEN], uint8_t *md5,
     struct dbp_error *err)
 {
-	struct stream_to s = { a, u->opts.nodata ? -1 : fd, path, u->dg,
+	struct stream_to s = { a, fd, path, u->dg,
 	    md5 != NULL ? u->md5 : NULL, u->opts.stop, &u->st->bytes };
 
 	return stream_entry(&s, archive_entry_size(ae), digest, md5, err);
@@ -394,20 +394,25 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 
 	if (conffile && (r = unpack_conffile(u, t, err)) != 0)
 		return r;
-	for (tries = 0;; tries++) {
+	for (tries = 0; !u->opts.nowrite; tries++) {
 		fd = openat(t->dfd, t->tmp, O_WRONLY | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || !unpack_stale(t, tries))
 			break;
 	}
-	if (fd < 0)
+	if (u->opts.nowrite)
+		fd = -1;	/* the data is read and checked, not written */
+	else if (fd < 0)
 		return dbp_err(err, errno, t->path, "cannot create");
 	if ((r = unpack_register(u, t, AE_IFREG, err)) != 0) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return r;
 	}
 	r = unpack_data(u, a, ae, fd, t->path, digest, want_md5 ? md5 : NULL,
 	    err);
+	if (r == 0 && fd < 0)
+		goto recorded;
 	/*
 	 * Metadata before the data is made durable, so that the same
 	 * journal commit carries it; mode after chown, which clears setuid.
@@ -426,9 +431,11 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		close(fd);
 		return r;
 	}
+	if ((r = syncbatch_written(u->sb, t->item, fd, err)) != 0)
+		return r;
+recorded:
 	u->st->entries[ST_FILE]++;
-	if ((r = syncbatch_written(u->sb, t->item, fd, err)) != 0 ||
-	    (conffile && (r = unpack_conffile_done(u, t, digest, err)) != 0))
+	if (conffile && (r = unpack_conffile_done(u, t, digest, err)) != 0)
 		return r;
 	if ((e = manifest_find(u->man, t->dir, t->name)) != NULL) {
 		e->size = (uint64_t)archive_entry_size(ae);
@@ -454,7 +461,7 @@ unpack_symlink(struct unpack *u, struct archive_entry *ae,
 
 	if (target == NULL || target[0] == '\0')
 		return dbp_err(err, 0, t->path, "symlink without a target");
-	for (tries = 0;; tries++) {
+	for (tries = 0, r = 0; !u->opts.nowrite; tries++) {
 		r = symlinkat(target, t->dfd, t->tmp);
 		if (r == 0 || !unpack_stale(t, tries))
 			break;
@@ -462,7 +469,8 @@ unpack_symlink(struct unpack *u, struct archive_entry *ae,
 	if (r != 0)
 		return dbp_err(err, errno, t->path, "cannot create symlink");
 	if ((r = unpack_register(u, t, AE_IFLNK, err)) != 0 ||
-	    (r = unpack_meta_at(u, t, ae, true, err)) != 0)
+	    (!u->opts.nowrite && (r = unpack_meta_at(u, t, ae, true,
+	    err)) != 0))
 		return r;
 	u->st->entries[ST_SYMLINK]++;
 	return unpack_record(u, ae, 'l', t->path, 0, NULL, target, err);
@@ -477,7 +485,7 @@ unpack_node(struct unpack *u, struct archive_entry *ae,
 	    S_IFBLK : S_IFIFO;
 	int tries, r;
 
-	for (tries = 0;; tries++) {
+	for (tries = 0, r = 0; !u->opts.nowrite; tries++) {
 		r = mknodat(t->dfd, t->tmp, kind | 0600,
 		    kind == S_IFIFO ? 0 : archive_entry_rdev(ae));
 		if (r == 0 || !unpack_stale(t, tries))
@@ -487,7 +495,8 @@ unpack_node(struct unpack *u, struct archive_entry *ae,
 		return dbp_err(err, errno, t->path, "cannot create %s",
 		    kind == S_IFIFO ? "fifo" : "device node");
 	if ((r = unpack_register(u, t, type, err)) != 0 ||
-	    (r = unpack_meta_at(u, t, ae, false, err)) != 0)
+	    (!u->opts.nowrite && (r = unpack_meta_at(u, t, ae, false,
+	    err)) != 0))
 		return r;
 	u->st->entries[kind == S_IFCHR ? ST_CHAR : kind == S_IFBLK ?
 	    ST_BLOCK : ST_FIFO]++;
@@ -506,7 +515,7 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 	uint64_t size;
 	const char *tname;
 	size_t tdir = 0, titem;
-	int tdfd, tries, r;
+	int tdfd = -1, tries, r;
 
 	if ((r = names_path(archive_entry_hardlink(ae), target,
 	    sizeof(target), err)) != 0)
@@ -527,11 +536,12 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 		return dbp_err(err, 0, t->path, "hardlink to itself");
 	if ((r = unpack_prepare(u, t, err)) != 0)
 		return r > 0 ? 0 : r;
-	if ((tdfd = dirs_fd(u->dirs, syncbatch_dir(u->sb, titem))) < 0 ||
-	    (t->dfd = dirs_fd(u->dirs, t->dir)) < 0)
+	if (!u->opts.nowrite &&
+	    ((tdfd = dirs_fd(u->dirs, syncbatch_dir(u->sb, titem))) < 0 ||
+	    (t->dfd = dirs_fd(u->dirs, t->dir)) < 0))
 		return dbp_err(err, tdfd < 0 ? -tdfd : -t->dfd, t->path,
 		    "cannot open directory");
-	for (tries = 0;; tries++) {
+	for (tries = 0, r = 0; !u->opts.nowrite; tries++) {
 		r = linkat(tdfd, syncbatch_tmpname(u->sb, titem), t->dfd,
 		    t->tmp, 0);
 		if (r == 0 || !unpack_stale(t, tries))

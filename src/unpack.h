@@ -30,7 +30,12 @@ struct unpack_opts {
 	void *warn_ctx;
 	/* each entry's verdict, as decided, told to WARN_CTX; may be NULL */
 	plan_fn *plan;
-	bool nodata;		/* read and check the data, write none of it */
+	/*
+	 * A dry run: nothing is made nor changed under the root (the
+	 * directory table plans, dirs_set_plan); every entry's data is read
+	 * and checked all the same, and its verdict told to PLAN.
+	 */
+	bool nowrite;
 	bool dpkg_dist;		/* a kept conffile's new one: NAME.dpkg-dist */
 };
 

@@ -70,6 +70,13 @@ int unpack_conffile_done(struct unpack *u, struct unpack_target *t,
 void unpack_split(char *path, char *parent, const char **name);
 
 /*
+ * T->dir's descriptor into T->dfd: -1 for a dry run's planned directory,
+ * which holds nothing yet.
+ */
+int unpack_target_dir(struct unpack *u, struct unpack_target *t,
+    struct dbp_error *err);
+
+/*
  * A temporary name already taken is left over from an interrupted run:
  * remove it once (TRIES 0), and say whether to try again.
  */

@@ -96,8 +96,10 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	if (e != NULL && !e->conffile)
 		e = NULL;	/* a plain file before: no user's copy */
 	t->conf_old = e;
-	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-		if (errno != ENOENT || e == NULL ||
+	/* A dry run's planned directory (no descriptor) holds nothing. */
+	if (t->dfd < 0 || fstatat(t->dfd, t->name, &st,
+	    AT_SYMLINK_NOFOLLOW) != 0) {
+		if ((t->dfd >= 0 && errno != ENOENT) || e == NULL ||
 		    (e->type != 'f' && e->type != 'h'))
 			return 0;
 		/* Deleted: the new version, if new, goes beside it. */
@@ -158,11 +160,8 @@ unpack_conffile_done(struct unpack *u, struct unpack_target *t,
 	/*
 	 * The package's version is the one installed before (a reinstall,
 	 * or an upgrade that left it): the user's change or deletion stands
-	 * and, as with dpkg, nothing goes beside it.  A dry run wrote nothing
-	 * anyway.
+	 * and, as with dpkg, nothing goes beside it.
 	 */
-	if (u->opts.nodata)
-		return 0;
 	if ((r = syncbatch_drop(u->sb, t->item, err)) != 0)
 		return r;
 	manifest_forget_path(u->man, t->dir, t->name);
@@ -230,7 +229,7 @@ unpack_rm_one(struct unpack *u, const char *pkg, const char *path,
 			    " changed conffile '%s' there", name);
 		t.existed = true;
 	}
-	for (tries = 0;; tries++) {
+	for (tries = 0, r = 0; !u->opts.nowrite; tries++) {
 		r = linkat(t.dfd, name, t.dfd, t.tmp, 0);
 		if (r == 0 || !unpack_stale(&t, tries))
 			break;

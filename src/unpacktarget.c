@@ -25,6 +25,21 @@ unpack_split(char *path, char *parent, const char **name)
 	*name = slash + 1;
 }
 
+int
+unpack_target_dir(struct unpack *u, struct unpack_target *t,
+    struct dbp_error *err)
+{
+	/* A dry run's planned directory has no descriptor: nothing is in it. */
+	if (dirs_flags(u->dirs, t->dir) & DIR_PLANNED) {
+		t->dfd = -1;
+		return 0;
+	}
+	if ((t->dfd = dirs_fd(u->dirs, t->dir)) < 0)
+		return dbp_err(err, -t->dfd, dirs_path(u->dirs, t->dir),
+		    "cannot open directory");
+	return 0;
+}
+
 /*
  * A temporary name already taken is left over from an interrupted run
  * (this run's own were dropped in unpack_prepare): remove it once.
@@ -56,8 +71,10 @@ unpack_register(struct unpack *u, struct unpack_target *t, unsigned type,
 			    PLAN_REPLACE : PLAN_CREATE, t->path, NULL);
 	}
 
-	if ((r = syncbatch_add(u->sb, t->dir, t->path, t->tmp, &t->item)) != 0) {
-		unlinkat(t->dfd, t->tmp, 0);
+	if ((r = syncbatch_add(u->sb, t->dir, t->path, u->opts.nowrite ?
+	    NULL : t->tmp, &t->item)) != 0) {
+		if (!u->opts.nowrite)
+			unlinkat(t->dfd, t->tmp, 0);
 		return dbp_err(err, -r, t->path, "cannot register");
 	}
 	dirs_mark(u->dirs, t->dir, DIR_NAMES);

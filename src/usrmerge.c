@@ -135,6 +135,10 @@ usrmerge_one(struct usrmerge *u, struct dirs *d, struct journal *j,
 	snprintf(target, sizeof(target), "usr/%s", name);
 	if ((r = dirs_get(d, target, true, 0755, &idx, err)) != 0)
 		return r;
+	/* A dry run: paths through NAME reach usr/NAME, nothing is made. */
+	if (dirs_plans(d))
+		return dirs_plan_link(d, name, idx) != 0 ? dbp_err(err,
+		    ENOMEM, name, "cannot plan symlink") : 0;
 	/* In the journal before it exists: a repair removes it. */
 	if ((r = journal_dir(j, name, NULL)) != 0)
 		return dbp_err(err, -r, name, "cannot write journal");

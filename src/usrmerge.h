@@ -40,7 +40,8 @@ int usrmerge_wanted(enum usrmerge_mode mode, int rootfd, char *const *files,
  * where NAME is missing: the directories through D (journaled, undone
  * with the run's), each link announced to journal J before it is made,
  * so that a repair removes it as a directory the run made.  U records
- * what usrmerge_undo removes.
+ * what usrmerge_undo removes.  In a dry run (dirs_plans), J is not used:
+ * the directories and links are only planned in D.
  */
 int usrmerge_make(struct usrmerge *u, struct dirs *d, struct journal *j,
     const char *arch, struct dbp_error *err);

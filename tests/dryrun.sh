@@ -7,8 +7,22 @@
 # and a takeover, the dry run exits and speaks as the run does, leaves
 # the root as it was, and its verdicts are what the run then does: every
 # "create", "replace", "remove" and "keep" line matches the change, and
-# every path the run changed has its line.
+# every path the run changed has its line.  Reads never write: the dry run
+# changes no time of anything in the root (ctimes, which nothing can set
+# back), and as root it says the same through a read-only bind mount.
 . "${srcdir:-.}/tests/lib.sh"
+
+# changes ROOT: every path with its change and modification times.
+changes() {
+	(cd "$1" && find . -printf '%C@ %T@ %p\n') | LC_ALL=C sort -k3
+}
+
+ro=""
+if is_root; then
+	ro=$T/ro
+	mkdir "$ro"
+	cleanup_hooks="umount -l '$ro' 2>/dev/null; $cleanup_hooks"
+fi
 
 # listing ROOT: "INODE TYPE PATH<tab>TARGET" for every path but the admin
 # directories, whose files are the run's own.
@@ -109,13 +123,28 @@ compare() {
 	shift 2
 	listing "$c_root" > "$T/l.before"
 	snapshot "$c_root" "$T/s.before"
+	changes "$c_root" > "$T/c.before"
 	set +e
 	"$DEBUNPACK" --root "$c_root" --dry-run "$@" > "$T/plan" 2> "$T/dry.err"
 	dry_rc=$?
 	set -e
 	snapshot "$c_root" "$T/s.dry"
 	diff -u "$T/s.before" "$T/s.dry" >&2 || fail "$c_what: the dry run changed the root"
+	changes "$c_root" | diff -u "$T/c.before" - >&2 ||
+	    fail "$c_what: the dry run touched the root"
 	no_temps "$c_root"
+	if [ -n "$ro" ]; then
+		mount --bind "$c_root" "$ro" && mount -o remount,bind,ro "$ro" ||
+		    fail "read-only bind mount"
+		set +e
+		"$DEBUNPACK" --root "$ro" --dry-run "$@" > "$T/plan.ro" 2> "$T/dry.ro"
+		ro_rc=$?
+		set -e
+		umount "$ro"
+		[ "$ro_rc" = "$dry_rc" ] && cmp -s "$T/plan" "$T/plan.ro" &&
+		    cmp -s "$T/dry.err" "$T/dry.ro" ||
+		    fail "$c_what: read-only, the dry run exits $ro_rc and says $(cat "$T/plan.ro" "$T/dry.ro")"
+	fi
 	set +e
 	"$DEBUNPACK" --root "$c_root" "$@" > /dev/null 2> "$T/run.err"
 	run_rc=$?
