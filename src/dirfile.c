@@ -17,7 +17,7 @@
 
 int
 dirfile_file_over_dir(struct manifest *m, const char *self, const char *path,
-    int dfd, const char *name, bool run_dir, struct dbp_error *err)
+    bool empty, bool run_dir, struct dbp_error *err)
 {
 	char abspath[PATH_MAX + 1];
 	const char *other;
@@ -30,7 +30,7 @@ dirfile_file_over_dir(struct manifest *m, const char *self, const char *path,
 	    (other = manifest_other_owner(m, abspath, self)) != NULL)
 		return dbp_err(err, 0, path, "is a directory of package '%s',"
 		    " not replacing it by a file", other);
-	if (!dirs_empty(dfd, name))
+	if (!empty)
 		return dbp_err(err, 0, path, "is a directory that is not empty,"
 		    " not replacing it by a file");
 	return 0;

@@ -10,14 +10,14 @@
 
 /*
  * Package SELF (NULL: no records) has a file at PATH (root-relative),
- * where directory NAME of DFD is.  0 when the file may replace it: the
- * directory is empty, this run has no directory there (RUN_DIR false) and
- * no other package lists it.  Otherwise -errno with ERR naming the cause.
- * The commit moves the directory aside (syncbatch), an undo puts it back.
+ * where a directory is (EMPTY: with nothing in it).  0 when the file may
+ * replace it: the directory is empty, this run has no directory there
+ * (RUN_DIR false) and no other package lists it.  Otherwise -errno with
+ * ERR naming the cause.  The commit moves the directory aside
+ * (syncbatch), an undo puts it back.
  */
 int dirfile_file_over_dir(struct manifest *m, const char *self,
-    const char *path, int dfd, const char *name, bool run_dir,
-    struct dbp_error *err);
+    const char *path, bool empty, bool run_dir, struct dbp_error *err);
 
 /*
  * Package SELF is to make directory REL where a non-directory is.  0 when

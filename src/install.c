@@ -243,16 +243,12 @@ install_admindir(const struct install_opts *o, const struct rootfs *rf,
 	size_t idx;
 	int fd, r;
 
-	/* A dry run reads the records where they are, and makes nothing. */
-	if (o->admindir != NULL || o->dry_run) {
-		if ((fd = admin_open(o->admindir, rf)) < 0) {
-			if (fd == -ENOENT && o->admindir == NULL)
-				return 0;	/* none yet: none installed */
-			return dbp_err(err, -fd, admin_name(o->admindir),
+	if (o->admindir != NULL) {
+		if ((fd = admin_open(o->admindir, rf)) < 0)
+			return dbp_err(err, -fd, o->admindir,
 			    "cannot open admin directory");
-		}
-		r = manifest_admin(man, fd, admin_name(o->admindir),
-		    rf->openat2, sb, st, err);
+		r = manifest_admin(man, fd, o->admindir, rf->openat2, sb, st,
+		    err);
 		close(fd);
 		return r;
 	}
@@ -260,6 +256,9 @@ install_admindir(const struct install_opts *o, const struct rootfs *rf,
 		return r;
 	/* Whatever path leads a package there: one directory, one index. */
 	dirs_mark(dirs, idx, DIR_SEALED);
+	/* A dry run's, planned: no records yet, none installed. */
+	if (dirs_flags(dirs, idx) & DIR_PLANNED)
+		return 0;
 	if ((fd = dirs_fd(dirs, idx)) < 0)
 		return dbp_err(err, -fd, ADMIN_DIR_DEFAULT,
 		    "cannot open admin directory");

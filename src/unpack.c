@@ -234,7 +234,7 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 {
 	char parent[PATH_MAX];
 	struct manifest_entry *e;
-	struct stat st;
+	bool dir, empty;
 	int r;
 
 	t->record_path = t->path;
@@ -251,13 +251,10 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 		return dbp_err(err, 0, t->path, "is in the package, but its"
 		    " conffiles say remove-on-upgrade");
 	e = manifest_find(u->man, t->dir, t->name);
-	t->existed = t->dfd >= 0 &&
-	    fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (t->existed && S_ISDIR(st.st_mode) &&
-	    (r = dirfile_file_over_dir(u->man,
+	unpack_target_find(u, t, &dir, &empty);
+	if (t->existed && dir && (r = dirfile_file_over_dir(u->man,
 	    u->rec != NULL ? control_get(u->rec->ctl, "Package") : NULL,
-	    t->path, t->dfd, t->name, e != NULL && e->type == AE_IFDIR,
-	    err)) != 0)
+	    t->path, empty, e != NULL && e->type == AE_IFDIR, err)) != 0)
 		return r;
 	if ((r = unpack_conflict(u, t, e, err)) != 0)
 		return r;
@@ -461,6 +458,10 @@ unpack_symlink(struct unpack *u, struct archive_entry *ae,
 
 	if (target == NULL || target[0] == '\0')
 		return dbp_err(err, 0, t->path, "symlink without a target");
+	/* The kernel's limit, judged here so that a dry run judges it too. */
+	if (strlen(target) >= PATH_MAX)
+		return dbp_err(err, ENAMETOOLONG, t->path,
+		    "cannot create symlink");
 	for (tries = 0, r = 0; !u->opts.nowrite; tries++) {
 		r = symlinkat(target, t->dfd, t->tmp);
 		if (r == 0 || !unpack_stale(t, tries))

@@ -77,6 +77,13 @@ int unpack_target_dir(struct unpack *u, struct unpack_target *t,
     struct dbp_error *err);
 
 /*
+ * Whether something is at T->path now (T->existed), and whether it is a
+ * directory (*DIR), empty (*EMPTY): on disk, or planned by a dry run.
+ */
+void unpack_target_find(struct unpack *u, struct unpack_target *t, bool *dir,
+    bool *empty);
+
+/*
  * A temporary name already taken is left over from an interrupted run:
  * remove it once (TRIES 0), and say whether to try again.
  */

@@ -3,7 +3,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "manifest.h"
@@ -38,6 +40,31 @@ unpack_target_dir(struct unpack *u, struct unpack_target *t,
 		return dbp_err(err, -t->dfd, dirs_path(u->dirs, t->dir),
 		    "cannot open directory");
 	return 0;
+}
+
+void
+unpack_target_find(struct unpack *u, struct unpack_target *t, bool *dir,
+    bool *empty)
+{
+	struct stat st;
+	size_t idx;
+
+	*dir = *empty = false;
+	if (t->dfd >= 0 && fstatat(t->dfd, t->name, &st,
+	    AT_SYMLINK_NOFOLLOW) == 0) {
+		t->existed = true;
+		*dir = S_ISDIR(st.st_mode);
+		*empty = *dir && dirs_empty(t->dfd, t->name);
+		return;
+	}
+	/*
+	 * A dry run's planned directory stands where the run's would: empty
+	 * unless the run planned something in it.
+	 */
+	t->existed = u->opts.nowrite && dirs_get(u->dirs, t->path, false, 0,
+	    &idx, NULL) == 0 && (dirs_flags(u->dirs, idx) & DIR_PLANNED);
+	*dir = t->existed;
+	*empty = t->existed && !(dirs_flags(u->dirs, idx) & DIR_NAMES);
 }
 
 /*
