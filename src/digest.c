@@ -90,15 +90,12 @@ digest_end(struct digest *d, uint8_t out[DIGEST_LEN])
 }
 
 int
-digest_file_at(struct digest *d, int dfd, const char *name,
-    uint8_t out[DIGEST_LEN])
+digest_fd(struct digest *d, int fd, uint8_t out[DIGEST_LEN])
 {
 	uint8_t buf[65536];
 	ssize_t n;
-	int fd, r;
+	int r;
 
-	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return -errno;
 	r = digest_start(d);
 	while (r == 0 && (n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
@@ -108,8 +105,20 @@ digest_file_at(struct digest *d, int dfd, const char *name,
 		}
 		digest_add(d, buf, (size_t)n);
 	}
-	close(fd);
 	return r != 0 ? r : digest_end(d, out);
+}
+
+int
+digest_file_at(struct digest *d, int dfd, const char *name,
+    uint8_t out[DIGEST_LEN])
+{
+	int fd, r;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -errno;
+	r = digest_fd(d, fd, out);
+	close(fd);
+	return r;
 }
 
 const char *

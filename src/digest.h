@@ -32,6 +32,9 @@ int digest_end(struct digest *d, uint8_t out[DIGEST_LEN]);
 int digest_file_at(struct digest *d, int dfd, const char *name,
     uint8_t out[DIGEST_LEN]);
 
+/* SHA-256 of what is left to read from FD (the caller's), computed with D. */
+int digest_fd(struct digest *d, int fd, uint8_t out[DIGEST_LEN]);
+
 /* The hashing library and its version, for --version. */
 const char *digest_library(void);
 

@@ -401,22 +401,41 @@ dpkgfmt_stanza(FILE *fp, const struct control *ctl, const char *status,
 }
 
 int
-dpkgfmt_list(FILE *fp, const struct record *rec, bool root)
+dpkgfmt_list_walk(const struct record *rec, bool root,
+    dpkgfmt_path_fn *fn, void *ctx)
 {
 	size_t i;
+	int r;
 
-	if (root)
-		fputs("/.\n", fp);
+	if (root && (r = fn("/.", NULL, ctx)) != 0)
+		return r;
 	/*
 	 * dpkg makes symlinks after every other entry of a package (so
 	 * that none can lead its files astray) and lists them so.
 	 */
 	for (i = 0; i < rec->n; i++)
-		if (strcmp(rec->v[i].path, "/") != 0 && rec->v[i].type != 'l')
-			fprintf(fp, "%s\n", rec->v[i].path);
+		if (strcmp(rec->v[i].path, "/") != 0 && rec->v[i].type != 'l' &&
+		    (r = fn(rec->v[i].path, &rec->v[i], ctx)) != 0)
+			return r;
 	for (i = 0; i < rec->n; i++)
-		if (rec->v[i].type == 'l')
-			fprintf(fp, "%s\n", rec->v[i].path);
+		if (rec->v[i].type == 'l' &&
+		    (r = fn(rec->v[i].path, &rec->v[i], ctx)) != 0)
+			return r;
+	return 0;
+}
+
+static int
+dpkgfmt_list_line(const char *path, const struct record_entry *e, void *ctx)
+{
+	(void)e;
+	fprintf(ctx, "%s\n", path);
+	return 0;
+}
+
+int
+dpkgfmt_list(FILE *fp, const struct record *rec, bool root)
+{
+	dpkgfmt_list_walk(rec, root, dpkgfmt_list_line, fp);
 	return ferror(fp) ? -EIO : 0;
 }
 

@@ -53,4 +53,14 @@ int dpkgfmt_check(const struct control *ctl, struct dbp_error *err);
  */
 int dpkgfmt_list(FILE *fp, const struct record *rec, bool root);
 
+/*
+ * The same paths, one call of FN each in that order: "/." (E NULL),
+ * then each path with its entry E.  Stops at FN's first non-zero
+ * return, which it returns; 0 after the last.
+ */
+typedef int dpkgfmt_path_fn(const char *path, const struct record_entry *e,
+    void *ctx);
+int dpkgfmt_list_walk(const struct record *rec, bool root,
+    dpkgfmt_path_fn *fn, void *ctx);
+
 #endif

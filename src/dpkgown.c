@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dpkgdivert.h"
 #include "dpkgown.h"
 #include "fileat.h"
 #include "manifest.h"
@@ -25,9 +26,7 @@ struct dpkgown {
 	size_t nforeign;
 	char **lists;
 	size_t nlists;
-	char *diversions;	/* dpkg's diversions file, or NULL */
-	const char **diverted;	/* its lines: from, to, package; sorted by from */
-	size_t ndiverted;	/* triplets */
+	struct dpkgdivert *divert;	/* dpkg-divert's diversions */
 };
 
 void
@@ -37,48 +36,12 @@ dpkgown_free(struct dpkgown *o)
 
 	if (o == NULL)
 		return;
-	free(o->diversions);
-	free(o->diverted);
+	dpkgdivert_free(o->divert);
 	free(o->foreign);
 	for (i = 0; i < o->nlists; i++)
 		free(o->lists[i]);
 	free(o->lists);
 	free(o);
-}
-
-static int
-dpkgown_cmp_diverted(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/*
- * dpkg-divert's diversions: three lines each, the diverted path, where it
- * goes and the package that may still install it (":" for the admin's).
- */
-static int
-dpkgown_diversions(struct dpkgown *db, int dfd)
-{
-	size_t len, i, n = 0;
-	char *p;
-	int r;
-
-	if ((r = fileat_read(dfd, "diversions", &db->diversions, &len)) != 0)
-		return r == -ENOENT ? 0 : r;
-	for (i = 0; i < len; i++)
-		n += db->diversions[i] == '\n';
-	if ((db->diverted = calloc(n + 1, sizeof(*db->diverted))) == NULL)
-		return -ENOMEM;
-	for (p = db->diversions, i = 0; i < n && *p != '\0'; i++) {
-		db->diverted[i] = p;
-		p = strchr(p, '\n');
-		*p++ = '\0';
-	}
-	db->ndiverted = i / 3;
-	/* Triplets sort by their first line. */
-	qsort(db->diverted, db->ndiverted, 3 * sizeof(*db->diverted),
-	    dpkgown_cmp_diverted);
-	return 0;
 }
 
 /*
@@ -92,18 +55,17 @@ dpkgown_check_diverted(const struct dpkgown *db, const struct record *rec,
     struct dbp_error *err)
 {
 	const char *name = control_get(rec->ctl, "Package");
-	const char **d;
+	const struct dpkgdivert_entry *d;
 	size_t i;
 
-	for (i = 0; db->ndiverted > 0 && i < rec->n; i++) {
+	for (i = 0; i < rec->n; i++) {
 		if (rec->v[i].type == 'd')
 			continue;
-		d = bsearch(&rec->v[i].path, db->diverted, db->ndiverted,
-		    3 * sizeof(*db->diverted), dpkgown_cmp_diverted);
-		if (d != NULL && strcmp(d[2], name) != 0)
+		d = dpkgdivert_from(db->divert, rec->v[i].path);
+		if (d != NULL && (d->pkg == NULL || strcmp(d->pkg, name) != 0))
 			return dbp_err(err, 0, rec->v[i].path + 1, "diverted to"
 			    " '%s' by dpkg-divert: diversions are not supported",
-			    d[1]);
+			    d->to);
 	}
 	return 0;
 }
@@ -213,7 +175,7 @@ dpkgown_load(struct dpkgown **out, int dfd, const struct dpkgstatus *status,
 	if ((o = calloc(1, sizeof(*o))) == NULL)
 		return dbp_err(err, ENOMEM, "", "cannot read dpkg's database");
 	o->man = man;
-	if ((r = dpkgown_diversions(o, dfd)) != 0)
+	if ((r = dpkgdivert_read(&o->divert, dfd)) != 0)
 		r = dbp_err(err, -r, "var/lib/dpkg/diversions", "cannot read");
 	else if ((r = dpkgown_foreign(o, dfd, status, man)) != 0)
 		r = dbp_err(err, -r, "var/lib/dpkg/info", "cannot read the file"

@@ -230,3 +230,12 @@ dpkgstatus_infoname(const char *name, const char *arch, const char *ma)
 		return NULL;
 	return s;
 }
+
+const char *
+dpkgstatus_name(const char *name, const char *arch, const char *ma,
+    char *buf, size_t n)
+{
+	snprintf(buf, n, dpkgstatus_ma_same(ma) ? "%s:%s" : "%s", name,
+	    arch != NULL ? arch : "");
+	return buf;
+}

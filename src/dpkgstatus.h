@@ -52,6 +52,13 @@ bool dpkgstatus_installed(const struct dpkgstatus_stanza *o);
  */
 char *dpkgstatus_infoname(const char *name, const char *arch, const char *ma);
 
+/*
+ * The same name in BUF (N bytes, cut to fit), as dpkg-query shows it
+ * (-l, -S, -W's ${binary:Package}); BUF is returned.
+ */
+const char *dpkgstatus_name(const char *name, const char *arch,
+    const char *ma, char *buf, size_t n);
+
 /* A stanza to add: its package's name and arch, its text. */
 struct dpkgstatus_add {
 	const char *name, *arch, *text;

@@ -109,10 +109,9 @@ install_jobs(unsigned jobs, char *const *files, size_t n)
 static const char *
 install_dpkg_name(const struct control *ctl, char *buf, size_t n)
 {
-	snprintf(buf, n, dpkgstatus_ma_same(control_get(ctl, "Multi-Arch")) ?
-	    "%s:%s" : "%s", control_get(ctl, "Package"),
-	    control_get(ctl, "Architecture"));
-	return buf;
+	return dpkgstatus_name(control_get(ctl, "Package"),
+	    control_get(ctl, "Architecture"), control_get(ctl, "Multi-Arch"),
+	    buf, n);
 }
 
 /*

@@ -30,6 +30,7 @@
 #include "gunzip.h"
 #include "stats.h"
 #include "syncbatch.h"
+#include "verify.h"
 #include "version.h"
 #include "xz.h"
 
@@ -78,7 +79,8 @@ static const struct option main_options[] = {
 	{ "merged-usr",		optional_argument,	NULL, OPT_MERGED_USR },
 	{ "no-progress",	no_argument,		NULL, OPT_NO_PROGRESS },
 	{ "no-scripts",		no_argument,		NULL, OPT_NO_SCRIPTS },
-	{ "owner",		required_argument,	NULL, OPT_OWNER },
+	/* Optional: a pattern after it is an operand, and so may an option be. */
+	{ "owner",		optional_argument,	NULL, OPT_OWNER },
 	{ "quiet",		no_argument,		NULL, 'q' },
 	{ "recursive",		no_argument,		NULL, 'R' },
 	{ "purge",		no_argument,		NULL, OPT_PURGE },
@@ -99,7 +101,7 @@ static const struct option main_options[] = {
 
 struct main_opts {
 	enum main_action action;
-	const char *owner;	/* --owner's first PATTERN */
+	const char *owner;	/* --owner=PATTERN's, or NULL */
 	int stats;		/* 0 none, 1 text, 2 json */
 	int verbose;		/* -1 quiet, 0 normal, 1 verbose */
 	int status_fd;		/* --status-fd, or -1 */
@@ -131,7 +133,7 @@ usage(FILE *fp)
 	    "       debunpack --root DIR [--admindir DIR] [--dry-run] [--dpkg-db]\n"
 	    "                 [--no-scripts] [--force-depends]\n"
 	    "                 [--force-remove-essential] --remove|--purge PKGNAME...\n"
-	    "       debunpack [--admindir DIR] [--root DIR] [--json] --list\n"
+	    "       debunpack [--admindir DIR] [--root DIR] [--json] --list [PATTERN...]\n"
 	    "       debunpack [--admindir DIR] [--root DIR] [--json] --owner PATTERN...\n"
 	    "       debunpack [--admindir DIR] [--root DIR]\n"
 	    "                 [--json | --verify-format=rpm] --verify [PKGNAME...]\n"
@@ -160,7 +162,8 @@ usage(FILE *fp)
 	    "  -j, --jobs N          decompress with N threads (default: the\n"
 	    "                        online CPUs, at most 8; 1: in the main\n"
 	    "                        thread)\n"
-	    "      --list            list the installed packages\n"
+	    "      --list            list the installed packages (those the\n"
+	    "                        patterns name, as dpkg-query -l)\n"
 	    "      --merged-usr[=WHEN] make bin, sbin, lib... links to usr/ in a new\n"
 	    "                        root: auto (default: for bookworm or later),\n"
 	    "                        yes, no\n"
@@ -189,8 +192,8 @@ usage(FILE *fp)
 	    "                        batched, perfile or none\n"
 	    "  -v, --verbose         name each package as it is unpacked\n"
 	    "      --verify          compare the root with the package records\n"
-	    "      --verify-format=FORMAT  text (default) or rpm: rpm -V's lines,\n"
-	    "                        as dpkg --verify prints them\n"
+	    "      --verify-format=FORMAT  text (default) or rpm: dpkg --verify's\n"
+	    "                        lines (rpm -V's format)\n"
 	    "  -V, --version         show the version and exit\n");
 }
 
@@ -722,14 +725,19 @@ main_parse(int argc, char **argv, struct main_opts *o)
 	/* Removing makes no link of a merged /usr. */
 	if (o->in.remove)
 		o->in.usrmerge = USRMERGE_NO;
-	if (o->action == ACT_LIST || o->action == ACT_RECOVER) {
+	if (o->action == ACT_RECOVER) {
 		if (optind < argc) {
-			fprintf(stderr, "debunpack: --list and --recover take"
-			    " no package file\n");
+			fprintf(stderr, "debunpack: --recover takes no package"
+			    " file\n");
 			return -1;
 		}
+	} else if (o->action == ACT_OWNER && o->owner == NULL &&
+	    optind >= argc) {
+		fprintf(stderr, "debunpack: --owner needs at least one"
+		    " pattern\n");
+		return -1;
 	} else if (optind >= argc && o->action != ACT_VERIFY &&
-	    o->action != ACT_OWNER) {
+	    o->action != ACT_OWNER && o->action != ACT_LIST) {
 		fprintf(stderr, "debunpack: no package given\n");
 		return -1;
 	}
@@ -755,33 +763,46 @@ main_parse(int argc, char **argv, struct main_opts *o)
 }
 
 /*
- * --owner PATTERN [PATTERN...]: the lines of the paths found, then one
- * error line for each pattern that found none, as dpkg -S.  1 then.
+ * --owner [PATTERN...] and --list [PATTERN...]: the lines of what is
+ * found, then one error line for each pattern that found nothing, as
+ * dpkg -S and dpkg-query -l.  2 then.
  */
 static int
-main_owner(const struct main_opts *o, struct manifest *man, int argc,
-    char **argv, int first, struct dbp_error *err)
+main_owner(const struct main_opts *o, struct manifest *man,
+    const struct rootfs *rf, int argc, char **argv, int first,
+    struct dbp_error *err)
 {
-	size_t n = (size_t)(argc - first) + 1, i;
+	size_t n = (size_t)(argc - first) + (o->owner != NULL), i;
+	struct dpkgdivert *divert = NULL;
 	char **patterns;
 	bool *found;
 	int r;
 
-	patterns = calloc(n, sizeof(*patterns));
-	found = calloc(n, sizeof(*found));
+	/* dpkg-divert's diversions, which dpkg -S tells of. */
+	if (man != NULL && o->action == ACT_OWNER &&
+	    (r = query_diversions(rf, &divert, err)) != 0)
+		return r;
+	patterns = calloc(n + 1, sizeof(*patterns));
+	found = calloc(n + 1, sizeof(*found));
 	if (patterns == NULL || found == NULL) {
 		free(patterns);
 		free(found);
+		dpkgdivert_free(divert);
 		return dbp_err(err, ENOMEM, NULL, "cannot search records");
 	}
-	patterns[0] = (char *)o->owner;
-	for (i = 1; i < n; i++)
-		patterns[i] = argv[first + (int)i - 1];
+	/* --owner=PATTERN's first. */
+	i = 0;
+	if (o->owner != NULL)
+		patterns[i++] = (char *)o->owner;
+	for (; i < n; i++)
+		patterns[i] = argv[first + (int)i - (o->owner != NULL)];
 	/* No admin directory (MAN NULL): nothing is installed. */
 	if (man != NULL)
-		r = query_owner(man, patterns, n, found, o->fmt, stdout, err);
+		r = o->action == ACT_LIST ? query_list(man, patterns, n, found,
+		    o->fmt, stdout, err) : query_owner(man, divert, patterns, n,
+		    found, o->fmt, stdout, err);
 	else {
-		r = 1;
+		r = n > 0;
 		if (o->fmt == QUERY_JSON)
 			puts("[]");
 	}
@@ -792,10 +813,11 @@ main_owner(const struct main_opts *o, struct manifest *man, int argc,
 			if (found[i])
 				continue;
 			dbp_err_clear(err);
-			dbp_err(err, 0, patterns[i],
-			    query_pattern_is_path(patterns[i]) ?
-			    "no package owns this path" :
-			    "no installed path matches this pattern");
+			if (o->action == ACT_LIST)
+				dbp_err(err, 0, NULL, "no packages found"
+				    " matching '%s'", patterns[i]);
+			else
+				query_owner_missed(patterns[i], err);
 			main_print_error(err);
 		}
 		dbp_err_clear(err);
@@ -803,6 +825,7 @@ main_owner(const struct main_opts *o, struct manifest *man, int argc,
 	}
 	free(patterns);
 	free(found);
+	dpkgdivert_free(divert);
 	return r;
 }
 
@@ -812,18 +835,25 @@ main_owner(const struct main_opts *o, struct manifest *man, int argc,
  * (MAN NULL: none is), and 2 then.
  */
 static int
-main_files(struct manifest *man, int argc, char **argv, int first,
-    struct dbp_error *err)
+main_files(struct manifest *man, const struct rootfs *rf, int argc,
+    char **argv, int first, struct dbp_error *err)
 {
+	struct dpkgdivert *divert = NULL;
 	bool missing = false;
 	int i, r;
 
+	/* dpkg-divert's diversions, which dpkg -L tells of. */
+	if (man != NULL && (r = query_diversions(rf, &divert, err)) != 0)
+		return r;
 	for (i = first; i < argc; i++) {
 		if (i > first)
 			putchar('\n');
-		r = man != NULL ? query_files(man, argv[i], stdout, err) : 1;
-		if (r < 0)
+		r = man != NULL ? query_files(man, argv[i], divert, stdout,
+		    err) : 1;
+		if (r < 0) {
+			dpkgdivert_free(divert);
 			return r;
+		}
 		if (r == 1) {
 			fflush(stdout);
 			dbp_err_clear(err);
@@ -833,8 +863,57 @@ main_files(struct manifest *man, int argc, char **argv, int first,
 			missing = true;
 		}
 	}
+	dpkgdivert_free(divert);
 	dbp_err_clear(err);
 	return missing ? 2 : 0;
+}
+
+/*
+ * --verify [PKGNAME...]: the problems found, then one error line for
+ * each package not installed (MAN NULL: none is), whose neighbours are
+ * verified all the same, as dpkg --verify does; 2 then.  The count of
+ * problems in ERR, 3 under -q (the lines and the exit status say it).
+ */
+static int
+main_verify(const struct main_opts *o, struct manifest *man,
+    const struct rootfs *rf, int argc, char **argv, int first,
+    struct dbp_error *err)
+{
+	bool *installed;
+	int i, r = 0;
+
+	if ((installed = calloc((size_t)(argc - first) + 1,
+	    sizeof(*installed))) == NULL)
+		return dbp_err(err, ENOMEM, NULL, "cannot verify");
+	if (man != NULL)
+		r = verify_packages(man, rf, argv + first, installed,
+		    geteuid() == 0, o->fmt, stdout, err);
+	else if (o->fmt == QUERY_JSON)
+		puts("[]");
+	if (r >= 0) {
+		fflush(stdout);
+		for (i = first; i < argc; i++) {
+			if (installed[i - first])
+				continue;
+			dbp_err_clear(err);
+			dbp_err(err, 0, NULL, "package '%s' is not installed",
+			    argv[i]);
+			main_print_error(err);
+			r = r > 0 ? r : -1;
+		}
+		dbp_err_clear(err);
+	}
+	free(installed);
+	if (r == -1)
+		return 2;
+	if (r > 0 && o->verbose < 0)
+		return 3;
+	if (r > 0) {
+		dbp_err(err, 0, NULL, "%d problem%s found", r, r == 1 ? "" :
+		    "s");
+		return 1;
+	}
+	return r;
 }
 
 /* --list, --owner, --contents: read only, print on standard output. */
@@ -889,32 +968,23 @@ main_query(const struct main_opts *o, int argc, char **argv, int first)
 		if (fd != -ENOENT)
 			r = dbp_err(&err, -fd, admin_name(o->in.admindir),
 			    "cannot open admin directory");
-		else if (o->action == ACT_OWNER)
-			r = main_owner(o, NULL, argc, argv, first, &err);
-		else if (o->fmt == QUERY_JSON)
-			puts("[]");	/* --list, --verify: nothing */
+		else if (o->action == ACT_OWNER || o->action == ACT_LIST)
+			r = main_owner(o, NULL, &rf, argc, argv, first, &err);
+		else if (o->action == ACT_VERIFY)
+			r = main_verify(o, NULL, &rf, argc, argv, first, &err);
+		else
+			r = main_files(NULL, &rf, argc, argv, first, &err);
 		fd = -1;
 	} else if ((r = manifest_admin(man, fd, admin_name(o->in.admindir),
 	    rf.openat2, NULL, &st, &err)) == 0) {
-		if (o->action == ACT_LIST)
-			r = query_list(man, o->fmt, stdout, &err);
-		else if (o->action == ACT_OWNER)
-			r = main_owner(o, man, argc, argv, first, &err);
+		if (o->action == ACT_LIST || o->action == ACT_OWNER)
+			r = main_owner(o, man, &rf, argc, argv, first, &err);
 		else if (o->action == ACT_FILES)
-			r = main_files(man, argc, argv, first, &err);
-		else if ((r = query_verify(man, &rf, argv + first,
-		    geteuid() == 0, o->fmt, stdout, &err)) > 0) {
-			/* -q: the lines and the exit status say it. */
-			if (o->verbose < 0)
-				r = 3;
-			else {
-				dbp_err(&err, 0, NULL, "%d problem%s found", r,
-				    r == 1 ? "" : "s");
-				r = 2;
-			}
-		}
+			r = main_files(man, &rf, argc, argv, first, &err);
+		else
+			r = main_verify(o, man, &rf, argc, argv, first, &err);
 	} else if (o->action == ACT_FILES)
-		r = main_files(NULL, argc, argv, first, &err);
+		r = main_files(NULL, &rf, argc, argv, first, &err);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -923,9 +993,8 @@ out:
 	rootfs_close(&rf);
 	if (fflush(stdout) != 0 && r == 0)
 		r = dbp_err(&err, errno, NULL, "cannot write to standard output");
-	/* --owner's and --files' misses are told already; so is -q --verify's. */
-	if (r != 0 && !((o->action == ACT_OWNER || o->action == ACT_FILES) &&
-	    r == 2) && r != 3)
+	/* Misses are told already; so is -q --verify's count. */
+	if (r != 0 && r != 2 && r != 3)
 		main_print_error(&err);
 	return r != 0 ? 1 : 0;
 }

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,24 +17,97 @@
 
 #include "control.h"
 #include "deb.h"
-#include "digest.h"
+#include "dpkgdivert.h"
+#include "dpkgfmt.h"
+#include "dpkgstatus.h"
 #include "escape.h"
 #include "query.h"
 #include "record.h"
 #include "names.h"
 
+/* REC's package as dpkg-query names it: NAME:ARCH for Multi-Arch: same. */
+static const char *
+query_name(const struct record *rec, char *buf, size_t n)
+{
+	return dpkgstatus_name(control_get(rec->ctl, "Package"),
+	    control_get(rec->ctl, "Architecture"),
+	    control_get(rec->ctl, "Multi-Arch"), buf, n);
+}
+
+/*
+ * Whether PART (LEN bytes, not NUL-terminated) names VALUE: a shell
+ * pattern when PATTERNS and it has *, ?, [ or \, else the same string.
+ */
+static bool
+query_part_match(const char *part, size_t len, const char *value,
+    bool patterns)
+{
+	char buf[256];
+
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, part, len);
+	buf[len] = '\0';
+	if (patterns && strpbrk(buf, "*?[\\") != NULL)
+		return fnmatch(buf, value, 0) == 0;
+	return strcmp(buf, value) == 0;
+}
+
+/*
+ * Whether package specifier SPEC names REC's package, as dpkg-query reads
+ * one: NAME or NAME:ARCH, each part a pattern when PATTERNS (-l, -W).
+ */
+static bool
+query_spec_match(const char *spec, const struct record *rec, bool patterns)
+{
+	const char *colon = strchr(spec, ':');
+	const char *arch = control_get(rec->ctl, "Architecture");
+
+	if (!query_part_match(spec, colon != NULL ? (size_t)(colon - spec) :
+	    strlen(spec), control_get(rec->ctl, "Package"), patterns))
+		return false;
+	return colon == NULL || (arch != NULL && query_part_match(colon + 1,
+	    strlen(colon + 1), arch, patterns));
+}
+
 int
-query_list(struct manifest *m, enum query_format fmt, FILE *fp,
+query_load(struct manifest *m, const char *spec, struct record **out,
     struct dbp_error *err)
 {
-	size_t nobj = 0;
+	char name[256];
+	size_t len = strcspn(spec, ":");
+	int r;
+
+	/* A record's file is named after its package: no other name reads. */
+	if (len == 0 || len >= sizeof(name) || memchr(spec, '/', len) != NULL)
+		return -ENOENT;
+	memcpy(name, spec, len);
+	name[len] = '\0';
+	if ((r = manifest_load(m, name, out, err)) != 0)
+		return r;
+	if (!query_spec_match(spec, *out, false)) {
+		record_free(*out);
+		*out = NULL;
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int
+query_list(struct manifest *m, char *const *patterns, size_t npatterns,
+    bool *found, enum query_format fmt, FILE *fp, struct dbp_error *err)
+{
+	size_t nobj = 0, p;
 	struct record *rec;
-	char **names, a[256], b[256], c[64];
+	char **names, a[256], b[256], c[64], shown[256];
+	bool want;
 	size_t i;
 	int r;
 
 	if ((r = manifest_names(m, &names, err)) != 0)
 		return r;
+	for (p = 0; p < npatterns; p++)
+		found[p] = false;
 	for (i = 0; names[i] != NULL; i++) {
 		/* -ENOENT: gone since the listing, or dpkg's now. */
 		if ((r = manifest_load(m, names[i], &rec, err)) == -ENOENT) {
@@ -44,6 +116,14 @@ query_list(struct manifest *m, enum query_format fmt, FILE *fp,
 		}
 		if (r != 0)
 			break;
+		/* dpkg-query -l PATTERN...: the packages any of them names. */
+		for (want = npatterns == 0, p = 0; p < npatterns; p++)
+			if (query_spec_match(patterns[p], rec, true))
+				want = found[p] = true;
+		if (!want) {
+			record_free(rec);
+			continue;
+		}
 		if (fmt == QUERY_JSON) {
 			fputs(nobj++ > 0 ? ",\n{\"package\": " :
 			    "[{\"package\": ", fp);
@@ -61,7 +141,8 @@ query_list(struct manifest *m, enum query_format fmt, FILE *fp,
 		}
 		/* A removed package's conffiles: dpkg's "rc", a fourth column. */
 		fprintf(fp, "%s\t%s\t%s%s\n",
-		    escape_name(control_get(rec->ctl, "Package"), a, sizeof(a)),
+		    escape_name(query_name(rec, shown, sizeof(shown)), a,
+		    sizeof(a)),
 		    escape_name(control_get(rec->ctl, "Version"), b, sizeof(b)),
 		    escape_name(control_get(rec->ctl, "Architecture"), c,
 		    sizeof(c)), record_config_files(rec) ? "\tconfig-files" :
@@ -71,29 +152,114 @@ query_list(struct manifest *m, enum query_format fmt, FILE *fp,
 	manifest_names_free(names);
 	if (fmt == QUERY_JSON && r == 0)
 		fputs(nobj > 0 ? "]\n" : "[]\n", fp);
-	return r;
+	if (r != 0)
+		return r;
+	for (p = 0; p < npatterns; p++)
+		if (!found[p])
+			return 1;
+	return 0;
 }
 
-int
-query_files(struct manifest *m, const char *name, FILE *fp,
+/*
+ * Whether a package other than NAME is installed (not only its
+ * conffiles left): dpkg keeps "/." in a removed package's list only when
+ * none is.
+ */
+static int
+query_others_installed(struct manifest *m, const char *name, bool *others,
     struct dbp_error *err)
 {
-	char esc[PATH_MAX];
 	struct record *rec;
+	char **names;
 	size_t i;
 	int r;
 
-	/* A record's file is named after its package: no other name reads. */
-	if (name[0] == '\0' || strchr(name, '/') != NULL ||
-	    (r = manifest_load(m, name, &rec, err)) == -ENOENT)
+	*others = false;
+	if ((r = manifest_names(m, &names, err)) != 0)
+		return r;
+	for (i = 0; !*others && names[i] != NULL; i++) {
+		if (strcmp(names[i], name) == 0)
+			continue;
+		if ((r = manifest_load(m, names[i], &rec, err)) == -ENOENT) {
+			r = 0;
+			continue;
+		}
+		if (r != 0)
+			break;
+		*others = !record_config_files(rec);
+		record_free(rec);
+	}
+	manifest_names_free(names);
+	return r;
+}
+
+/* What query_files writes each path with. */
+struct query_files_ctx {
+	FILE *fp;
+	const char *pkg;
+	const struct dpkgdivert *divert;
+};
+
+/* One line of dpkg -L: the path, and where a diversion sends it. */
+static int
+query_files_line(const char *path, const struct record_entry *e, void *ctx)
+{
+	const struct query_files_ctx *c = ctx;
+	const struct dpkgdivert_entry *d;
+	char esc[PATH_MAX], who[256];
+
+	(void)e;
+	fprintf(c->fp, "%s\n", escape_name(path, esc, sizeof(esc)));
+	if ((d = dpkgdivert_from(c->divert, path)) == NULL)
+		return 0;
+	if (d->pkg == NULL)
+		fputs("locally diverted to: ", c->fp);
+	else if (strcmp(d->pkg, c->pkg) == 0)
+		fputs("package diverts others to: ", c->fp);
+	else
+		fprintf(c->fp, "diverted by %s to: ", escape_name(d->pkg, who,
+		    sizeof(who)));
+	fprintf(c->fp, "%s\n", escape_name(d->to, esc, sizeof(esc)));
+	return 0;
+}
+
+int
+query_diversions(const struct rootfs *rf, struct dpkgdivert **out,
+    struct dbp_error *err)
+{
+	int dfd, r;
+
+	*out = NULL;
+	if ((dfd = rootfs_resolve(rf, "var/lib/dpkg", O_RDONLY |
+	    O_DIRECTORY | O_CLOEXEC)) < 0)
+		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 :
+		    dbp_err(err, -dfd, "var/lib/dpkg", "cannot open");
+	r = dpkgdivert_read(out, dfd);
+	close(dfd);
+	return r == 0 ? 0 : dbp_err(err, -r, "var/lib/dpkg/diversions",
+	    "cannot read");
+}
+
+int
+query_files(struct manifest *m, const char *spec,
+    const struct dpkgdivert *divert, FILE *fp, struct dbp_error *err)
+{
+	struct query_files_ctx c = { .fp = fp, .divert = divert };
+	struct record *rec;
+	bool others = false;
+	int r;
+
+	if ((r = query_load(m, spec, &rec, err)) == -ENOENT)
 		return 1;
 	if (r != 0)
 		return r;
-	for (i = 0; i < rec->n; i++)
-		fprintf(fp, "%s\n", escape_name(rec->v[i].path, esc,
-		    sizeof(esc)));
+	c.pkg = control_get(rec->ctl, "Package");
+	/* The list dpkg keeps of it: the one --dpkg-db writes. */
+	if (!record_config_files(rec) ||
+	    (r = query_others_installed(m, c.pkg, &others, err)) == 0)
+		dpkgfmt_list_walk(rec, !others, query_files_line, &c);
 	record_free(rec);
-	return 0;
+	return r;
 }
 
 /*
@@ -141,7 +307,7 @@ query_normal_path(const char *in, char *out, size_t n)
 /* One path of one package that a pattern matched. */
 struct query_hit {
 	const char *path;
-	const char *pkg;
+	const char *pkg;	/* NULL: a diversion's path */
 };
 
 static int
@@ -150,37 +316,142 @@ query_hit_cmp(const void *a, const void *b)
 	const struct query_hit *x = a, *y = b;
 	int r = strcmp(x->path, y->path);
 
-	return r != 0 ? r : strcmp(x->pkg, y->pkg);
+	/* A diversion's path (no package) before its packages. */
+	return r != 0 ? r : strcmp(x->pkg != NULL ? x->pkg : "",
+	    y->pkg != NULL ? y->pkg : "");
 }
 
-bool
-query_pattern_is_path(const char *pattern)
-{
-	return pattern[0] == '/' && strpbrk(pattern, "*?[\\") == NULL;
-}
-
-/* What PATTERN is, as dpkg -S reads it (see query.h). */
+/*
+ * PATTERN as dpkg -S takes it: wrapped in "*...*" unless it starts with
+ * one of "*[?/" (a pattern with a wildcard inside it, "bin/l*", is a
+ * part of a path too); then a path when it has no *, ?, [ or \ ("" is
+ * none, as dpkg finds it).
+ */
 static int
 query_pattern(const char *pattern, char *out, size_t n, bool *glob)
 {
-	*glob = !query_pattern_is_path(pattern);
-	if (strpbrk(pattern, "*?[\\") != NULL)
-		return snprintf(out, n, "%s", pattern) < (int)n ? 0 :
+	if (pattern[0] != '\0' && strchr("*[?/", pattern[0]) == NULL) {
+		*glob = true;
+		return snprintf(out, n, "*%s*", pattern) < (int)n ? 0 :
 		    -ENAMETOOLONG;
+	}
+	*glob = strpbrk(pattern, "*?[\\") != NULL;
 	if (!*glob)
 		return query_normal_path(pattern, out, n);
-	return snprintf(out, n, "*%s*", pattern) < (int)n ? 0 : -ENAMETOOLONG;
+	return snprintf(out, n, "%s", pattern) < (int)n ? 0 : -ENAMETOOLONG;
 }
 
 int
-query_owner(struct manifest *m, char *const *patterns, size_t npatterns,
-    bool *found, enum query_format fmt, FILE *fp, struct dbp_error *err)
+query_owner_missed(const char *pattern, struct dbp_error *err)
+{
+	char want[PATH_MAX + 3];
+	bool glob;
+
+	/* dpkg's words, with the pattern as it was searched for. */
+	if (query_pattern(pattern, want, sizeof(want), &glob) != 0 || !glob)
+		snprintf(want, sizeof(want), "%s", pattern);
+	return dbp_err(err, 0, NULL, "no path found matching pattern '%s'",
+	    want);
+}
+
+/* Add PATH of package PKG (NULL: a diversion's path) to *HITS. */
+static int
+query_hit_add(struct query_hit **hits, size_t *n, size_t *cap,
+    const char *path, const char *pkg)
+{
+	struct query_hit *h;
+
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		if ((h = realloc(*hits, *cap * sizeof(*h))) == NULL)
+			return -ENOMEM;
+		*hits = h;
+	}
+	(*hits)[*n].path = path;
+	(*hits)[(*n)++].pkg = pkg;
+	return 0;
+}
+
+/*
+ * dpkg -S's lines of one path, HITS[0..N) (sorted, a package's hit after
+ * a diversion's): the diversion that names it, then its packages.
+ */
+static void
+query_owner_path(FILE *fp, enum query_format fmt,
+    const struct dpkgdivert *divert, const struct query_hit *hits, size_t n,
+    size_t *nobj)
+{
+	const struct dpkgdivert_entry *d;
+	char esc[PATH_MAX], pesc[256];
+	size_t i, shown = 0;
+
+	if ((d = dpkgdivert_from(divert, hits[0].path)) == NULL)
+		d = dpkgdivert_to(divert, hits[0].path);
+	if (fmt == QUERY_JSON) {
+		fputs(*nobj > 0 ? ",\n{\"path\": " : "{\"path\": ", fp);
+		escape_put_json(fp, hits[0].path);
+		fputs(", \"packages\": [", fp);
+		for (i = 0; i < n; i++)
+			if (hits[i].pkg != NULL) {
+				fputs(shown++ > 0 ? ", " : "", fp);
+				escape_put_json(fp, hits[i].pkg);
+			}
+		fputs("]", fp);
+		if (d != NULL) {
+			fputs(", \"diversion\": {\"from\": ", fp);
+			escape_put_json(fp, d->from);
+			fputs(", \"to\": ", fp);
+			escape_put_json(fp, d->to);
+			fputs(", \"by\": ", fp);
+			if (d->pkg != NULL)
+				escape_put_json(fp, d->pkg);
+			else
+				fputs("null", fp);
+			fputs("}", fp);
+		}
+		fputs("}", fp);
+		++*nobj;
+		return;
+	}
+	if (d != NULL && d->pkg != NULL) {
+		fprintf(fp, "diversion by %s from: ", escape_name(d->pkg, pesc,
+		    sizeof(pesc)));
+		fprintf(fp, "%s\n", escape_name(d->from, esc, sizeof(esc)));
+		fprintf(fp, "diversion by %s to: ", pesc);
+		fprintf(fp, "%s\n", escape_name(d->to, esc, sizeof(esc)));
+	} else if (d != NULL) {
+		fprintf(fp, "local diversion from: %s\n", escape_name(d->from,
+		    esc, sizeof(esc)));
+		fprintf(fp, "local diversion to: %s\n", escape_name(d->to, esc,
+		    sizeof(esc)));
+	}
+	for (i = 0; i < n; i++)
+		if (hits[i].pkg != NULL)
+			fprintf(fp, "%s%s", shown++ > 0 ? ", " : "",
+			    escape_name(hits[i].pkg, pesc, sizeof(pesc)));
+	if (shown > 0)
+		fprintf(fp, ": %s\n", escape_name(hits[0].path, esc,
+		    sizeof(esc)));
+}
+
+/* Whether PATH is what pattern WANT (GLOB: a shell pattern) names. */
+static bool
+query_owner_match(const char *want, bool glob, const char *path)
+{
+	return glob ? fnmatch(want, path, 0) == 0 : strcmp(want, path) == 0;
+}
+
+int
+query_owner(struct manifest *m, const struct dpkgdivert *divert,
+    char *const *patterns, size_t npatterns, bool *found,
+    enum query_format fmt, FILE *fp, struct dbp_error *err)
 {
 	size_t nobj = 0;
-	char want[PATH_MAX + 3], esc[PATH_MAX], pesc[256];
+	char want[PATH_MAX + 3], name[256];
+	const struct dpkgdivert_entry *d;
 	struct record **recs = NULL;
-	struct query_hit *hits = NULL, *h;
-	char **names;
+	struct query_hit *hits = NULL;
+	char **names, **shown = NULL;
 	size_t nrec = 0, nhits, cap = 0, i, k, p;
 	bool glob;
 	int r, missing = 0;
@@ -189,12 +460,18 @@ query_owner(struct manifest *m, char *const *patterns, size_t npatterns,
 		return r;
 	for (i = 0; names[i] != NULL; i++)
 		;
-	if (i > 0 && (recs = calloc(i, sizeof(*recs))) == NULL)
+	if (i > 0 && ((recs = calloc(i, sizeof(*recs))) == NULL ||
+	    (shown = calloc(i, sizeof(*shown))) == NULL))
 		r = dbp_err(err, ENOMEM, NULL, "cannot read records");
 	for (i = 0; r == 0 && names[i] != NULL; i++)
-		if ((r = manifest_load(m, names[i], &recs[nrec], err)) == 0)
+		if ((r = manifest_load(m, names[i], &recs[nrec], err)) == 0) {
+			/* Each package as dpkg -S names it. */
+			if ((shown[nrec] = strdup(query_name(recs[nrec], name,
+			    sizeof(name)))) == NULL)
+				r = dbp_err(err, ENOMEM, NULL,
+				    "cannot read records");
 			nrec++;
-		else if (r == -ENOENT)	/* gone since, or dpkg's now */
+		} else if (r == -ENOENT)	/* gone since, or dpkg's now */
 			r = 0;
 	if (fmt == QUERY_JSON && r == 0)
 		fputs("[", fp);
@@ -206,66 +483,47 @@ query_owner(struct manifest *m, char *const *patterns, size_t npatterns,
 		}
 		nhits = 0;
 		for (i = 0; r == 0 && i < nrec; i++)
-			for (k = 0; k < recs[i]->n; k++) {
-				const char *path = recs[i]->v[k].path;
-
-				if (glob ? fnmatch(want, path, 0) != 0 :
-				    strcmp(want, path) != 0)
-					continue;
-				if (nhits == cap) {
-					cap = cap ? 2 * cap : 64;
-					if ((h = realloc(hits, cap *
-					    sizeof(*h))) == NULL) {
-						r = dbp_err(err, ENOMEM, NULL,
-						    "cannot search records");
-						break;
-					}
-					hits = h;
-				}
-				hits[nhits].path = path;
-				hits[nhits++].pkg = control_get(recs[i]->ctl,
-				    "Package");
-			}
-		if (r != 0)
+			for (k = 0; r == 0 && k < recs[i]->n; k++)
+				if (query_owner_match(want, glob,
+				    recs[i]->v[k].path))
+					r = query_hit_add(&hits, &nhits, &cap,
+					    recs[i]->v[k].path, shown[i]);
+		/* dpkg knows a diversion's two paths, owned or not. */
+		for (i = 0; r == 0 && i < dpkgdivert_count(divert); i++) {
+			d = dpkgdivert_nth(divert, i);
+			if (query_owner_match(want, glob, d->from))
+				r = query_hit_add(&hits, &nhits, &cap, d->from,
+				    NULL);
+			if (r == 0 && query_owner_match(want, glob, d->to))
+				r = query_hit_add(&hits, &nhits, &cap, d->to,
+				    NULL);
+		}
+		if (r != 0) {
+			r = dbp_err(err, -r, NULL, "cannot search records");
 			break;
+		}
 		found[p] = nhits > 0;
 		missing += nhits == 0;
 		/* dpkg -S's lines: each path once, its packages before it. */
 		if (nhits > 1)
 			qsort(hits, nhits, sizeof(*hits), query_hit_cmp);
-		for (i = 0; i < nhits; i++) {
-			bool first = i == 0 ||
-			    strcmp(hits[i - 1].path, hits[i].path) != 0;
-			bool last = i + 1 == nhits ||
-			    strcmp(hits[i + 1].path, hits[i].path) != 0;
-
-			if (fmt == QUERY_JSON) {
-				/* {"path": P, "packages": [...]}, a path once. */
-				if (first) {
-					fputs(nobj++ > 0 ? ",\n{\"path\": " :
-					    "{\"path\": ", fp);
-					escape_put_json(fp, hits[i].path);
-					fputs(", \"packages\": [", fp);
-				} else
-					fputs(", ", fp);
-				escape_put_json(fp, hits[i].pkg);
-				if (last)
-					fputs("]}", fp);
-				continue;
-			}
-			fprintf(fp, "%s%s", first ? "" : ", ",
-			    escape_name(hits[i].pkg, pesc, sizeof(pesc)));
-			if (last)
-				fprintf(fp, ": %s\n", escape_name(hits[i].path,
-				    esc, sizeof(esc)));
+		for (i = 0; i < nhits; i = k) {
+			for (k = i + 1; k < nhits &&
+			    strcmp(hits[k].path, hits[i].path) == 0; k++)
+				;
+			query_owner_path(fp, fmt, divert, hits + i, k - i,
+			    &nobj);
 		}
 	}
 	if (fmt == QUERY_JSON && r == 0)
 		fputs("]\n", fp);
 	free(hits);
-	for (i = 0; i < nrec; i++)
+	for (i = 0; i < nrec; i++) {
 		record_free(recs[i]);
+		free(shown[i]);
+	}
 	free(recs);
+	free(shown);
 	manifest_names_free(names);
 	if (r != 0)
 		return r;
@@ -382,239 +640,4 @@ int
 query_sound(const char *file, struct dbp_error *err)
 {
 	return query_read(file, query_sound_entry, NULL, err);
-}
-
-
-/*
- * Open the directory of root-relative PATH, resolved inside the root (so
- * merged-/usr links are followed), and lstat PATH's last component there:
- * the directory's descriptor, which the caller closes, with *ST and *BASE;
- * or -errno.
- */
-static int
-query_lstat(const struct rootfs *rf, const char *path, struct stat *st,
-    const char **base)
-{
-	const char *slash = strrchr(path, '/');
-	char parent[PATH_MAX];
-	int dfd, r;
-
-	snprintf(parent, sizeof(parent), "%.*s",
-	    slash != NULL ? (int)(slash - path) : 0, path);
-	if ((dfd = rootfs_resolve(rf, parent, O_PATH | O_DIRECTORY)) < 0)
-		return dfd;
-	*base = slash != NULL ? slash + 1 : path;
-	if (fstatat(dfd, *base, st, AT_SYMLINK_NOFOLLOW) != 0) {
-		r = -errno;
-		close(dfd);
-		return r;
-	}
-	return dfd;
-}
-
-/* What --verify found of one recorded path. */
-struct query_seen {
-	const char *what[10];	/* the problems, in the words of the text */
-	size_t n;
-	/* rpm -V's attributes: S M 5 D L U G T P; '.' passed, '?' not checked */
-	char attrs[10];
-	bool missing;
-};
-
-/* Problem WHAT, at rpm attribute ATTR ('\0': none of them, or missing). */
-static void
-query_note(struct query_seen *q, const char *what, char attr)
-{
-	static const char order[] = "SM5DLUGTP";
-	const char *at;
-
-	if (q->n < sizeof(q->what) / sizeof(q->what[0]))
-		q->what[q->n++] = what;
-	if (attr != '\0' && (at = strchr(order, attr)) != NULL)
-		q->attrs[at - order] = attr;
-}
-
-/*
- * Say what was seen of E (package PKG) on FP in format FMT, if anything
- * is wrong: the text's line per problem, rpm -V's line ("??5?????? c
- * /etc/x", as dpkg --verify prints it), or a JSON object.
- */
-static void
-query_report(FILE *fp, enum query_format fmt, const char *pkg,
-    const struct record_entry *e, const struct query_seen *q, unsigned *count)
-{
-	char esc[PATH_MAX];
-	size_t i;
-
-	if (q->n == 0)
-		return;
-	switch (fmt) {
-	case QUERY_TEXT:
-		for (i = 0; i < q->n; i++)
-			fprintf(fp, "%s: %s: %s%s\n", pkg, escape_name(e->path,
-			    esc, sizeof(esc)), q->what[i], e->conffile ?
-			    " (conffile)" : "");
-		break;
-	case QUERY_RPM:
-		/* dpkg and rpm print the path as it is; names stay safe here. */
-		fprintf(fp, "%-9s %c %s\n", q->missing ? "missing" : q->attrs,
-		    e->conffile ? 'c' : ' ', escape_name(e->path, esc,
-		    sizeof(esc)));
-		break;
-	case QUERY_JSON:
-		fputs(*count > 0 ? ",\n" : "", fp);
-		fputs("{\"package\": ", fp);
-		escape_put_json(fp, pkg);
-		fputs(", \"path\": ", fp);
-		escape_put_json(fp, e->path);
-		fprintf(fp, ", \"conffile\": %s, \"rpm\": \"%s\", \"problems\": [",
-		    e->conffile ? "true" : "false", q->missing ? "missing" :
-		    q->attrs);
-		for (i = 0; i < q->n; i++) {
-			fputs(i > 0 ? ", " : "", fp);
-			escape_put_json(fp, q->what[i]);
-		}
-		fputs("]}", fp);
-		break;
-	}
-	*count += (unsigned)q->n;
-}
-
-/*
- * Check one recorded path against the root.  Returns 0 (problems told
- * through query_report) or -errno when the check itself failed.
- */
-static int
-query_check(const struct rootfs *rf, struct digest *dg, const char *pkg,
-    const struct record_entry *e, bool check_owner, enum query_format fmt,
-    FILE *fp, unsigned *count)
-{
-	char link[PATH_MAX], what[2][96];
-	uint8_t digest[DIGEST_LEN];
-	struct query_seen q;
-	const char *base;
-	struct stat st;
-	int dfd, fd = -1;
-	ssize_t n;
-	bool type_ok;
-
-	if (strcmp(e->path, "/") == 0)
-		return 0;
-	memset(&q, 0, sizeof(q));
-	/* Times and capabilities are not recorded; owners only as root. */
-	snprintf(q.attrs, sizeof(q.attrs), ".....%s??", check_owner ? ".." :
-	    "??");
-	if ((dfd = query_lstat(rf, e->path + 1, &st, &base)) < 0) {
-		if (dfd != -ENOENT && dfd != -ENOTDIR)
-			return dfd;
-		q.missing = true;
-		query_note(&q, e->skipped ? "device node not made (skipped at"
-		    " install)" : "missing", '\0');
-		query_report(fp, fmt, pkg, e, &q, count);
-		return 0;
-	}
-	switch (e->type) {
-	case 'f': case 'h': type_ok = S_ISREG(st.st_mode); break;
-	case 'd': type_ok = S_ISDIR(st.st_mode) ||
-	    (S_ISLNK(st.st_mode) && (fd = openat(dfd, base, O_PATH |
-	    O_DIRECTORY)) >= 0 && close(fd) == 0); break;
-	case 'l': type_ok = S_ISLNK(st.st_mode); break;
-	case 'c': type_ok = S_ISCHR(st.st_mode); break;
-	case 'b': type_ok = S_ISBLK(st.st_mode); break;
-	default: type_ok = S_ISFIFO(st.st_mode); break;
-	}
-	if (!type_ok) {
-		query_note(&q, "changed type", 'M');
-		query_report(fp, fmt, pkg, e, &q, count);
-		close(dfd);
-		return 0;
-	}
-	/* Directories are kept as they were found: only their presence counts. */
-	if (e->type != 'd' && e->type != 'l' &&
-	    (st.st_mode & 07777) != e->mode) {
-		snprintf(what[0], sizeof(what[0]), "changed mode %04o (recorded"
-		    " %04o)", (unsigned)(st.st_mode & 07777), (unsigned)e->mode);
-		query_note(&q, what[0], 'M');
-	}
-	if (check_owner && e->type != 'd' &&
-	    (st.st_uid != e->uid || st.st_gid != e->gid)) {
-		snprintf(what[1], sizeof(what[1]), "changed owner %u:%u"
-		    " (recorded %u:%u)", (unsigned)st.st_uid,
-		    (unsigned)st.st_gid, (unsigned)e->uid, (unsigned)e->gid);
-		query_note(&q, what[1], st.st_uid != e->uid ? 'U' : 'G');
-		if (st.st_uid != e->uid && st.st_gid != e->gid)
-			q.attrs[6] = 'G';
-	}
-	if (e->type == 'l') {
-		n = readlinkat(dfd, base, link, sizeof(link) - 1);
-		if (n < 0 || (link[n] = '\0', strcmp(link, e->target) != 0))
-			query_note(&q, "changed link target", 'L');
-	} else if ((e->type == 'c' || e->type == 'b') &&
-	    (major(st.st_rdev) != e->major || minor(st.st_rdev) != e->minor))
-		query_note(&q, "changed device numbers", 'D');
-	else if (e->type == 'f' || e->type == 'h') {
-		if ((uint64_t)st.st_size != e->size) {
-			query_note(&q, "changed size", 'S');
-			/* Another size is another content: rpm says both. */
-			q.attrs[2] = '5';
-		} else if (digest_file_at(dg, dfd, base, digest) != 0) {
-			query_note(&q, "unreadable", '\0');
-			q.attrs[2] = '?';
-		} else if (memcmp(digest, e->sha256, sizeof(digest)) != 0)
-			query_note(&q, "changed content", '5');
-	}
-	close(dfd);
-	query_report(fp, fmt, pkg, e, &q, count);
-	return 0;
-}
-
-int
-query_verify(struct manifest *m, const struct rootfs *rf,
-    char *const *names, bool check_owner, enum query_format fmt, FILE *fp,
-    struct dbp_error *err)
-{
-	char **all = NULL;
-	char *const *list = names;
-	struct digest *dg;
-	struct record *rec;
-	unsigned count = 0;
-	size_t i, j;
-	int r = 0;
-
-	/* One SHA-256 context for every file checked. */
-	if (digest_new(&dg) != 0)
-		return dbp_err(err, ENOMEM, "", "cannot verify");
-	if (fmt == QUERY_JSON)
-		fputs("[", fp);
-	if (names == NULL || names[0] == NULL) {
-		if ((r = manifest_names(m, &all, err)) != 0) {
-			digest_free(dg);
-			return r;
-		}
-		list = all;
-	}
-	for (i = 0; r == 0 && list[i] != NULL; i++) {
-		if ((r = manifest_load(m, list[i], &rec, err)) == -ENOENT &&
-		    list == all) {
-			r = 0;	/* gone since the listing, or dpkg's now */
-			continue;
-		}
-		if (r != 0) {
-			if (r == -ENOENT)
-				r = dbp_err(err, 0, list[i],
-				    "package is not installed");
-			break;
-		}
-		for (j = 0; r == 0 && j < rec->n; j++)
-			if ((r = query_check(rf, dg, list[i], &rec->v[j],
-			    check_owner, fmt, fp, &count)) != 0)
-				r = dbp_err(err, -r, rec->v[j].path,
-				    "cannot verify");
-		record_free(rec);
-	}
-	manifest_names_free(all);
-	digest_free(dg);
-	if (fmt == QUERY_JSON && r == 0)
-		fputs("]\n", fp);
-	return r != 0 ? r : (int)count;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Questions about packages and the root that change nothing: --list, --owner, --contents, --verify. */
+/* Questions about packages that change nothing: --list, --owner, --files, --contents (--verify: verify.h). */
 #ifndef DEBUNPACK_QUERY_H
 #define DEBUNPACK_QUERY_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "dpkgdivert.h"
 #include "error.h"
 #include "manifest.h"
 #include "rootfs.h"
@@ -13,32 +14,44 @@
 /* How a query writes what it finds. */
 enum query_format {
 	QUERY_TEXT,	/* lines for people and grep */
-	QUERY_RPM,	/* --verify: rpm -V's lines, as dpkg --verify prints them */
+	QUERY_RPM,	/* --verify: dpkg --verify's lines (rpm -V's format) */
 	QUERY_JSON	/* a JSON array of objects */
 };
 
 /*
- * The recorded packages: one line each, name, version, architecture
- * (tab-separated) and "config-files" for a removed one; or as JSON.
+ * The recorded packages: one line each, name as dpkg-query -l shows it
+ * (NAME:ARCH for Multi-Arch: same), version, architecture (tab-separated)
+ * and "config-files" for a removed one; or as JSON.  With N PATTERNS,
+ * only the packages one of them names, as dpkg-query -l reads them
+ * (NAME or NAME:ARCH, each a shell pattern or not); FOUND[I] tells whether
+ * pattern I named one, and 1 is returned when one named none.
  */
-int query_list(struct manifest *m, enum query_format fmt, FILE *fp,
-    struct dbp_error *err);
+int query_list(struct manifest *m, char *const *patterns, size_t n,
+    bool *found, enum query_format fmt, FILE *fp, struct dbp_error *err);
 
 /*
  * The installed paths each of the N PATTERNS matches, as dpkg -S finds
- * them, one line per path: "PKG[, PKG...]: /PATH".  A pattern with *, ?,
- * [ or \ is a shell pattern over whole paths, its * and ? matching "/"
- * too; one that starts with "/" is a path, taken as the records write it
- * ("//", "/./" and ".." taken out, no symlink followed); anything else
- * is a part of a path (*PATTERN*).  FOUND[I] tells whether pattern I
- * matched.  In FMT QUERY_JSON, an array of {"path", "packages"}.  Returns
+ * them, one line per path: "PKG[, PKG...]: /PATH", each package named as
+ * dpkg does (NAME:ARCH for Multi-Arch: same).  A pattern that does not
+ * start with one of "*[?/" is a part of a path (*PATTERN*); then one with
+ * *, ?, [ or \ is a shell pattern over whole paths, its * and ? matching
+ * "/" too; the rest are paths, taken as the records write them ("//",
+ * "/./" and ".." taken out, no symlink followed).  FOUND[I] tells
+ * whether pattern I matched.  The paths of DIVERT's diversions (may be
+ * NULL) are found too, and a diverted path's lines follow its
+ * diversion's two, as dpkg -S tells them.  In FMT QUERY_JSON, an array
+ * of {"path", "packages"[, "diversion": {"from", "to", "by"}]}.  Returns
  * 1 when one of them matched nothing.
  */
-int query_owner(struct manifest *m, char *const *patterns, size_t n,
-    bool *found, enum query_format fmt, FILE *fp, struct dbp_error *err);
+int query_owner(struct manifest *m, const struct dpkgdivert *divert,
+    char *const *patterns, size_t n, bool *found, enum query_format fmt,
+    FILE *fp, struct dbp_error *err);
 
-/* Whether query_owner takes PATTERN as a path rather than a pattern. */
-bool query_pattern_is_path(const char *pattern);
+/*
+ * ERR says, in dpkg -S's words, that PATTERN (as query_owner searched for
+ * it) matched nothing.  Returns -EINVAL, as dbp_err does.
+ */
+int query_owner_missed(const char *pattern, struct dbp_error *err);
 
 /*
  * Whether package file FILE is sound, read through as an install reads it
@@ -49,29 +62,34 @@ bool query_pattern_is_path(const char *pattern);
 int query_sound(const char *file, struct dbp_error *err);
 
 /*
- * The paths installed package NAME's record holds, one per line, in the
- * package's order (as dpkg -L lists them).  1 when NAME is not installed.
+ * The record of the installed package SPEC names (NAME or NAME:ARCH, as
+ * dpkg -L and dpkg --verify take them): 0 with *OUT (record_free),
+ * -ENOENT when it names none, or another -errno with ERR.
  */
-int query_files(struct manifest *m, const char *name, FILE *fp,
+int query_load(struct manifest *m, const char *spec, struct record **out,
     struct dbp_error *err);
+
+/*
+ * dpkg-divert's diversions in root RF's dpkg database, in *OUT (the
+ * caller's, dpkgdivert_free; NULL without a database).  0 or -errno with
+ * ERR.
+ */
+int query_diversions(const struct rootfs *rf, struct dpkgdivert **out,
+    struct dbp_error *err);
+
+/*
+ * The paths of the installed package SPEC names (NAME or NAME:ARCH), one
+ * per line, as dpkg -L lists them: "/." first, symlinks last, and after
+ * a path that DIVERT (may be NULL) diverts, where it goes.  1 when SPEC
+ * names no installed package.
+ */
+int query_files(struct manifest *m, const char *spec,
+    const struct dpkgdivert *divert, FILE *fp, struct dbp_error *err);
 
 /*
  * The entries of package file FILE's data member, one line each, as
  * dpkg-deb -c lists them (mode, owner/group, size, mtime, path, link).
  */
 int query_contents(const char *file, FILE *fp, struct dbp_error *err);
-
-/*
- * Compare the root RF with the records of packages NAMES (NULL-terminated;
- * NULL or empty: every package) and write what differs on FP in format
- * FMT: a line per problem, "PKG: PATH: what" (missing, type, size,
- * content, mode, owner, target), conffiles marked; rpm -V's line per path
- * ("S.5......  c /etc/x"; "missing"); or a JSON array of objects.
- * CHECK_OWNER compares owners too (meaningful as root).  Returns the
- * number of problems, or -errno with ERR filled.
- */
-int query_verify(struct manifest *m, const struct rootfs *rf,
-    char *const *names, bool check_owner, enum query_format fmt, FILE *fp,
-    struct dbp_error *err);
 
 #endif

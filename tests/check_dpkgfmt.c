@@ -266,8 +266,26 @@ START_TEST(test_dpkgfmt_version)
 }
 END_TEST
 
+/* dpkgfmt_list_walk's callbacks: each path and a space into CTX. */
+static int
+walk_path(const char *path, const struct record_entry *e, void *ctx)
+{
+	ck_assert(e != NULL || strcmp(path, "/.") == 0);
+	strcat(ctx, path);
+	strcat(ctx, " ");
+	return 0;
+}
+
+static int
+walk_path_stop(const char *path, const struct record_entry *e, void *ctx)
+{
+	walk_path(path, e, ctx);
+	return strcmp(path, "/usr/bin/z") == 0 ? -EINTR : 0;
+}
+
 START_TEST(test_dpkgfmt_list)
 {
+	char walked[256];
 	struct record *rec;
 	char *buf = NULL;
 	size_t len = 0;
@@ -288,6 +306,14 @@ START_TEST(test_dpkgfmt_list)
 	ck_assert_str_eq(buf, "/.\n/usr\n/usr/bin\n/usr/bin/z\n/etc\n"
 	    "/usr/bin/a\n");
 	free(buf);
+	/* The walk in the same order, "/." left out; it stops when told. */
+	walked[0] = '\0';
+	ck_assert_int_eq(dpkgfmt_list_walk(rec, false, walk_path, walked), 0);
+	ck_assert_str_eq(walked, "/usr /usr/bin /usr/bin/z /etc /usr/bin/a ");
+	walked[0] = '\0';
+	ck_assert_int_eq(dpkgfmt_list_walk(rec, true, walk_path_stop,
+	    walked), -EINTR);
+	ck_assert_str_eq(walked, "/. /usr /usr/bin /usr/bin/z ");
 	record_free(rec);
 }
 END_TEST

@@ -64,8 +64,9 @@ for i in 1 2; do
 done
 # Queries in their formats, a removal and a purge over dpkg's database,
 # and -R over a directory.
-for q in "--list --json" "--verify --json" "--verify --verify-format=rpm" \
-    "--owner /usr --json"; do
+for q in "--list --json" "--list alltypes nosuch" "--verify --json" \
+    "--verify --verify-format=rpm alltypes nosuch" "--owner /usr --json" \
+    "--owner bin/a nothing" "--files alltypes nosuch"; do
 	# shellcheck disable=SC2086 # Q holds an option and its words
 	if valgrind -q --leak-check=full --error-exitcode=3 \
 	    build/debunpack --root "$vg/db" $q > /dev/null 2>&1; then
