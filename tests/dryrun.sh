@@ -164,18 +164,6 @@ compare() {
 	cases=$((cases + 1))
 }
 
-# pkg NAME VERSION LINE...: a package of the given mkdeb lines.
-pkg() {
-	p_n=$1 p_v=$2
-	shift 2
-	{
-		echo "control-field Package $p_n"
-		echo "control-field Version $p_v"
-		echo "control-field Architecture all"
-		printf '%s\n' "$@"
-	} > "$T/$p_n-$p_v.desc"
-	build_deb "$p_n-$p_v" "$T/$p_n-$p_v.desc"
-}
 
 # Every fixture into a new root, and over itself; the bad ones refused.
 for desc in "$FIXTURES"/*.desc "$FIXTURES"/bad/*.desc; do
@@ -192,14 +180,14 @@ echo "ok fixtures ($cases runs)"
 # An upgrade: replaced, removed and kept paths, a directory shared with
 # another package, one that holds a file of nobody's, a directory and a
 # file replacing each other, a changed conffile, a hardlink.
-s1=$(pkg s 1 "dir ./shared/ 0755" "file ./shared/s 0644 text:s\\n")
-a1=$(pkg a 1 "dir ./opt/ 0755" "dir ./opt/d/ 0755" "file ./opt/f 0644 text:f\\n" \
+s1=$(make_pkg s 1 "dir ./shared/ 0755" "file ./shared/s 0644 text:s\\n")
+a1=$(make_pkg a 1 "dir ./opt/ 0755" "dir ./opt/d/ 0755" "file ./opt/f 0644 text:f\\n" \
     "dir ./opt/gone/ 0755" "file ./opt/gone/x 0644 text:x\\n" \
     "dir ./opt/user/ 0755" "file ./opt/user/y 0644 text:y\\n" \
     "dir ./shared/ 0755" "file ./shared/a 0644 text:a\\n" \
     "dir ./etc/ 0755" "file ./etc/a.conf 0644 text:one\\n" \
     "control-file conffiles 0644 /etc/a.conf\\n" "file ./opt/old 0644 text:old\\n")
-a2=$(pkg a 2 "dir ./opt/ 0755" "file ./opt/d 0644 text:now a file\\n" \
+a2=$(make_pkg a 2 "dir ./opt/ 0755" "file ./opt/d 0644 text:now a file\\n" \
     "dir ./opt/f/ 0755" "file ./opt/f/in 0644 text:in\\n" \
     "dir ./etc/ 0755" "file ./etc/a.conf 0644 text:two\\n" \
     "control-file conffiles 0644 /etc/a.conf\\n" "file ./opt/new 0644 text:new\\n" \
@@ -220,20 +208,20 @@ echo "ok upgrade"
 # Refusals decided at different depths: another package's file, a
 # non-empty directory to become a file, and with --force-overwrite the
 # takeover's warning.
-b1=$(pkg b 1 "dir ./shared/ 0755" "file ./shared/s 0644 text:b\\n")
+b1=$(make_pkg b 1 "dir ./shared/ 0755" "file ./shared/s 0644 text:b\\n")
 compare "conflict" "$T/u" "$b1"
 [ "$run_rc" = 1 ] || fail "conflict: exit $run_rc"
 compare "takeover" "$T/u" --force-overwrite "$b1"
 grep -q "taken over from package 's'" "$T/run.err" || fail "takeover: $(cat "$T/run.err")"
-c1=$(pkg c 1 "file ./opt/user 0644 text:no\\n")
+c1=$(make_pkg c 1 "file ./opt/user 0644 text:no\\n")
 compare "file over a full directory" "$T/u" "$c1"
 [ "$run_rc" = 1 ] || fail "file over a full directory: exit $run_rc"
 echo "ok refusals"
 
 # Merged /usr: the package's bin/x is usr/bin/x.
-m1=$(pkg m 1 "dir ./bin/ 0755" "file ./bin/m 0755 text:m\\n" \
+m1=$(make_pkg m 1 "dir ./bin/ 0755" "file ./bin/m 0755 text:m\\n" \
     "dir ./usr/ 0755" "dir ./usr/bin/ 0755" "file ./usr/bin/n 0755 text:n\\n")
-m2=$(pkg m 2 "dir ./usr/ 0755" "dir ./usr/bin/ 0755" "file ./usr/bin/m 0755 text:m2\\n")
+m2=$(make_pkg m 2 "dir ./usr/ 0755" "dir ./usr/bin/ 0755" "file ./usr/bin/m 0755 text:m2\\n")
 rm -rf "$T/m"
 mkdir "$T/m"
 compare "merged /usr" "$T/m" --merged-usr "$m1"
@@ -248,11 +236,11 @@ if command -v dpkg > /dev/null; then
 	rm -rf "$T/d"
 	mkdir -p "$T/d/var/lib/dpkg/info" "$T/d/var/lib/dpkg/updates"
 	: > "$T/d/var/lib/dpkg/status"
-	o1=$(pkg dpkgonly 1 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
+	o1=$(make_pkg dpkgonly 1 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
 	    "dir ./usr/share/ux/ 0755" "file ./usr/share/ux/shared 0644 text:o\\n")
-	o2=$(pkg dpkgonly 2 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
+	o2=$(make_pkg dpkgonly 2 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
 	    "dir ./usr/share/ux/ 0755" "file ./usr/share/ux/shared 0644 text:o2\\n")
-	g1=$(pkg grab 1 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
+	g1=$(make_pkg grab 1 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
 	    "dir ./usr/share/ux/ 0755" "file ./usr/share/ux/shared 0644 text:g\\n")
 	PATH=$PATH:/usr/sbin:/sbin dpkg --root "$T/d" --log=/dev/null \
 	    --force-not-root --force-script-chrootless -i "$o1" > "$T/dpkg.log" 2>&1 ||

@@ -82,6 +82,20 @@ build_deb() {
 	echo "$T/$1.deb"
 }
 
+# make_pkg NAME VERSION LINE...: a package of architecture all made of
+# the given mkdeb lines (tests/mkdeb.c), its path on standard output.
+make_pkg() {
+	mp_n=$1 mp_v=$2
+	shift 2
+	{
+		echo "control-field Package $mp_n"
+		echo "control-field Version $mp_v"
+		echo "control-field Architecture all"
+		printf '%s\n' "$@"
+	} > "$T/$mp_n-$mp_v.desc"
+	build_deb "$mp_n-$mp_v" "$T/$mp_n-$mp_v.desc"
+}
+
 # tree_list DIR: one line per path below DIR, sorted: type, mode, size,
 # mtime, hardlink group, link target.  Hardlinked files name the first path
 # of their inode, so two trees with the same link structure list alike.

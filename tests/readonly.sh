@@ -16,30 +16,19 @@ changes() {
 	(cd "$1" && find . -printf '%C@ %T@ %p\n') | LC_ALL=C sort -k3
 }
 
-pkg() {	# NAME VERSION LINE...: a package of the given mkdeb lines
-	p_n=$1 p_v=$2
-	shift 2
-	{
-		echo "control-field Package $p_n"
-		echo "control-field Version $p_v"
-		echo "control-field Architecture all"
-		printf '%s\n' "$@"
-	} > "$T/$p_n-$p_v.desc"
-	build_deb "$p_n-$p_v" "$T/$p_n-$p_v.desc"
-}
 
 # Readable by anyone: the other user reads the root and the packages.
 chmod 755 "$T"
 umask 022
-a1=$(pkg a 1 "dir ./etc/ 0755" "file ./etc/a.conf 0644 text:one\\n" \
+a1=$(make_pkg a 1 "dir ./etc/ 0755" "file ./etc/a.conf 0644 text:one\\n" \
     "control-file conffiles 0644 /etc/a.conf\\n" "dir ./usr/ 0755" \
     "dir ./usr/bin/ 0755" "file ./usr/bin/a 0755 text:a\\n" \
     "file ./usr/bin/old 0755 text:old\\n")
-a2=$(pkg a 2 "dir ./etc/ 0755" "file ./etc/a.conf 0644 text:two\\n" \
+a2=$(make_pkg a 2 "dir ./etc/ 0755" "file ./etc/a.conf 0644 text:two\\n" \
     "control-file conffiles 0644 /etc/a.conf\\n" "dir ./usr/ 0755" \
     "dir ./usr/bin/ 0755" "file ./usr/bin/a 0755 text:a2\\n" \
     "dir ./usr/share/ 0755" "dir ./usr/share/a/ 0755" "file ./usr/share/a/new 0644 text:n\\n")
-b1=$(pkg b 1 "dir ./usr/ 0755" "dir ./usr/bin/ 0755" "file ./usr/bin/b 0755 text:b\\n")
+b1=$(make_pkg b 1 "dir ./usr/ 0755" "dir ./usr/bin/ 0755" "file ./usr/bin/b 0755 text:b\\n")
 chmod 644 "$T"/*.deb
 
 R=$T/root
