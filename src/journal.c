@@ -41,6 +41,16 @@
  * last line without its newline was cut by a crash and is ignored.
  */
 
+const struct journal_line journal_lines[JOURNAL_NKINDS] = {
+	[JOURNAL_DIR] = { .word = "dir", .fields = 4, .escaped = 1 },
+	[JOURNAL_MKDIR] = { .word = "mkdir", .fields = 1, .escaped = 1 },
+	[JOURNAL_ITEM] = { .word = "item", .fields = 5, .escaped = 3 },
+	[JOURNAL_GONE] = { .word = "gone", .fields = 2, .escaped = 1 },
+	[JOURNAL_ASIDE] = { .word = "aside", .fields = 1, .escaped = 1 },
+	[JOURNAL_DROP] = { .word = "drop", .fields = 1, .escaped = 1 },
+	[JOURNAL_COMMIT] = { .word = "commit" },
+};
+
 struct journal {
 	FILE *fp;		/* the file once open, else a memory stream */
 	char *mem;		/* the memory stream's buffer */
@@ -94,11 +104,45 @@ journal_check(struct journal *j, FILE *fp)
 	return j->err;
 }
 
+/*
+ * Append a line of KIND: HEAD, the fields before its names, already
+ * formatted (NULL: none), then its names NAMES, escaped.
+ */
+static void
+journal_put(struct journal *j, enum journal_kind kind, const char *head,
+    const char *const *names)
+{
+	const struct journal_line *l = &journal_lines[kind];
+	unsigned i;
+
+	j->dirty = true;
+	if (fputs(l->word, j->fp) == EOF ||
+	    (head != NULL && fprintf(j->fp, "\t%s", head) < 0))
+		journal_failed(j);
+	for (i = 0; i < l->escaped; i++)
+		if (putc('\t', j->fp) == EOF ||
+		    !escape_put_field(j->fp, names[i]))
+			journal_failed(j);
+	if (putc('\n', j->fp) == EOF)
+		journal_failed(j);
+}
+
+/* The times of a "dir" line: ATIME and MTIME, tab-separated, in BUF. */
+static const char *
+journal_times(char *buf, size_t n, char tree, const struct timespec *t)
+{
+	snprintf(buf, n, "%c\t%jd.%09ld\t%jd.%09ld", tree,
+	    (intmax_t)t[0].tv_sec, t[0].tv_nsec, (intmax_t)t[1].tv_sec,
+	    t[1].tv_nsec);
+	return buf;
+}
+
 int
 journal_open(struct journal *j, int admfd, const char *name,
     struct dbp_error *err)
 {
 	struct stat st;
+	char head[96];
 	FILE *fp;
 	int fd;
 
@@ -126,9 +170,9 @@ journal_open(struct journal *j, int admfd, const char *name,
 	/* The admin directory's times as they were before the journal came. */
 	j->admtimes[0] = st.st_atim;
 	j->admtimes[1] = st.st_mtim;
-	fprintf(fp, JOURNAL_MAGIC "%d\ndir\tA\t%jd.%09ld\t%jd.%09ld\t.\n",
-	    JOURNAL_VERSION, (intmax_t)st.st_atim.tv_sec, st.st_atim.tv_nsec,
-	    (intmax_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	fprintf(fp, JOURNAL_MAGIC "%d\n%s\t%s\t.\n", JOURNAL_VERSION,
+	    journal_lines[JOURNAL_DIR].word, journal_times(head, sizeof(head),
+	    JOURNAL_ADMIN, j->admtimes));
 	if (j->err == 0 && fflush(j->fp) == 0 && j->memlen > 0)
 		fwrite(j->mem, 1, j->memlen, fp);
 	fclose(j->fp);
@@ -144,18 +188,16 @@ journal_open(struct journal *j, int admfd, const char *name,
 int
 journal_dir(struct journal *j, const char *path, const struct timespec *t)
 {
+	const char *names[] = { path[0] != '\0' ? path : "." };
+	char head[96];
+
 	if (j->fp == NULL)
 		return 0;
 	if (t != NULL)
-		fprintf(j->fp, "dir\tR\t%jd.%09ld\t%jd.%09ld\t",
-		    (intmax_t)t[0].tv_sec, t[0].tv_nsec,
-		    (intmax_t)t[1].tv_sec, t[1].tv_nsec);
+		journal_put(j, JOURNAL_DIR, journal_times(head, sizeof(head),
+		    JOURNAL_ROOT, t), names);
 	else
-		fputs("mkdir\t", j->fp);
-	if (!escape_put_field(j->fp, path[0] != '\0' ? path : ".") ||
-	    putc('\n', j->fp) == EOF)
-		journal_failed(j);
-	j->dirty = true;
+		journal_put(j, JOURNAL_MKDIR, NULL, names);
 	/* Written now: the caller is about to act on the directory. */
 	return journal_check(j, j->fp);
 }
@@ -167,10 +209,7 @@ journal_aside(struct journal *j, const char *path)
 
 	if (j->fp == NULL)
 		return 0;
-	j->dirty = true;
-	if (fputs("aside\t", j->fp) == EOF || !escape_put_field(j->fp, path) ||
-	    putc('\n', j->fp) == EOF)
-		journal_failed(j);
+	journal_put(j, JOURNAL_ASIDE, NULL, &path);
 	/* Durable before the rename it announces: it moves a package's file. */
 	return journal_sync(j, &ignored);
 }
@@ -179,27 +218,23 @@ int
 journal_item(struct journal *j, char tree, bool hadold, const char *dir,
     const char *tmp, const char *name)
 {
+	const char *names[] = { dir[0] != '\0' ? dir : ".", tmp, name };
+	char head[] = { tree, '\t', hadold ? '1' : '0', '\0' };
+
 	if (j->fp == NULL)
 		return 0;
-	j->dirty = true;
-	if (fprintf(j->fp, "item\t%c\t%d\t", tree, hadold ? 1 : 0) < 0 ||
-	    !escape_put_field(j->fp, dir[0] != '\0' ? dir : ".") ||
-	    putc('\t', j->fp) == EOF || !escape_put_field(j->fp, tmp) ||
-	    putc('\t', j->fp) == EOF || !escape_put_field(j->fp, name) ||
-	    putc('\n', j->fp) == EOF)
-		journal_failed(j);
+	journal_put(j, JOURNAL_ITEM, head, names);
 	return j->err;
 }
 
 int
 journal_gone(struct journal *j, char type, const char *path)
 {
+	char head[] = { type, '\0' };
+
 	if (j->fp == NULL)
 		return 0;
-	j->dirty = true;
-	if (fprintf(j->fp, "gone\t%c\t", type) < 0 ||
-	    !escape_put_field(j->fp, path) || putc('\n', j->fp) == EOF)
-		journal_failed(j);
+	journal_put(j, JOURNAL_GONE, head, &path);
 	return j->err;
 }
 
@@ -208,10 +243,7 @@ journal_drop(struct journal *j, const char *file)
 {
 	if (j->fp == NULL)
 		return 0;
-	j->dirty = true;
-	if (fputs("drop\t", j->fp) == EOF ||
-	    !escape_put_field(j->fp, file) || putc('\n', j->fp) == EOF)
-		journal_failed(j);
+	journal_put(j, JOURNAL_DROP, NULL, &file);
 	return j->err;
 }
 
@@ -244,9 +276,7 @@ journal_commit(struct journal *j, struct dbp_error *err)
 {
 	if (j->fp == NULL)
 		return 0;
-	j->dirty = true;
-	if (fputs("commit\n", j->fp) == EOF)
-		journal_failed(j);
+	journal_put(j, JOURNAL_COMMIT, NULL, NULL);
 	/*
 	 * The last line: if writing failed, it did not reach the file whole
 	 * (journal_end and journal_free never write it later), and the run

@@ -18,6 +18,32 @@
 #define JOURNAL_ROOT	'R'
 #define JOURNAL_ADMIN	'A'
 
+/*
+ * The journal's lines, one table for the writer (journal.c) and the
+ * reader (recover.c): a line is its WORD, then FIELDS fields, each after
+ * a tab; the last ESCAPED of them are names, escaped (escape.h), which
+ * may hold any byte but a NUL.
+ *   dir TREE ATIME MTIME PATH       a directory the run uses, its times
+ *   mkdir PATH                      a directory about to be made
+ *   item TREE HADOLD DIR TMP NAME   a rename to come
+ *   gone TYPE PATH                  after the commit, PATH goes
+ *   aside PATH                      a file about to be moved aside
+ *   drop FILE                       after the commit, a record goes
+ *   commit                          the commit point
+ */
+enum journal_kind {
+	JOURNAL_DIR, JOURNAL_MKDIR, JOURNAL_ITEM, JOURNAL_GONE,
+	JOURNAL_ASIDE, JOURNAL_DROP, JOURNAL_COMMIT, JOURNAL_NKINDS
+};
+
+struct journal_line {
+	const char *word;
+	unsigned fields;
+	unsigned escaped;
+};
+
+extern const struct journal_line journal_lines[JOURNAL_NKINDS];
+
 struct journal;
 
 /*

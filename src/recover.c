@@ -59,10 +59,8 @@
  * by the next one.
  */
 
-enum rc_kind { RC_DIR, RC_MKDIR, RC_ITEM, RC_GONE, RC_ASIDE, RC_DROP };
-
 struct rc_line {
-	enum rc_kind kind;
+	enum journal_kind kind;
 	char tree;		/* dir, item: JOURNAL_ROOT or JOURNAL_ADMIN */
 	char type;		/* gone */
 	bool hadold;		/* item */
@@ -167,64 +165,51 @@ static const char *
 rc_parse_line(struct recover *rc, char *line, struct rc_line *l)
 {
 	char *f[7];
-	size_t n = rc_split(line, f, 6), i, want;
+	size_t n = rc_split(line, f, 6), i, k, want;
 	const char *why;
 
 	memset(l, 0, sizeof(*l));
-	if (strcmp(f[0], "commit") == 0 && n == 1) {
+	for (k = 0; k < JOURNAL_NKINDS; k++)
+		if (strcmp(f[0], journal_lines[k].word) == 0)
+			break;
+	if (k == JOURNAL_NKINDS)
+		return "unknown line";
+	l->kind = (enum journal_kind)k;
+	want = journal_lines[k].fields + 1;
+	if (n != want)
+		return "wrong number of fields";
+	if (l->kind == JOURNAL_COMMIT) {
 		rc->committed = true;
 		return "";
 	}
-	if (strcmp(f[0], "dir") == 0) {
-		l->kind = RC_DIR;
-		want = 5;
-	} else if (strcmp(f[0], "mkdir") == 0) {
-		l->kind = RC_MKDIR;
-		want = 2;
-	} else if (strcmp(f[0], "item") == 0) {
-		l->kind = RC_ITEM;
-		want = 6;
-	} else if (strcmp(f[0], "gone") == 0) {
-		l->kind = RC_GONE;
-		want = 3;
-	} else if (strcmp(f[0], "aside") == 0) {
-		l->kind = RC_ASIDE;
-		want = 2;
-	} else if (strcmp(f[0], "drop") == 0) {
-		l->kind = RC_DROP;
-		want = 2;
-	} else
-		return "unknown line";
-	if (n != want)
-		return "wrong number of fields";
-	for (i = want - (l->kind == RC_ITEM ? 3 : 1); i < want; i++)
+	for (i = want - journal_lines[k].escaped; i < want; i++)
 		if ((why = escape_parse_field(f[i])) != NULL)
 			return why;
-	if ((l->kind == RC_DIR || l->kind == RC_ITEM) &&
+	if ((l->kind == JOURNAL_DIR || l->kind == JOURNAL_ITEM) &&
 	    ((f[1][0] != JOURNAL_ROOT && f[1][0] != JOURNAL_ADMIN) ||
 	    f[1][1] != '\0'))
 		return "bad tree";
-	if (l->kind == RC_DIR || l->kind == RC_ITEM)
+	if (l->kind == JOURNAL_DIR || l->kind == JOURNAL_ITEM)
 		l->tree = f[1][0];
 	switch (l->kind) {
-	case RC_DIR:
+	case JOURNAL_DIR:
 		if (rc_time(f[2], &l->times[0]) != 0 ||
 		    rc_time(f[3], &l->times[1]) != 0)
 			return "bad time";
 		l->path = f[4];
 		break;
-	case RC_MKDIR:
-	case RC_ASIDE:
+	case JOURNAL_MKDIR:
+	case JOURNAL_ASIDE:
 		l->path = f[1];
 		break;
-	case RC_DROP:
+	case JOURNAL_DROP:
 		/* A record of the admin directory, never a reserved name. */
 		l->path = f[1];
 		if (strchr(l->path, '/') != NULL || names_reserved(l->path) ||
 		    strcmp(l->path, JOURNAL_NAME) == 0)
 			return "bad name";
 		break;
-	case RC_ITEM:
+	case JOURNAL_ITEM:
 		if ((f[2][0] != '0' && f[2][0] != '1') || f[2][1] != '\0')
 			return "bad backup flag";
 		l->hadold = f[2][0] == '1';
@@ -244,12 +229,15 @@ rc_parse_line(struct recover *rc, char *line, struct rc_line *l)
 		    strcmp(l->name, JOURNAL_NAME) == 0))
 			return "bad name";
 		break;
-	case RC_GONE:
+	case JOURNAL_GONE:
 		if (f[1][0] == '\0' || f[1][1] != '\0')
 			return "bad type";
 		l->type = f[1][0];
 		l->path = f[2];
 		break;
+	case JOURNAL_COMMIT:	/* taken above */
+	case JOURNAL_NKINDS:
+		return "unknown line";
 	}
 	/* Paths are the run's own, relative to the root or the admin directory. */
 	if (l->path[0] == '/' || l->path[0] == '\0')
@@ -406,7 +394,7 @@ rc_is_aside(const struct recover *rc, const char *path, const char *name)
 	if (rc->committed)
 		return false;
 	for (i = 0; i < rc->n; i++) {
-		if (rc->v[i].kind != RC_ASIDE)
+		if (rc->v[i].kind != JOURNAL_ASIDE)
 			continue;
 		p = rc->v[i].path;
 		base = strrchr(p, '/') != NULL ? strrchr(p, '/') + 1 : p;
@@ -427,7 +415,7 @@ rc_asides_back(struct recover *rc, struct recover_result *res)
 	int dfd;
 
 	for (i = rc->n; i-- > 0;) {
-		if (rc->v[i].kind != RC_ASIDE ||
+		if (rc->v[i].kind != JOURNAL_ASIDE ||
 		    (dfd = rc_parent(rc, rc->v[i].path, &base)) < 0)
 			continue;
 		if (names_aside(base, old, sizeof(old)) != 0 ||
@@ -485,7 +473,7 @@ rc_sweep_all(struct recover *rc, struct recover_result *res)
 	 * "mkdir" line (I1), items name them again, once per file.
 	 */
 	for (i = 0; i < rc->n; i++)
-		if ((rc->v[i].kind == RC_DIR || rc->v[i].kind == RC_MKDIR) &&
+		if ((rc->v[i].kind == JOURNAL_DIR || rc->v[i].kind == JOURNAL_MKDIR) &&
 		    rc->v[i].tree != JOURNAL_ADMIN)
 			rc_sweep(rc, JOURNAL_ROOT, rc->v[i].path, res);
 }
@@ -520,7 +508,7 @@ rc_rmdirs(struct recover *rc)
 	int dfd;
 
 	for (i = rc->n; i-- > 0;) {
-		if (rc->v[i].kind != RC_MKDIR ||
+		if (rc->v[i].kind != JOURNAL_MKDIR ||
 		    (dfd = rc_parent(rc, rc->v[i].path, &base)) < 0)
 			continue;
 		/* Not empty: someone put files there since; keep it. */
@@ -536,7 +524,7 @@ rc_restore_times(struct recover *rc)
 	int dfd;
 
 	for (i = 0; i < rc->n; i++) {
-		if (rc->v[i].kind != RC_DIR ||
+		if (rc->v[i].kind != JOURNAL_DIR ||
 		    (dfd = rc_dir(rc, rc->v[i].tree, rc->v[i].path)) < 0)
 			continue;
 		futimens(dfd, rc->v[i].times);
@@ -584,7 +572,7 @@ rc_sync(struct recover *rc)
 	rc_sync_dir(rc, fs, rc->rf->fd, ".");
 	rc_sync_dir(rc, fs, rc->admfd, JOURNAL_NAME);
 	for (i = 0; i < rc->n && rc->err == 0; i++) {
-		if (rc->v[i].kind != RC_DIR && rc->v[i].kind != RC_MKDIR)
+		if (rc->v[i].kind != JOURNAL_DIR && rc->v[i].kind != JOURNAL_MKDIR)
 			continue;
 		/* Gone (a directory the undo removed): its parent has a line. */
 		if ((dfd = rc_dir(rc, rc->v[i].tree, rc->v[i].path)) < 0)
@@ -641,11 +629,11 @@ recover_pending(int admfd, struct recover_pending *p, struct dbp_error *err)
 		for (i = 0; i < rc.n && r == 0; i++) {
 			const struct rc_line *l = &rc.v[i];
 
-			if (!rc.committed && l->kind == RC_ITEM &&
+			if (!rc.committed && l->kind == JOURNAL_ITEM &&
 			    l->tree == JOURNAL_ADMIN &&
 			    rc_record_moved(admfd, l))
 				p->records_moving = true;
-			if (!rc.committed || l->kind != RC_DROP)
+			if (!rc.committed || l->kind != JOURNAL_DROP)
 				continue;
 			if ((v = realloc(p->dropped, (p->ndropped + 1) *
 			    sizeof(*v))) == NULL ||
@@ -706,14 +694,14 @@ recover_run(const struct rootfs *rf, int admfd, struct recover_result *res,
 	res->forward = rc.committed;
 	if (rc.committed) {
 		for (i = 0; i < rc.n; i++)
-			if (rc.v[i].kind == RC_ITEM)
+			if (rc.v[i].kind == JOURNAL_ITEM)
 				rc_finish_item(&rc, &rc.v[i], res);
 		for (i = 0; i < rc.n; i++)
-			if (rc.v[i].kind == RC_GONE)
+			if (rc.v[i].kind == JOURNAL_GONE)
 				rc_gone(&rc, &rc.v[i], res);
 		/* The records of removed packages, after their paths. */
 		for (i = 0; i < rc.n; i++)
-			if (rc.v[i].kind == RC_DROP &&
+			if (rc.v[i].kind == JOURNAL_DROP &&
 			    unlinkat(rc.admfd, rc.v[i].path, 0) != 0 &&
 			    errno != ENOENT)
 				rc_fail(&rc, errno, rc.v[i].path,
@@ -725,7 +713,7 @@ recover_run(const struct rootfs *rf, int admfd, struct recover_result *res,
 	} else {
 		/* Last first: the records, then the files, as they were done. */
 		for (i = rc.n; i-- > 0;)
-			if (rc.v[i].kind == RC_ITEM)
+			if (rc.v[i].kind == JOURNAL_ITEM)
 				rc_undo_item(&rc, &rc.v[i], res);
 		rc_sweep_all(&rc, res);
 		/* Created directories that do not hold the journal go first. */
