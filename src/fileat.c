@@ -82,3 +82,16 @@ fileat_unlink(int dfd, const char *name)
 {
 	return unlinkat(dfd, name, 0) == 0 || errno == ENOENT ? 0 : -errno;
 }
+
+int
+fileat_remove_old(int dfd, const char *base, char type)
+{
+	struct stat st;
+
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    (type == 'd') != (S_ISDIR(st.st_mode) != 0))
+		return 0;
+	if (type == 'd')	/* not empty: it holds someone's files */
+		return unlinkat(dfd, base, AT_REMOVEDIR) == 0;
+	return unlinkat(dfd, base, 0) == 0 ? 1 : -errno;
+}

@@ -24,4 +24,12 @@ bool fileat_same(int dfd, const char *a, const char *b);
 /* Unlink non-directory NAME in DFD: 0 if it is gone (or was), or -errno. */
 int fileat_unlink(int dfd, const char *name);
 
+/*
+ * Remove BASE in DFD, an old version's path of record type TYPE, as the
+ * run and the repair after a crash both do: a directory only when empty,
+ * nothing whose type changed since.  1 if removed, 0 if left, or -errno
+ * when a file could not be removed.
+ */
+int fileat_remove_old(int dfd, const char *base, char type);
+
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "journal.h"
+#include "fileat.h"
 #include "obsolete.h"
 
 /* A path of an old version to remove after the commit point. */
@@ -259,19 +260,6 @@ obsolete_verdicts(const struct obsolete *ob, struct dirs *d, plan_fn *fn,
 	free(gone);
 }
 
-int
-obsolete_remove_one(int dfd, const char *base, char type)
-{
-	struct stat st;
-
-	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    (type == 'd') != (S_ISDIR(st.st_mode) != 0))
-		return 0;
-	if (type == 'd')	/* not empty: it holds someone's files */
-		return unlinkat(dfd, base, AT_REMOVEDIR) == 0;
-	return unlinkat(dfd, base, 0) == 0 ? 1 : -errno;
-}
-
 void
 obsolete_remove(const struct obsolete *ob, struct dirs *d,
     void (*warn)(void *, const char *, const char *), void *ctx)
@@ -283,7 +271,7 @@ obsolete_remove(const struct obsolete *ob, struct dirs *d,
 		const struct obsolete_path *g = &ob->v[i];
 
 		if ((fd = dirs_fd(d, g->pidx)) < 0 ||
-		    (r = obsolete_remove_one(fd, g->base, g->e->type)) == 0)
+		    (r = fileat_remove_old(fd, g->base, g->e->type)) == 0)
 			continue;
 		if (r < 0) {
 			if (warn != NULL)

@@ -51,12 +51,5 @@ void obsolete_verdicts(const struct obsolete *ob, struct dirs *d,
 void obsolete_remove(const struct obsolete *ob, struct dirs *d,
     void (*warn)(void *, const char *, const char *), void *ctx);
 
-/*
- * Remove BASE in DFD, an old version's path of record type TYPE, as the
- * run and the repair after a crash both do: a directory only when empty,
- * nothing whose type changed since.  1 if removed, 0 if left, or -errno
- * when a file could not be removed.
- */
-int obsolete_remove_one(int dfd, const char *base, char type);
 
 #endif

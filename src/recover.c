@@ -19,7 +19,6 @@
 #include "fsset.h"
 #include "journal.h"
 #include "names.h"
-#include "obsolete.h"
 #include "recover.h"
 
 /*
@@ -380,7 +379,7 @@ rc_gone(struct recover *rc, const struct rc_line *l,
 
 	/* Like the run, which only warns: the new versions are in place. */
 	if ((dfd = rc_parent(rc, l->path, &base)) >= 0 &&
-	    obsolete_remove_one(dfd, base, l->type) > 0)
+	    fileat_remove_old(dfd, base, l->type) > 0)
 		res->gone++;
 }
 

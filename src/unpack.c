@@ -387,19 +387,18 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	struct timespec ts[2];
 	bool conffile = unpack_is_conffile(u, t->path);
 	bool want_md5 = conffile || u->md5_all;
-	int fd, tries, r;
+	int fd = -1, tries, r;
 
 	if (conffile && (r = unpack_conffile(u, t, err)) != 0)
 		return r;
+	/* A dry run reads and checks the data, and writes none of it. */
 	for (tries = 0; !u->opts.nowrite; tries++) {
 		fd = openat(t->dfd, t->tmp, O_WRONLY | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || !unpack_stale(t, tries))
 			break;
 	}
-	if (u->opts.nowrite)
-		fd = -1;	/* the data is read and checked, not written */
-	else if (fd < 0)
+	if (!u->opts.nowrite && fd < 0)
 		return dbp_err(err, errno, t->path, "cannot create");
 	if ((r = unpack_register(u, t, AE_IFREG, err)) != 0) {
 		if (fd >= 0)
