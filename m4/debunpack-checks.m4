@@ -1,5 +1,5 @@
 dnl Linux-only calls that make durability cheap, each with a portable fallback
-dnl in src/syncbatch.c and src/rootfs.c when missing.
+dnl in src/syncbatch.c and src/durable/rootfs.c when missing.
 AC_DEFUN([DEBUNPACK_SYNC_CHECKS], [
   AC_CHECK_FUNCS([sync_file_range syncfs posix_fadvise fdatasync])
   AC_CHECK_HEADERS([linux/openat2.h])

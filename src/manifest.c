@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "batchfile.h"
-#include "dirs.h"
-#include "journal.h"
+#include "durable/batchfile.h"
+#include "durable/dirs.h"
+#include "durable/journal.h"
 #include "manifest.h"
-#include "rootfs.h"
+#include "durable/rootfs.h"
 #include "syncbatch.h"
 
 /*

@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "record.h"
-#include "dirs.h"
-#include "stats.h"
+#include "util/error.h"
+#include "db/record.h"
+#include "durable/dirs.h"
+#include "util/stats.h"
 
 /*
  * A non-directory path installed by this run.  Paths are keyed by the

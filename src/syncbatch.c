@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fskind.h"
-#include "journal.h"
-#include "names.h"
+#include "durable/fskind.h"
+#include "durable/journal.h"
+#include "durable/names.h"
 #include "syncbatch.h"
-#include "syncbatch_int.h"
-#include "syncstep.h"
+#include "durable/syncbatch_int.h"
+#include "durable/syncstep.h"
 
 int
 sb_close(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "dirs.h"
-#include "error.h"
-#include "stats.h"
+#include "durable/dirs.h"
+#include "util/error.h"
+#include "util/stats.h"
 
 struct syncbatch;
 struct journal;

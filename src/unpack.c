@@ -15,12 +15,12 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "conffiles.h"
-#include "digest.h"
-#include "stream.h"
-#include "dirfile.h"
-#include "names.h"
-#include "replaces.h"
+#include "deb/conffiles.h"
+#include "util/digest.h"
+#include "deb/stream.h"
+#include "run/dirfile.h"
+#include "durable/names.h"
+#include "db/replaces.h"
 #include "unpack.h"
 #include "unpack_int.h"
 

@@ -6,15 +6,15 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "dirs.h"
-#include "error.h"
+#include "durable/dirs.h"
+#include "util/error.h"
 #include "manifest.h"
-#include "obsolete.h"
-#include "plan.h"
-#include "record.h"
-#include "stats.h"
+#include "run/obsolete.h"
+#include "util/plan.h"
+#include "db/record.h"
+#include "util/stats.h"
 #include "syncbatch.h"
-#include "users.h"
+#include "durable/users.h"
 
 struct archive;
 

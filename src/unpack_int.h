@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "digest.h"
+#include "util/digest.h"
 #include "unpack.h"
 
 struct unpack {

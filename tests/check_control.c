@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "checkutil.h"
-#include "control.h"
+#include "deb/control.h"
 
 #define MINIMAL	"Package: hello\nVersion: 2.10-3\nArchitecture: amd64\n"
 

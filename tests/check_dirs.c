@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "checkutil.h"
-#include "dirs.h"
+#include "durable/dirs.h"
 
 static struct rootfs rf;	/* opened on the scratch directory */
 static struct dirs *d;		/* the table under test, freed by the teardown */

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "checkutil.h"
-#include "dpkgdivert.h"
+#include "db/dpkgdivert.h"
 
 /* The diversions of the scratch directory's file (TEXT; NULL: none). */
 static struct dpkgdivert *

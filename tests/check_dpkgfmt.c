@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "checkutil.h"
-#include "control.h"
-#include "dpkgfmt.h"
-#include "record.h"
+#include "deb/control.h"
+#include "db/dpkgfmt.h"
+#include "db/record.h"
 
 static struct control *
 parse(const char *text)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "checkutil.h"
-#include "escape.h"
+#include "util/escape.h"
 
 /* Escape S into a buffer of N bytes and compare with WANT. */
 static void

@@ -13,10 +13,10 @@
 #include <lzma.h>
 
 #include "checkutil.h"
-#include "deb.h"
-#include "digest.h"
-#include "feed.h"
-#include "xz.h"
+#include "deb/deb.h"
+#include "util/digest.h"
+#include "run/feed.h"
+#include "deb/xz.h"
 
 /* Bytes in memory, grown as needed. */
 struct buf {

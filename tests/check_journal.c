@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "checkutil.h"
-#include "journal.h"
-#include "names.h"
-#include "recover.h"
-#include "rootfs.h"
-#include "stats.h"
+#include "durable/journal.h"
+#include "durable/names.h"
+#include "durable/recover.h"
+#include "durable/rootfs.h"
+#include "util/stats.h"
 
 /*
  * The scratch directory is the root; its "adm" directory holds the

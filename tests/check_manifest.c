@@ -12,7 +12,7 @@
 
 #include "checkutil.h"
 #include "manifest.h"
-#include "stats.h"
+#include "util/stats.h"
 
 /* E records NAME in directory DIR, from ITEM of package PKG, of TYPE. */
 static void

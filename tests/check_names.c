@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "checkutil.h"
-#include "names.h"
+#include "durable/names.h"
 
 /* RAW normalises to WANT. */
 static void

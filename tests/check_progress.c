@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "checkutil.h"
-#include "progress.h"
+#include "cli/progress.h"
 
 static FILE *tty;		/* a file standing for the terminal */
 static off_t tty_off;		/* what tty_take has returned so far */

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "checkutil.h"
-#include "control.h"
-#include "record.h"
+#include "deb/control.h"
+#include "db/record.h"
 
 #define NAME	"foo.record"
 #define HEADER	"debunpack-record 1\n"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "checkutil.h"
-#include "rootfs.h"
+#include "durable/rootfs.h"
 
 /*
  * Scratch layout of each test:

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "checkutil.h"
-#include "devstat.h"
-#include "stats.h"
+#include "cli/devstat.h"
+#include "util/stats.h"
 
 static const char *const entry_keys[] = {
 	"file", "hardlink", "symlink", "dir", "char", "block", "fifo",

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "checkutil.h"
-#include "fskind.h"
+#include "durable/fskind.h"
 #include "syncbatch.h"
-#include "syncbatch_int.h"	/* links: to test them on any filesystem */
+#include "durable/syncbatch_int.h"	/* links: to test them on any filesystem */
 
 #define TMP_SUFFIX	".debunpack-new"
 

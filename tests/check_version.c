@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "checkutil.h"
-#include "control.h"
-#include "replaces.h"
-#include "version.h"
+#include "deb/control.h"
+#include "db/replaces.h"
+#include "db/version.h"
 
 /* Pairs in dpkg's order: A, B and the sign of version_cmp(A, B). */
 static const struct {

@@ -12,7 +12,7 @@
 #include <lzma.h>
 
 #include "checkutil.h"
-#include "xz.h"
+#include "deb/xz.h"
 
 #define PLAIN_LEN	(700 * 1024 + 123)
 #define BLOCK		(128 * 1024)

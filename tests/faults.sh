@@ -395,7 +395,7 @@ sweep replaces "$T/base-rep" syncfs --dpkg-db "$take"
 # same kind of batch, undone or finished alike.
 sweep remove "$T/base-db" syncfs --dpkg-db --no-scripts --remove app
 sweep purge "$T/base-db" batched --dpkg-db --no-scripts --purge app
-# 30 descriptors: 12 for written files (src/install.c, install_fd_budget).
+# 30 descriptors: 12 for written files (src/run/install.c, install_fd_budget).
 # ulimit -n is not POSIX, but dash, bash and busybox sh have it.
 if nofile=$(ulimit -S -n 2> /dev/null) && ulimit -S -n 30 2> /dev/null; then
 	sweep reopen "$T/empty" batched "$many"

@@ -40,8 +40,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "install.h"
-#include "names.h"
+#include "run/install.h"
+#include "durable/names.h"
 
 #define FUZZ_FSIZE	(32 * 1024 * 1024)
 #define FUZZ_SENTINEL	"keep\n"

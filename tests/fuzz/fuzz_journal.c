@@ -29,11 +29,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "journal.h"
-#include "names.h"
-#include "record.h"
-#include "recover.h"
-#include "rootfs.h"
+#include "durable/journal.h"
+#include "durable/names.h"
+#include "db/record.h"
+#include "durable/recover.h"
+#include "durable/rootfs.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

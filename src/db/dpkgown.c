@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/* What dpkg owns already in a root: diverted paths, the files of the packages it installed. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/dpkgdivert.h"
+#include "db/dpkgown.h"
+#include "durable/fileat.h"
+#include "manifest.h"
+
+/* A path of a package that dpkg installed, from its .list. */
+struct dpkgown_owned {
+	const char *path;
+	const char *pkg;
+};
+
+struct dpkgown {
+	struct manifest *man;
+	/* Paths of packages dpkg installed (no record), sorted, and texts. */
+	struct dpkgown_owned *foreign;
+	size_t nforeign;
+	char **lists;
+	size_t nlists;
+	struct dpkgdivert *divert;	/* dpkg-divert's diversions */
+};
+
+void
+dpkgown_free(struct dpkgown *o)
+{
+	size_t i;
+
+	if (o == NULL)
+		return;
+	dpkgdivert_free(o->divert);
+	free(o->foreign);
+	for (i = 0; i < o->nlists; i++)
+		free(o->lists[i]);
+	free(o->lists);
+	free(o);
+}
+
+/*
+ * What dpkg-divert set up, dpkg applies when it unpacks: a package other
+ * than the diverting one installs a diverted path under its new name.
+ * That is not done here, so such a package is refused rather than
+ * installed over the diversion.
+ */
+static int
+dpkgown_check_diverted(const struct dpkgown *db, const struct record *rec,
+    struct dbp_error *err)
+{
+	const char *name = control_get(rec->ctl, "Package");
+	const struct dpkgdivert_entry *d;
+	size_t i;
+
+	for (i = 0; i < rec->n; i++) {
+		if (rec->v[i].type == 'd')
+			continue;
+		d = dpkgdivert_from(db->divert, rec->v[i].path);
+		if (d != NULL && (d->pkg == NULL || strcmp(d->pkg, name) != 0))
+			return dbp_err(err, 0, rec->v[i].path + 1, "diverted to"
+			    " '%s' by dpkg-divert: diversions are not supported",
+			    d->to);
+	}
+	return 0;
+}
+
+static int
+dpkgown_cmp_owned(const void *a, const void *b)
+{
+	return strcmp(((const struct dpkgown_owned *)a)->path,
+	    ((const struct dpkgown_owned *)b)->path);
+}
+
+/*
+ * The paths of the packages dpkg installed itself, which debunpack has
+ * no record of: from their info/PKG.list, for the conflicts its records
+ * would catch.
+ */
+static int
+dpkgown_foreign(struct dpkgown *db, int dfd, const struct dpkgstatus *status,
+    struct manifest *man)
+{
+	struct dpkgown_owned *v;
+	char file[NAME_MAX + 1], *text, *p, *nl, *infoname, **l;
+	size_t i, len;
+	int r = 0;
+
+	for (i = 0; r == 0 && i < status->n; i++) {
+		const struct dpkgstatus_stanza *o = &status->v[i];
+
+		if (!dpkgstatus_installed(o) ||
+		    manifest_installed_record(man, o->name) != NULL)
+			continue;
+		if ((infoname = dpkgstatus_infoname(o->name, o->arch, o->ma)) == NULL)
+			return -ENOMEM;
+		snprintf(file, sizeof(file), "info/%s.list", infoname);
+		free(infoname);
+		if ((r = fileat_read(dfd, file, &text, &len)) == -ENOENT) {
+			r = 0;
+			continue;
+		}
+		if (r != 0)
+			return r;
+		if ((l = realloc(db->lists, (db->nlists + 1) * sizeof(*l))) == NULL) {
+			free(text);
+			return -ENOMEM;
+		}
+		db->lists = l;
+		db->lists[db->nlists++] = text;
+		for (p = text; *p != '\0'; p = nl + 1) {
+			if ((nl = strchr(p, '\n')) == NULL)
+				break;
+			*nl = '\0';
+			if (*p != '/' || strcmp(p, "/.") == 0)
+				continue;
+			v = realloc(db->foreign, (db->nforeign + 1) * sizeof(*v));
+			if (v == NULL)
+				return -ENOMEM;
+			db->foreign = v;
+			v[db->nforeign].path = p;
+			v[db->nforeign++].pkg = o->name;
+		}
+	}
+	if (db->nforeign > 0)
+		qsort(db->foreign, db->nforeign, sizeof(*db->foreign),
+		    dpkgown_cmp_owned);
+	return 0;
+}
+
+/*
+ * What dpkg installed itself debunpack does not know the files of as it
+ * knows its own (types, digests): it does not upgrade such a package,
+ * and a path one of them lists is another package's, as dpkg would say.
+ */
+static int
+dpkgown_check_foreign(const struct dpkgown *db, const struct record *rec,
+    const struct dpkgstatus_stanza *old, bool force_overwrite,
+    struct dbp_error *err)
+{
+	const char *name = control_get(rec->ctl, "Package");
+	struct dpkgown_owned key, *hit;
+	size_t i;
+
+	if (old != NULL && dpkgstatus_installed(old) &&
+	    manifest_installed_record(db->man, name) == NULL)
+		return dbp_err(err, 0, "", "package '%s' was installed by"
+		    " dpkg, not debunpack: upgrade it with dpkg", name);
+	for (i = 0; db->nforeign > 0 && !force_overwrite && i < rec->n;
+	    i++) {
+		if (rec->v[i].type == 'd')
+			continue;
+		key.path = rec->v[i].path;
+		hit = bsearch(&key, db->foreign, db->nforeign, sizeof(key),
+		    dpkgown_cmp_owned);
+		if (hit != NULL)
+			return dbp_err(err, 0, rec->v[i].path + 1, "is in"
+			    " package '%s' (dpkg's database)", hit->pkg);
+	}
+	return 0;
+}
+
+int
+dpkgown_load(struct dpkgown **out, int dfd, const struct dpkgstatus *status,
+    struct manifest *man, struct dbp_error *err)
+{
+	struct dpkgown *o;
+	int r;
+
+	if ((o = calloc(1, sizeof(*o))) == NULL)
+		return dbp_err(err, ENOMEM, "", "cannot read dpkg's database");
+	o->man = man;
+	if ((r = dpkgdivert_read(&o->divert, dfd)) != 0)
+		r = dbp_err(err, -r, "var/lib/dpkg/diversions", "cannot read");
+	else if ((r = dpkgown_foreign(o, dfd, status, man)) != 0)
+		r = dbp_err(err, -r, "var/lib/dpkg/info", "cannot read the file"
+		    " lists");
+	if (r != 0) {
+		dpkgown_free(o);
+		return r;
+	}
+	*out = o;
+	return 0;
+}
+
+int
+dpkgown_check(const struct dpkgown *o, const struct record *rec,
+    const struct dpkgstatus_stanza *old, bool force_overwrite,
+    struct dbp_error *err)
+{
+	int r;
+
+	if (o == NULL)
+		return 0;
+	if ((r = dpkgown_check_diverted(o, rec, err)) != 0)
+		return r;
+	return dpkgown_check_foreign(o, rec, old, force_overwrite, err);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* What dpkg owns already in a root: diverted paths, the files of the packages it installed. */
+#ifndef DEBUNPACK_DPKGOWN_H
+#define DEBUNPACK_DPKGOWN_H
+
+#include <stdbool.h>
+
+#include "db/dpkgstatus.h"
+#include "util/error.h"
+#include "db/record.h"
+
+struct dpkgown;
+struct manifest;
+
+/*
+ * Read, in dpkg's database open as DFD, the diversions of dpkg-divert
+ * and the file lists of the packages STATUS has installed that MAN (the
+ * run's manifest, which must outlive *OUT) has no record of: dpkg
+ * installed them itself.  0 or -errno with ERR filled.
+ */
+int dpkgown_load(struct dpkgown **out, int dfd, const struct dpkgstatus *status,
+    struct manifest *man, struct dbp_error *err);
+void dpkgown_free(struct dpkgown *o);
+
+/*
+ * Whether the run may install package REC (replacing stanza OLD, or
+ * NULL) without going behind dpkg's back: none of its paths diverted by
+ * another package or the administrator, OLD not a package dpkg installed
+ * itself, and, unless FORCE_OVERWRITE, none of its paths in such a
+ * package's list.  O may be NULL (a new database).  0 or -EINVAL with
+ * ERR naming the path or package.
+ */
+int dpkgown_check(const struct dpkgown *o, const struct record *rec,
+    const struct dpkgstatus_stanza *old, bool force_overwrite,
+    struct dbp_error *err);
+
+#endif

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* The installed-package record: one readable text file per installed package. */
+#ifndef DEBUNPACK_RECORD_H
+#define DEBUNPACK_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "deb/control.h"
+#include "util/error.h"
+
+/* The format (version 1) is described at the top of record.c. */
+#define RECORD_VERSION	1
+
+/* One installed path. */
+struct record_entry {
+	char type;		/* 'f','h','l','d','c','b','p' */
+	bool conffile;		/* f and h only */
+	bool skipped;		/* c and b only: not made (--skip-devices) */
+	bool obsolete;		/* a conffile its package no longer ships */
+	mode_t mode;		/* permission bits only, <= 07777 */
+	uid_t uid;
+	gid_t gid;
+	uint64_t size;		/* f, h; 0 otherwise */
+	unsigned char sha256[32];	/* f, h; zero otherwise */
+	char *path;		/* "/usr/bin/x": absolute, canonical */
+	char *target;		/* h: absolute path; l: link text; NULL otherwise */
+	unsigned major, minor;	/* c, b; 0 otherwise */
+	/*
+	 * Conffiles (f) extracted by this run: the MD5 that dpkg's status
+	 * keeps.  Not part of the record's format.
+	 */
+	bool has_md5;
+	unsigned char md5[16];
+};
+
+/*
+ * A package's control stanza and its paths in installation order.  CTL,
+ * V and N may be read directly; change them only through record_add.
+ */
+struct record {
+	struct control *ctl;
+	struct record_entry *v;
+	size_t n, cap;
+	/* record_find's index: V sorted by path, valid while nindex == n */
+	const struct record_entry **index;
+	size_t nindex;
+	/*
+	 * The package went into dpkg's database too (--dpkg-db): dpkg's
+	 * status decides whether the record still stands (dpkgstale.h).
+	 */
+	bool dpkg_db;
+	/*
+	 * Conffiles the package ships that another package keeps (it
+	 * replaces this one): not the package's, but dpkg's status lists
+	 * them, obsolete, with the MD5 of the file that is there.  Not part
+	 * of the record's format.
+	 */
+	struct record_kept {
+		char *path;
+		unsigned char md5[16];
+	} *kept;
+	size_t nkept;
+	/* A staged record whose package disappears instead (manifest.h). */
+	bool gone;
+	/* A staged record that gave paths up to a later package of its run. */
+	bool lost;
+};
+
+/*
+ * A new empty record for the package CTL describes.  On success it takes
+ * CTL (freed with the record) and *OUT is owned by the caller
+ * (record_free); on failure CTL is still the caller's.  -EINVAL when CTL
+ * is NULL, -ENOMEM.
+ */
+int record_new(struct record **out, struct control *ctl);
+
+/*
+ * Append a copy of E (its strings are copied; E stays the caller's).
+ * E must be one record_read would accept: a known type, mode <= 07777,
+ * uid and gid other than -1, a canonical absolute path ("/", or "/a/b"
+ * with no empty, "." or ".." component), a target exactly for h (a
+ * canonical absolute path), l (non-empty) and no other type, the
+ * conffile flag only on f and h.  Size, digest and device numbers of
+ * types that have none are stored as zero.  Duplicate paths are not
+ * looked for here (that would be quadratic): record_write refuses them.
+ * Returns 0, -EINVAL for an invalid entry or -ENOMEM; on error R is
+ * unchanged.
+ */
+int record_add(struct record *r, const struct record_entry *e);
+
+/*
+ * Write R to FP in the version 1 format and flush FP.  Nothing is
+ * written unless R reads back the same: every control field must come
+ * back identical through control_parse (no blanks around the first line
+ * of a value, no carriage return ending a line), entries must be valid
+ * as for record_add and paths unique.  NAME names FP in errors.
+ * Returns 0, -EINVAL (R cannot be written), -ENOMEM, or the -errno of a
+ * failed write or flush (-EIO when stdio does not say), with ERR filled.
+ * Syncing and closing FP are the caller's.
+ */
+int record_write(const struct record *r, FILE *fp, const char *name,
+    struct dbp_error *err);
+
+/*
+ * Read a whole record from FP, named NAME in errors, and validate it
+ * strictly.  On success *OUT is owned by the caller (record_free) and
+ * its path index is built; on error *OUT is untouched and nothing is
+ * kept.  Errors: -EINVAL for a malformed record, ERR's message starting
+ * "line N: "; -ENOMEM; the -errno of a read error.
+ */
+int record_read(FILE *fp, const char *name, struct record **out,
+    struct dbp_error *err);
+
+/*
+ * The entry for PATH, or NULL.  The first call after a change builds a
+ * sorted index (O(n log n)), later calls are binary searches; if the
+ * index cannot be allocated the search is linear, so the answer is
+ * always right.  With duplicate paths (possible only before
+ * record_write refuses them) any one of them is returned.  The entry
+ * is valid until the next record_add or record_free.
+ */
+const struct record_entry *record_find(struct record *r, const char *path);
+
+/*
+ * Keep only the last entry of each path, in R's order otherwise: a path
+ * given twice by one package ends up as its later entry made it, on disk
+ * as in the record.  Returns 0 or -ENOMEM (R unchanged).
+ */
+int record_dedup(struct record *r);
+
+/* Drop the entry for PATH (its first, with duplicates): 0 or -ENOENT. */
+int record_remove(struct record *r, const char *path);
+
+/* Free R, its control and its entries.  R may be NULL. */
+void record_free(struct record *r);
+
+/* Note that conffile PATH stays another package's (record_kept).  -ENOMEM. */
+int record_add_kept(struct record *r, const char *path,
+    const unsigned char md5[16]);
+
+/*
+ * A new record, without entries, of R's package: its control fields, and
+ * a Status field STATUS unless NULL.  0 or -errno.
+ */
+int record_new_like(struct record **out, const struct record *r,
+    const char *status);
+
+/*
+ * RECORD_CONFIG_FILES in a record's Status field: the package was removed
+ * and only its conffiles (and the directories that hold them) are left,
+ * as dpkg's "config-files" state.
+ */
+#define RECORD_CONFIG_FILES	"deinstall ok config-files"
+bool record_config_files(const struct record *r);
+
+#endif

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* The filesystems a run or a repair changes, each judged once: one syncfs where it is trusted. */
+#ifndef DEBUNPACK_FSSET_H
+#define DEBUNPACK_FSSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/error.h"
+#include "durable/fskind.h"
+
+struct fsset;
+
+int fsset_new(struct fsset **out);
+
+/*
+ * Add the filesystem of FD (PATH names it in messages) if it is not in
+ * the set yet, keeping a descriptor of it for syncfs: syncfs reports a
+ * writeback error only to descriptors opened before it, so add before
+ * writing there.  *KIND (if not NULL) tells how that filesystem is made
+ * durable (fskind.h): where syncfs is not trusted, the caller syncs what
+ * it changed there itself; where it is but not for data errors, the
+ * caller checks each file after the syncfs.  -ENOMEM or -errno.
+ */
+int fsset_add(struct fsset *fs, int fd, const char *path,
+    enum fskind_sync *kind);
+
+/* How many filesystems the set holds; the Ith one's first path and kind. */
+size_t fsset_count(const struct fsset *fs);
+const char *fsset_get(const struct fsset *fs, size_t i,
+    enum fskind_sync *kind, char *type, size_t n);
+
+/*
+ * syncfs every filesystem of the set where it is trusted; *COUNT is
+ * incremented per call.  The first failure is returned, naming the
+ * path its filesystem was added with.
+ */
+int fsset_syncfs(struct fsset *fs, unsigned long *count,
+    struct dbp_error *err);
+
+/* Close the kept descriptors: nothing can be synced after. */
+void fsset_close(struct fsset *fs);
+
+void fsset_free(struct fsset *fs);
+
+#endif

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/* The run's journal: what an interrupted run leaves for the next one to repair. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/escape.h"
+#include "durable/fskind.h"
+#include "durable/journal.h"
+#include "util/stats.h"
+
+/*
+ * Format, version 1: text, one line per fact, fields separated by TAB,
+ * paths escaped as in records (escape_put_field):
+ *
+ *	debunpack-journal 1
+ *	dir	TREE	ATIME	MTIME	PATH	a directory in use, its times
+ *	mkdir	PATH			a directory about to be created
+ *	item	TREE	OLD	DIR	TMP	NAME
+ *					TMP is about to become DIR/NAME;
+ *					OLD 1: NAME's old version is kept
+ *					as TMP's backup name
+ *	aside	PATH			PATH's file is about to be moved to
+ *					PATH.debunpack-old for a directory
+ *	gone	TYPE	PATH		removed after the commit point
+ *	commit				the commit point
+ *
+ * TREE is R (the root, paths relative to it) or A (the admin directory,
+ * whose own path is "."); times are SECONDS.NANOSECONDS.  The lines are
+ * appended in the order of the run; "dir" and "mkdir" lines are written
+ * before the directory is touched, "item" lines before the first rename
+ * (and synced), "commit" after the last rename of files and records.  A
+ * last line without its newline was cut by a crash and is ignored.
+ */
+
+const struct journal_line journal_lines[JOURNAL_NKINDS] = {
+	[JOURNAL_DIR] = { .word = "dir", .fields = 4, .escaped = 1 },
+	[JOURNAL_MKDIR] = { .word = "mkdir", .fields = 1, .escaped = 1 },
+	[JOURNAL_ITEM] = { .word = "item", .fields = 5, .escaped = 3 },
+	[JOURNAL_GONE] = { .word = "gone", .fields = 2, .escaped = 1 },
+	[JOURNAL_ASIDE] = { .word = "aside", .fields = 1, .escaped = 1 },
+	[JOURNAL_DROP] = { .word = "drop", .fields = 1, .escaped = 1 },
+	[JOURNAL_COMMIT] = { .word = "commit" },
+};
+
+struct journal {
+	FILE *fp;		/* the file once open, else a memory stream */
+	char *mem;		/* the memory stream's buffer */
+	size_t memlen;
+	int admfd;		/* the admin directory, once open */
+	const char *admname;	/* what errors call it */
+	struct timespec admtimes[2];	/* its times before the journal */
+	bool durable;
+	bool dirsynced;		/* its name is durable */
+	bool dirty;		/* lines written since the last sync */
+	bool created;		/* this run made the file: its to remove */
+	bool committed;		/* the commit line may be in the file */
+	struct stats *st;	/* its sync calls are counted with the run's */
+	int err;		/* first write error, -errno */
+};
+
+int
+journal_new(struct journal **out, bool durable, struct stats *st)
+{
+	struct journal *j;
+
+	if ((j = calloc(1, sizeof(*j))) == NULL)
+		return -ENOMEM;
+	j->admfd = -1;
+	j->durable = durable;
+	j->st = st;
+	if ((j->fp = open_memstream(&j->mem, &j->memlen)) == NULL) {
+		free(j);
+		return -ENOMEM;
+	}
+	*out = j;
+	return 0;
+}
+
+/*
+ * A stdio call on the journal failed: keep the first cause (a flush of
+ * the buffer met ENOSPC, say) for journal_sync to report.
+ */
+static void
+journal_failed(struct journal *j)
+{
+	if (j->err == 0)
+		j->err = errno != 0 ? -errno : -EIO;
+}
+
+static int
+journal_check(struct journal *j, FILE *fp)
+{
+	if (j->err == 0 && (ferror(fp) || fflush(fp) != 0))
+		journal_failed(j);
+	return j->err;
+}
+
+/*
+ * Append a line of KIND: HEAD, the fields before its names, already
+ * formatted (NULL: none), then its names NAMES, escaped.
+ */
+static void
+journal_put(struct journal *j, enum journal_kind kind, const char *head,
+    const char *const *names)
+{
+	const struct journal_line *l = &journal_lines[kind];
+	unsigned i;
+
+	j->dirty = true;
+	if (fputs(l->word, j->fp) == EOF ||
+	    (head != NULL && fprintf(j->fp, "\t%s", head) < 0))
+		journal_failed(j);
+	for (i = 0; i < l->escaped; i++)
+		if (putc('\t', j->fp) == EOF ||
+		    !escape_put_field(j->fp, names[i]))
+			journal_failed(j);
+	if (putc('\n', j->fp) == EOF)
+		journal_failed(j);
+}
+
+/* The times of a "dir" line: ATIME and MTIME, tab-separated, in BUF. */
+static const char *
+journal_times(char *buf, size_t n, char tree, const struct timespec *t)
+{
+	snprintf(buf, n, "%c\t%jd.%09ld\t%jd.%09ld", tree,
+	    (intmax_t)t[0].tv_sec, t[0].tv_nsec, (intmax_t)t[1].tv_sec,
+	    t[1].tv_nsec);
+	return buf;
+}
+
+int
+journal_open(struct journal *j, int admfd, const char *name,
+    struct dbp_error *err)
+{
+	struct stat st;
+	char head[96];
+	FILE *fp;
+	int fd;
+
+	j->admname = name;
+	if (fstat(admfd, &st) != 0 ||
+	    (j->admfd = fcntl(admfd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return dbp_err(err, errno, JOURNAL_NAME, "cannot create journal");
+	fd = openat(admfd, JOURNAL_NAME, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return dbp_err(err, errno, JOURNAL_NAME, errno == EEXIST ?
+		    "an interrupted run's journal appeared meanwhile; the next"
+		    " run repairs it" : "cannot create journal");
+	j->created = true;
+	/*
+	 * Where syncing the new file makes its name durable too, the
+	 * directory's fsync would only cost one more device flush.
+	 */
+	j->dirsynced = fskind_fsync_names_new(admfd);
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		unlinkat(admfd, JOURNAL_NAME, 0);
+		return dbp_err(err, errno, JOURNAL_NAME, "cannot create journal");
+	}
+	/* The admin directory's times as they were before the journal came. */
+	j->admtimes[0] = st.st_atim;
+	j->admtimes[1] = st.st_mtim;
+	fprintf(fp, JOURNAL_MAGIC "%d\n%s\t%s\t.\n", JOURNAL_VERSION,
+	    journal_lines[JOURNAL_DIR].word, journal_times(head, sizeof(head),
+	    JOURNAL_ADMIN, j->admtimes));
+	if (j->err == 0 && fflush(j->fp) == 0 && j->memlen > 0)
+		fwrite(j->mem, 1, j->memlen, fp);
+	fclose(j->fp);
+	free(j->mem);
+	j->mem = NULL;
+	j->fp = fp;
+	j->dirty = true;
+	if (journal_check(j, fp) != 0)
+		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
+	return 0;
+}
+
+int
+journal_dir(struct journal *j, const char *path, const struct timespec *t)
+{
+	const char *names[] = { path[0] != '\0' ? path : "." };
+	char head[96];
+
+	if (j->fp == NULL)
+		return 0;
+	if (t != NULL)
+		journal_put(j, JOURNAL_DIR, journal_times(head, sizeof(head),
+		    JOURNAL_ROOT, t), names);
+	else
+		journal_put(j, JOURNAL_MKDIR, NULL, names);
+	/* Written now: the caller is about to act on the directory. */
+	return journal_check(j, j->fp);
+}
+
+int
+journal_aside(struct journal *j, const char *path)
+{
+	struct dbp_error ignored;
+
+	if (j->fp == NULL)
+		return 0;
+	journal_put(j, JOURNAL_ASIDE, NULL, &path);
+	/* Durable before the rename it announces: it moves a package's file. */
+	return journal_sync(j, &ignored);
+}
+
+int
+journal_item(struct journal *j, char tree, bool hadold, const char *dir,
+    const char *tmp, const char *name)
+{
+	const char *names[] = { dir[0] != '\0' ? dir : ".", tmp, name };
+	char head[] = { tree, '\t', hadold ? '1' : '0', '\0' };
+
+	if (j->fp == NULL)
+		return 0;
+	journal_put(j, JOURNAL_ITEM, head, names);
+	return j->err;
+}
+
+int
+journal_gone(struct journal *j, char type, const char *path)
+{
+	char head[] = { type, '\0' };
+
+	if (j->fp == NULL)
+		return 0;
+	journal_put(j, JOURNAL_GONE, head, &path);
+	return j->err;
+}
+
+int
+journal_drop(struct journal *j, const char *file)
+{
+	if (j->fp == NULL)
+		return 0;
+	journal_put(j, JOURNAL_DROP, NULL, &file);
+	return j->err;
+}
+
+int
+journal_sync(struct journal *j, struct dbp_error *err)
+{
+	if (j->fp == NULL)
+		return 0;
+	if (journal_check(j, j->fp) != 0)
+		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
+	if (!j->durable || !j->created || !j->dirty)
+		return 0;
+	j->st->calls[SC_FDATASYNC]++;
+	if (fdatasync(fileno(j->fp)) != 0)
+		return dbp_err(err, errno, JOURNAL_NAME, "cannot sync journal");
+	/* Once: a journal that a crash could unname would protect nothing. */
+	if (!j->dirsynced) {
+		j->st->calls[SC_FSYNC]++;
+		if (fsync(j->admfd) != 0)
+			return dbp_err(err, errno, j->admname,
+			    "cannot sync admin directory");
+		j->dirsynced = true;
+	}
+	j->dirty = false;
+	return 0;
+}
+
+int
+journal_commit(struct journal *j, struct dbp_error *err)
+{
+	if (j->fp == NULL)
+		return 0;
+	journal_put(j, JOURNAL_COMMIT, NULL, NULL);
+	/*
+	 * The last line: if writing failed, it did not reach the file whole
+	 * (journal_end and journal_free never write it later), and the run
+	 * can still be undone.
+	 */
+	if (journal_check(j, j->fp) != 0)
+		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
+	j->committed = true;
+	return journal_sync(j, err);
+}
+
+bool
+journal_committed(const struct journal *j)
+{
+	return j->committed;
+}
+
+/*
+ * Close FP.  After a write error what is still buffered is dropped: a
+ * line written later, after the undo it asked for, would say otherwise.
+ */
+static int
+journal_close(struct journal *j, FILE *fp)
+{
+	if (j->err != 0)
+		__fpurge(fp);
+	return fclose(fp);
+}
+
+int
+journal_end(struct journal *j, bool undone, struct dbp_error *err)
+{
+	FILE *fp = j->fp;
+
+	if (fp == NULL || !j->created)
+		return 0;
+	j->fp = NULL;
+	if (journal_close(j, fp) != 0 && j->err == 0)
+		j->err = -errno;
+	if (unlinkat(j->admfd, JOURNAL_NAME, 0) != 0)
+		return dbp_err(err, errno, JOURNAL_NAME, "cannot remove journal");
+	/* Best effort, like every directory's times after an undo. */
+	if (undone)
+		futimens(j->admfd, j->admtimes);
+	return 0;
+}
+
+void
+journal_free(struct journal *j)
+{
+	if (j == NULL)
+		return;
+	if (j->fp != NULL)
+		journal_close(j, j->fp);
+	free(j->mem);
+	if (j->admfd >= 0)
+		close(j->admfd);
+	free(j);
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* The run's journal: what an interrupted run leaves for the next one to repair. */
+#ifndef DEBUNPACK_JOURNAL_H
+#define DEBUNPACK_JOURNAL_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "util/error.h"
+
+/* Its name in the admin directory. */
+#define JOURNAL_NAME	"journal"
+/* Line 1 of a journal is JOURNAL_MAGIC followed by JOURNAL_VERSION. */
+#define JOURNAL_MAGIC	"debunpack-journal "
+#define JOURNAL_VERSION	1
+
+/* Which tree an item or directory line is about. */
+#define JOURNAL_ROOT	'R'
+#define JOURNAL_ADMIN	'A'
+
+/*
+ * The journal's lines, one table for the writer (journal.c) and the
+ * reader (recover.c): a line is its WORD, then FIELDS fields, each after
+ * a tab; the last ESCAPED of them are names, escaped (escape.h), which
+ * may hold any byte but a NUL.
+ *   dir TREE ATIME MTIME PATH       a directory the run uses, its times
+ *   mkdir PATH                      a directory about to be made
+ *   item TREE HADOLD DIR TMP NAME   a rename to come
+ *   gone TYPE PATH                  after the commit, PATH goes
+ *   aside PATH                      a file about to be moved aside
+ *   drop FILE                       after the commit, a record goes
+ *   commit                          the commit point
+ */
+enum journal_kind {
+	JOURNAL_DIR, JOURNAL_MKDIR, JOURNAL_ITEM, JOURNAL_GONE,
+	JOURNAL_ASIDE, JOURNAL_DROP, JOURNAL_COMMIT, JOURNAL_NKINDS
+};
+
+struct journal_line {
+	const char *word;
+	unsigned fields;
+	unsigned escaped;
+};
+
+extern const struct journal_line journal_lines[JOURNAL_NKINDS];
+
+struct journal;
+
+/*
+ * A journal for one run, kept in memory until journal_open gives it a
+ * file.  DURABLE says whether journal_sync and journal_commit make it
+ * durable (false for --sync-mode=none); its sync calls are counted in ST,
+ * which must outlive it.
+ */
+struct stats;
+int journal_new(struct journal **out, bool durable, struct stats *st);
+
+/*
+ * Create JOURNAL_NAME in admin directory ADMFD (not taken), which errors
+ * call NAME (kept by reference), and write what was logged so far.
+ * -EEXIST when a journal is there: recover it first.
+ */
+int journal_open(struct journal *j, int admfd, const char *name,
+    struct dbp_error *err);
+
+/*
+ * Directory PATH (root-relative) of the root is used by the run: it may
+ * get temporaries.  TIMES are its access and modification times before
+ * the run; NULL announces that the run is about to create it.  Written at
+ * once, before the caller touches the directory, so that a killed run's
+ * journal names every directory where it may have left something.
+ */
+int journal_dir(struct journal *j, const char *path,
+    const struct timespec *times);
+
+/*
+ * The non-directory PATH (root-relative) is about to be moved to PATH +
+ * ".debunpack-old" to make room for a directory.  Written and synced at
+ * once.
+ */
+int journal_aside(struct journal *j, const char *path);
+
+/*
+ * Temporary TMP in directory DIR of TREE (JOURNAL_ROOT: root-relative;
+ * JOURNAL_ADMIN: "." is the admin directory) is about to be renamed to
+ * NAME.  HADOLD: NAME's old version is kept as the backup name of TMP.
+ * Buffered until journal_sync.
+ */
+int journal_item(struct journal *j, char tree, bool hadold, const char *dir,
+    const char *tmp, const char *name);
+
+/* After the commit point, PATH (root-relative) of type TYPE goes away. */
+int journal_gone(struct journal *j, char type, const char *path);
+
+/*
+ * After the commit point, FILE of the admin directory goes away: the
+ * record of a package the run removes.  Buffered until journal_sync.
+ */
+int journal_drop(struct journal *j, const char *file);
+
+/*
+ * Write what is buffered and make it durable (if the journal is); nothing
+ * to do when no line was written since the last time.
+ */
+int journal_sync(struct journal *j, struct dbp_error *err);
+
+/*
+ * The run's commit point: from the durable "commit" line on, a repair
+ * rolls the run forward instead of back.
+ */
+int journal_commit(struct journal *j, struct dbp_error *err);
+
+/*
+ * Whether the commit line may have reached the journal's file: false
+ * when journal_commit failed to write it (a full disk, say), and the run
+ * is then undone like any failure before its commit point.
+ */
+bool journal_committed(const struct journal *j);
+
+/*
+ * The run is over: remove the journal.  UNDONE: the run was undone, and
+ * the admin directory gets its times back.
+ */
+int journal_end(struct journal *j, bool undone, struct dbp_error *err);
+
+/* Close without removing (a failed undo leaves the journal for a repair). */
+void journal_free(struct journal *j);
+
+#endif

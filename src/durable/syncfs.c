@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/* The syncfs strategy: start writeback early, one syncfs per barrier. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "durable/fsset.h"
+#include "syncbatch.h"
+#include "durable/syncbatch_int.h"
+#include "durable/syncstep.h"
+
+/*
+ * What the syncfs strategy syncs, shared by the batches of a run (files
+ * and records): one barrier covers them all.  Each filesystem is synced
+ * through a descriptor opened before the run wrote anything there, since
+ * syncfs reports a writeback error only to descriptors older than it.
+ */
+struct sb_fsset {
+	struct fsset *set;
+	struct dirs *tab[2];	/* the directory tables of the batches */
+	size_t ntab;
+	unsigned refs;
+	bool data;		/* files written since the last syncfs */
+	bool names;		/* names changed since the last syncfs */
+};
+
+/*
+ * Why this is as safe as batched: syncfs(2) writes back every dirty page
+ * and inode of the filesystem, waits for it, commits the filesystem's
+ * journal (ext4: a jbd2 commit; xfs: a log force; btrfs: a transaction
+ * commit, which also makes the log tree unnecessary) and flushes the
+ * device cache, and since Linux 5.8 it returns the writeback errors of
+ * the whole filesystem.  So after the data barrier every temporary's
+ * data and inode are durable, and no rename has been made yet; after the
+ * names barrier every rename and directory change is.  Its cost does not
+ * depend on the number of files: a few device flushes per barrier where
+ * batched pays one fdatasync, thus one flush (btrfs: one log-tree sync),
+ * per file.  What it costs instead is writing back whatever else is
+ * dirty on that filesystem, which for a root being built is the root.
+ */
+
+static int
+syncfs_written(struct syncbatch *sb, struct sb_item *it,
+    struct dbp_error *err)
+{
+	enum fskind_sync kind;
+	int r;
+
+	/*
+	 * The first file written on a filesystem is the one that is old
+	 * enough to hear of every writeback error of the run there.
+	 */
+	if ((r = fsset_add(sb->fs->set, it->fd, it->path, &kind)) != 0)
+		return dbp_err(err, -r, it->path, "cannot open filesystem");
+	if (kind == FSKIND_SYNCFS_CHECK) {
+		/*
+		 * An overlay (fskind.c): sync_file_range does nothing there,
+		 * DONTNEED starts the upper file's writeback, as dpkg does;
+		 * the file stays open for its check after the barrier.
+		 */
+		sb->fs->data = true;
+		it->check = true;
+		sb->st->calls[SC_FADVISE]++;
+		(void)posix_fadvise(it->fd, 0, 0, POSIX_FADV_DONTNEED);
+		return 0;
+	}
+	if (kind == FSKIND_PERFILE) {
+		/* Where syncfs is not trusted, the file is synced itself. */
+		if ((r = syncstep_journal_first(sb, err)) != 0)
+			return r;
+		sb->st->calls[SC_FDATASYNC]++;
+		if (fdatasync(it->fd) != 0)
+			return dbp_err(err, errno, it->path, "cannot sync");
+		return 0;
+	}
+	sb->fs->data = true;
+	/* Writeback overlaps extraction: the barrier finds little to write. */
+	return syncstep_writeback(sb, it, err);
+}
+
+/* What --stats says of each filesystem: how it was synced, and why. */
+static void
+syncfs_report(struct syncbatch *sb)
+{
+	struct fsset *set = sb->fs->set;
+	enum fskind_sync kind;
+	size_t i;
+
+	for (i = 0; i < fsset_count(set) && i < STATS_MAXFS; i++) {
+		fsset_get(set, i, &kind, sb->st->fs[i].type,
+		    sizeof(sb->st->fs[i].type));
+		sb->st->fs[i].how = fskind_how(kind);
+		sb->st->fs[i].why = fskind_why(kind);
+	}
+	sb->st->nfs = i;
+}
+
+/*
+ * syncfs every filesystem of the set, and of the directories the run
+ * changed (a package of directories and symlinks writes no file); on a
+ * filesystem where syncfs is not trusted, fsync the changed directories.
+ */
+static int
+syncfs_all(struct syncbatch *sb, struct dbp_error *err)
+{
+	struct sb_fsset *fs = sb->fs;
+	enum fskind_sync kind;
+	size_t i, t;
+	int fd, r;
+
+	if ((r = syncstep_journal_first(sb, err)) != 0)
+		return r;
+	for (t = 0; t < fs->ntab; t++)
+		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
+			struct dirs *d = fs->tab[t];
+
+			if (!dirs_unsynced(d, i))
+				continue;
+			if ((fd = dirs_fd(d, i)) < 0)
+				return dbp_err(err, -fd, dirs_path(d, i),
+				    "cannot open directory");
+			if ((r = fsset_add(fs->set, fd, dirs_path(d, i),
+			    &kind)) != 0)
+				return dbp_err(err, -r, dirs_path(d, i),
+				    "cannot open filesystem");
+			if (kind == FSKIND_PERFILE && (r = dirs_sync_one(d, i,
+			    &sb->st->calls[SC_FSYNC], err)) != 0)
+				return r;
+		}
+	if ((r = fsset_syncfs(fs->set, &sb->st->calls[SC_SYNCFS], err)) != 0)
+		return r;
+	syncfs_report(sb);
+	/* Every batch's directories are durable now, not only this one's. */
+	for (t = 0; t < fs->ntab; t++)
+		for (i = 0; i < dirs_count(fs->tab[t]); i++)
+			if (dirs_unsynced(fs->tab[t], i))
+				dirs_mark(fs->tab[t], i, DIR_SYNCED);
+	fs->data = fs->names = false;
+	return 0;
+}
+
+/* Whether a directory of a batch changed since the last barrier. */
+static bool
+sb_dirs_changed(const struct sb_fsset *fs)
+{
+	size_t i, t;
+
+	for (t = 0; t < fs->ntab; t++)
+		for (i = 0; i < dirs_count(fs->tab[t]); i++)
+			if (dirs_unsynced(fs->tab[t], i))
+				return true;
+	return false;
+}
+
+/*
+ * After the syncfs, the files whose writeback errors it cannot report
+ * (an overlay's) are checked one by one, and closed.
+ */
+static int
+syncfs_check(struct syncbatch *sb, struct dbp_error *err)
+{
+	bool reopened;
+	size_t i;
+	int fd, r;
+
+	for (i = 0; i < sb->n; i++) {
+		struct sb_item *it = &sb->v[i];
+
+		if (!it->check || it->state != SB_PENDING)
+			continue;
+		if ((fd = sb_item_fd(sb, it, &reopened, err)) < 0)
+			return fd;
+		r = syncstep_check(sb, it, fd, err);
+		if (reopened)
+			close(fd);
+		else if (r == 0)
+			r = sb_close(sb, it, err);
+		if (r != 0)
+			return r;
+		it->check = false;
+	}
+	return 0;
+}
+
+static int
+syncfs_data_barrier(struct syncbatch *sb, struct dbp_error *err)
+{
+	double t0 = stats_now();
+	int r = 0;
+
+	/* Another batch's barrier may have covered this one's files. */
+	if (sb->fs->data)
+		r = syncfs_all(sb, err);
+	if (r == 0)
+		r = syncfs_check(sb, err);
+	sb->st->phase[PH_FDATASYNC] += stats_now() - t0;
+	return r;
+}
+
+static int
+syncfs_renamed(struct syncbatch *sb, struct sb_item *it,
+    struct dbp_error *err)
+{
+	(void)it;
+	(void)err;
+	sb->fs->names = true;
+	return 0;
+}
+
+static int
+syncfs_names_barrier(struct syncbatch *sb, struct dbp_error *err)
+{
+	if (!sb->fs->data && !sb->fs->names && !sb_dirs_changed(sb->fs))
+		return 0;
+	return syncfs_all(sb, err);
+}
+
+static int
+syncfs_init(struct syncbatch *sb)
+{
+	if ((sb->fs = calloc(1, sizeof(*sb->fs))) == NULL)
+		return -ENOMEM;
+	if (fsset_new(&sb->fs->set) != 0) {
+		free(sb->fs);
+		sb->fs = NULL;
+		return -ENOMEM;
+	}
+	sb->fs->refs = 1;
+	sb->fs->tab[sb->fs->ntab++] = sb->dirs;
+	return 0;
+}
+
+static int
+syncfs_join(struct syncbatch *sb, struct syncbatch *peer)
+{
+	struct sb_fsset *fs = peer->fs;
+
+	if (fs->tab[0] != sb->dirs) {
+		if (fs->ntab == sizeof(fs->tab) / sizeof(fs->tab[0]))
+			return -ENOSPC;
+		fs->tab[fs->ntab++] = sb->dirs;
+	}
+	fs->refs++;
+	sb->fs = fs;
+	return 0;
+}
+
+/* Close the set's descriptors (a file each, opened for writing). */
+static void
+syncfs_close(struct syncbatch *sb)
+{
+	fsset_close(sb->fs->set);
+}
+
+static void
+syncfs_put(struct syncbatch *sb)
+{
+	struct sb_fsset *fs = sb->fs;
+
+	sb->fs = NULL;
+	if (--fs->refs > 0)
+		return;
+	fsset_free(fs->set);
+	free(fs);
+}
+
+const struct syncbatch_ops syncbatch_syncfs = {
+	.name = "syncfs",
+	.durable = true,
+	.link_new = true,
+	.init = syncfs_init,
+	.join = syncfs_join,
+	.put = syncfs_put,
+	.close = syncfs_close,
+	.written = syncfs_written,
+	.data_barrier = syncfs_data_barrier,
+	.renamed = syncfs_renamed,
+	.names_barrier = syncfs_names_barrier,
+};

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* What every sync strategy does before it makes anything durable: the journal first, writeback started early. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+
+#include "durable/journal.h"
+#include "durable/syncstep.h"
+
+/*
+ * Nothing of the run is made durable before the journal lines that name
+ * where it is: else a power cut could keep a temporary, or a directory,
+ * that no durable journal tells the repair about.
+ */
+int
+syncstep_journal_first(struct syncbatch *sb, struct dbp_error *err)
+{
+	struct dbp_error ignored;
+
+	if (sb->journal == NULL)
+		return 0;
+	/*
+	 * An undo still wants the journal durable first (a directory it
+	 * fails to remove must stay listed), but a journal that cannot be
+	 * written (its own write failed, say) must not stop the undo from
+	 * being made durable.
+	 */
+	if (sb->aborting) {
+		journal_sync(sb->journal, &ignored);
+		return 0;
+	}
+	return journal_sync(sb->journal, err);
+}
+
+int
+syncstep_writeback(struct syncbatch *sb, struct sb_item *it,
+    struct dbp_error *err)
+{
+#ifdef HAVE_SYNC_FILE_RANGE
+	/*
+	 * Start writeback now, without waiting: by the commit most data is
+	 * on its way, and the fdatasync calls find little left to write.
+	 */
+	sb->st->calls[SC_SYNC_FILE_RANGE_WRITE]++;
+	if (sync_file_range(it->fd, 0, 0, SYNC_FILE_RANGE_WRITE) != 0 &&
+	    errno != ENOSYS && errno != EINVAL)
+		return dbp_err(err, errno, it->path, "cannot start writeback");
+#elif defined(HAVE_POSIX_FADVISE)
+	/* What dpkg falls back to: DONTNEED starts writeback of dirty pages. */
+	sb->st->calls[SC_FADVISE]++;
+	(void)posix_fadvise(it->fd, 0, 0, POSIX_FADV_DONTNEED);
+#else
+	(void)sb;
+	(void)it;
+	(void)err;
+#endif
+	return 0;
+}
+
+int
+syncstep_check(struct syncbatch *sb, struct sb_item *it, int fd,
+    struct dbp_error *err)
+{
+	struct fiemap fm;
+
+	/* No extent is asked for: the sync before the mapping is what counts. */
+	memset(&fm, 0, sizeof(fm));
+	fm.fm_length = FIEMAP_MAX_OFFSET;
+	fm.fm_flags = FIEMAP_FLAG_SYNC;
+	sb->st->calls[SC_FIEMAP]++;
+	if (ioctl(fd, FS_IOC_FIEMAP, &fm) == 0)
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOTTY && errno != ENOSYS &&
+	    errno != EBADR)
+		return dbp_err(err, errno, it->path, "cannot write");
+	sb->st->calls[SC_FDATASYNC]++;
+	if (fdatasync(fd) != 0)
+		return dbp_err(err, errno, it->path, "cannot sync");
+	return 0;
+}

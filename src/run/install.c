@@ -1,0 +1,892 @@
+/* SPDX-License-Identifier: MIT */
+/* install: one run that puts packages into a root, from the first write to the commit. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+
+#include "db/admin.h"
+#include "deb/deb.h"
+#include "durable/dirs.h"
+#include "db/dpkgdb.h"
+#include "db/dpkgfmt.h"
+#include "db/dpkgstatus.h"
+#include "run/feed.h"
+#include "run/install.h"
+#include "durable/journal.h"
+#include "run/maintscript.h"
+#include "manifest.h"
+#include "run/obsolete.h"
+#include "run/query.h"
+#include "db/record.h"
+#include "syncbatch.h"
+#include "unpack.h"
+#include "durable/users.h"
+
+/* What install_run hands to the callbacks of the modules it drives. */
+struct install_ctx {
+	const struct install_opts *opts;
+	const char *pkg;	/* the package being extracted, or NULL */
+};
+
+static void
+install_say(const struct install_opts *o, struct install_note *n)
+{
+	if (o->note != NULL)
+		o->note(o->ctx, n);
+}
+
+static void
+install_warn(void *ctx, const char *path, const char *msg)
+{
+	struct install_ctx *ic = ctx;
+	struct install_note n = { .event = INSTALL_WARN_PATH, .pkg = ic->pkg,
+	    .path = path, .msg = msg };
+
+	install_say(ic->opts, &n);
+}
+
+/*
+ * Descriptors a run may keep open: the soft limit less a reserve for the
+ * package being read, the root, standard streams and the C library, and
+ * no more than 2048 (past that, reopening costs less than the kernel
+ * memory).  A quarter, up to 256, caches directories; the rest keeps
+ * written files open until the commit.
+ */
+static void
+install_fd_budget(size_t *files, size_t *dirs, unsigned jobs)
+{
+	struct rlimit rl;
+	size_t n = 2048, keep = 16 + jobs;	/* each thread reads a package */
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < n + keep)
+		n = rl.rlim_cur > keep + 16 ? (size_t)rl.rlim_cur - keep : 16;
+	*dirs = n / 4 < 256 ? n / 4 : 256;
+	if (*dirs < 4)
+		*dirs = 4;
+	*files = n - *dirs > 4 ? n - *dirs : 4;
+}
+
+/*
+ * The memory of the decoding threads, queues and decoders together
+ * (feed.c): 40 MiB a thread lets each decode a 24 MiB block (what
+ * dpkg-deb and xz -T write) ahead of the one being read, so that the
+ * threads of one big package never wait for each other, and keeps a run
+ * within 64 MiB + 48 MiB a thread.
+ */
+#define INSTALL_FEED_PER_JOB	((size_t)40 << 20)
+
+/*
+ * Threads only for what they can speed up: none when a package is not a
+ * regular file (a pipe cannot be read twice: a thread reads each
+ * package's data on its own descriptor).  One package is no reason for
+ * one thread: its blocks are decoded by all.
+ */
+static unsigned
+install_jobs(unsigned jobs, char *const *files, size_t n)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < n && jobs > 1; i++)
+		if (stat(files[i], &st) != 0 || !S_ISREG(st.st_mode))
+			jobs = 1;
+	return jobs;
+}
+
+/* CTL's package as dpkg names it: NAME, or NAME:ARCH for Multi-Arch: same. */
+static const char *
+install_dpkg_name(const struct control *ctl, char *buf, size_t n)
+{
+	return dpkgstatus_name(control_get(ctl, "Package"),
+	    control_get(ctl, "Architecture"), control_get(ctl, "Multi-Arch"),
+	    buf, n);
+}
+
+/*
+ * Extract one package into the batch and stage its record (written as a
+ * temporary by manifest_prepare, renamed after the files).
+ */
+static int
+install_one(const struct install_opts *o, struct unpack *u,
+    struct manifest *man, struct obsolete *ob, struct dpkgdb *db,
+    struct feed *feed, const char *file, unsigned idx, struct stats *st,
+    struct dbp_error *err)
+{
+	struct control *ctl = NULL;
+	struct record *rec = NULL, *staged, *old;
+	struct deb_info *info;
+	struct archive *tar = NULL;
+	struct deb *d;
+	size_t ninfo;
+	int r;
+
+	if ((r = deb_open(&d, file, err)) != 0)
+		return r;
+	if (db != NULL)
+		deb_keep_info(d);
+	if ((r = deb_read_control(d, &ctl, err)) == 0 && db != NULL &&
+	    (r = dpkgfmt_check(ctl, err)) != 0)
+		control_free(ctl);
+	else if (r == 0 &&
+	    manifest_in_run(man, control_get(ctl, "Package"))) {
+		/* Before extracting it: one version of a package per run. */
+		r = dbp_err(err, 0, "", "package '%s' is given twice",
+		    control_get(ctl, "Package"));
+		control_free(ctl);
+	} else if (r == 0 && db == NULL && (old = manifest_installed_record(man,
+	    control_get(ctl, "Package"))) != NULL && old->dpkg_db) {
+		/* dpkg's database would keep the old version's stanza. */
+		r = dbp_err(err, 0, "", "'%s' is in dpkg's database too:"
+		    " --dpkg-db upgrades it there as well",
+		    control_get(ctl, "Package"));
+		control_free(ctl);
+	} else if (r == 0 && (r = record_new(&rec, ctl)) != 0) {
+		control_free(ctl);
+		r = dbp_err(err, -r, NULL, "cannot start record");
+	} else if (r == 0) {
+		struct install_note n = { .event = INSTALL_UNPACKING,
+		    .pkg = file, .ctl = ctl };
+		char name[256];
+
+		/* Names as dpkg shows them, for front ends. */
+		n.name = install_dpkg_name(ctl, name, sizeof(name));
+		if ((old = manifest_installed_record(man,
+		    control_get(ctl, "Package"))) != NULL) {
+			n.upgrade = true;
+			n.old_version = control_get(old->ctl, "Version");
+		}
+		install_say(o, &n);
+		n.event = INSTALL_EXTRACTED;
+		unpack_set_md5_all(u, db != NULL && !deb_has_info(d, "md5sums"));
+		if ((r = unpack_set_conffiles(u, deb_conffiles(d), err)) == 0 &&
+		    (r = feed != NULL ? deb_data_open_fed(d, &tar, feed_read,
+		    feed_pkg(feed, idx, deb_fd(d)), err) : deb_data_open(d, &tar,
+		    err)) == 0 &&
+		    (r = unpack_archive(u, tar, idx, rec, err)) == 0 &&
+		    (r = unpack_remove_on_upgrade(u, rec, ob, err)) == 0 &&
+		    (r = unpack_keep_obsolete(u, rec, err)) == 0 &&
+		    (r = deb_finish(d, err)) == 0) {
+			staged = rec;
+			r = manifest_stage(man, rec, err);
+			rec = NULL;	/* the manifest took it */
+			if (r == 0 && db != NULL) {
+				deb_take_info(d, &info, &ninfo);
+				r = dpkgdb_stage(db, staged, info, ninfo, err);
+			}
+		}
+		/* Garbage from a corrupt stream: the stream's error says why. */
+		if (r != 0 && tar != NULL)
+			(void)deb_data_check(d, err);
+		if (r == 0) {
+			n.bytes = st->bytes;
+			install_say(o, &n);
+		}
+	}
+	if (r == 0)
+		st->packages++;
+	if (feed != NULL)
+		feed_done(feed, idx);
+	record_free(rec);
+	deb_close(d);
+	return r;
+}
+
+static void
+install_phase(const struct install_opts *o, enum install_phase ph)
+{
+	struct install_note n = { .event = INSTALL_PHASE, .phase = ph };
+
+	install_say(o, &n);
+}
+
+static void
+install_preinst(void *ctx, const char *name)
+{
+	struct install_ctx *ic = ctx;
+	struct install_note n = { .event = INSTALL_PREINST, .name = name };
+
+	install_say(ic->opts, &n);
+}
+
+static int
+install_journal_dir(void *ctx, enum dirs_log kind, const char *path,
+    const struct timespec *times)
+{
+	if (kind == DIRS_LOG_ASIDE)
+		return journal_aside(ctx, path);
+	return journal_dir(ctx, path, kind == DIRS_LOG_FOUND ? times : NULL);
+}
+
+/*
+ * Attach the admin directory: the one the options name, which must
+ * exist, or ROOT/ADMIN_DIR_DEFAULT, created inside the root as part of the
+ * batch (so that a failed run removes it again).
+ */
+static int
+install_admindir(const struct install_opts *o, const struct rootfs *rf,
+    struct dirs *dirs, struct syncbatch *sb, struct manifest *man,
+    struct stats *st, struct dbp_error *err)
+{
+	size_t idx;
+	int fd, r;
+
+	if (o->admindir != NULL) {
+		if ((fd = admin_open(o->admindir, rf)) < 0)
+			return dbp_err(err, -fd, o->admindir,
+			    "cannot open admin directory");
+		r = manifest_admin(man, fd, o->admindir, rf->openat2, sb, st,
+		    err);
+		close(fd);
+		return r;
+	}
+	if ((r = dirs_get(dirs, ADMIN_DIR_DEFAULT, true, 0755, &idx, err)) != 0)
+		return r;
+	/* Whatever path leads a package there: one directory, one index. */
+	dirs_mark(dirs, idx, DIR_SEALED);
+	/* A dry run's, planned: no records yet, none installed. */
+	if (dirs_flags(dirs, idx) & DIR_PLANNED)
+		return 0;
+	if ((fd = dirs_fd(dirs, idx)) < 0)
+		return dbp_err(err, -fd, ADMIN_DIR_DEFAULT,
+		    "cannot open admin directory");
+	return manifest_admin(man, fd, ADMIN_DIR_DEFAULT, rf->openat2, sb, st,
+	    err);
+}
+
+int
+install_recover(const struct install_opts *o, const struct rootfs *rf,
+    bool lock, struct dbp_error *err)
+{
+	struct recover_result res;
+	int r;
+
+	r = admin_recover(o->admindir, rf, lock, &res, err);
+	if (r == 0 && res.found) {
+		struct install_note n = { .event = INSTALL_REPAIRED,
+		    .repair = &res };
+
+		install_say(o, &n);
+	}
+	return r;
+}
+
+/* One run's pieces, from install_open to install_close. */
+struct install {
+	const struct install_opts *o;
+	struct install_ctx ic;
+	struct stats *st;
+	struct rootfs rf;
+	struct users *users;
+	struct dirs *dirs;
+	struct syncbatch *sb;
+	struct manifest *man;
+	struct obsolete *ob;	/* what the old versions lose */
+	struct dpkgdb *db;	/* --dpkg-db only */
+	struct admin_view view;	/* dpkg's verdict on the records, and a dry
+				   run's look at a journal left to repair */
+	struct journal *j;
+	struct unpack *u;
+	struct usrmerge um;
+	bool undoable;		/* the pieces exist: install_abort can run */
+};
+
+/* A dry run's verdict on one path. */
+static void
+install_plan_note(void *ctx, enum plan_verdict v, const char *path,
+    const char *detail)
+{
+	struct install_ctx *ic = ctx;
+	struct install_note n = { .event = INSTALL_PLAN, .pkg = ic->pkg,
+	    .path = path, .msg = detail, .verdict = v };
+
+	install_say(ic->opts, &n);
+}
+
+/*
+ * The end of a dry run, where a run prepares its commit: dpkg's database
+ * staged (it refuses what the run would), the old versions' paths planned
+ * as the run plans them, and their verdicts told.  install_abort follows.
+ */
+static int
+install_plan_end(struct install *in, struct dbp_error *err)
+{
+	int r;
+
+	if ((in->db != NULL && (r = dpkgdb_prepare(in->db, err)) != 0) ||
+	    (r = obsolete_plan(in->ob, in->man, in->dirs, NULL, err)) != 0)
+		return r;
+	obsolete_verdicts(in->ob, in->dirs, install_plan_note, &in->ic);
+	return 0;
+}
+
+/*
+ * Records of packages dpkg removed, purged or replaced since debunpack
+ * installed them (dpkg's database is the authority where it is kept):
+ * read as none, and dropped by the run, each told.
+ */
+static int
+install_stale(struct install *in, struct dbp_error *err)
+{
+	int r;
+
+	if ((r = admin_view_open(&in->view, in->o->admindir, &in->rf,
+	    err)) != 0)
+		return r;
+	manifest_set_stale(in->man, admin_view_stale, &in->view, true);
+	if (in->o->dpkg_db)
+		manifest_set_dpkg_db(in->man);
+	return 0;
+}
+
+/* A dry run on a root whose last run awaits its repair says so. */
+static void
+install_tell_pending(struct install *in)
+{
+	struct install_note n = { .event = INSTALL_WARN };
+
+	if (!in->view.pending.found)
+		return;
+	n.msg = in->view.pending.committed ? "an interrupted run awaits its"
+	    " repair, which finishes it: planned from its new records" :
+	    "an interrupted run awaits its repair, which undoes it: planned"
+	    " from the records before it";
+	install_say(in->o, &n);
+}
+
+/* Tell the records install_stale found stale. */
+static void
+install_tell_stale(struct install *in)
+{
+	struct install_note n = { .event = INSTALL_WARN };
+	const char *name, *what;
+	char buf[600];
+	size_t i;
+
+	for (i = 0; i < manifest_nforgotten(in->man); i++) {
+		name = manifest_forgotten(in->man, i, &what);
+		snprintf(buf, sizeof(buf), "dpkg changed '%s' since debunpack"
+		    " installed it (%s): debunpack's record of it is dropped",
+		    name, what);
+		n.msg = buf;
+		install_say(in->o, &n);
+	}
+}
+
+/*
+ * Open the root, repair what an interrupted run left, and set up the
+ * run's pieces: the directory table, the batch (its strategy judged on
+ * the root), the journal, the records and dpkg's database, locked.
+ * Nothing of the root changes before the journal names it: the merged
+ * /usr links come last.  -errno with ERR; once IN->undoable, a failure
+ * is to be undone by install_abort.
+ */
+static int
+install_open(struct install *in, char *const *files, size_t nfiles,
+    unsigned jobs, struct dbp_error *err)
+{
+	const struct install_opts *o = in->o;
+	struct unpack_opts uo;
+	size_t maxfiles, maxdirs;
+	const char *arch;
+	bool merge;
+	int r;
+
+	memset(&uo, 0, sizeof(uo));
+	uo.chown = geteuid() == 0;
+	/* In a user namespace root may chown, not mknod a device. */
+	uo.devices = geteuid() == 0 && users_initial_ns();
+	uo.skip_devices = o->skip_devices;
+	uo.force_overwrite = o->force_overwrite;
+	uo.dpkg_dist = o->dpkg_dist;
+	uo.stop = o->stop;
+	uo.warn = install_warn;
+	uo.warn_ctx = &in->ic;
+	uo.plan = o->dry_run ? install_plan_note : NULL;
+	uo.nowrite = o->dry_run;
+
+	if ((r = rootfs_open(&in->rf, o->root, err)) != 0)
+		return r;
+	if (o->force_walk)
+		rootfs_force_walk(&in->rf);
+	/* A dry run repairs nothing: install_stale tells of the journal. */
+	if ((!o->dry_run && (r = install_recover(o, &in->rf, true,
+	    err)) != 0) ||
+	    (r = usrmerge_wanted(o->usrmerge, in->rf.fd, files, nfiles, &merge,
+	    &arch, err)) != 0)
+		return r;
+	if (uo.chown && (r = users_load(&in->users, &in->rf)) != 0)
+		return dbp_err(err, -r, "etc/passwd", "cannot read users");
+	install_fd_budget(&maxfiles, &maxdirs, jobs);
+	/* "auto" follows the filesystem of the root (syncbatch.c). */
+	if ((r = dirs_new(&in->dirs, &in->rf, maxdirs)) != 0 ||
+	    (r = syncbatch_new(&in->sb, o->dry_run ? "none" : o->mode,
+	    in->rf.fd, in->dirs, in->st,
+	    maxfiles)) != 0 ||
+	    (r = journal_new(&in->j, syncbatch_durable(in->sb), in->st)) != 0 ||
+	    (r = manifest_new(&in->man)) != 0 ||
+	    (r = obsolete_new(&in->ob)) != 0 ||
+	    (r = unpack_new(&in->u, &uo, in->dirs, in->sb, in->man, in->users,
+	    in->st)) != 0)
+		return dbp_err(err, -r, NULL, "cannot start");
+	dirs_set_top_name(in->dirs, o->root);
+	/*
+	 * A dry run makes nothing: its directories are planned, it keeps no
+	 * journal, and there is nothing to undo (install_run).
+	 */
+	if (o->dry_run)
+		dirs_set_plan(in->dirs);
+	else {
+		/* Every directory the run touches is in the journal first. */
+		dirs_set_log(in->dirs, install_journal_dir, in->j);
+		syncbatch_set_journal(in->sb, in->j);
+		in->undoable = true;
+	}
+	if ((r = install_admindir(o, &in->rf, in->dirs, in->sb, in->man,
+	    in->st, err)) != 0 ||
+	    (r = manifest_lock(in->man, o->dry_run, err)) != 0 ||
+	    (r = install_stale(in, err)) != 0 ||
+	    (!o->dry_run && (r = journal_open(in->j,
+	    manifest_admin_fd(in->man), admin_name(o->admindir), err)) != 0) ||
+	    (r = manifest_load_installed(in->man, err)) != 0 ||
+	    (merge && (r = usrmerge_make(&in->um, in->dirs, in->j, arch,
+	    err)) != 0))
+		return r;
+	if (!o->dpkg_db)
+		return 0;
+	if ((r = dpkgdb_new(&in->db)) != 0)
+		return dbp_err(err, -r, NULL, "cannot start");
+	return dpkgdb_open(in->db, in->dirs, in->sb, in->man,
+	    o->force_overwrite, err);
+}
+
+/* A package named for removal that has nothing to remove. */
+static void
+install_remove_warn(void *ctx, const char *name, const char *msg)
+{
+	struct install_ctx *ic = ctx;
+	struct install_note n = { .event = INSTALL_WARN };
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "ignoring '%s': %s", name, msg);
+	n.msg = buf;
+	install_say(ic->opts, &n);
+}
+
+/*
+ * Stage the removal of the packages NAMES (N), each told, into the batch
+ * in place of an extraction: what goes is planned at the commit, with
+ * the old versions' paths (obsolete_plan).
+ */
+static int
+install_removals(struct install *in, char *const *names, size_t n,
+    struct dbp_error *err)
+{
+	struct remove_opts ro = in->o->rm;
+	struct record *rec;
+	size_t i;
+	int r;
+
+	ro.warn = install_remove_warn;
+	ro.ctx = &in->ic;
+	if ((r = remove_stage(&ro, in->man, in->ob, in->db, in->rf.fd, names,
+	    n, err)) != 0)
+		return r;
+	for (i = 0; i < manifest_nstaged(in->man) +
+	    manifest_ndropped(in->man); i++) {
+		struct install_note note = { .event = INSTALL_REMOVING,
+		    .path = ro.purge ? "purge" : "remove" };
+
+		rec = i < manifest_nstaged(in->man) ? manifest_staged(in->man,
+		    i) : manifest_dropped(in->man, i -
+		    manifest_nstaged(in->man));
+		note.name = control_get(rec->ctl, "Package");
+		note.old_version = control_get(rec->ctl, "Version");
+		note.msg = i < manifest_nstaged(in->man) ? "config-files" :
+		    "not-installed";
+		install_say(in->o, &note);
+		in->st->packages++;
+	}
+	return 0;
+}
+
+/*
+ * Packages that lost every file to the run's (Replaces, a moved
+ * conffile) disappear, as dpkg makes them: their records and dpkg's
+ * stanzas go in this batch, told.  dpkg would run their postrm with
+ * "disappear"; debunpack runs no removal script.
+ */
+static int
+install_disappear(struct install *in, struct dbp_error *err)
+{
+	struct install_note n = { .event = INSTALL_WARN };
+	struct record *staged, *inst, *gone;
+	const char *name;
+	char buf[512];
+	size_t i = 0;
+	int r;
+
+	while ((name = manifest_disappearing(in->man, &i, &staged,
+	    &inst)) != NULL) {
+		if ((r = record_new_like(&gone, inst != NULL ? inst : staged,
+		    NULL)) != 0 ||
+		    (r = manifest_drop(in->man, gone)) != 0)
+			return dbp_err(err, -r, "", "cannot drop '%s'", name);
+		if (staged != NULL)
+			staged->gone = true;
+		if (in->db != NULL && (r = dpkgdb_disappear(in->db, staged,
+		    gone, err)) != 0)
+			return r;
+		snprintf(buf, sizeof(buf), "'%s' disappears: every file of"
+		    " it is another package's now", name);
+		n.msg = buf;
+		install_say(in->o, &n);
+	}
+	return 0;
+}
+
+/* Extract every package into the batch, decoded by JOBS threads. */
+static int
+install_extract(struct install *in, char *const *files, size_t nfiles,
+    unsigned jobs, struct dbp_error *err)
+{
+	const struct install_opts *o = in->o;
+	struct feed *feed = NULL;
+	double t0 = stats_now();
+	size_t i;
+	int r = 0;
+
+	if (jobs > 1 && (r = feed_new(&feed, files, nfiles, jobs,
+	    o->feed_budget != 0 ? o->feed_budget :
+	    INSTALL_FEED_PER_JOB * jobs)) != 0)
+		return dbp_err(err, -r, NULL, "cannot start threads");
+	for (i = 0; i < nfiles; i++) {
+		in->ic.pkg = files[i];
+		if ((r = install_one(o, in->u, in->man, in->ob, in->db, feed,
+		    files[i], (unsigned)i, in->st, err)) != 0) {
+			dbp_err_pkg(err, files[i]);
+			break;
+		}
+	}
+	in->ic.pkg = NULL;
+	feed_free(feed);
+	in->st->phase[PH_EXTRACT] = stats_now() - t0;
+	/* Past this point a signal no longer stops the run: commit finishes. */
+	if (r == 0 && o->stop != NULL && *o->stop)
+		r = dbp_err(err, EINTR, NULL, "interrupted");
+	return r;
+}
+
+/*
+ * Every rename to come in the journal, synced with the directory lines,
+ * before any data is synced (else a power cut could keep names no
+ * durable journal lists); data durable before the first rename
+ * (syncbatch_rename).  Files first, then the records that describe them;
+ * then one barrier makes all the names durable (one syncfs, or the
+ * directories' fsyncs); then the obsolete paths are planned.  A failure
+ * here is undone by install_abort.
+ */
+static int
+install_prepare(struct install *in, struct dbp_error *err)
+{
+	int r;
+
+	install_phase(in->o, INSTALL_SYNCING);
+	if ((in->db != NULL && (r = dpkgdb_prepare(in->db, err)) != 0) ||
+	    (r = syncbatch_prepare(in->sb, in->j, JOURNAL_ROOT, err)) != 0 ||
+	    (r = manifest_prepare(in->man, in->j, err)) != 0 ||
+	    (r = journal_sync(in->j, err)) != 0 ||
+	    (r = syncbatch_rename(in->sb, err)) != 0)
+		return r;
+	/* The data is durable and the files renamed: the records, the names. */
+	install_phase(in->o, INSTALL_RENAMING);
+	if ((r = manifest_commit(in->man, err)) != 0 ||
+	    (r = syncbatch_sync_dirs(in->sb, err)) != 0 ||
+	    (r = manifest_sync(in->man, err)) != 0 ||
+	    (r = obsolete_plan(in->ob, in->man, in->dirs, in->j, err)) != 0 ||
+	    (in->db != NULL && (r = dpkgdb_plan_obsolete(in->db, in->j,
+	    err)) != 0))
+		return r;
+	return 0;
+}
+
+/*
+ * Past the commit point the run stands: the old versions' backups go,
+ * then what the old versions had and the new ones do not, so that a
+ * crash never loses a file that a committed record still lists; the
+ * cleanup durable, the journal goes (a repair would redo it).
+ */
+static int
+install_finish(struct install *in, struct dbp_error *err)
+{
+	struct install_note n = { .event = INSTALL_WARN };
+	bool left;		/* a cleanup step left something behind */
+	int r;
+
+	/* Each step runs whatever the one before it gave, in this order. */
+	left = syncbatch_finish(in->sb) != 0;
+	left |= manifest_finish(in->man) != 0;
+	left |= dirs_finish(in->dirs) != 0;
+	if (left) {
+		n.msg = "some backups (*.debunpack-old) could not be removed";
+		install_say(in->o, &n);
+	}
+	obsolete_remove(in->ob, in->dirs, install_warn, &in->ic);
+	if (in->db != NULL)
+		dpkgdb_remove_obsolete(in->db, install_warn, &in->ic);
+	if ((r = syncbatch_sync_dirs(in->sb, err)) != 0 ||
+	    (r = manifest_drop_records(in->man, err)) != 0 ||
+	    (r = journal_end(in->j, false, err)) != 0)
+		return r;
+	n.event = INSTALL_COMMITTED;
+	n.msg = NULL;
+	n.count = manifest_count(in->man);
+	n.mode = syncbatch_mode(in->sb);
+	install_say(in->o, &n);
+	return 0;
+}
+
+/* The files stay: a failing script is the package's error, not the run's. */
+static int
+install_preinsts(struct install *in, struct dbp_error *err)
+{
+	int r;
+
+	/*
+	 * No descriptor of the batch stays open (Linux refuses to run a
+	 * file open for writing: syncfs keeps one), nor dpkg's locks: a
+	 * preinst may run dpkg-divert, which takes them.
+	 */
+	syncbatch_close_fds(in->sb);
+	dpkgdb_unlock(in->db);
+	install_phase(in->o, INSTALL_PREINSTS);
+	if ((r = maintscript_dev_setup(in->rf.fd, err)) != 0)
+		return r;
+	return maintscript_preinsts(in->o->root, in->db, install_preinst,
+	    &in->ic, err);
+}
+
+/*
+ * Undo a run that failed before its commit point: records first, then
+ * files, then the directories this run created (files moved aside for
+ * them come back); the journal goes only once all that is undone (else
+ * the next run finishes the undo), and last the directories that held
+ * it: the admin directory may be new.
+ */
+static void
+install_abort(struct install *in)
+{
+	struct install_note n = { .event = INSTALL_WARN };
+	struct dbp_error ign;
+	bool left;
+
+	left = manifest_abort(in->man) != 0;
+	left |= syncbatch_abort(in->sb) != 0;
+	left |= usrmerge_undo(&in->um, in->dirs) != 0;
+	left |= syncbatch_abort_dirs(in->sb) != 0;
+	if (left || journal_end(in->j, true, &ign) != 0) {
+		n.msg = "cleanup after the error was incomplete; the next run"
+		    " repairs it";
+		install_say(in->o, &n);
+	} else
+		/* Now empty: the directories that held the journal. */
+		syncbatch_abort_dirs(in->sb);
+}
+
+static void
+install_close(struct install *in)
+{
+	unpack_free(in->u);
+	syncbatch_free(in->sb);
+	dpkgdb_free(in->db);	/* before the manifest: it holds its records */
+	admin_view_close(&in->view);
+	obsolete_free(in->ob);	/* before the manifest: it points into it */
+	manifest_free(in->man);
+	journal_free(in->j);
+	dirs_free(in->dirs);
+	users_free(in->users);
+	rootfs_close(&in->rf);
+}
+
+/* A package file's name as dpkg tells packages apart, and its version. */
+struct install_pkgid {
+	char *name;		/* install_dpkg_name's */
+	char *version;
+	uint64_t size;		/* Installed-Size in bytes; 0: not said */
+};
+
+static void
+install_pkgid(const char *file, struct install_pkgid *id)
+{
+	struct dbp_error e;
+	struct control *ctl = NULL;
+	struct deb *d;
+	char name[512];
+
+	dbp_err_clear(&e);
+	if (deb_open(&d, file, &e) != 0)
+		return;
+	if (deb_read_control(d, &ctl, &e) == 0) {
+		const char *is = control_get(ctl, "Installed-Size");
+		unsigned long long kib;
+		char *end;
+
+		id->name = strdup(install_dpkg_name(ctl, name, sizeof(name)));
+		id->version = strdup(control_get(ctl, "Version"));
+		if (is != NULL && (kib = strtoull(is, &end, 10)) > 0 &&
+		    *end == '\0' && kib < (1ULL << 40))
+			id->size = (uint64_t)kib * 1024;
+		control_free(ctl);
+	}
+	deb_close(d);
+}
+
+/*
+ * Several versions of one package in the run (an apt cache given as
+ * *.deb): dpkg unpacks them in command-line order, so the last one
+ * stands; the earlier ones are left out here, each told.  *KEPT (*NKEPT
+ * files) is FILES without them, the caller's to free.  A file whose
+ * control cannot be read, or that is not a regular file, stays: its own
+ * step says what is wrong.
+ */
+static int
+install_last_versions(const struct install_opts *o, char *const *files,
+    size_t n, char ***kept, size_t *nkept, struct dbp_error *err)
+{
+	struct install_note total = { .event = INSTALL_EXPECTED };
+	struct install_pkgid *ids;
+	struct stat st;
+	bool known = true;
+	size_t i, j;
+	int r = 0;
+
+	*nkept = 0;
+	if ((*kept = calloc(n + 1, sizeof(**kept))) == NULL ||
+	    (ids = calloc(n + 1, sizeof(*ids))) == NULL) {
+		free(*kept);
+		*kept = NULL;
+		return dbp_err(err, ENOMEM, NULL, "cannot start");
+	}
+	/*
+	 * A pipe cannot be read twice: only regular files are looked at.
+	 * Their controls are read up front anyway (small, at the start of
+	 * each file): the Installed-Size they add up to is the progress's.
+	 */
+	for (i = 0; i < n; i++)
+		if (stat(files[i], &st) == 0 && S_ISREG(st.st_mode))
+			install_pkgid(files[i], &ids[i]);
+	for (i = 0; i < n; i++) {
+		/* The note names the version that stands: the last one. */
+		for (j = n - 1; ids[i].name != NULL && j > i; j--)
+			if (ids[j].name != NULL &&
+			    strcmp(ids[i].name, ids[j].name) == 0)
+				break;
+		if (ids[i].name != NULL && j > i) {
+			struct install_note note = {
+			    .event = INSTALL_SUPERSEDED, .pkg = files[i],
+			    .name = ids[i].name, .msg = ids[i].version,
+			    .path = files[j], .old_version = ids[j].version };
+
+			/*
+			 * dpkg would fail on it before the later one: it is
+			 * read through (its data, its names) all the same.
+			 */
+			if ((r = query_sound(files[i], err)) != 0) {
+				dbp_err_pkg(err, files[i]);
+				break;
+			}
+			install_say(o, &note);
+			continue;
+		}
+		(*kept)[(*nkept)++] = files[i];
+		known = known && ids[i].size > 0;
+		total.bytes += ids[i].size;
+	}
+	/* What the packages say they take, when every one says it. */
+	if (r == 0 && known && total.bytes > 0)
+		install_say(o, &total);
+	for (i = 0; i < n; i++) {
+		free(ids[i].name);
+		free(ids[i].version);
+	}
+	free(ids);
+	if (r != 0) {
+		free(*kept);
+		*kept = NULL;
+	}
+	return r;
+}
+
+int
+install_run(const struct install_opts *o, char *const *all, size_t nall,
+    struct stats *st, struct dbp_error *err)
+{
+	struct install in = { .o = o, .ic = { o, NULL }, .st = st,
+	    .rf = { -1, false }, .um = { .nmade = 0 } };
+	char **files;
+	size_t nfiles;
+	unsigned jobs;
+	int r;
+
+	if (o->remove) {
+		/* Names, not files: nothing to read before the run. */
+		files = NULL;
+		nfiles = 0;
+	} else if ((r = install_last_versions(o, all, nall, &files, &nfiles,
+	    err)) != 0)
+		return r;
+	jobs = install_jobs(o->jobs, files, nfiles);
+
+	/*
+	 * Open, extract, prepare the commit, commit, finish.  A failure
+	 * before the commit point is undone (once the journal exists,
+	 * install_abort cleans up whatever was done); one after it stands,
+	 * and the next run repairs what is left.
+	 */
+	if ((r = install_open(&in, files, nfiles, jobs, err)) != 0) {
+		if (in.undoable)
+			install_abort(&in);
+		goto out;
+	}
+	install_tell_pending(&in);
+	install_tell_stale(&in);
+	/* A dry run ends where the commit would be prepared, undone by nature. */
+	if ((r = o->remove ? install_removals(&in, all, nall, err) :
+	    install_extract(&in, files, nfiles, jobs, err)) != 0 ||
+	    (r = install_disappear(&in, err)) != 0 ||
+	    (r = o->dry_run ? install_plan_end(&in, err) :
+	    install_prepare(&in, err)) != 0 || o->dry_run) {
+		if (in.undoable)
+			install_abort(&in);
+		goto out;
+	}
+	/*
+	 * The commit line is in the journal even if its sync failed: a repair
+	 * may finish the run, so it is not undone here; the next run repairs
+	 * it one way or the other, from what reached the disk.  A line that
+	 * could not even be written is not there: undo.
+	 */
+	if ((r = journal_commit(in.j, err)) != 0) {
+		if (!journal_committed(in.j))
+			install_abort(&in);
+		goto out;
+	}
+	if ((r = install_finish(&in, err)) == 0 && o->run_preinst &&
+	    in.db != NULL)
+		r = install_preinsts(&in, err);
+out:
+	install_close(&in);
+	free(files);
+	return r;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* install: one run that puts packages into a root, from the first write to the commit. */
+#ifndef DEBUNPACK_INSTALL_H
+#define DEBUNPACK_INSTALL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "deb/control.h"
+#include "util/error.h"
+#include "util/plan.h"
+#include "durable/recover.h"
+#include "run/remove.h"
+#include "durable/rootfs.h"
+#include "util/stats.h"
+#include "run/usrmerge.h"
+
+/* What a run tells its caller, who decides what the user sees. */
+enum install_event {
+	INSTALL_UNPACKING,	/* PKG's data comes next; CTL is its control */
+	INSTALL_WARN_PATH,	/* PATH of PKG (either may be NULL): MSG */
+	INSTALL_WARN,		/* MSG, about the run as a whole */
+	INSTALL_REPAIRED,	/* an interrupted run was repaired: REPAIR */
+	INSTALL_COMMITTED,	/* COUNT paths committed with sync mode MODE */
+	INSTALL_EXTRACTED,	/* PKG's data is written; BYTES in the run so far */
+	INSTALL_PHASE,		/* the run enters PHASE */
+	INSTALL_PREINST,	/* the preinst of package NAME runs next */
+	INSTALL_PLAN,		/* a dry run's VERDICT on PATH (MSG: its detail,
+				   or NULL; plan.h) */
+	INSTALL_SUPERSEDED,	/* PKG, package NAME version MSG, is left out:
+				   PATH, version OLD_VERSION's file, comes
+				   later on the command line */
+	INSTALL_EXPECTED,	/* the packages' Installed-Size adds up to
+				   BYTES, before the first is unpacked */
+	INSTALL_REMOVING,	/* package NAME, version OLD_VERSION, is
+				   removed (PATH "remove") or purged
+				   ("purge"), to state MSG: "config-files"
+				   or "not-installed" */
+};
+
+/* Where a run is, past the extraction. */
+enum install_phase { INSTALL_SYNCING, INSTALL_RENAMING, INSTALL_PREINSTS };
+
+struct install_note {
+	enum install_event event;
+	const char *pkg;
+	const char *path;
+	const char *msg;
+	const struct control *ctl;
+	const struct recover_result *repair;
+	size_t count;
+	const char *mode;
+	/* UNPACKING, EXTRACTED, PREINST: dpkg's name (NAME:ARCH if M-A: same) */
+	const char *name;
+	bool upgrade;		/* UNPACKING: a version of it is installed */
+	/* UNPACKING: the installed version, if known; SUPERSEDED: the later one */
+	const char *old_version;
+	unsigned long long bytes;
+	enum install_phase phase;
+	enum plan_verdict verdict;
+};
+
+struct install_opts {
+	const char *root;
+	const char *admindir;	/* NULL: ROOT/ADMIN_DIR_DEFAULT (admin.h) */
+	const char *mode;	/* a syncbatch mode, or "auto" */
+	unsigned jobs;		/* decompressing threads at most; 1: none */
+	size_t feed_budget;	/* threads' memory in all; 0: by jobs */
+	bool skip_devices;
+	bool force_overwrite;
+	bool dpkg_dist;		/* kept conffiles' new versions: NAME.dpkg-dist */
+	bool force_walk;	/* for tests: rootfs_force_walk */
+	bool dpkg_db;		/* keep dpkg's database in the root too */
+	enum usrmerge_mode usrmerge;	/* merged-/usr links in a new root */
+	bool run_preinst;	/* then run the preinsts (maintscript.h) */
+	/*
+	 * Remove the packages named instead of installing files: RM says
+	 * how (remove.h; its warn and ctx are the run's).
+	 */
+	bool remove;
+	struct remove_opts rm;
+	/*
+	 * The run up to its commit point, each path's verdict told
+	 * (INSTALL_PLAN), then undone: no data written, nothing synced.
+	 */
+	bool dry_run;
+	/* Set (by a signal handler) to stop before the commit; may be NULL. */
+	volatile sig_atomic_t *stop;
+	/* Told what the run does; may be NULL. */
+	void (*note)(void *ctx, const struct install_note *n);
+	void *ctx;
+};
+
+/*
+ * Install the N package files FILES into the root as one batch: all of
+ * them or, on any error, none (the root is left as it was, or left for
+ * the next run to repair when the error came past the commit point).
+ * Repairs an interrupted earlier run first.  ST receives the counts.
+ * With O->dry_run, the same run is stopped before its commit and undone,
+ * every decision it made told: it fails where the run would.
+ * 0, or -errno with ERR filled (ERR's package set where one is to blame).
+ */
+int install_run(const struct install_opts *o, char *const *files, size_t n,
+    struct stats *st, struct dbp_error *err);
+
+/*
+ * admin_recover on the options' admin directory, telling the note
+ * callback what a repair did (INSTALL_REPAIRED).  0 or -errno.
+ */
+int install_recover(const struct install_opts *o, const struct rootfs *rf,
+    bool lock, struct dbp_error *err);
+
+#endif

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/* Maintainer scripts of the run's packages, run in the root as dpkg runs them. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run/maintscript.h"
+#include "durable/users.h"
+
+/*
+ * Only preinsts: dpkg --configure runs the postinsts, but it never runs
+ * a preinst of a package it did not unpack itself, and some are needed
+ * before any postinst works (base-passwd's creates /etc/passwd).  They
+ * run after every file is in place, where dpkg would run each before its
+ * package's files: a preinst that looks for the old version's files
+ * sees the new ones.
+ */
+
+/*
+ * What a chroot needs in /dev for scripts to run, as debootstrap and
+ * mmdebstrap make it: without it, the first ">/dev/null" of a script
+ * makes a regular file there.  No package ships these.
+ */
+static const struct {
+	const char *name;
+	mode_t type;		/* S_IFCHR, S_IFLNK, S_IFDIR */
+	unsigned major, minor;
+	const char *target;
+} maintscript_dev[] = {
+	{ "console",	S_IFCHR, 5, 1, NULL },
+	{ "fd",		S_IFLNK, 0, 0, "/proc/self/fd" },
+	{ "full",	S_IFCHR, 1, 7, NULL },
+	{ "null",	S_IFCHR, 1, 3, NULL },
+	{ "ptmx",	S_IFCHR, 5, 2, NULL },
+	{ "pts",	S_IFDIR, 0, 0, NULL },
+	{ "random",	S_IFCHR, 1, 8, NULL },
+	{ "shm",	S_IFDIR, 0, 0, NULL },
+	{ "stderr",	S_IFLNK, 0, 0, "/proc/self/fd/2" },
+	{ "stdin",	S_IFLNK, 0, 0, "/proc/self/fd/0" },
+	{ "stdout",	S_IFLNK, 0, 0, "/proc/self/fd/1" },
+	{ "tty",	S_IFCHR, 5, 0, NULL },
+	{ "urandom",	S_IFCHR, 1, 9, NULL },
+	{ "zero",	S_IFCHR, 1, 5, NULL },
+};
+
+int
+maintscript_dev_setup(int rootfd, struct dbp_error *err)
+{
+	struct stat st;
+	size_t i;
+	int dfd, r = 0;
+
+	if (mkdirat(rootfd, "dev", 0755) != 0 && errno != EEXIST)
+		return dbp_err(err, errno, "dev", "cannot create directory");
+	if ((dfd = openat(rootfd, "dev", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return dbp_err(err, errno, "dev", "cannot open directory");
+	for (i = 0; r == 0 && i < sizeof(maintscript_dev) /
+	    sizeof(maintscript_dev[0]); i++) {
+		const char *name = maintscript_dev[i].name;
+
+		/* Whatever is there stays: a bind mount, the user's nodes. */
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		if (maintscript_dev[i].type == S_IFLNK)
+			r = symlinkat(maintscript_dev[i].target, dfd, name);
+		else if (maintscript_dev[i].type == S_IFDIR)
+			r = mkdirat(dfd, name, 0755);
+		else if ((r = mknodat(dfd, name, S_IFCHR | 0666,
+		    makedev(maintscript_dev[i].major,
+		    maintscript_dev[i].minor))) == 0)
+			r = fchmodat(dfd, name, 0666, 0);	/* past the umask */
+		else if (errno == EPERM && !users_initial_ns()) {
+			/*
+			 * In a user namespace no node can be made: the
+			 * scripts have what the caller bound there.
+			 */
+			r = 0;
+			continue;
+		}
+		if (r != 0)
+			r = dbp_err(err, errno, name, "cannot create in 'dev'");
+	}
+	if (r == 0 && (fsync(dfd) != 0 || fsync(rootfd) != 0))
+		r = dbp_err(err, errno, "dev", "cannot sync directory");
+	close(dfd);
+	return r;
+}
+
+/*
+ * In the child: enter the root and become the script.  What fails is
+ * told to the parent through REPORT (close-on-exec: an exec closes it),
+ * as the step and its errno; nothing below main.c prints.
+ */
+static void
+maintscript_exec(const char *root, const struct dpkgdb_pkg *p,
+    const char *path, char *const argv[], int report)
+{
+	int why[2];
+
+	if (chroot(root) != 0 || chdir("/") != 0) {
+		why[0] = 0;
+		goto fail;
+	}
+	setenv("DPKG_MAINTSCRIPT_PACKAGE", p->name, 1);
+	setenv("DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT", "1", 1);
+	setenv("DPKG_MAINTSCRIPT_ARCH", p->arch != NULL ? p->arch : "", 1);
+	setenv("DPKG_MAINTSCRIPT_NAME", "preinst", 1);
+	/*
+	 * dpkg runs a new preinst from its control area, tmp.ci/, whose
+	 * control file tells debconf which package asks its questions;
+	 * from info/ debconf would not know.
+	 */
+	setenv("DEBCONF_PACKAGE", p->name, 1);
+	setenv("DPKG_MAINTSCRIPT_DEBUG", "0", 1);
+	setenv("DPKG_ADMINDIR", "/var/lib/dpkg", 1);
+	/* Inside the chroot the root is "/": dpkg's DPKG_ROOT is empty. */
+	setenv("DPKG_ROOT", "", 1);
+	/* dpkg refuses to run without the sbin directories in PATH. */
+	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
+	    "/sbin:/bin", 0);
+	execv(path, argv);
+	why[0] = 1;
+fail:
+	why[1] = errno;
+	if (write(report, why, sizeof(why)) != (ssize_t)sizeof(why))
+		_exit(127);
+	_exit(126);
+}
+
+static int
+maintscript_one(const char *root, const struct dpkgdb_pkg *p,
+    struct dbp_error *err)
+{
+	char path[PATH_MAX];
+	char *argv[5];
+	int status, report[2], why[2], e;
+	ssize_t got;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "/" DPKGDB_DIR "/info/%s.preinst",
+	    p->infoname);
+	argv[0] = path;
+	argv[1] = (char *)p->action;
+	argv[2] = (char *)p->old_version;
+	argv[3] = p->old_version != NULL ? (char *)p->version : NULL;
+	argv[4] = NULL;
+	if (pipe2(report, O_CLOEXEC) != 0)
+		return dbp_err(err, errno, "", "package '%s': cannot run"
+		    " preinst", p->name);
+	/* What the script prints goes where ours goes, in order. */
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) < 0) {
+		e = errno;
+		close(report[0]);
+		close(report[1]);
+		return dbp_err(err, e, "", "package '%s': cannot run preinst",
+		    p->name);
+	}
+	if (pid == 0) {
+		close(report[0]);
+		maintscript_exec(root, p, path, argv, report[1]);
+	}
+	close(report[1]);
+	while ((got = read(report[0], why, sizeof(why))) < 0 && errno == EINTR)
+		;
+	close(report[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return dbp_err(err, errno, "", "package '%s': cannot"
+			    " wait for preinst", p->name);
+	if (got == (ssize_t)sizeof(why))
+		return why[0] == 0 ? dbp_err(err, why[1], root, "cannot enter"
+		    " the root for the preinst of '%s'", p->name) :
+		    dbp_err(err, why[1], path, "package '%s': cannot run"
+		    " preinst", p->name);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFSIGNALED(status))
+		return dbp_err(err, 0, "", "package '%s': preinst %s was"
+		    " killed by signal %d", p->name, p->action,
+		    WTERMSIG(status));
+	return dbp_err(err, 0, "", "package '%s': preinst %s returned"
+	    " error exit status %d", p->name, p->action, WEXITSTATUS(status));
+}
+
+int
+maintscript_preinsts(const char *root, const struct dpkgdb *db,
+    void (*before)(void *ctx, const char *name), void *ctx,
+    struct dbp_error *err)
+{
+	struct dpkgdb_pkg p;
+	size_t i;
+	int r;
+
+	for (i = 0; i < dpkgdb_count(db); i++) {
+		dpkgdb_pkg(db, i, &p);
+		if (!p.has_preinst)
+			continue;
+		if (before != NULL)
+			before(ctx, p.name);
+		if ((r = maintscript_one(root, &p, err)) != 0)
+			return r;
+	}
+	return 0;
+}

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/* dpkg's rules for conffiles while unpacking: the user's changes kept, and remove-on-upgrade. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive_entry.h>
+
+#include "deb/conffiles.h"
+#include "deb/control.h"
+#include "util/digest.h"
+#include "durable/names.h"
+#include "unpack_int.h"
+
+int
+unpack_keep_obsolete(struct unpack *u, struct record *rec,
+    struct dbp_error *err)
+{
+	const char *pkg = control_get(rec->ctl, "Package");
+	struct record *old = manifest_installed_record(u->man, pkg);
+	struct record_entry c;
+	size_t i;
+	int r;
+
+	for (i = 0; old != NULL && i < old->n; i++) {
+		const struct record_entry *e = &old->v[i];
+
+		/*
+		 * Not shipped any more: kept, the package's still (purge
+		 * takes it), as dpkg keeps an obsolete conffile; but one
+		 * flagged remove-on-upgrade follows its own rule, and one
+		 * another package of the run took is that one's.
+		 */
+		if (!e->conffile || (e->type != 'f' && e->type != 'h') ||
+		    record_find(rec, e->path) != NULL ||
+		    conffiles_removes(u->conffiles, e->path + 1) ||
+		    manifest_other_owner(u->man, e->path, pkg) != NULL)
+			continue;
+		c = *e;
+		c.obsolete = true;
+		c.has_md5 = false;
+		if ((r = record_add(rec, &c)) != 0)
+			return dbp_err(err, -r, e->path + 1, "cannot record");
+	}
+	return 0;
+}
+
+bool
+unpack_is_conffile(const struct unpack *u, const char *path)
+{
+	return conffiles_has(u->conffiles, path);
+}
+
+/*
+ * dpkg's table for a conffile the package is unpacking (unpack_file then
+ * applies what it cannot know before the new version's data is read):
+ * - not there, and the package had it (its record): the user deleted
+ *   it, and it stays deleted; a new version goes beside it as
+ *   NAME.debunpack-dist (dpkg's .dpkg-dist, its prompt's default);
+ * - not there otherwise: installed;
+ * - what the package's record says was installed: replaced as usual;
+ * - changed by the user (or there without a record): kept, the new
+ *   version made NAME.debunpack-dist;
+ * - either way, nothing goes beside the user's if the package's own
+ *   version did not change.
+ */
+int
+unpack_conffile(struct unpack *u, struct unpack_target *t,
+    struct dbp_error *err)
+{
+	const struct record_entry *e = NULL;
+	uint8_t digest[DIGEST_LEN];
+	char abspath[PATH_MAX + 1];
+	const char *suffix;
+	struct stat st;
+	size_t len;
+	int r;
+
+	t->conf = UNPACK_CONF_PLAIN;
+	snprintf(abspath, sizeof(abspath), "/%s", t->path);
+	if (u->rec != NULL)
+		e = manifest_installed_entry(u->man,
+		    control_get(u->rec->ctl, "Package"), abspath);
+	/*
+	 * Taken over from another package: what that one installed is
+	 * what the user may have changed (dpkg's conffile transfer).
+	 */
+	if (e == NULL && t->taken && t->taken_entry.conffile)
+		e = &t->taken_entry;
+	if (e != NULL && !e->conffile)
+		e = NULL;	/* a plain file before: no user's copy */
+	t->conf_old = e;
+	/* A dry run's planned directory (no descriptor) holds nothing. */
+	if (t->dfd < 0 || fstatat(t->dfd, t->name, &st,
+	    AT_SYMLINK_NOFOLLOW) != 0) {
+		if ((t->dfd >= 0 && errno != ENOENT) || e == NULL ||
+		    (e->type != 'f' && e->type != 'h'))
+			return 0;
+		/* Deleted: the new version, if new, goes beside it. */
+		t->conf = UNPACK_CONF_DELETED;
+	} else if (!S_ISREG(st.st_mode))
+		return 0;
+	else {
+		if ((r = digest_file_at(u->dg, t->dfd, t->name, digest)) != 0)
+			return dbp_err(err, -r, t->path,
+			    "cannot read conffile");
+		if (e != NULL && (e->type == 'f' || e->type == 'h') &&
+		    memcmp(digest, e->sha256, sizeof(digest)) == 0)
+			return 0;
+		t->conf = UNPACK_CONF_KEPT;
+	}
+	len = strlen(t->path);
+	suffix = u->opts.dpkg_dist ? NAMES_DPKG_DIST_SUFFIX : NAMES_DIST_SUFFIX;
+	if (len + strlen(suffix) >= sizeof(t->path) ||
+	    strlen(t->name) + strlen(suffix) + strlen(NAMES_TMP_SUFFIX) >
+	    NAME_MAX)
+		return dbp_err(err, ENAMETOOLONG, t->path,
+		    "cannot keep the changed conffile");
+	/* The record keeps the conffile's path, with the new version's data. */
+	memcpy(t->orig, t->path, len + 1);
+	t->record_path = t->orig;
+	memcpy(t->path + len, suffix, strlen(suffix) + 1);
+	t->name = strrchr(t->path, '/') != NULL ? strrchr(t->path, '/') + 1 :
+	    t->path;
+	if (names_tmp(t->name, &u->tmpseq, t->tmp, sizeof(t->tmp)) != 0)
+		return dbp_err(err, ENAMETOOLONG, t->path, "name too long");
+	return 0;
+}
+
+int
+unpack_conffile_done(struct unpack *u, struct unpack_target *t,
+    const uint8_t digest[DIGEST_LEN], struct dbp_error *err)
+{
+	char msg[PATH_MAX + 64];
+	bool same;
+	int r;
+
+	same = t->conf_old != NULL && memcmp(digest, t->conf_old->sha256,
+	    DIGEST_LEN) == 0;
+	if (t->conf == UNPACK_CONF_PLAIN)
+		return 0;
+	if (!same) {
+		if (u->opts.warn != NULL) {
+			if (snprintf(msg, sizeof(msg), "%s since it was"
+			    " installed: %s, the new version is '%s'",
+			    t->conf == UNPACK_CONF_KEPT ? "changed" : "deleted",
+			    t->conf == UNPACK_CONF_KEPT ? "kept" :
+			    "not brought back", t->name) >= (int)sizeof(msg))
+				msg[sizeof(msg) - 1] = '\0';
+			u->opts.warn(u->opts.warn_ctx, t->record_path, msg);
+		}
+		return 0;
+	}
+	/*
+	 * The package's version is the one installed before (a reinstall,
+	 * or an upgrade that left it): the user's change or deletion stands
+	 * and, as with dpkg, nothing goes beside it.
+	 */
+	if ((r = syncbatch_drop(u->sb, t->item, err)) != 0)
+		return r;
+	manifest_forget_path(u->man, t->dir, t->name);
+	return 0;
+}
+
+/*
+ * Conffile PATH, which package PKG flags remove-on-upgrade (see
+ * unpack_remove_on_upgrade).
+ */
+static int
+unpack_rm_one(struct unpack *u, const char *pkg, const char *path,
+    struct obsolete *ob, struct dbp_error *err)
+{
+	static const char old_suffix[] = ".dpkg-old";
+	const struct record_entry *e;
+	struct unpack_target t;
+	uint8_t digest[DIGEST_LEN];
+	char parent[PATH_MAX], abspath[PATH_MAX + 1], name[NAME_MAX + 1];
+	char msg[NAME_MAX + 96];
+	const char *base;
+	struct stat st;
+	size_t len = strlen(path);
+	int tries, r;
+
+	snprintf(abspath, sizeof(abspath), "/%s", path);
+	if (manifest_other_owner(u->man, abspath, pkg) != NULL ||
+	    len + sizeof(old_suffix) > sizeof(t.path))
+		return 0;
+	memset(&t, 0, sizeof(t));
+	memcpy(t.path, path, len + 1);
+	unpack_split(t.path, parent, &base);
+	if (strlen(base) >= sizeof(name))
+		return 0;
+	memcpy(name, base, strlen(base) + 1);
+	/* No directory, nothing in it; or the run puts a file there. */
+	if (dirs_get(u->dirs, parent, false, 0, &t.dir, NULL) != 0 ||
+	    (t.dfd = dirs_fd(u->dirs, t.dir)) < 0 ||
+	    manifest_find(u->man, t.dir, name) != NULL ||
+	    fstatat(t.dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	e = manifest_installed_entry(u->man, pkg, abspath);
+	if (e != NULL) {
+		/* Another type than the record's: the old paths' rule keeps it. */
+		if (e->type != 'f' && e->type != 'h')
+			return 0;
+		if ((r = digest_file_at(u->dg, t.dfd, name, digest)) != 0)
+			return dbp_err(err, -r, path, "cannot read conffile");
+		/* Unchanged: it goes with the old version's other paths. */
+		if (memcmp(digest, e->sha256, sizeof(digest)) == 0)
+			return 0;
+	}
+	/* Changed since, or there without a record: kept aside, as dpkg. */
+	memcpy(t.path + len, old_suffix, sizeof(old_suffix));
+	t.record_path = t.path;
+	t.name = base;	/* now NAME.dpkg-old, in t.path */
+	if (strlen(t.name) > NAME_MAX ||
+	    names_tmp(t.name, &u->tmpseq, t.tmp, sizeof(t.tmp)) != 0)
+		return dbp_err(err, ENAMETOOLONG, path,
+		    "cannot keep the changed conffile");
+	if (fstatat(t.dfd, t.name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return dbp_err(err, EISDIR, t.path, "cannot keep the"
+			    " changed conffile '%s' there", name);
+		t.existed = true;
+	}
+	for (tries = 0, r = 0; !u->opts.nowrite; tries++) {
+		r = linkat(t.dfd, name, t.dfd, t.tmp, 0);
+		if (r == 0 || !unpack_stale(&t, tries))
+			break;
+	}
+	if (r != 0)
+		return dbp_err(err, errno, t.path, "cannot link");
+	if ((r = unpack_register(u, &t, AE_IFREG, err)) != 0)
+		return r;
+	if (e == NULL && (r = obsolete_add(ob, abspath)) != 0)
+		return dbp_err(err, -r, path, "cannot plan removal");
+	if (snprintf(msg, sizeof(msg), "no longer in the package and changed"
+	    " since it was installed: kept as '%s'", t.name) >=
+	    (int)sizeof(msg))
+		msg[sizeof(msg) - 1] = '\0';
+	if (u->opts.warn != NULL)
+		u->opts.warn(u->opts.warn_ctx, path, msg);
+	return 0;
+}
+
+int
+unpack_remove_on_upgrade(struct unpack *u, const struct record *rec,
+    struct obsolete *ob, struct dbp_error *err)
+{
+	const char *pkg = control_get(rec->ctl, "Package");
+	size_t i;
+	int r;
+
+	for (i = 0; i < conffiles_nremove(u->conffiles); i++)
+		if ((r = unpack_rm_one(u, pkg, conffiles_remove_at(u->conffiles,
+		    i), ob, err)) != 0)
+			return r;
+	return 0;
+}
