@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* What the front end tells: the run's events, a dry run's verdicts, errors. */
+#ifndef DEBUNPACK_CLI_RENDER_H
+#define DEBUNPACK_CLI_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "run/install.h"
+#include "util/error.h"
+
+/*
+ * ERR as one line without the program's name into BUF (SIZE bytes):
+ * "PKG: 'PATH': MSG: ERRNO", without "PKG: " unless WITH_PKG; what came
+ * from an archive escaped.
+ */
+void render_format_error(const struct dbp_error *err, bool with_pkg,
+    char *buf, size_t size);
+
+/* ERR on standard error, as "debunpack: LINE". */
+void render_error(const struct dbp_error *err);
+
+/*
+ * install_opts' note callback; CTX is the struct cli_opts: the progress
+ * line and status fd hear of every event, a dry run's verdicts go to
+ * standard output (text or JSON), warnings to standard error unless -q,
+ * the rest with -v.
+ */
+void render_note(void *ctx, const struct install_note *n);
+
+#endif
