@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "batchfile.h"
+#include "conffiles.h"
 #include "dpkgdb.h"
 #include "dpkgfmt.h"
 #include "dpkgown.h"
@@ -416,11 +418,15 @@ dpkgdb_carry_one(struct dpkgdb_new *p, const char *path,
  * before, the package itself first (another took a conffile from P's new
  * version later in the run: dpkg lists it obsolete with that hash), or
  * the one it was taken from; a conffile kept by a package that replaces
- * P has that one's.
+ * P has that one's; one flagged remove-on-upgrade, the old version's if
+ * that installed it.
  */
 static int
 dpkgdb_carry(struct dpkgdb *db, struct dpkgdb_new *p, struct dbp_error *err)
 {
+	const char *name = control_get(p->rec->ctl, "Package");
+	struct conffiles *c = NULL;
+	char abspath[PATH_MAX + 1];
 	unsigned char md5[16];
 	size_t i;
 	int r = 0;
@@ -437,6 +443,22 @@ dpkgdb_carry(struct dpkgdb *db, struct dpkgdb_new *p, struct dbp_error *err)
 		if (dpkgdb_conff_now(db, p->rec->kept[i].owner,
 		    p->rec->kept[i].path, md5))
 			r = dpkgdb_carry_one(p, p->rec->kept[i].path, md5);
+	if (r != 0)
+		return dbp_err(err, -r, "", "cannot keep control files");
+	if ((r = conffiles_parse(p->conffiles, &c, err)) != 0)
+		return r;
+	/*
+	 * dpkg looks the hash up in the packages whose file lists have the
+	 * path: once an upgrade removed the file, the next has none.
+	 */
+	for (i = 0; r == 0 && i < conffiles_nremove(c); i++) {
+		snprintf(abspath, sizeof(abspath), "/%s",
+		    conffiles_remove_at(c, i));
+		if (manifest_installed_entry(db->man, name, abspath) != NULL &&
+		    dpkgdb_conff_md5(p->old, abspath, md5))
+			r = dpkgdb_carry_one(p, abspath, md5);
+	}
+	conffiles_free(c);
 	return r != 0 ? dbp_err(err, -r, "", "cannot keep control files") : 0;
 }
 

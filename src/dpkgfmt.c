@@ -287,7 +287,8 @@ dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec,
 		}
 		/*
 		 * A flagged line ("remove-on-upgrade /x"): not installed,
-		 * listed with dpkg's mark for a conffile it has no hash of.
+		 * listed with the hash dpkg carried over from the version
+		 * that had it, or its mark for a conffile it has no hash of.
 		 */
 		if (len > 18 && strncmp(p, "remove-on-upgrade", 17) == 0 &&
 		    (p[17] == ' ' || p[17] == '\t')) {
@@ -301,7 +302,8 @@ dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec,
 				any = true;
 				memcpy(path, p + skip, len - skip);
 				path[len - skip] = '\0';
-				dpkgfmt_put_conffile(fp, path, NULL,
+				dpkgfmt_put_conffile(fp, path, carried != NULL ?
+				    carried(ctx, path) : NULL,
 				    " remove-on-upgrade");
 			}
 			continue;

@@ -11,8 +11,9 @@
 
 /*
  * The MD5 dpkg keeps for conffile PATH of a package whose new version
- * does not install it (another package has it): the one it carried over
- * from before the run, or NULL for none (dpkg's "newconffile").
+ * does not install it (another package has it, or it is flagged
+ * remove-on-upgrade): the one it carried over from before the run, or
+ * NULL for none (dpkg's "newconffile").
  */
 typedef const unsigned char *dpkgfmt_carried_fn(void *ctx, const char *path);
 

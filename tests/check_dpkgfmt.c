@@ -128,11 +128,12 @@ START_TEST(test_dpkgfmt_stanza_order)
 }
 END_TEST
 
-/* A dpkgfmt_carried_fn: /etc/b's MD5 is CTX, no other. */
+/* A dpkgfmt_carried_fn: /etc/b's and /etc/d's MD5 are CTX, no other. */
 static const unsigned char *
 carried(void *ctx, const char *path)
 {
-	return strcmp(path, "/etc/b") == 0 ? ctx : NULL;
+	return strcmp(path, "/etc/b") == 0 || strcmp(path, "/etc/d") == 0 ?
+	    ctx : NULL;
 }
 
 START_TEST(test_dpkgfmt_stanza_carried)
@@ -150,19 +151,22 @@ START_TEST(test_dpkgfmt_stanza_carried)
 	    "Architecture: all\n")), 0);
 	add_entry(rec, 'f', "/etc/a", true, md5);
 	/*
-	 * Not the package's (another keeps it, or took it): the hash
-	 * carried over, else dpkg's mark.
+	 * Not the package's (another keeps it, or took it), or flagged:
+	 * the hash carried over, else dpkg's mark.
 	 */
 	fp = open_memstream(&s, &len);
 	ck_assert_ptr_nonnull(fp);
 	ck_assert_int_eq(dpkgfmt_stanza(fp, rec->ctl, "install ok unpacked",
-	    NULL, "/etc/a\n/etc/b\n/etc/c\n", rec, carried, old), 0);
+	    NULL, "/etc/a\n/etc/b\n/etc/c\nremove-on-upgrade /etc/d\n"
+	    "remove-on-upgrade /etc/e\n", rec, carried, old), 0);
 	ck_assert_int_eq(fclose(fp), 0);
 	ck_assert_str_eq(s, "Package: a\nStatus: install ok unpacked\n"
 	    "Architecture: all\nVersion: 1\nConffiles:\n"
 	    " /etc/a 0123456789abcdef0123456789abcdef\n"
 	    " /etc/b fedcba9876543210fedcba9876543210 obsolete\n"
-	    " /etc/c newconffile obsolete\n\n");
+	    " /etc/c newconffile obsolete\n"
+	    " /etc/d fedcba9876543210fedcba9876543210 remove-on-upgrade\n"
+	    " /etc/e newconffile remove-on-upgrade\n\n");
 	free(s);
 	record_free(rec);
 }
