@@ -79,6 +79,7 @@ unpack_free(struct unpack *u)
 	if (u == NULL)
 		return;
 	dirs_set_guard(u->dirs, NULL, NULL);
+	unpack_held_free(u);
 	conffiles_free(u->conffiles);
 	digest_free(u->dg);
 	digest_free(u->md5);
@@ -115,38 +116,80 @@ unpack_obsolete_at(const struct record *orec, const char *abspath)
 	return oe != NULL && oe->obsolete;
 }
 
-/* What installed package ORE had at ABSPATH, for the conffile rules. */
+/* Whether record REC (may be NULL) has ABSPATH as a conffile. */
+static bool
+unpack_conf_of(struct record *rec, const char *abspath)
+{
+	const struct record_entry *e = rec != NULL ? record_find(rec,
+	    abspath) : NULL;
+
+	return e != NULL && e->conffile;
+}
+
+/*
+ * What the installed version of package FROM (its record OREC, or NULL)
+ * had at ABSPATH, for the conffile rules: the path is taken over.
+ */
 static void
 unpack_taken(struct unpack_target *t, const struct record *orec,
-    const char *abspath)
+    const char *from, const char *abspath)
 {
-	const struct record_entry *oe;
+	const struct record_entry *oe = orec != NULL ?
+	    record_find((struct record *)orec, abspath) : NULL;
 
-	if (orec == NULL || (oe = record_find((struct record *)orec,
-	    abspath)) == NULL || (oe->type != 'f' && oe->type != 'h'))
-		return;
 	t->taken = true;
+	t->taken_from = from;
+	memset(&t->taken_entry, 0, sizeof(t->taken_entry));
+	if (oe == NULL || (oe->type != 'f' && oe->type != 'h'))
+		return;
 	t->taken_entry = *oe;
 	t->taken_entry.path = NULL;
 	t->taken_entry.target = NULL;
 }
 
 /*
+ * Taken from a package of this run, earlier, whose new version (its
+ * record OREC) has THEIRS as a conffile: nothing of that version reaches
+ * the root there (this package's entry replaces its temporary, or it
+ * stayed beside the user's file), so what is there is still what the
+ * conffile's owner before the run installed, perhaps changed by the
+ * user.  It is judged against that, as dpkg carries the old conffile's
+ * hash over to the new version and from it to the package that takes
+ * the path.
+ */
+static void
+unpack_taken_run(struct unpack *u, struct unpack_target *t,
+    struct record *orec, const char *theirs)
+{
+	const struct record_entry *oe = record_find(orec, theirs);
+	const char *from;
+
+	if (oe == NULL || !oe->conffile || (from = oe->conf_from) == NULL) {
+		unpack_taken(t, NULL, NULL, theirs);
+		return;
+	}
+	unpack_taken(t, manifest_installed_record(u->man, from), from, theirs);
+}
+
+/*
  * A non-directory path that another package has, installed (by its
- * record) or earlier in this run (E), as dpkg judges it: the owner's
- * version staged earlier in this run no longer has it, no conflict; the
- * owner replaces this package, the path stays the owner's (1: leave the
- * entry); this package replaces the owner, or --force-overwrite (with a
- * warning), it changes owner; else an error.
+ * record) or earlier in this run (E; or H, a conffile it left as the
+ * user has it), as dpkg judges it: the owner's version staged earlier in
+ * this run no longer has it, no conflict; the owner replaces this
+ * package, the path stays the owner's (1: leave the entry); this package
+ * replaces the owner, or --force-overwrite (with a warning), it changes
+ * owner; else an error.
  */
 static int
 unpack_conflict(struct unpack *u, struct unpack_target *t,
-    const struct manifest_entry *e, struct dbp_error *err)
+    const struct manifest_entry *e, const struct unpack_held *h,
+    struct dbp_error *err)
 {
 	const char *self, *other = NULL;
-	const struct record *orec;
-	char abspath[PATH_MAX + 1], msg[512];
+	struct record *orec;
+	char abspath[PATH_MAX + 1], theirs[PATH_MAX + 1], msg[512];
 	bool installed = false, replaced;
+	unsigned opkg = 0;
 	int r;
 
 	t->taken = false;
@@ -154,9 +197,21 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 		return 0;
 	self = control_get(u->rec->ctl, "Package");
 	snprintf(abspath, sizeof(abspath), "/%s", t->path);
-	if (e != NULL && e->pkg != u->pkg) {
-		other = manifest_run_name(u->man, e->pkg);
-		orec = manifest_staged(u->man, e->pkg);
+	if ((e != NULL && e->pkg != u->pkg) ||
+	    (h != NULL && h->pkg != u->pkg)) {
+		opkg = e != NULL ? e->pkg : h->pkg;
+		other = manifest_run_name(u->man, opkg);
+		orec = manifest_staged(u->man, opkg);
+		/*
+		 * Its record lists the path as it spelled it (merged /usr:
+		 * "bin/x" for this package's "usr/bin/x"), which its
+		 * temporary's item, or the held conffile, kept.
+		 */
+		if (e != NULL)
+			snprintf(theirs, sizeof(theirs), "/%s",
+			    syncbatch_path(u->sb, e->item));
+		else
+			snprintf(theirs, sizeof(theirs), "%s", h->abspath);
 	} else {
 		other = manifest_owner(u->man, abspath, self);
 		installed = other != NULL;
@@ -167,7 +222,8 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 		 * without it: judged against the new version, as dpkg does.
 		 */
 		if (installed && manifest_staged_lacks(u->man, other, abspath)) {
-			unpack_taken(t, orec, abspath);
+			unpack_taken(t, orec, unpack_conf_of(orec, abspath) ?
+			    other : NULL, abspath);
 			manifest_lost(u->man, other);
 			return 0;
 		}
@@ -178,15 +234,15 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	/* The owner replaces this package: the path stays the owner's. */
 	if (orec != NULL && replaces_pkg(orec->ctl, self,
 	    control_get(u->rec->ctl, "Version"))) {
-		uint8_t md5[DIGEST_LEN];	/* the MD5 in its first bytes */
-
 		if (u->opts.plan != NULL)
 			u->opts.plan(u->opts.warn_ctx, PLAN_KEEP_OWNED, t->path,
 			    other);
-		/* dpkg's status keeps such a conffile, obsolete: its MD5. */
-		if (unpack_is_conffile(u, t->path) && t->existed &&
-		    digest_file_at(u->md5, t->dfd, t->name, md5) == 0 &&
-		    (r = record_add_kept(u->rec, abspath, md5)) != 0)
+		/*
+		 * dpkg's status keeps such a conffile, obsolete, with the
+		 * hash the owner has for it.
+		 */
+		if (unpack_is_conffile(u, t->path) &&
+		    (r = record_add_kept(u->rec, abspath, other)) != 0)
 			return dbp_err(err, -r, t->path, "cannot record");
 		return 1;
 	}
@@ -203,23 +259,19 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	snprintf(msg, sizeof(msg), "taken over from package '%s'", other);
 	if (!replaced && u->opts.warn != NULL)
 		u->opts.warn(u->opts.warn_ctx, t->path, msg);
-	if (installed)
-		unpack_taken(t, orec, abspath);
-	if (installed && (r = manifest_disown(u->man, other, abspath)) != 0)
-		return dbp_err(err, -r, t->path, "cannot update the record of"
-		    " '%s'", other);
-	/*
-	 * An earlier package of this run: its record is not written yet.  It
-	 * lists the path as it spelled it (merged /usr: "bin/x" for this
-	 * package's "usr/bin/x"), which its temporary's item kept.
-	 */
-	if (!installed) {
-		snprintf(abspath, sizeof(abspath), "/%s",
-		    syncbatch_path(u->sb, e->item));
-		if ((r = manifest_disown_staged(u->man, e->pkg, abspath)) != 0)
+	if (installed) {
+		unpack_taken(t, orec, unpack_conf_of(orec, abspath) ? other :
+		    NULL, abspath);
+		if ((r = manifest_disown(u->man, other, abspath)) != 0)
 			return dbp_err(err, -r, t->path, "cannot update the"
 			    " record of '%s'", other);
+		return 0;
 	}
+	/* An earlier package of this run: its record is not written yet. */
+	unpack_taken_run(u, t, orec, theirs);
+	if ((r = manifest_disown_staged(u->man, opkg, theirs)) != 0)
+		return dbp_err(err, -r, t->path, "cannot update the record of"
+		    " '%s'", other);
 	return 0;
 }
 
@@ -233,6 +285,7 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
     struct dbp_error *err)
 {
 	char parent[PATH_MAX];
+	const struct unpack_held *h = NULL;
 	struct manifest_entry *e;
 	bool dir, empty;
 	int r;
@@ -250,16 +303,20 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 	if (conffiles_removes(u->conffiles, t->path))
 		return dbp_err(err, 0, t->path, "is in the package, but its"
 		    " conffiles say remove-on-upgrade");
-	e = manifest_find(u->man, t->dir, t->name);
+	if ((e = manifest_find(u->man, t->dir, t->name)) == NULL)
+		h = unpack_held(u, t->dir, t->name);
 	unpack_target_find(u, t, &dir, &empty);
 	if (t->existed && dir && (r = dirfile_file_over_dir(u->man,
 	    u->rec != NULL ? control_get(u->rec->ctl, "Package") : NULL,
 	    t->path, empty, e != NULL && e->type == AE_IFDIR, err)) != 0)
 		return r;
-	if ((r = unpack_conflict(u, t, e, err)) != 0)
+	if ((r = unpack_conflict(u, t, e, h, err)) != 0)
 		return r;
 	/* Within one package the later entry wins (dpkg-deb -x does the same). */
 	if (e != NULL && (r = syncbatch_drop(u->sb, e->item, err)) != 0)
+		return r;
+	/* So does a later package's over a conffile left as the user has it. */
+	if (h != NULL && (r = unpack_release(u, h, err)) != 0)
 		return r;
 	if (names_tmp(t->name, &u->tmpseq, t->tmp, sizeof(t->tmp)) != 0)
 		return dbp_err(err, ENAMETOOLONG, t->path, "name too long");
@@ -440,10 +497,15 @@ recorded:
 	if ((r = unpack_record(u, ae, 'f', t->record_path,
 	    (uint64_t)archive_entry_size(ae), digest, NULL, err)) != 0)
 		return r;
-	/* unpack_record appended the entry; dpkg's database wants the MD5. */
+	/*
+	 * unpack_record appended the entry; dpkg's database wants the MD5,
+	 * and whose conffile it was.
+	 */
 	if (want_md5 && u->rec != NULL && u->rec->n > 0) {
 		u->rec->v[u->rec->n - 1].has_md5 = true;
 		memcpy(u->rec->v[u->rec->n - 1].md5, md5, DIGEST_MD5_LEN);
+		if (conffile)
+			u->rec->v[u->rec->n - 1].conf_from = t->conf_from;
 	}
 	return 0;
 }

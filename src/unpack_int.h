@@ -30,6 +30,23 @@ struct unpack {
 	struct digest *dg;	/* of the file being written */
 	struct digest *md5;	/* of a conffile being written, for dpkg */
 	bool md5_all;		/* of every regular file (unpack_set_md5_all) */
+	struct unpack_held *held;	/* unpack_held's, in no order */
+	size_t nheld;
+};
+
+/*
+ * A conffile of one of the run's packages that stays as the user has it
+ * (unpack_conffile): nothing of the run is at its path, its new version
+ * is beside it or nowhere.  A later package of the run that ships the
+ * path finds it here, as it would find a file the run put there.
+ */
+struct unpack_held {
+	size_t dir;
+	char *name;		/* the conffile's, in DIR */
+	char *aside;		/* its new version's name in DIR, or NULL */
+	size_t item;		/* ASIDE's in the batch */
+	unsigned pkg;		/* the run's package */
+	char *abspath;		/* as that package's record says it */
 };
 
 /* Where a non-directory entry goes, and the temporary it is made under. */
@@ -49,9 +66,15 @@ struct unpack_target {
 	 */
 	const struct record_entry *conf_old;
 	int conf;
-	/* Taken over from an installed package: what its record had here. */
+	/*
+	 * Taken over from another package: what its installed version had
+	 * here (TAKEN), and the package whose conffile it was before the
+	 * run (record_entry's conf_from), or NULL.
+	 */
 	bool taken;
 	struct record_entry taken_entry;	/* path and target unset */
+	const char *taken_from;
+	const char *conf_from;	/* a conffile's, for its record */
 };
 
 #define UNPACK_CONF_PLAIN	0	/* written as any file */
@@ -106,5 +129,19 @@ bool unpack_is_conffile(const struct unpack *u, const char *path);
  */
 int unpack_conffile(struct unpack *u, struct unpack_target *t,
     struct dbp_error *err);
+
+/* The conffile NAME in directory DIR the run holds (unpack_held), or NULL. */
+const struct unpack_held *unpack_held(const struct unpack *u, size_t dir,
+    const char *name);
+
+/*
+ * A later entry takes held conffile H's path: its new version beside
+ * the user's goes from the batch, and the path is no longer held.
+ */
+int unpack_release(struct unpack *u, const struct unpack_held *h,
+    struct dbp_error *err);
+
+/* Free U's list of held conffiles. */
+void unpack_held_free(struct unpack *u);
 
 #endif

@@ -34,7 +34,7 @@ stanza(struct control *ctl, const char *status, const char *cver,
 
 	ck_assert_ptr_nonnull(fp);
 	ck_assert_int_eq(dpkgfmt_stanza(fp, ctl, status, cver, conffiles,
-	    rec), 0);
+	    rec, NULL, NULL), 0);
 	ck_assert_int_eq(fclose(fp), 0);
 	if (rec == NULL)
 		control_free(ctl);
@@ -123,6 +123,50 @@ START_TEST(test_dpkgfmt_stanza_order)
 	s = stanza(rec->ctl, "install ok unpacked", NULL,
 	    "/etc/debian_version\n/etc/issue\n", rec);
 	ck_assert_str_eq(s, base_files_stanza);
+	free(s);
+	record_free(rec);
+}
+END_TEST
+
+/* A dpkgfmt_carried_fn: /etc/b's and /etc/d's MD5 are CTX, no other. */
+static const unsigned char *
+carried(void *ctx, const char *path)
+{
+	return strcmp(path, "/etc/b") == 0 || strcmp(path, "/etc/d") == 0 ?
+	    ctx : NULL;
+}
+
+START_TEST(test_dpkgfmt_stanza_carried)
+{
+	static const unsigned char md5[16] = { 0x01, 0x23, 0x45, 0x67, 0x89,
+	    0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
+	static unsigned char old[16] = { 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54,
+	    0x32, 0x10, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10 };
+	struct record *rec;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	ck_assert_int_eq(record_new(&rec, parse("Package: a\nVersion: 1\n"
+	    "Architecture: all\n")), 0);
+	add_entry(rec, 'f', "/etc/a", true, md5);
+	/*
+	 * Not the package's (another keeps it, or took it), or flagged:
+	 * the hash carried over, else dpkg's mark.
+	 */
+	fp = open_memstream(&s, &len);
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(dpkgfmt_stanza(fp, rec->ctl, "install ok unpacked",
+	    NULL, "/etc/a\n/etc/b\n/etc/c\nremove-on-upgrade /etc/d\n"
+	    "remove-on-upgrade /etc/e\n", rec, carried, old), 0);
+	ck_assert_int_eq(fclose(fp), 0);
+	ck_assert_str_eq(s, "Package: a\nStatus: install ok unpacked\n"
+	    "Architecture: all\nVersion: 1\nConffiles:\n"
+	    " /etc/a 0123456789abcdef0123456789abcdef\n"
+	    " /etc/b fedcba9876543210fedcba9876543210 obsolete\n"
+	    " /etc/c newconffile obsolete\n"
+	    " /etc/d fedcba9876543210fedcba9876543210 remove-on-upgrade\n"
+	    " /etc/e newconffile remove-on-upgrade\n\n");
 	free(s);
 	record_free(rec);
 }
@@ -325,6 +369,7 @@ dpkgfmt_suite(void)
 	TCase *tc = tcase_create("format");
 
 	tcase_add_test(tc, test_dpkgfmt_stanza_order);
+	tcase_add_test(tc, test_dpkgfmt_stanza_carried);
 	tcase_add_test(tc, test_dpkgfmt_stanza_defaults_dropped);
 	tcase_add_test(tc, test_dpkgfmt_stanza_keywords);
 	tcase_add_test(tc, test_dpkgfmt_check);

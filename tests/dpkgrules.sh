@@ -9,9 +9,13 @@
 # conffiles) and of who owns each file must be the same.
 #
 # Replayed: t-file-replaces, t-file-replaces-disappear,
-# t-file-replaces-versioned, t-conffile-replaces (each in its four
-# orders: two runs or one, original first or last), t-conffile-obsolete
-# (its first half), t-conffile-root-option (a conffile moving between two packages upgraded
+# t-file-replaces-versioned, t-conffile-replaces,
+# t-conffile-replaces-existing, t-conffile-replaces-existing-and-upgrade,
+# t-conffile-replaces-upgrade (each in its four orders: two runs or one,
+# original first or last; the -existing ones also with the original
+# reinstalled instead of upgraded, and with the conffile changed or
+# deleted by the user first), t-conffile-obsolete (its first half),
+# t-conffile-root-option (a conffile moving between two packages upgraded
 # in one run), t-conffile-forcenew and t-conffile-forcemiss without their
 # --force options (a changed conffile over a reinstall, a deleted one
 # over a reinstall and an upgrade).  Not replayed, as they need what
@@ -138,6 +142,81 @@ pkg cr-orig pkg-conff-original 0 "" /test-conffile test-conffile:original \
 pkg cr-take pkg-conff-takeover 0 "Replaces pkg-conff-original" /test-conffile \
     test-conffile:takeover test-takeover:t
 orders t-conffile-replaces cr-orig cr-take
+
+# from CASE BASE PREP A B [THEN]: orders as above, each from package BASE
+# installed, after shell command PREP (run in each root; "" for none),
+# then package THEN, if given, in a run of its own.
+from() {
+	fc=$1 fbase=$2 fprep=$3 fa=$4 fb=$5 fthen=${6:-}
+	for fo in "two runs" "one run" "two runs reversed" "one run reversed"; do
+		new
+		step "$fc, $fo: base" "$fbase"
+		for fr in "$T/ours" "$T/dpkg"; do
+			(cd "$fr" && eval "$fprep")
+		done
+		case $fo in
+		"two runs") step "$fc, $fo" "$fa"; step "$fc, $fo, then" "$fb" ;;
+		"one run") step "$fc, $fo" "$fa" "$fb" ;;
+		"two runs reversed") step "$fc, $fo" "$fb"; step "$fc, $fo, then" "$fa" ;;
+		*) step "$fc, $fo" "$fb" "$fa" ;;
+		esac
+		[ -z "$fthen" ] || step "$fc, $fo, last" "$fthen"
+	done
+	echo "ok $fc (four orders)"
+}
+
+# t-conffile-replaces-existing: original, installed, is upgraded (or
+# reinstalled) and taken over.  In one run, original's new version puts
+# nothing at the conffile that takeover then takes: what is there is
+# what original installed before, perhaps changed or deleted by the
+# user, and dpkg carries that version's hash over (original's status
+# keeps it, obsolete).
+pkg ce-orig0 pkg-conff-original 0 "" /test-conffile \
+    "test-conffile:test original 0" test-original:
+pkg ce-orig1 pkg-conff-original 1 "" /test-conffile \
+    "test-conffile:test original 1" test-original:
+pkg ce-take pkg-conff-takeover 0 "Replaces pkg-conff-original" /test-conffile \
+    "test-conffile:test takeover" test-takeover:
+from t-conffile-replaces-existing ce-orig0 "" ce-orig1 ce-take
+from "t-conffile-replaces-existing, reinstalled" ce-orig0 "" ce-orig0 ce-take
+from "t-conffile-replaces-existing, changed" ce-orig0 \
+    "echo mine > test-conffile" ce-orig1 ce-take
+from "t-conffile-replaces-existing, changed, reinstalled" ce-orig0 \
+    "echo mine > test-conffile" ce-orig0 ce-take
+from "t-conffile-replaces-existing, deleted" ce-orig0 "rm test-conffile" \
+    ce-orig1 ce-take
+
+# t-conffile-replaces-existing-and-upgrade: the same, then takeover
+# upgraded.
+pkg cx-take0 pkg-conff-takeover 0 "Replaces pkg-conff-original" /test-conffile \
+    "test-conffile:test takeover 0" test-takeover:
+pkg cx-take1 pkg-conff-takeover 1 "Replaces pkg-conff-original" /test-conffile \
+    "test-conffile:test takeover 1" test-takeover:
+from t-conffile-replaces-existing-and-upgrade ce-orig0 "" ce-orig1 cx-take0 \
+    cx-take1
+
+# t-conffile-replaces-upgrade: original and takeover, two conffiles, then
+# takeover upgraded.
+pkg cu-orig pkg-conff-original 0 "" "/test-conffile;/test-confpath" \
+    "test-conffile:test original 0" "test-confpath:test original 0" \
+    test-original:
+pkg cu-take0 pkg-conff-takeover 0 "Replaces pkg-conff-original" \
+    "/test-conffile;/test-confpath" "test-conffile:test takeover 0" \
+    "test-confpath:test takeover 0" test-takeover:
+pkg cu-take1 pkg-conff-takeover 1 "Replaces pkg-conff-original" \
+    "/test-conffile;/test-confpath" "test-conffile:test takeover 1" \
+    "test-confpath:test takeover 1" test-takeover:
+new; step "t-conffile-replaces-upgrade: two runs" cu-orig
+step "t-conffile-replaces-upgrade: two runs, then" cu-take0
+step "t-conffile-replaces-upgrade: two runs, last" cu-take1
+new; step "t-conffile-replaces-upgrade: one run" cu-orig cu-take0
+step "t-conffile-replaces-upgrade: one run, last" cu-take1
+new; step "t-conffile-replaces-upgrade: two runs reversed" cu-take0
+step "t-conffile-replaces-upgrade: two runs reversed, then" cu-orig
+step "t-conffile-replaces-upgrade: two runs reversed, last" cu-take1
+new; step "t-conffile-replaces-upgrade: one run reversed" cu-take0 cu-orig
+step "t-conffile-replaces-upgrade: one run reversed, last" cu-take1
+echo "ok t-conffile-replaces-upgrade (four orders)"
 
 # t-file-replaces-disappear: every file of original taken: it disappears.
 pkg fd-orig pkg-file-original 0 "" "" test-file:original test-other:original

@@ -141,6 +141,42 @@ if [ -n "$withdpkg" ]; then
 fi
 echo "ok dpkg's status"
 
+# The upgrade that flags it: dpkg's status keeps the hash dpkg had for the
+# old version's conffile, changed by the user or not; the next upgrade,
+# the file no longer the package's, has none.
+v5=$(app 5 '/etc/app/keep.conf\nremove-on-upgrade /etc/app/old.conf\n' no)
+old_md5=$(printf 'old\n' | md5sum | cut -d ' ' -f 1)
+conffiles_of() {	# ROOT: the Conffiles lines of dpkg's status
+	sed -n '/^Conffiles:/,/^[A-Z]/p' "$1/var/lib/dpkg/status" | grep '^ '
+}
+for how in unchanged changed; do
+	mkdir "$T/f-$how"
+	"$DEBUNPACK" -q --root "$T/f-$how" --dpkg-db "$v1" || fail "--dpkg-db install 1"
+	[ $how = unchanged ] || echo mine > "$T/f-$how/etc/app/old.conf"
+	"$DEBUNPACK" -q --root "$T/f-$how" --dpkg-db "$v2" 2> /dev/null ||
+	    fail "$how: --dpkg-db upgrade to 2"
+	conffiles_of "$T/f-$how" > "$T/ours.2"
+	grep -qx " /etc/app/old.conf $old_md5 remove-on-upgrade" "$T/ours.2" ||
+	    fail "$how: upgrade to 2: $(cat "$T/ours.2")"
+	"$DEBUNPACK" -q --root "$T/f-$how" --dpkg-db "$v5" || fail "$how: --dpkg-db upgrade to 5"
+	conffiles_of "$T/f-$how" > "$T/ours.5"
+	grep -qx " /etc/app/old.conf newconffile remove-on-upgrade" "$T/ours.5" ||
+	    fail "$how: upgrade to 5: $(cat "$T/ours.5")"
+	if [ -n "$withdpkg" ]; then
+		mkdir "$T/df-$how"
+		dpkg_root "$T/df-$how"
+		dpkg_i "$T/df-$how" "$v1"
+		[ $how = unchanged ] || echo mine > "$T/df-$how/etc/app/old.conf"
+		dpkg_i "$T/df-$how" "$v2"
+		conffiles_of "$T/df-$how" > "$T/theirs.2"
+		diff -u "$T/theirs.2" "$T/ours.2" || fail "$how: upgrade to 2: Conffiles not dpkg's"
+		dpkg_i "$T/df-$how" "$v5"
+		conffiles_of "$T/df-$how" > "$T/theirs.5"
+		diff -u "$T/theirs.5" "$T/ours.5" || fail "$how: upgrade to 5: Conffiles not dpkg's"
+	fi
+done
+echo "ok dpkg's status after the upgrades, as dpkg keeps it"
+
 # Refused, the root as it was: the package ships the path; an unknown flag.
 refused "$T/a" "shipped and flagged" "'etc/app/old.conf': is in the package, but its conffiles say remove-on-upgrade" "$shipped"
 refused "$T/a" "unknown flag" "'conffiles': unknown flag 'keep-on-upgrade'" "$badflag"

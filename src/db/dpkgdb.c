@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "durable/batchfile.h"
+#include "deb/conffiles.h"
 #include "db/dpkgdb.h"
 #include "db/dpkgfmt.h"
 #include "db/dpkgown.h"
@@ -46,6 +48,19 @@ struct dpkgdb_new {
 	size_t stanza_len;
 	bool removal;		/* removed: REC keeps its conffiles, or */
 	bool whole;		/* nothing of it stays, not even a stanza */
+	struct dpkgdb_carried *carried;	/* dpkgdb_carry's */
+	size_t ncarried;
+};
+
+/*
+ * A conffile of a package of the run and the MD5 dpkg carries for it
+ * from before the run until the package is configured (dpkg reads it
+ * when it unpacks the package): what its status keeps for a conffile
+ * the package does not install.
+ */
+struct dpkgdb_carried {
+	char *path;
+	unsigned char md5[16];
 };
 
 /* A database file that goes: an old version's info file, an empty trigger. */
@@ -103,6 +118,9 @@ dpkgdb_free(struct dpkgdb *db)
 		free(db->run[i].infoname);
 		free(db->run[i].oldinfo);
 		free(db->run[i].stanza);
+		while (db->run[i].ncarried > 0)
+			free(db->run[i].carried[--db->run[i].ncarried].path);
+		free(db->run[i].carried);
 	}
 	free(db->run);
 	for (i = 0; i < db->ngone; i++) {
@@ -281,16 +299,22 @@ dpkgdb_md5sums(struct dpkgdb_new *p)
 	return 0;
 }
 
-/* E's hash in stanza O's Conffiles (" /PATH HASH [FLAGS]"), into E's MD5. */
-static void
-dpkgdb_old_md5(const struct dpkgstatus_stanza *o, struct record_entry *e)
+/*
+ * PATH's hash in stanza O's Conffiles (" /PATH HASH [FLAGS]") into MD5:
+ * false when O (may be NULL) does not list it, or has no hash for it
+ * ("newconffile").
+ */
+static bool
+dpkgdb_conff_md5(const struct dpkgstatus_stanza *o, const char *path,
+    unsigned char md5[16])
 {
 	const char *line, *end, *nl, *h;
-	size_t plen = strlen(e->path), k;
+	size_t plen = strlen(path), k;
 	bool in = false;
 	unsigned v;
 
-	for (line = o->text, end = o->text + o->len; line < end; line = nl + 1) {
+	for (line = o != NULL ? o->text : NULL, end = line + (o != NULL ?
+	    o->len : 0); line < end; line = nl + 1) {
 		if ((nl = memchr(line, '\n', (size_t)(end - line))) == NULL)
 			nl = end;
 		if (line[0] != ' ') {
@@ -298,17 +322,148 @@ dpkgdb_old_md5(const struct dpkgstatus_stanza *o, struct record_entry *e)
 			continue;
 		}
 		if (!in || (size_t)(nl - line) < plen + 34 ||
-		    strncmp(line + 1, e->path, plen) != 0 || line[plen + 1] != ' ')
+		    strncmp(line + 1, path, plen) != 0 || line[plen + 1] != ' ')
 			continue;
 		h = line + plen + 2;
 		for (k = 0; k < 16; k++) {
 			if (sscanf(h + 2 * k, "%2x", &v) != 1)
-				return;	/* "newconffile": no hash */
-			e->md5[k] = (unsigned char)v;
+				return false;	/* "newconffile" */
+			md5[k] = (unsigned char)v;
 		}
-		e->has_md5 = true;
-		return;
+		return true;
 	}
+	return false;
+}
+
+/* The package of the run called NAME (not a removal), or NULL. */
+static struct dpkgdb_new *
+dpkgdb_run_pkg(struct dpkgdb *db, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < db->nrun; i++)
+		if (!db->run[i].removal && strcmp(control_get(
+		    db->run[i].rec->ctl, "Package"), name) == 0)
+			return &db->run[i];
+	return NULL;
+}
+
+/* P's carried MD5 of conffile PATH (dpkgdb_carried), or NULL. */
+static const unsigned char *
+dpkgdb_carried_of(const struct dpkgdb_new *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->ncarried; i++)
+		if (strcmp(p->carried[i].path, path) == 0)
+			return p->carried[i].md5;
+	return NULL;
+}
+
+/* dpkgfmt_carried_fn of a package of the run, CTX. */
+static const unsigned char *
+dpkgdb_carried_md5(void *ctx, const char *path)
+{
+	return dpkgdb_carried_of(ctx, path);
+}
+
+/*
+ * The MD5 dpkg has now for conffile PATH of package NAME, into MD5: one
+ * of the run carries it over from before the run, another has its
+ * status's.  False for none.
+ */
+static bool
+dpkgdb_conff_now(struct dpkgdb *db, const char *name, const char *path,
+    unsigned char md5[16])
+{
+	const struct dpkgdb_new *p = dpkgdb_run_pkg(db, name);
+	const unsigned char *h;
+
+	if (p == NULL)
+		return dpkgdb_conff_md5(dpkgstatus_peek(&db->status, name, NULL,
+		    NULL), path, md5);
+	if ((h = dpkgdb_carried_of(p, path)) == NULL)
+		return false;
+	memcpy(md5, h, 16);
+	return true;
+}
+
+/*
+ * Before the run, the stanza of package NAME: the one a package of the
+ * run replaces, or the status's.  NULL for none.
+ */
+static const struct dpkgstatus_stanza *
+dpkgdb_stanza_before(struct dpkgdb *db, const char *name)
+{
+	const struct dpkgdb_new *p = dpkgdb_run_pkg(db, name);
+
+	return p != NULL ? p->old : dpkgstatus_peek(&db->status, name, NULL,
+	    NULL);
+}
+
+static int
+dpkgdb_carry_one(struct dpkgdb_new *p, const char *path,
+    const unsigned char md5[16])
+{
+	struct dpkgdb_carried *v;
+
+	if ((v = realloc(p->carried, (p->ncarried + 1) * sizeof(*v))) == NULL)
+		return -ENOMEM;
+	p->carried = v;
+	if ((v[p->ncarried].path = strdup(path)) == NULL)
+		return -ENOMEM;
+	memcpy(v[p->ncarried++].md5, md5, 16);
+	return 0;
+}
+
+/*
+ * What dpkg reads for the conffiles of package P as it unpacks it (its
+ * deb_parse_conffiles): the hash of each from the package that had it
+ * before, the package itself first (another took a conffile from P's new
+ * version later in the run: dpkg lists it obsolete with that hash), or
+ * the one it was taken from; a conffile kept by a package that replaces
+ * P has that one's; one flagged remove-on-upgrade, the old version's if
+ * that installed it.
+ */
+static int
+dpkgdb_carry(struct dpkgdb *db, struct dpkgdb_new *p, struct dbp_error *err)
+{
+	const char *name = control_get(p->rec->ctl, "Package");
+	struct conffiles *c = NULL;
+	char abspath[PATH_MAX + 1];
+	unsigned char md5[16];
+	size_t i;
+	int r = 0;
+
+	for (i = 0; r == 0 && i < p->rec->n; i++) {
+		const struct record_entry *e = &p->rec->v[i];
+
+		if (e->conffile && !e->obsolete && e->conf_from != NULL &&
+		    dpkgdb_conff_md5(dpkgdb_stanza_before(db, e->conf_from),
+		    e->path, md5))
+			r = dpkgdb_carry_one(p, e->path, md5);
+	}
+	for (i = 0; r == 0 && i < p->rec->nkept; i++)
+		if (dpkgdb_conff_now(db, p->rec->kept[i].owner,
+		    p->rec->kept[i].path, md5))
+			r = dpkgdb_carry_one(p, p->rec->kept[i].path, md5);
+	if (r != 0)
+		return dbp_err(err, -r, "", "cannot keep control files");
+	if ((r = conffiles_parse(p->conffiles, &c, err)) != 0)
+		return r;
+	/*
+	 * dpkg looks the hash up in the packages whose file lists have the
+	 * path: once an upgrade removed the file, the next has none.
+	 */
+	for (i = 0; r == 0 && i < conffiles_nremove(c); i++) {
+		snprintf(abspath, sizeof(abspath), "/%s",
+		    conffiles_remove_at(c, i));
+		if (manifest_installed_entry(db->man, name, abspath) != NULL &&
+		    dpkgdb_conff_md5(p->old, abspath, md5))
+			r = dpkgdb_carry_one(p, abspath, md5);
+	}
+	conffiles_free(c);
+	return r != 0 ? dbp_err(err, -r, "", "cannot keep control files") : 0;
 }
 
 int
@@ -348,10 +503,13 @@ dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 	if ((p->infoname = dpkgstatus_infoname(name, arch, ma)) == NULL)
 		return dbp_err(err, ENOMEM, "", "cannot keep control files");
 	/* Obsolete conffiles keep the hash dpkg's status had for them. */
-	for (i = 0; p->old != NULL && i < rec->n; i++)
-		if (rec->v[i].obsolete)
-			dpkgdb_old_md5(p->old, (struct record_entry *)&rec->v[i]);
-	return 0;
+	for (i = 0; p->old != NULL && i < rec->n; i++) {
+		struct record_entry *o = (struct record_entry *)&rec->v[i];
+
+		if (o->obsolete)
+			o->has_md5 = dpkgdb_conff_md5(p->old, o->path, o->md5);
+	}
+	return dpkgdb_carry(db, p, err);
 }
 
 /* The new stanza of P, following dpkg's unpack of an upgrade. */
@@ -381,7 +539,7 @@ dpkgdb_make_stanza(struct dpkgdb_new *p)
 	if ((fp = open_memstream(&p->stanza, &p->stanza_len)) == NULL)
 		return -ENOMEM;
 	r = dpkgfmt_stanza(fp, p->rec->ctl, status, cver, p->conffiles,
-	    p->rec);
+	    p->rec, dpkgdb_carried_md5, p);
 	if (fclose(fp) != 0 && r == 0)
 		r = -ENOMEM;
 	return r;

@@ -249,13 +249,29 @@ dpkgfmt_entry_md5(struct record *rec, const struct record_entry *e)
 	return e != NULL && e->has_md5 ? e->md5 : NULL;
 }
 
+/* " PATH HASH" or " PATH newconffile" (no MD5), then FLAGS, a line. */
+static void
+dpkgfmt_put_conffile(FILE *fp, const char *path, const unsigned char *md5,
+    const char *flags)
+{
+	size_t i;
+
+	fprintf(fp, " %s ", path);
+	if (md5 == NULL)
+		fputs("newconffile", fp);
+	for (i = 0; md5 != NULL && i < 16; i++)
+		fprintf(fp, "%02x", md5[i]);
+	fprintf(fp, "%s\n", flags);
+}
+
 /* The Conffiles block: the package's conffiles in their file's order. */
 static void
-dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec)
+dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec,
+    dpkgfmt_carried_fn *carried, void *ctx)
 {
 	const unsigned char *md5;
 	const char *p = conffiles, *nl;
-	char path[PATH_MAX + 1], hex[2 * 16 + 1];
+	char path[PATH_MAX + 1];
 	bool any = false;
 	size_t len, i;
 
@@ -271,7 +287,8 @@ dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec)
 		}
 		/*
 		 * A flagged line ("remove-on-upgrade /x"): not installed,
-		 * listed with dpkg's mark for a conffile it has no hash of.
+		 * listed with the hash dpkg carried over from the version
+		 * that had it, or its mark for a conffile it has no hash of.
 		 */
 		if (len > 18 && strncmp(p, "remove-on-upgrade", 17) == 0 &&
 		    (p[17] == ' ' || p[17] == '\t')) {
@@ -283,8 +300,11 @@ dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec)
 				if (!any)
 					fputs("Conffiles:\n", fp);
 				any = true;
-				fprintf(fp, " %.*s newconffile remove-on-upgrade\n",
-				    (int)(len - skip), p + skip);
+				memcpy(path, p + skip, len - skip);
+				path[len - skip] = '\0';
+				dpkgfmt_put_conffile(fp, path, carried != NULL ?
+				    carried(ctx, path) : NULL,
+				    " remove-on-upgrade");
 			}
 			continue;
 		}
@@ -295,37 +315,21 @@ dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec)
 		if (!any)
 			fputs("Conffiles:\n", fp);
 		any = true;
-		md5 = rec != NULL ? dpkgfmt_entry_md5(rec,
-		    record_find(rec, path)) : NULL;
 		/*
 		 * The MD5 of the file as this run extracted it: dpkg's
 		 * configure finds no .dpkg-new and keeps it as the
 		 * distributed version's.  Without one (not a regular file
 		 * of the package), dpkg's own mark for a new conffile.
+		 * Another package's (it keeps the path, or took it later
+		 * in the run): obsolete, with the hash dpkg carried over.
 		 */
-		if (md5 != NULL) {
-			for (i = 0; i < 16; i++)
-				snprintf(hex + 2 * i, 3, "%02x", md5[i]);
-			fprintf(fp, " %s %s\n", path, hex);
-		} else if (rec != NULL && record_find(rec, path) == NULL) {
-			/*
-			 * Another package's: kept by one that replaces this
-			 * one (the MD5 of the file there), or taken by a later
-			 * package of the run (dpkg's mark).
-			 */
-			for (i = 0; i < rec->nkept; i++)
-				if (strcmp(rec->kept[i].path, path) == 0)
-					break;
-			if (i < rec->nkept) {
-				for (size_t k = 0; k < 16; k++)
-					snprintf(hex + 2 * k, 3, "%02x",
-					    rec->kept[i].md5[k]);
-				fprintf(fp, " %s %s obsolete\n", path, hex);
-			} else
-				fprintf(fp, " %s newconffile obsolete\n", path);
-		}
+		if (rec != NULL && record_find(rec, path) == NULL)
+			dpkgfmt_put_conffile(fp, path, carried != NULL ?
+			    carried(ctx, path) : NULL, " obsolete");
 		else
-			fprintf(fp, " %s newconffile\n", path);
+			dpkgfmt_put_conffile(fp, path, rec != NULL ?
+			    dpkgfmt_entry_md5(rec, record_find(rec, path)) :
+			    NULL, "");
 	}
 	/* The conffiles it no longer ships but keeps, as dpkg lists them. */
 	for (i = 0; rec != NULL && i < rec->n; i++) {
@@ -334,18 +338,15 @@ dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec)
 		if (!any)
 			fputs("Conffiles:\n", fp);
 		any = true;
-		if (rec->v[i].has_md5) {
-			for (size_t k = 0; k < 16; k++)
-				snprintf(hex + 2 * k, 3, "%02x", rec->v[i].md5[k]);
-			fprintf(fp, " %s %s obsolete\n", rec->v[i].path, hex);
-		} else
-			fprintf(fp, " %s newconffile obsolete\n", rec->v[i].path);
+		md5 = rec->v[i].has_md5 ? rec->v[i].md5 : NULL;
+		dpkgfmt_put_conffile(fp, rec->v[i].path, md5, " obsolete");
 	}
 }
 
 int
 dpkgfmt_stanza(FILE *fp, const struct control *ctl, const char *status,
-    const char *config_version, const char *conffiles, struct record *rec)
+    const char *config_version, const char *conffiles, struct record *rec,
+    dpkgfmt_carried_fn *carried, void *ctx)
 {
 	const char *const *f;
 	const char *v;
@@ -364,7 +365,8 @@ dpkgfmt_stanza(FILE *fp, const struct control *ctl, const char *status,
 			continue;
 		}
 		if (strcmp(*f, "Conffiles") == 0) {
-			dpkgfmt_put_conffiles(fp, conffiles, rec);
+			dpkgfmt_put_conffiles(fp, conffiles, rec, carried,
+			    ctx);
 			continue;
 		}
 		if ((v = control_get(ctl, *f)) == NULL || v[0] == '\0')

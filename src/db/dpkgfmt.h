@@ -10,17 +10,26 @@
 #include "db/record.h"
 
 /*
+ * The MD5 dpkg keeps for conffile PATH of a package whose new version
+ * does not install it (another package has it, or it is flagged
+ * remove-on-upgrade): the one it carried over from before the run, or
+ * NULL for none (dpkg's "newconffile").
+ */
+typedef const unsigned char *dpkgfmt_carried_fn(void *ctx, const char *path);
+
+/*
  * The status stanza of package CTL as dpkg writes it: its fields in
  * dpkg's order (unknown ones last, in the package's order), Essential and
  * Protected only when "yes", dependency fields and the version in dpkg's
  * canonical form, STATUS ("install ok unpacked"), CONFIG_VERSION (NULL:
  * none) and a Conffiles block with the conffiles of CONFFILES (the text
- * of control.tar's conffiles) and their MD5s from REC.  Ends with an
+ * of control.tar's conffiles) and their MD5s from REC, or from CARRIED
+ * (with CTX; NULL: none) for those REC does not have.  Ends with an
  * empty line.  0 or -errno (a write error of FP).
  */
 int dpkgfmt_stanza(FILE *fp, const struct control *ctl,
     const char *status, const char *config_version, const char *conffiles,
-    struct record *rec);
+    struct record *rec, dpkgfmt_carried_fn *carried, void *ctx);
 
 /*
  * Dependency field VALUE in dpkg's form: "a (>= 1), b | c:any".  *OUT is

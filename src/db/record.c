@@ -256,25 +256,32 @@ record_free(struct record *r)
 		record_entry_clear(&r->v[i]);
 	free(r->v);
 	free(r->index);
-	for (i = 0; i < r->nkept; i++)
+	for (i = 0; i < r->nkept; i++) {
 		free(r->kept[i].path);
+		free(r->kept[i].owner);
+	}
 	free(r->kept);
 	control_free(r->ctl);
 	free(r);
 }
 
 int
-record_add_kept(struct record *r, const char *path,
-    const unsigned char md5[16])
+record_add_kept(struct record *r, const char *path, const char *owner)
 {
 	struct record_kept *v;
 
 	if ((v = realloc(r->kept, (r->nkept + 1) * sizeof(*v))) == NULL)
 		return -ENOMEM;
 	r->kept = v;
-	if ((v[r->nkept].path = strdup(path)) == NULL)
+	v += r->nkept;
+	v->path = strdup(path);
+	v->owner = strdup(owner);
+	if (v->path == NULL || v->owner == NULL) {
+		free(v->path);
+		free(v->owner);
 		return -ENOMEM;
-	memcpy(v[r->nkept++].md5, md5, 16);
+	}
+	r->nkept++;
 	return 0;
 }
 

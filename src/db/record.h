@@ -31,10 +31,15 @@ struct record_entry {
 	unsigned major, minor;	/* c, b; 0 otherwise */
 	/*
 	 * Conffiles (f) extracted by this run: the MD5 that dpkg's status
-	 * keeps.  Not part of the record's format.
+	 * keeps, and the package whose conffile it was before the run (the
+	 * package itself, or the one it was taken from; NULL: none), whose
+	 * hash dpkg carries over until the new version is configured (a
+	 * Package field of one of the run's records, not copied).  Not part
+	 * of the record's format.
 	 */
 	bool has_md5;
 	unsigned char md5[16];
+	const char *conf_from;
 };
 
 /*
@@ -56,12 +61,12 @@ struct record {
 	/*
 	 * Conffiles the package ships that another package keeps (it
 	 * replaces this one): not the package's, but dpkg's status lists
-	 * them, obsolete, with the MD5 of the file that is there.  Not part
+	 * them, obsolete, with the hash the keeper has for them.  Not part
 	 * of the record's format.
 	 */
 	struct record_kept {
 		char *path;
-		unsigned char md5[16];
+		char *owner;		/* the keeper's name */
 	} *kept;
 	size_t nkept;
 	/* A staged record whose package disappears instead (manifest.h). */
@@ -138,9 +143,8 @@ int record_remove(struct record *r, const char *path);
 /* Free R, its control and its entries.  R may be NULL. */
 void record_free(struct record *r);
 
-/* Note that conffile PATH stays another package's (record_kept).  -ENOMEM. */
-int record_add_kept(struct record *r, const char *path,
-    const unsigned char md5[16]);
+/* Note that conffile PATH stays package OWNER's (record_kept).  -ENOMEM. */
+int record_add_kept(struct record *r, const char *path, const char *owner);
 
 /*
  * A new record, without entries, of R's package: its control fields, and

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,25 +78,29 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	const struct record_entry *e = NULL;
 	uint8_t digest[DIGEST_LEN];
 	char abspath[PATH_MAX + 1];
-	const char *suffix;
+	const char *suffix, *from = NULL;
 	struct stat st;
 	size_t len;
 	int r;
 
 	t->conf = UNPACK_CONF_PLAIN;
 	snprintf(abspath, sizeof(abspath), "/%s", t->path);
-	if (u->rec != NULL)
-		e = manifest_installed_entry(u->man,
-		    control_get(u->rec->ctl, "Package"), abspath);
+	if (u->rec != NULL) {
+		from = control_get(u->rec->ctl, "Package");
+		e = manifest_installed_entry(u->man, from, abspath);
+	}
 	/*
 	 * Taken over from another package: what that one installed is
 	 * what the user may have changed (dpkg's conffile transfer).
 	 */
-	if (e == NULL && t->taken && t->taken_entry.conffile)
+	if (e == NULL && t->taken && t->taken_entry.conffile) {
 		e = &t->taken_entry;
+		from = t->taken_from;
+	}
 	if (e != NULL && !e->conffile)
 		e = NULL;	/* a plain file before: no user's copy */
 	t->conf_old = e;
+	t->conf_from = e != NULL ? from : NULL;
 	/* A dry run's planned directory (no descriptor) holds nothing. */
 	if (t->dfd < 0 || fstatat(t->dfd, t->name, &st,
 	    AT_SYMLINK_NOFOLLOW) != 0) {
@@ -133,6 +138,84 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	return 0;
 }
 
+/*
+ * Conffile T stays as the user has it, its new version beside it as
+ * T->name (ASIDE) or nowhere: the run holds its path (unpack_held).
+ */
+static int
+unpack_hold(struct unpack *u, const struct unpack_target *t, bool aside,
+    struct dbp_error *err)
+{
+	struct unpack_held *v, *h;
+	const char *slash = strrchr(t->orig, '/');
+
+	if ((v = realloc(u->held, (u->nheld + 1) * sizeof(*v))) == NULL)
+		return dbp_err(err, ENOMEM, t->orig,
+		    "cannot keep the conffile");
+	u->held = v;
+	h = memset(&v[u->nheld], 0, sizeof(*h));
+	h->dir = t->dir;
+	h->item = t->item;
+	h->pkg = u->pkg;
+	h->name = strdup(slash != NULL ? slash + 1 : t->orig);
+	h->aside = aside ? strdup(t->name) : NULL;
+	if (asprintf(&h->abspath, "/%s", t->orig) < 0)
+		h->abspath = NULL;
+	if (h->name == NULL || h->abspath == NULL ||
+	    (aside && h->aside == NULL)) {
+		free(h->name);
+		free(h->aside);
+		free(h->abspath);
+		return dbp_err(err, ENOMEM, t->orig,
+		    "cannot keep the conffile");
+	}
+	u->nheld++;
+	return 0;
+}
+
+const struct unpack_held *
+unpack_held(const struct unpack *u, size_t dir, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < u->nheld; i++)
+		if (u->held[i].dir == dir && strcmp(u->held[i].name, name) == 0)
+			return &u->held[i];
+	return NULL;
+}
+
+int
+unpack_release(struct unpack *u, const struct unpack_held *h,
+    struct dbp_error *err)
+{
+	size_t i = (size_t)(h - u->held);
+	int r;
+
+	if (h->aside != NULL) {
+		if ((r = syncbatch_drop(u->sb, h->item, err)) != 0)
+			return r;
+		manifest_forget_path(u->man, h->dir, h->aside);
+	}
+	free(u->held[i].name);
+	free(u->held[i].aside);
+	free(u->held[i].abspath);
+	u->held[i] = u->held[--u->nheld];
+	return 0;
+}
+
+void
+unpack_held_free(struct unpack *u)
+{
+	while (u->nheld > 0) {
+		u->nheld--;
+		free(u->held[u->nheld].name);
+		free(u->held[u->nheld].aside);
+		free(u->held[u->nheld].abspath);
+	}
+	free(u->held);
+	u->held = NULL;
+}
+
 int
 unpack_conffile_done(struct unpack *u, struct unpack_target *t,
     const uint8_t digest[DIGEST_LEN], struct dbp_error *err)
@@ -155,7 +238,7 @@ unpack_conffile_done(struct unpack *u, struct unpack_target *t,
 				msg[sizeof(msg) - 1] = '\0';
 			u->opts.warn(u->opts.warn_ctx, t->record_path, msg);
 		}
-		return 0;
+		return unpack_hold(u, t, true, err);
 	}
 	/*
 	 * The package's version is the one installed before (a reinstall,
@@ -165,7 +248,7 @@ unpack_conffile_done(struct unpack *u, struct unpack_target *t,
 	if ((r = syncbatch_drop(u->sb, t->item, err)) != 0)
 		return r;
 	manifest_forget_path(u->man, t->dir, t->name);
-	return 0;
+	return unpack_hold(u, t, false, err);
 }
 
 /*
