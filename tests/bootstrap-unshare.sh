@@ -6,7 +6,8 @@
 # shifted owners, a tarball the real ones, the same as root's tarball but
 # for the device nodes that a namespace cannot make; without a range the
 # build is refused in one line; in a rootless container whose filesystem is
-# an overlay, the bootstrap and debunpack give the same roots.  SKIP where
+# an overlay, the bootstrap and debunpack give the same roots; a tarball
+# where the user may not write is refused before the build.  SKIP where
 # the kernel forbids unprivileged user namespaces.
 . "${srcdir:-.}/tests/lib.sh"
 
@@ -144,6 +145,15 @@ grep -q '^crw-rw-rw- 0/0 *1,3 .* ./dev/null$' "$T/u.list" ||
 grep -q '^-rw-r----- 0/42 .* ./etc/shadow$' "$T/u.list" ||
     fail "etc/shadow in the tarball: $(grep etc/shadow "$T/u.list")"
 echo "ok a tarball with the real owners, the same as root's"
+
+# A tarball where the user may not write: refused in one line, before
+# anything is built (and not after the build, by the shell).
+bs nowrite -q --variant=minbase "" "$T/nowrite.tar.zst" "$src" &&
+    fail "a tarball in a directory of root's: exit 0"
+[ "$bs_rc" = 1 ] && [ "$(wc -l < "$T/nowrite.log")" = 1 ] &&
+    grep -q "^debunpack-bootstrap: '$T': no permission to write the tarball there$" "$T/nowrite.log" ||
+    fail "a tarball in a directory of root's: exit $bs_rc: $(cat "$T/nowrite.log")"
+echo "ok a tarball where the user may not write: refused first"
 
 # No range: refused in one line, before anything is made.
 for f in /etc/subuid /etc/subgid; do

@@ -71,6 +71,11 @@ for f in ./usr/bin/debunpack ./usr/share/man/man1/debunpack.1.gz \
 done
 [ "$(dpkg-deb -f "$deb" Package Version)" = "Package: debunpack
 Version: $version" ] || fail "control: $(dpkg-deb -f "$deb")"
+# The packaged man page names the packaged hook directory.
+dpkg-deb --fsys-tarfile "$deb" |
+    tar -xOf - ./usr/share/man/man1/debunpack-bootstrap.1.gz | gzip -dc |
+    grep -q '^\.Fl -hook-dir Ns = Ns Pa /usr/share/debunpack/mmdebstrap ,$' ||
+    fail "the man page does not name /usr/share/debunpack/mmdebstrap"
 
 # Install it as a user would, dpkg's database too when this debunpack
 # keeps one.
@@ -90,4 +95,4 @@ case " $* " in
 	    fail "/usr/bin/debunpack not in debunpack.list"
 	;;
 esac
-echo "debbuild: $(basename "$deb") builds, holds the program, its man page and completion, and installs"
+echo "debbuild: $(basename "$deb") builds, holds the program, its man pages (with its paths) and completion, and installs"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # make install: the program, its man page and its bash completion land under
-# DESTDIR, the program runs, and the completion completes.
+# DESTDIR, the program runs, and the completion completes; the paths the
+# man pages and --help name are where this prefix installs.
 . "${srcdir:-.}/tests/lib.sh"
 
 [ -f Makefile ] || skip "not run from the build directory"
@@ -42,6 +43,17 @@ grep -q "^NOSYNC=.*$pkglibexecdir/debunpack-nosync" "$bs" ||
     fail "debunpack-bootstrap does not look for the helper in $pkglibexecdir"
 "$bs" --version > "$T/out" || fail "debunpack-bootstrap --version: exit $?"
 grep -q '^debunpack-bootstrap [0-9]' "$T/out" || fail "--version: $(cat "$T/out")"
+# mmdebstrap's hook directory where this prefix puts it, and named there
+# by the man page, --help and the hook's own usage line.
+hookdir=$(makevar pkgdatadir)/mmdebstrap
+[ -x "$dest$hookdir/extract00.sh" ] || fail "not installed: $hookdir/extract00.sh"
+grep -q -- "--hook-dir=$hookdir " "$dest$hookdir/extract00.sh" ||
+    fail "extract00.sh does not name $hookdir"
+"$bs" --help | grep -qx "  $hookdir" || fail "debunpack-bootstrap --help does not name $hookdir"
+grep -q "^\.Fl -hook-dir Ns = Ns Pa $hookdir ,\$" "$dest$mandir/man1/debunpack-bootstrap.1" ||
+    fail "the man page does not name $hookdir"
+grep -n 'share/debunpack' "$dest$mandir/man1/debunpack-bootstrap.1" |
+    grep -v "$hookdir" && fail "the man page names another hook directory"
 
 [ -n "$compdir" ] || { echo "configured without a bash completion"; exit 0; }
 comp=$dest$compdir/debunpack

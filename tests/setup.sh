@@ -5,25 +5,39 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-# Build: autotools, libarchive and the compressors' libraries, libcrypto
-# (SHA-256 of installed files), Check.
-# Tests: dpkg-deb (dpkg), mkfs for ext4/xfs/btrfs, losetup/mount, setpriv
-# (util-linux), valgrind, python3 for JSON checks, apt for real packages,
+# The build dependencies are debian/control's Build-Depends (but debhelper,
+# which only the package build needs) and a compiler and make: one list,
+# which README repeats (tests/docs.sh holds the two together).
+# "setup.sh --build-deps" prints them.
+build_deps() {
+	echo gcc make
+	awk '/^Build-Depends:/ { on = 1; sub(/^Build-Depends:/, "") }
+	    on && /^[^ \t]/ { on = 0 }
+	    on' "$top/debian/control" | tr ',' '\n' |
+	    sed -e 's/([^)]*)//g' -e 's/\[[^]]*\]//g' -e 's/|.*//' -e 's/[[:space:]]//g' |
+	    grep -v -e '^$' -e '^debhelper'
+}
+if [ "${1:-}" = --build-deps ]; then
+	build_deps
+	exit 0
+fi
+
+# For the tests: dpkg-deb (dpkg), mkfs for ext4/xfs/btrfs, losetup/mount,
+# setpriv (util-linux), valgrind, python3 for JSON checks, apt for real
+# packages, xz-utils and zstd for compressed packages and tarballs,
 # strace to kill runs at every system call (tests/kill.sh), libfuse3 and
 # fuse3 for the power-loss recorder (tests/crash), bindfs for a FUSE mount
 # inside a root (tests/mounts.sh), clang and its libFuzzer runtime for
 # the fuzz target (tests/fuzz), debhelper, dpkg-dev and fakeroot to build
-# debunpack's own .deb (tests/debbuild.sh), bash-completion for where its
-# completion goes, GNU time for peak memory (tests/xzblocks.sh), libseccomp
-# for debunpack-nosync, apt-utils for the test mirrors and uidmap for the
+# debunpack's own .deb (tests/debbuild.sh), GNU time for peak memory
+# (tests/xzblocks.sh), apt-utils for the test mirrors and uidmap for the
 # rootless builds of debunpack-bootstrap (tests/bootstrap*.sh), with
 # libarchive-tools for the device nodes of their tarballs, and mmdebstrap
 # for its hook directory (tests/bootstrap-mmdebstrap.sh).
-deps="gcc make autoconf automake pkg-config libarchive-dev zlib1g-dev
-liblzma-dev libzstd-dev libbz2-dev libssl-dev check dpkg e2fsprogs xfsprogs btrfs-progs
-mount util-linux valgrind python3 apt xz-utils zstd strace libfuse3-dev
-fuse3 bindfs clang libclang-rt-14-dev debhelper bash-completion dpkg-dev
-fakeroot time libseccomp-dev apt-utils uidmap libarchive-tools mmdebstrap"
+deps="$(build_deps) dpkg e2fsprogs xfsprogs btrfs-progs mount util-linux
+valgrind python3 apt xz-utils zstd strace libfuse3-dev fuse3 bindfs clang
+libclang-rt-14-dev debhelper dpkg-dev fakeroot time apt-utils uidmap
+libarchive-tools mmdebstrap"
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	missing=""
