@@ -63,7 +63,7 @@ command -v bash > /dev/null || skip "no bash to try the completion in"
 # complete WORD...: what the completion offers for the command line
 # WORD..., the last word being the one completed; one reply a line.
 complete_words() {
-	bash -c '. "$1" || exit 1
+	PATH=$dest$bindir:$PATH bash -c '. "$1" || exit 1
 	    shift
 	    COMP_WORDS=("$@")
 	    COMP_CWORD=$(($# - 1))
@@ -78,6 +78,15 @@ complete_words() {
 complete_words debunpack --sync-mode "" > "$T/got" || fail "completion failed"
 printf '%s\n' auto syncfs batched perfile none > "$T/want"
 diff -u "$T/want" "$T/got" || fail "--sync-mode: not the sync modes"
+
+# Every option --help lists is offered, and nothing else: the one table.
+"$bin" --help | grep -o '^\(  -[A-Za-z], \|      \)--[a-z][a-z-]*' |
+    sed 's/.*--/--/' | LC_ALL=C sort > "$T/want"
+complete_words debunpack -- | grep -v '=$' | LC_ALL=C sort > "$T/got" ||
+    fail "completion failed"
+diff -u "$T/want" "$T/got" || fail "--: not the options of --help"
+grep -qx -- --dry-run "$T/got" && grep -qx -- --verify-format "$T/got" ||
+    fail "--: $(cat "$T/got")"
 
 complete_words debunpack --dpkg-db > "$T/got" || fail "completion failed"
 echo --dpkg-db > "$T/want"
