@@ -27,6 +27,7 @@
 #include "run/maintscript.h"
 #include "manifest.h"
 #include "run/obsolete.h"
+#include "run/pkgfiles.h"
 #include "run/query.h"
 #include "db/record.h"
 #include "syncbatch.h"
@@ -87,32 +88,7 @@ install_fd_budget(size_t *files, size_t *dirs, unsigned jobs)
  */
 #define INSTALL_FEED_PER_JOB	((size_t)40 << 20)
 
-/*
- * Threads only for what they can speed up: none when a package is not a
- * regular file (a pipe cannot be read twice: a thread reads each
- * package's data on its own descriptor).  One package is no reason for
- * one thread: its blocks are decoded by all.
- */
-static unsigned
-install_jobs(unsigned jobs, char *const *files, size_t n)
-{
-	struct stat st;
-	size_t i;
 
-	for (i = 0; i < n && jobs > 1; i++)
-		if (stat(files[i], &st) != 0 || !S_ISREG(st.st_mode))
-			jobs = 1;
-	return jobs;
-}
-
-/* CTL's package as dpkg names it: NAME, or NAME:ARCH for Multi-Arch: same. */
-static const char *
-install_dpkg_name(const struct control *ctl, char *buf, size_t n)
-{
-	return dpkgstatus_name(control_get(ctl, "Package"),
-	    control_get(ctl, "Architecture"), control_get(ctl, "Multi-Arch"),
-	    buf, n);
-}
 
 /*
  * Extract one package into the batch and stage its record (written as a
@@ -161,7 +137,7 @@ install_one(const struct install_opts *o, struct unpack *u,
 		char name[256];
 
 		/* Names as dpkg shows them, for front ends. */
-		n.name = install_dpkg_name(ctl, name, sizeof(name));
+		n.name = pkgfiles_name(ctl, name, sizeof(name));
 		if ((old = manifest_installed_record(man,
 		    control_get(ctl, "Package"))) != NULL) {
 			n.upgrade = true;
@@ -719,114 +695,7 @@ install_close(struct install *in)
 	rootfs_close(&in->rf);
 }
 
-/* A package file's name as dpkg tells packages apart, and its version. */
-struct install_pkgid {
-	char *name;		/* install_dpkg_name's */
-	char *version;
-	uint64_t size;		/* Installed-Size in bytes; 0: not said */
-};
 
-static void
-install_pkgid(const char *file, struct install_pkgid *id)
-{
-	struct dbp_error e;
-	struct control *ctl = NULL;
-	struct deb *d;
-	char name[512];
-
-	dbp_err_clear(&e);
-	if (deb_open(&d, file, &e) != 0)
-		return;
-	if (deb_read_control(d, &ctl, &e) == 0) {
-		const char *is = control_get(ctl, "Installed-Size");
-		unsigned long long kib;
-		char *end;
-
-		id->name = strdup(install_dpkg_name(ctl, name, sizeof(name)));
-		id->version = strdup(control_get(ctl, "Version"));
-		if (is != NULL && (kib = strtoull(is, &end, 10)) > 0 &&
-		    *end == '\0' && kib < (1ULL << 40))
-			id->size = (uint64_t)kib * 1024;
-		control_free(ctl);
-	}
-	deb_close(d);
-}
-
-/*
- * Several versions of one package in the run (an apt cache given as
- * *.deb): dpkg unpacks them in command-line order, so the last one
- * stands; the earlier ones are left out here, each told.  *KEPT (*NKEPT
- * files) is FILES without them, the caller's to free.  A file whose
- * control cannot be read, or that is not a regular file, stays: its own
- * step says what is wrong.
- */
-static int
-install_last_versions(const struct install_opts *o, char *const *files,
-    size_t n, char ***kept, size_t *nkept, struct dbp_error *err)
-{
-	struct install_note total = { .event = INSTALL_EXPECTED };
-	struct install_pkgid *ids;
-	struct stat st;
-	bool known = true;
-	size_t i, j;
-	int r = 0;
-
-	*nkept = 0;
-	if ((*kept = calloc(n + 1, sizeof(**kept))) == NULL ||
-	    (ids = calloc(n + 1, sizeof(*ids))) == NULL) {
-		free(*kept);
-		*kept = NULL;
-		return dbp_err(err, ENOMEM, NULL, "cannot start");
-	}
-	/*
-	 * A pipe cannot be read twice: only regular files are looked at.
-	 * Their controls are read up front anyway (small, at the start of
-	 * each file): the Installed-Size they add up to is the progress's.
-	 */
-	for (i = 0; i < n; i++)
-		if (stat(files[i], &st) == 0 && S_ISREG(st.st_mode))
-			install_pkgid(files[i], &ids[i]);
-	for (i = 0; i < n; i++) {
-		/* The note names the version that stands: the last one. */
-		for (j = n - 1; ids[i].name != NULL && j > i; j--)
-			if (ids[j].name != NULL &&
-			    strcmp(ids[i].name, ids[j].name) == 0)
-				break;
-		if (ids[i].name != NULL && j > i) {
-			struct install_note note = {
-			    .event = INSTALL_SUPERSEDED, .pkg = files[i],
-			    .name = ids[i].name, .msg = ids[i].version,
-			    .path = files[j], .old_version = ids[j].version };
-
-			/*
-			 * dpkg would fail on it before the later one: it is
-			 * read through (its data, its names) all the same.
-			 */
-			if ((r = query_sound(files[i], err)) != 0) {
-				dbp_err_pkg(err, files[i]);
-				break;
-			}
-			install_say(o, &note);
-			continue;
-		}
-		(*kept)[(*nkept)++] = files[i];
-		known = known && ids[i].size > 0;
-		total.bytes += ids[i].size;
-	}
-	/* What the packages say they take, when every one says it. */
-	if (r == 0 && known && total.bytes > 0)
-		install_say(o, &total);
-	for (i = 0; i < n; i++) {
-		free(ids[i].name);
-		free(ids[i].version);
-	}
-	free(ids);
-	if (r != 0) {
-		free(*kept);
-		*kept = NULL;
-	}
-	return r;
-}
 
 int
 install_run(const struct install_opts *o, char *const *all, size_t nall,
@@ -843,10 +712,10 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 		/* Names, not files: nothing to read before the run. */
 		files = NULL;
 		nfiles = 0;
-	} else if ((r = install_last_versions(o, all, nall, &files, &nfiles,
+	} else if ((r = pkgfiles_last(o, all, nall, &files, &nfiles,
 	    err)) != 0)
 		return r;
-	jobs = install_jobs(o->jobs, files, nfiles);
+	jobs = pkgfiles_jobs(o->jobs, files, nfiles);
 
 	/*
 	 * Open, extract, prepare the commit, commit, finish.  A failure
