@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "durable/batchfile.h"
+#include "db/batchfile.h"
 #include "durable/dirs.h"
 #include "durable/journal.h"
 #include "manifest.h"

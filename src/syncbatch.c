@@ -19,54 +19,6 @@
 #include "durable/syncbatch_int.h"
 #include "durable/syncstep.h"
 
-int
-sb_close(struct syncbatch *sb, struct sb_item *it, struct dbp_error *err)
-{
-	int r;
-
-	if (it->fd < 0)
-		return 0;
-	r = close(it->fd);
-	it->fd = -1;
-	sb->nopen--;
-	/* A close error is a write error reported late: the data is not safe. */
-	if (r != 0 && errno != EINTR)
-		return dbp_err(err, errno, it->path, "cannot close");
-	return 0;
-}
-
-/* Whether a file closed now can be opened again for reading. */
-static bool
-sb_reopenable(int fd)
-{
-	struct stat st;
-
-	if (geteuid() == 0)
-		return true;
-	return fstat(fd, &st) == 0 && (st.st_mode & S_IRUSR) &&
-	    st.st_uid == geteuid();
-}
-
-int
-sb_item_fd(struct syncbatch *sb, struct sb_item *it, bool *reopened,
-    struct dbp_error *err)
-{
-	int dfd, fd;
-
-	*reopened = false;
-	if (it->fd >= 0)
-		return it->fd;
-	if ((dfd = dirs_fd(sb->dirs, it->dir)) < 0)
-		return dbp_err(err, -dfd, dirs_path(sb->dirs, it->dir),
-		    "cannot open directory");
-	sb->st->calls[SC_REOPEN]++;
-	fd = openat(dfd, it->tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return dbp_err(err, errno, it->path, "cannot reopen");
-	*reopened = true;
-	return fd;
-}
-
 static const struct syncbatch_ops *const syncbatch_strategies[] = {
 	&syncbatch_syncfs, &syncbatch_batched, &syncbatch_perfile,
 	&syncbatch_none,

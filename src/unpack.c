@@ -18,7 +18,7 @@
 #include "deb/conffiles.h"
 #include "util/digest.h"
 #include "deb/stream.h"
-#include "run/dirfile.h"
+#include "extract/dirfile.h"
 #include "durable/names.h"
 #include "db/replaces.h"
 #include "unpack.h"

@@ -9,7 +9,7 @@
 #include "durable/dirs.h"
 #include "util/error.h"
 #include "manifest.h"
-#include "run/obsolete.h"
+#include "extract/obsolete.h"
 #include "util/plan.h"
 #include "db/record.h"
 #include "util/stats.h"

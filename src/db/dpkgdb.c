@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "durable/batchfile.h"
+#include "db/batchfile.h"
 #include "deb/conffiles.h"
 #include "db/dpkgdb.h"
 #include "db/dpkgfmt.h"

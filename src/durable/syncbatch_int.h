@@ -100,6 +100,14 @@ struct syncbatch {
 	bool link_ok;
 };
 
+/*
+ * The steps below are syncstep.c's: the batch (syncbatch.c) and every
+ * strategy use them.
+ */
+
+/* Whether a file closed now (FD) can be opened again for reading. */
+bool sb_reopenable(int fd);
+
 /* Close IT's descriptor if open; a close error fails the file. */
 int sb_close(struct syncbatch *, struct sb_item *, struct dbp_error *);
 

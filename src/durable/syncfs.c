@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "durable/fsset.h"
-#include "syncbatch.h"
 #include "durable/syncbatch_int.h"
 #include "durable/syncstep.h"
 

@@ -26,7 +26,7 @@
 #include "durable/journal.h"
 #include "run/maintscript.h"
 #include "manifest.h"
-#include "run/obsolete.h"
+#include "extract/obsolete.h"
 #include "run/pkgfiles.h"
 #include "run/query.h"
 #include "db/record.h"

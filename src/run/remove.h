@@ -9,7 +9,7 @@
 #include "db/dpkgdb.h"
 #include "util/error.h"
 #include "manifest.h"
-#include "run/obsolete.h"
+#include "extract/obsolete.h"
 
 struct remove_opts {
 	bool purge;		/* conffiles go too, and the record */

@@ -15,7 +15,7 @@
 
 #include "durable/journal.h"
 #include "durable/fileat.h"
-#include "run/obsolete.h"
+#include "extract/obsolete.h"
 
 /* A path of an old version to remove after the commit point. */
 struct obsolete_path {

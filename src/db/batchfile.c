@@ -7,7 +7,7 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "durable/batchfile.h"
+#include "db/batchfile.h"
 #include "durable/names.h"
 
 int

@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 
-#include "run/dirfile.h"
+#include "extract/dirfile.h"
 #include "durable/dirs.h"
 #include "db/record.h"
 
