@@ -299,40 +299,39 @@ dpkgdb_md5sums(struct dpkgdb_new *p)
 	return 0;
 }
 
+/* What dpkgdb_conff_md5 looks for: PATH, its hash found into MD5. */
+struct dpkgdb_conff_find {
+	const char *path;
+	unsigned char *md5;
+	bool found;
+};
+
+static int
+dpkgdb_conff_match(const struct dpkgfmt_conffile *c, void *ctx)
+{
+	struct dpkgdb_conff_find *q = ctx;
+
+	if (strcmp(c->path, q->path) != 0)
+		return 0;
+	if ((q->found = c->has_md5))
+		memcpy(q->md5, c->md5, 16);
+	return 1;	/* the first line of PATH is dpkg's */
+}
+
 /*
- * PATH's hash in stanza O's Conffiles (" /PATH HASH [FLAGS]") into MD5:
- * false when O (may be NULL) does not list it, or has no hash for it
- * ("newconffile").
+ * PATH's hash in stanza O's Conffiles into MD5: false when O (may be
+ * NULL) does not list it, or has no hash for it ("newconffile").
  */
 static bool
 dpkgdb_conff_md5(const struct dpkgstatus_stanza *o, const char *path,
     unsigned char md5[16])
 {
-	const char *line, *end, *nl, *h;
-	size_t plen = strlen(path), k;
-	bool in = false;
-	unsigned v;
+	struct dpkgdb_conff_find q = { .path = path, .md5 = md5 };
 
-	for (line = o != NULL ? o->text : NULL, end = line + (o != NULL ?
-	    o->len : 0); line < end; line = nl + 1) {
-		if ((nl = memchr(line, '\n', (size_t)(end - line))) == NULL)
-			nl = end;
-		if (line[0] != ' ') {
-			in = strncmp(line, "Conffiles:", 10) == 0;
-			continue;
-		}
-		if (!in || (size_t)(nl - line) < plen + 34 ||
-		    strncmp(line + 1, path, plen) != 0 || line[plen + 1] != ' ')
-			continue;
-		h = line + plen + 2;
-		for (k = 0; k < 16; k++) {
-			if (sscanf(h + 2 * k, "%2x", &v) != 1)
-				return false;	/* "newconffile" */
-			md5[k] = (unsigned char)v;
-		}
-		return true;
-	}
-	return false;
+	if (o != NULL && o->conffiles != NULL)
+		dpkgfmt_conffiles(o->conffiles, o->conffiles_len,
+		    dpkgdb_conff_match, &q);
+	return q.found;
 }
 
 /* The package of the run called NAME (not a removal), or NULL. */
@@ -360,7 +359,7 @@ dpkgdb_carried_of(const struct dpkgdb_new *p, const char *path)
 	return NULL;
 }
 
-/* dpkgfmt_carried_fn of a package of the run, CTX. */
+/* dpkgstatus_carried_fn of a package of the run, CTX. */
 static const unsigned char *
 dpkgdb_carried_md5(void *ctx, const char *path)
 {
@@ -517,7 +516,10 @@ static int
 dpkgdb_make_stanza(struct dpkgdb_new *p)
 {
 	const struct dpkgstatus_stanza *o = p->old;
-	const char *cver = NULL, *state;
+	struct dpkgstatus_src src = { .ctl = p->rec->ctl,
+	    .conffiles = p->conffiles, .rec = p->rec,
+	    .carried = dpkgdb_carried_md5, .ctx = p };
+	const char *state;
 	char status[64];
 	FILE *fp;
 	int r;
@@ -532,14 +534,14 @@ dpkgdb_make_stanza(struct dpkgdb_new *p)
 		if (strcmp(state, "installed") == 0 ||
 		    strcmp(state, "triggers-pending") == 0 ||
 		    strcmp(state, "triggers-awaited") == 0)
-			cver = o->version;
+			src.config_version = o->version;
 		else if (strcmp(state, "not-installed") != 0)
-			cver = o->cversion;
+			src.config_version = o->cversion;
 	}
+	src.status = status;
 	if ((fp = open_memstream(&p->stanza, &p->stanza_len)) == NULL)
 		return -ENOMEM;
-	r = dpkgfmt_stanza(fp, p->rec->ctl, status, cver, p->conffiles,
-	    p->rec, dpkgdb_carried_md5, p);
+	r = dpkgstatus_write(fp, &src);
 	if (fclose(fp) != 0 && r == 0)
 		r = -ENOMEM;
 	return r;
@@ -561,6 +563,28 @@ dpkgdb_others_installed(const struct dpkgdb *db)
 	return false;
 }
 
+/* How dpkgdb_removed_stanza copies the old stanza's fields. */
+struct dpkgdb_removed {
+	FILE *fp;
+	struct dpkgstatus_src src;	/* the new Status and Config-Version */
+	bool installed;
+};
+
+static int
+dpkgdb_removed_field(const struct dpkgfmt_field *f, void *ctx)
+{
+	struct dpkgdb_removed *rm = ctx;
+
+	if (dpkgfmt_field_is(f, "Status"))
+		dpkgstatus_write_field(rm->fp, "Status", &rm->src);
+	else if (!rm->installed || !dpkgfmt_field_is(f, "Config-Version"))
+		fwrite(f->text, 1, f->textlen, rm->fp);
+	/* Configured: that version is the configuration's. */
+	if (rm->installed && dpkgfmt_field_is(f, "Version"))
+		dpkgstatus_write_field(rm->fp, "Config-Version", &rm->src);
+	return 0;
+}
+
 /*
  * The stanza of removed package P, as dpkg --remove leaves it when
  * conffiles stay: the old one, "deinstall ok config-files", and the
@@ -570,28 +594,18 @@ static int
 dpkgdb_removed_stanza(struct dpkgdb_new *p)
 {
 	const struct dpkgstatus_stanza *o = p->old;
-	const char *line = o->text, *end = o->text + o->len, *nl;
-	bool installed = strcmp(dpkgstatus_state(o), "installed") == 0 ||
-	    strcmp(dpkgstatus_state(o), "triggers-pending") == 0 ||
-	    strcmp(dpkgstatus_state(o), "triggers-awaited") == 0;
-	FILE *fp;
+	struct dpkgdb_removed rm = {
+		.src = { .status = RECORD_CONFIG_FILES,
+		    .config_version = o->version },
+		.installed = strcmp(dpkgstatus_state(o), "installed") == 0 ||
+		    strcmp(dpkgstatus_state(o), "triggers-pending") == 0 ||
+		    strcmp(dpkgstatus_state(o), "triggers-awaited") == 0,
+	};
 
-	if ((fp = open_memstream(&p->stanza, &p->stanza_len)) == NULL)
+	if ((rm.fp = open_memstream(&p->stanza, &p->stanza_len)) == NULL)
 		return -ENOMEM;
-	for (; line < end; line = nl + 1) {
-		if ((nl = memchr(line, '\n', (size_t)(end - line))) == NULL)
-			nl = end - 1;
-		if (strncmp(line, "Status:", 7) == 0)
-			fprintf(fp, "Status: " RECORD_CONFIG_FILES "\n");
-		else if (installed && strncmp(line, "Config-Version:", 15) == 0)
-			continue;
-		else
-			fwrite(line, 1, (size_t)(nl - line + 1), fp);
-		/* Configured: that version is the configuration's. */
-		if (installed && strncmp(line, "Version:", 8) == 0)
-			fprintf(fp, "Config-Version: %s\n", o->version);
-	}
-	return fclose(fp) != 0 ? -ENOMEM : 0;
+	dpkgfmt_fields(o->text, o->len, dpkgdb_removed_field, &rm);
+	return fclose(rm.fp) != 0 ? -ENOMEM : 0;
 }
 
 int
@@ -927,6 +941,30 @@ dpkgdb_triggers(struct dpkgdb *db, int ifd, struct dbp_error *err)
 	return r < 0 ? r : 0;
 }
 
+/* How dpkgdb_obsolete_conffiles copies a Conffiles value. */
+struct dpkgdb_obsolete {
+	FILE *fp;
+	struct record *rec;	/* what the package keeps */
+	const char *done;		/* copied up to there */
+	bool changed;
+};
+
+static int
+dpkgdb_obsolete_line(const struct dpkgfmt_conffile *c, void *ctx)
+{
+	struct dpkgdb_obsolete *ob = ctx;
+	const char *end = c->line + c->linelen;
+
+	fwrite(ob->done, 1, (size_t)(end - ob->done), ob->fp);
+	ob->done = end;
+	if (record_find(ob->rec, c->path) == NULL &&
+	    !(c->flags & DPKGFMT_CONFF_OBSOLETE)) {
+		fputs(" obsolete", ob->fp);
+		ob->changed = true;
+	}
+	return 0;
+}
+
 /*
  * Package REC, outside the run, gave conffiles up to the run's: as dpkg,
  * its stanza keeps them in Conffiles, flagged "obsolete".
@@ -934,47 +972,26 @@ dpkgdb_triggers(struct dpkgdb *db, int ifd, struct dbp_error *err)
 static int
 dpkgdb_obsolete_conffiles(struct dpkgdb *db, struct record *rec)
 {
+	struct dpkgdb_obsolete ob = { .rec = rec };
 	struct dpkgstatus_stanza *o;
 	struct dpkgstatus_add *v;
-	const char *line, *end, *nl, *p;
-	char path[4096], *text;
-	bool in = false, changed = false;
-	size_t len, plen;
-	FILE *fp;
+	char *text;
+	size_t len;
 
 	o = dpkgstatus_peek(&db->status, control_get(rec->ctl, "Package"),
 	    control_get(rec->ctl, "Architecture"),
 	    control_get(rec->ctl, "Multi-Arch"));
-	if (o == NULL)
+	if (o == NULL || o->conffiles == NULL)
 		return 0;
-	if ((fp = open_memstream(&text, &len)) == NULL)
+	if ((ob.fp = open_memstream(&text, &len)) == NULL)
 		return -ENOMEM;
-	for (line = o->text, end = o->text + o->len; line < end; line = nl + 1) {
-		if ((nl = memchr(line, '\n', (size_t)(end - line))) == NULL)
-			nl = end - 1;
-		if (line[0] != ' ')
-			in = strncmp(line, "Conffiles:", 10) == 0;
-		fwrite(line, 1, (size_t)(nl - line), fp);
-		if (in && line[0] == ' ') {
-			/* " /PATH HASH [FLAGS]" */
-			p = line + 1;
-			plen = strcspn(p, " \n");
-			if (plen < sizeof(path)) {
-				memcpy(path, p, plen);
-				path[plen] = '\0';
-				if (record_find(rec, path) == NULL &&
-				    memmem(line, (size_t)(nl - line), " obsolete",
-				    9) == NULL) {
-					fputs(" obsolete", fp);
-					changed = true;
-				}
-			}
-		}
-		putc('\n', fp);
-	}
-	if (fclose(fp) != 0)
+	ob.done = o->text;
+	dpkgfmt_conffiles(o->conffiles, o->conffiles_len, dpkgdb_obsolete_line,
+	    &ob);
+	fwrite(ob.done, 1, (size_t)(o->text + o->len - ob.done), ob.fp);
+	if (fclose(ob.fp) != 0)
 		return -ENOMEM;
-	if (!changed) {
+	if (!ob.changed) {
 		free(text);
 		return 0;
 	}
