@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of dpkgfmt.c: the status stanza, dependency fields, .list files. */
+/* Unit tests of dpkgfmt.c: dependencies, .list files, fields, Conffiles. */
 #include "config.h"
 
 #include <check.h>
@@ -23,71 +23,6 @@ parse(const char *text)
 	return c;
 }
 
-/* The stanza of CTL (taken) as a string the caller frees. */
-static char *
-stanza(struct control *ctl, const char *status, const char *cver,
-    const char *conffiles, struct record *rec)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(fp);
-	ck_assert_int_eq(dpkgfmt_stanza(fp, ctl, status, cver, conffiles,
-	    rec, NULL, NULL), 0);
-	ck_assert_int_eq(fclose(fp), 0);
-	if (rec == NULL)
-		control_free(ctl);
-	return buf;
-}
-
-/*
- * base-files 12.4+deb12u15 as its control file has it, and the stanza
- * dpkg 1.21 wrote for it after --unpack (but for the conffile hashes).
- */
-static const char base_files_control[] =
-    "Package: base-files\n"
-    "Version: 12.4+deb12u15\n"
-    "Architecture: amd64\n"
-    "Essential: yes\n"
-    "Maintainer: Santiago Vila <sanvila@debian.org>\n"
-    "Installed-Size: 341\n"
-    "Pre-Depends: awk\n"
-    "Breaks: initscripts (<< 2.88dsf-13.3), sendfile (<< 2.1b.20080616-5.2~)\n"
-    "Replaces: base, dpkg (<= 1.15.0), miscutils\n"
-    "Provides: base\n"
-    "Section: admin\n"
-    "Priority: required\n"
-    "Multi-Arch: foreign\n"
-    "Description: Debian base system miscellaneous files\n"
-    " This package contains the basic filesystem hierarchy of a Debian system.\n"
-    " .\n"
-    " Second paragraph.\n";
-
-static const char base_files_stanza[] =
-    "Package: base-files\n"
-    "Essential: yes\n"
-    "Status: install ok unpacked\n"
-    "Priority: required\n"
-    "Section: admin\n"
-    "Installed-Size: 341\n"
-    "Maintainer: Santiago Vila <sanvila@debian.org>\n"
-    "Architecture: amd64\n"
-    "Multi-Arch: foreign\n"
-    "Version: 12.4+deb12u15\n"
-    "Replaces: base, dpkg (<= 1.15.0), miscutils\n"
-    "Provides: base\n"
-    "Pre-Depends: awk\n"
-    "Breaks: initscripts (<< 2.88dsf-13.3), sendfile (<< 2.1b.20080616-5.2~)\n"
-    "Conffiles:\n"
-    " /etc/debian_version 0123456789abcdef0123456789abcdef\n"
-    " /etc/issue newconffile\n"
-    "Description: Debian base system miscellaneous files\n"
-    " This package contains the basic filesystem hierarchy of a Debian system.\n"
-    " .\n"
-    " Second paragraph.\n"
-    "\n";
-
 static void
 add_entry(struct record *r, char type, const char *path, bool conffile,
     const unsigned char *md5)
@@ -107,155 +42,6 @@ add_entry(struct record *r, char type, const char *path, bool conffile,
 	}
 	ck_assert_int_eq(record_add(r, &e), 0);
 }
-
-START_TEST(test_dpkgfmt_stanza_order)
-{
-	static const unsigned char md5[16] = { 0x01, 0x23, 0x45, 0x67, 0x89,
-	    0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
-	struct record *rec;
-	char *s;
-
-	ck_assert_int_eq(record_new(&rec, parse(base_files_control)), 0);
-	add_entry(rec, 'd', "/etc", false, NULL);
-	add_entry(rec, 'f', "/etc/debian_version", true, md5);
-	/* A conffile without an MD5 (not extracted as a file): dpkg's mark. */
-	add_entry(rec, 'l', "/etc/issue", false, NULL);
-	s = stanza(rec->ctl, "install ok unpacked", NULL,
-	    "/etc/debian_version\n/etc/issue\n", rec);
-	ck_assert_str_eq(s, base_files_stanza);
-	free(s);
-	record_free(rec);
-}
-END_TEST
-
-/* A dpkgfmt_carried_fn: /etc/b's and /etc/d's MD5 are CTX, no other. */
-static const unsigned char *
-carried(void *ctx, const char *path)
-{
-	return strcmp(path, "/etc/b") == 0 || strcmp(path, "/etc/d") == 0 ?
-	    ctx : NULL;
-}
-
-START_TEST(test_dpkgfmt_stanza_carried)
-{
-	static const unsigned char md5[16] = { 0x01, 0x23, 0x45, 0x67, 0x89,
-	    0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
-	static unsigned char old[16] = { 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54,
-	    0x32, 0x10, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10 };
-	struct record *rec;
-	char *s = NULL;
-	size_t len = 0;
-	FILE *fp;
-
-	ck_assert_int_eq(record_new(&rec, parse("Package: a\nVersion: 1\n"
-	    "Architecture: all\n")), 0);
-	add_entry(rec, 'f', "/etc/a", true, md5);
-	/*
-	 * Not the package's (another keeps it, or took it), or flagged:
-	 * the hash carried over, else dpkg's mark.
-	 */
-	fp = open_memstream(&s, &len);
-	ck_assert_ptr_nonnull(fp);
-	ck_assert_int_eq(dpkgfmt_stanza(fp, rec->ctl, "install ok unpacked",
-	    NULL, "/etc/a\n/etc/b\n/etc/c\nremove-on-upgrade /etc/d\n"
-	    "remove-on-upgrade /etc/e\n", rec, carried, old), 0);
-	ck_assert_int_eq(fclose(fp), 0);
-	ck_assert_str_eq(s, "Package: a\nStatus: install ok unpacked\n"
-	    "Architecture: all\nVersion: 1\nConffiles:\n"
-	    " /etc/a 0123456789abcdef0123456789abcdef\n"
-	    " /etc/b fedcba9876543210fedcba9876543210 obsolete\n"
-	    " /etc/c newconffile obsolete\n"
-	    " /etc/d fedcba9876543210fedcba9876543210 remove-on-upgrade\n"
-	    " /etc/e newconffile remove-on-upgrade\n\n");
-	free(s);
-	record_free(rec);
-}
-END_TEST
-
-START_TEST(test_dpkgfmt_stanza_defaults_dropped)
-{
-	char *s;
-
-	/* "no" is dpkg's default for both: it writes neither. */
-	s = stanza(parse("Package: a\nVersion: 0:1.0-1\nArchitecture: all\n"
-	    "Essential: no\nMulti-Arch: no\nProtected: yes\n"
-	    "Filename: pool/a.deb\nSize: 10\nMD5sum: 00\n"
-	    "X-Custom: z\nHomepage: https://example.org\n"
-	    "Description: short\n"), "hold ok unpacked", "0:0.9", NULL, NULL);
-	ck_assert_str_eq(s,
-	    "Package: a\n"
-	    "Protected: yes\n"
-	    "Status: hold ok unpacked\n"
-	    "Architecture: all\n"
-	    "Version: 1.0-1\n"
-	    "Config-Version: 0.9\n"
-	    "Description: short\n"
-	    "X-Custom: z\n"
-	    "Homepage: https://example.org\n"
-	    "\n");
-	free(s);
-}
-END_TEST
-
-START_TEST(test_dpkgfmt_stanza_keywords)
-{
-	char *s;
-
-	/* Values dpkg parses into keywords come back in lower case. */
-	s = stanza(parse("Package: a\nVersion: 1\nArchitecture: all\n"
-	    "Priority: Optional\nMulti-Arch: Foreign\nSection: Admin\n"),
-	    "install ok unpacked", NULL, NULL, NULL);
-	ck_assert_str_eq(s, "Package: a\nStatus: install ok unpacked\n"
-	    "Priority: optional\nSection: Admin\nArchitecture: all\n"
-	    "Multi-Arch: foreign\nVersion: 1\n\n");
-	free(s);
-}
-END_TEST
-
-START_TEST(test_dpkgfmt_check)
-{
-	static const char *const bad[] = {
-		"Depends: a [amd64]\n", "Depends: a (>= 1) <!nocheck>\n",
-		"Pre-Depends: a (>= 1\n", "Breaks: a (~ 1)\n",
-		"Essential: maybe\n", "Multi-Arch: sometimes\n",
-		"Depends: foo:\n", "Depends: bar:any:x\n", "Depends: foo (= 1:)\n",
-		"Depends: foo (>= 1.0 beta)\n", "Depends: -foo\n",
-		"Multi-Arch: same\n",
-	};
-	struct dbp_error err;
-	struct control *c;
-	char text[256];
-	size_t i;
-
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(text, sizeof(text), "Package: a\nVersion: 1\n"
-		    "Architecture: all\n%s", bad[i]);
-		c = parse(text);
-		ck_assert_msg(dpkgfmt_check(c, &err) == -EINVAL,
-		    "accepted %s", bad[i]);
-		ck_assert_str_eq(err.path, "control");
-		control_free(c);
-	}
-	c = parse("Package: a\nVersion: 1\nArchitecture: amd64\n"
-	    "Essential: Yes\nMulti-Arch: same\nDepends: b(>=1)|c:any, d:amd64 "
-	    "(<< 2:1.0~rc1-1+b2)\n");
-	ck_assert_int_eq(dpkgfmt_check(c, &err), 0);
-	control_free(c);
-}
-END_TEST
-
-START_TEST(test_dpkgfmt_stanza_bad_depends_kept)
-{
-	char *s;
-
-	/* What dpkg could not parse is written as given, not lost. */
-	s = stanza(parse("Package: a\nVersion: 1\nArchitecture: all\n"
-	    "Depends: b (>= 1, c\n"), "install ok unpacked", NULL, NULL, NULL);
-	ck_assert_str_eq(s, "Package: a\nStatus: install ok unpacked\n"
-	    "Architecture: all\nVersion: 1\nDepends: b (>= 1, c\n\n");
-	free(s);
-}
-END_TEST
 
 static void
 assert_depends(const char *in, const char *want)
@@ -362,22 +148,169 @@ START_TEST(test_dpkgfmt_list)
 }
 END_TEST
 
+/* dpkgfmt_conffile_fn: each conffile as "PATH|HASH|FLAGS;" into CTX. */
+static int
+walk_conffile(const struct dpkgfmt_conffile *c, void *ctx)
+{
+	char *out = ctx;
+	size_t k;
+
+	strcat(out, c->path);
+	strcat(out, "|");
+	for (k = 0; c->has_md5 && k < 16; k++)
+		sprintf(out + strlen(out), "%02x", c->md5[k]);
+	sprintf(out + strlen(out), "|%u;", c->flags);
+	/* The line as it is: what a copy of the field writes back. */
+	ck_assert_int_eq(c->line[0], ' ');
+	ck_assert(memchr(c->line, '\n', c->linelen) == NULL);
+	return strcmp(c->path, "/etc/stop") == 0 ? -EINTR : 0;
+}
+
+START_TEST(test_dpkgfmt_conffiles)
+{
+	static const char value[] =
+	    "\n"
+	    " /etc/a 0123456789abcdef0123456789ABCDEF\n"
+	    " /etc/b newconffile obsolete\n"
+	    " /etc/with space/c fedcba9876543210fedcba9876543210"
+	    " remove-on-upgrade\n"
+	    " /etc/d 0123456789abcdef0123456789abcdef obsolete"
+	    " remove-on-upgrade\n"
+	    " /etc/e 0123456789abcdef0123456789abcdef remove-on-upgrade"
+	    " obsolete  \n"
+	    " /etc/nohash\n"
+	    " /etc/f obsolete\n"
+	    "not a conffile\n"
+	    " /etc/g 0123";
+	static const char own[] = "/etc/x newconffile\n /etc/y newconffile";
+	char out[1024] = "";
+
+	ck_assert_int_eq(dpkgfmt_conffiles(value, strlen(value),
+	    walk_conffile, out), 0);
+	/*
+	 * Read from the end as dpkg reads them: flags in either order, a
+	 * path with a space, a hash that is no MD5; no hash, no conffile.
+	 */
+	ck_assert_str_eq(out,
+	    "/etc/a|0123456789abcdef0123456789abcdef|0;"
+	    "/etc/b||3;"
+	    "/etc/with space/c|fedcba9876543210fedcba9876543210|4;"
+	    "/etc/d|0123456789abcdef0123456789abcdef|6;"
+	    "/etc/e|0123456789abcdef0123456789abcdef|6;"
+	    "/etc/g||0;");
+	/* What follows the field's name on its own line is no conffile. */
+	out[0] = '\0';
+	ck_assert_int_eq(dpkgfmt_conffiles(own, strlen(own), walk_conffile,
+	    out), 0);
+	ck_assert_str_eq(out, "/etc/y||1;");
+	/* Empty, and stopped when told. */
+	ck_assert_int_eq(dpkgfmt_conffiles("", 0, walk_conffile, out), 0);
+	out[0] = '\0';
+	ck_assert_int_eq(dpkgfmt_conffiles("\n /etc/stop newconffile\n"
+	    " /etc/z newconffile\n", 44, walk_conffile, out), -EINTR);
+	ck_assert_str_eq(out, "/etc/stop||1;");
+}
+END_TEST
+
+START_TEST(test_dpkgfmt_conffile_line)
+{
+	static const unsigned char md5[16] = { 0x01, 0x23, 0x45, 0x67, 0x89,
+	    0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
+	char *buf = NULL, *value = NULL, out[512] = "";
+	size_t len = 0;
+	FILE *fp;
+
+	fp = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(fp);
+	dpkgfmt_conffile_line(fp, "/etc/a", md5, 0);
+	dpkgfmt_conffile_line(fp, "/etc/b", NULL, DPKGFMT_CONFF_OBSOLETE);
+	dpkgfmt_conffile_line(fp, "/etc/c", md5, DPKGFMT_CONFF_OBSOLETE |
+	    DPKGFMT_CONFF_REMOVE_ON_UPGRADE);
+	ck_assert_int_eq(fclose(fp), 0);
+	/* dpkg's order: obsolete before remove-on-upgrade. */
+	ck_assert_str_eq(buf,
+	    " /etc/a 0123456789abcdef0123456789abcdef\n"
+	    " /etc/b newconffile obsolete\n"
+	    " /etc/c 0123456789abcdef0123456789abcdef obsolete"
+	    " remove-on-upgrade\n");
+	/* The walker reads back what the writer wrote, as a field's value. */
+	ck_assert_int_ne(asprintf(&value, "\n%s", buf), -1);
+	ck_assert_int_eq(dpkgfmt_conffiles(value, strlen(value), walk_conffile,
+	    out), 0);
+	free(value);
+	ck_assert_str_eq(out, "/etc/a|0123456789abcdef0123456789abcdef|0;"
+	    "/etc/b||3;/etc/c|0123456789abcdef0123456789abcdef|6;");
+	free(buf);
+}
+END_TEST
+
+/* dpkgfmt_field_fn: each field as "NAME=FIRST|VALUE;" into CTX. */
+static int
+walk_field(const struct dpkgfmt_field *f, void *ctx)
+{
+	char *out = ctx;
+
+	sprintf(out + strlen(out), "%.*s=%.*s|%.*s;", (int)f->namelen,
+	    f->name != NULL ? f->name : "", (int)f->firstlen, f->value,
+	    (int)f->len, f->value);
+	return dpkgfmt_field_is(f, "stop") ? -EINTR : 0;
+}
+
+/* dpkgfmt_field_fn: the fields' texts end to end into CTX. */
+static int
+copy_field(const struct dpkgfmt_field *f, void *ctx)
+{
+	strncat(ctx, f->text, f->textlen);
+	return 0;
+}
+
+START_TEST(test_dpkgfmt_fields)
+{
+	static const char text[] =
+	    "Package: a  \n"
+	    "Conffiles:\n"
+	    " /etc/a newconffile\n"
+	    "\t/etc/b newconffile\n"
+	    "Description:\tshort\n"
+	    " long\n"
+	    "no colon\n"
+	    "Empty:\n"
+	    "Last: x";
+	char out[1024] = "";
+
+	ck_assert_int_eq(dpkgfmt_fields(text, strlen(text), walk_field, out), 0);
+	ck_assert_str_eq(out,
+	    "Package=a|a  ;"
+	    "Conffiles=|\n /etc/a newconffile\n\t/etc/b newconffile;"
+	    "Description=short|short\n long;"
+	    "=no colon|no colon;"
+	    "Empty=|;"
+	    "Last=x|x;");
+	/* Every byte in one field: a stanza copied field by field is itself. */
+	out[0] = '\0';
+	ck_assert_int_eq(dpkgfmt_fields(text, strlen(text), copy_field, out), 0);
+	ck_assert_str_eq(out, text);
+	/* Names compare without case; the walk stops when told. */
+	out[0] = '\0';
+	ck_assert_int_eq(dpkgfmt_fields("A: 1\nSTOP: 2\nB: 3\n", 18,
+	    walk_field, out), -EINTR);
+	ck_assert_str_eq(out, "A=1|1;STOP=2|2;");
+}
+END_TEST
+
 static Suite *
 dpkgfmt_suite(void)
 {
 	Suite *s = suite_create("dpkgfmt");
 	TCase *tc = tcase_create("format");
 
-	tcase_add_test(tc, test_dpkgfmt_stanza_order);
-	tcase_add_test(tc, test_dpkgfmt_stanza_carried);
-	tcase_add_test(tc, test_dpkgfmt_stanza_defaults_dropped);
-	tcase_add_test(tc, test_dpkgfmt_stanza_keywords);
-	tcase_add_test(tc, test_dpkgfmt_check);
-	tcase_add_test(tc, test_dpkgfmt_stanza_bad_depends_kept);
 	tcase_add_test(tc, test_dpkgfmt_depends);
 	tcase_add_test(tc, test_dpkgfmt_depends_invalid);
 	tcase_add_test(tc, test_dpkgfmt_version);
 	tcase_add_test(tc, test_dpkgfmt_list);
+	tcase_add_test(tc, test_dpkgfmt_conffiles);
+	tcase_add_test(tc, test_dpkgfmt_conffile_line);
+	tcase_add_test(tc, test_dpkgfmt_fields);
 	suite_add_tcase(s, tc);
 	return s;
 }

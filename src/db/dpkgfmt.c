@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* dpkg's database formats: the status stanza of a package, its .list file. */
+/* dpkg's database formats: values, a stanza's fields, Conffiles, .list files. */
 #include "config.h"
 
 #include <ctype.h>
@@ -9,48 +9,16 @@
 #include <string.h>
 #include <strings.h>
 
+#include "deb/control.h"
 #include "db/dpkgfmt.h"
 
 /*
  * dpkg reads its database back on every run, and front ends compare it
  * with what dpkg itself writes, so this follows dpkg 1.21
- * (lib/dpkg/dump.c): fields in dpkg's order, values in dpkg's form.
+ * (lib/dpkg/parse.c, fields.c, dump.c): values in dpkg's form, fields and
+ * conffiles read as dpkg reads them.  Which field is written how is
+ * dpkgstatus.c's table.
  */
-
-/* Fields in the order dpkg writes them; the others follow as they came. */
-static const char *const dpkgfmt_order[] = {
-	"Package", "Essential", "Protected", "Status", "Priority", "Section",
-	"Installed-Size", "Origin", "Maintainer", "Bugs", "Architecture",
-	"Multi-Arch", "Source", "Version", "Config-Version", "Replaces",
-	"Provides", "Depends", "Pre-Depends", "Recommends", "Suggests",
-	"Breaks", "Conflicts", "Enhances", "Conffiles", "Description",
-	"Triggers-Pending", "Triggers-Awaited", NULL
-};
-
-/* Known to dpkg but never in the status file of an unpacked package. */
-static const char *const dpkgfmt_dropped[] = {
-	"Filename", "Size", "MD5sum", "MSDOS-Filename", "Revision",
-	"Package-Revision", "Package_Revision", NULL
-};
-
-static bool
-dpkgfmt_in(const char *const *list, const char *name)
-{
-	for (; *list != NULL; list++)
-		if (strcasecmp(*list, name) == 0)
-			return true;
-	return false;
-}
-
-static bool
-dpkgfmt_is_depends(const char *name)
-{
-	static const char *const deps[] = { "Replaces", "Provides", "Depends",
-	    "Pre-Depends", "Recommends", "Suggests", "Breaks", "Conflicts",
-	    "Enhances", NULL };
-
-	return dpkgfmt_in(deps, name);
-}
 
 const char *
 dpkgfmt_version(const char *version)
@@ -83,11 +51,6 @@ dpkgfmt_token(const char *p, const char *end, const char *stop)
 	return p;
 }
 
-/*
- * One "name[:arch] [(op version)]" alternative, S to END, written to OUT
- * in dpkg's form.  Architecture restrictions and build profiles belong
- * to source packages: dpkg refuses them in a binary one, and so does this.
- */
 /*
  * Whether NAME (LEN bytes) is "pkg" or "pkg:arch" as dpkg reads them: a
  * package name (letters, digits, "+-.", dpkg's own check being laxer on
@@ -209,37 +172,6 @@ dpkgfmt_depends(const char *value, char **out)
 	return r;
 }
 
-/* The priorities dpkg knows, and writes in lower case. */
-static const char *const dpkgfmt_priorities[] = { "required", "important",
-    "standard", "optional", "extra", NULL };
-
-/* A value dpkg parses into a keyword, which it writes in lower case. */
-static void
-dpkgfmt_put_lower(FILE *fp, const char *name, const char *value)
-{
-	fprintf(fp, "%s: ", name);
-	for (; *value != '\0'; value++)
-		fputc(tolower((unsigned char)*value), fp);
-	fputc('\n', fp);
-}
-
-/* A field value, continuation lines indented by one space again. */
-static void
-dpkgfmt_put_value(FILE *fp, const char *name, const char *value)
-{
-	const char *p;
-
-	fprintf(fp, "%s:", name);
-	if (value[0] != '\0' && value[0] != '\n')
-		fputc(' ', fp);
-	for (p = value; *p != '\0'; p++) {
-		fputc(*p, fp);
-		if (*p == '\n')
-			fputc(' ', fp);
-	}
-	fputc('\n', fp);
-}
-
 const unsigned char *
 dpkgfmt_entry_md5(struct record *rec, const struct record_entry *e)
 {
@@ -249,10 +181,20 @@ dpkgfmt_entry_md5(struct record *rec, const struct record_entry *e)
 	return e != NULL && e->has_md5 ? e->md5 : NULL;
 }
 
-/* " PATH HASH" or " PATH newconffile" (no MD5), then FLAGS, a line. */
-static void
-dpkgfmt_put_conffile(FILE *fp, const char *path, const unsigned char *md5,
-    const char *flags)
+/* dpkg's words for a conffile's flags, in the order it writes them. */
+static const struct {
+	const char *word;
+	unsigned flag;
+} dpkgfmt_conff_flags[] = {
+	{ "obsolete", DPKGFMT_CONFF_OBSOLETE },
+	{ "remove-on-upgrade", DPKGFMT_CONFF_REMOVE_ON_UPGRADE },
+};
+#define DPKGFMT_NCONFF_FLAGS \
+	(sizeof(dpkgfmt_conff_flags) / sizeof(dpkgfmt_conff_flags[0]))
+
+void
+dpkgfmt_conffile_line(FILE *fp, const char *path, const unsigned char *md5,
+    unsigned flags)
 {
 	size_t i;
 
@@ -261,145 +203,153 @@ dpkgfmt_put_conffile(FILE *fp, const char *path, const unsigned char *md5,
 		fputs("newconffile", fp);
 	for (i = 0; md5 != NULL && i < 16; i++)
 		fprintf(fp, "%02x", md5[i]);
-	fprintf(fp, "%s\n", flags);
+	for (i = 0; i < DPKGFMT_NCONFF_FLAGS; i++)
+		if (flags & dpkgfmt_conff_flags[i].flag)
+			fprintf(fp, " %s", dpkgfmt_conff_flags[i].word);
+	fputc('\n', fp);
 }
 
-/* The Conffiles block: the package's conffiles in their file's order. */
-static void
-dpkgfmt_put_conffiles(FILE *fp, const char *conffiles, struct record *rec,
-    dpkgfmt_carried_fn *carried, void *ctx)
+/* Where the last space-separated word of S to END starts; NULL: no space. */
+static const char *
+dpkgfmt_last_word(const char *s, const char *end)
 {
-	const unsigned char *md5;
-	const char *p = conffiles, *nl;
-	char path[PATH_MAX + 1];
-	bool any = false;
-	size_t len, i;
+	const char *p = end;
 
-	for (; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
-		nl = strchr(p, '\n');
-		len = nl != NULL ? (size_t)(nl - p) : strlen(p);
-		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t' ||
-		    p[len - 1] == '\r'))
-			len--;
-		while (len > 0 && (*p == ' ' || *p == '\t')) {
-			p++;
-			len--;
-		}
-		/*
-		 * A flagged line ("remove-on-upgrade /x"): not installed,
-		 * listed with the hash dpkg carried over from the version
-		 * that had it, or its mark for a conffile it has no hash of.
-		 */
-		if (len > 18 && strncmp(p, "remove-on-upgrade", 17) == 0 &&
-		    (p[17] == ' ' || p[17] == '\t')) {
-			size_t skip = 17;
+	while (p > s && p[-1] != ' ')
+		p--;
+	return p > s ? p : NULL;
+}
 
-			while (skip < len && (p[skip] == ' ' || p[skip] == '\t'))
-				skip++;
-			if (len - skip < sizeof(path) && p[skip] == '/') {
-				if (!any)
-					fputs("Conffiles:\n", fp);
-				any = true;
-				memcpy(path, p + skip, len - skip);
-				path[len - skip] = '\0';
-				dpkgfmt_put_conffile(fp, path, carried != NULL ?
-				    carried(ctx, path) : NULL,
-				    " remove-on-upgrade");
-			}
-			continue;
-		}
-		if (len == 0 || *p != '/' || len >= sizeof(path))
-			continue;
-		memcpy(path, p, len);
-		path[len] = '\0';
-		if (!any)
-			fputs("Conffiles:\n", fp);
-		any = true;
-		/*
-		 * The MD5 of the file as this run extracted it: dpkg's
-		 * configure finds no .dpkg-new and keeps it as the
-		 * distributed version's.  Without one (not a regular file
-		 * of the package), dpkg's own mark for a new conffile.
-		 * Another package's (it keeps the path, or took it later
-		 * in the run): obsolete, with the hash dpkg carried over.
-		 */
-		if (rec != NULL && record_find(rec, path) == NULL)
-			dpkgfmt_put_conffile(fp, path, carried != NULL ?
-			    carried(ctx, path) : NULL, " obsolete");
-		else
-			dpkgfmt_put_conffile(fp, path, rec != NULL ?
-			    dpkgfmt_entry_md5(rec, record_find(rec, path)) :
-			    NULL, "");
+/* Whether the LEN bytes at WORD are an MD5 in hex, into MD5. */
+static bool
+dpkgfmt_hex_md5(const char *word, size_t len, unsigned char md5[16])
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *hi, *lo;
+	size_t k;
+
+	if (len != 32)
+		return false;
+	for (k = 0; k < 16; k++) {
+		hi = strchr(hex, tolower((unsigned char)word[2 * k]));
+		lo = strchr(hex, tolower((unsigned char)word[2 * k + 1]));
+		if (hi == NULL || lo == NULL || *hi == '\0' || *lo == '\0')
+			return false;
+		md5[k] = (unsigned char)((hi - hex) << 4 | (lo - hex));
 	}
-	/* The conffiles it no longer ships but keeps, as dpkg lists them. */
-	for (i = 0; rec != NULL && i < rec->n; i++) {
-		if (!rec->v[i].obsolete)
-			continue;
-		if (!any)
-			fputs("Conffiles:\n", fp);
-		any = true;
-		md5 = rec->v[i].has_md5 ? rec->v[i].md5 : NULL;
-		dpkgfmt_put_conffile(fp, rec->v[i].path, md5, " obsolete");
+	return true;
+}
+
+/*
+ * Line LINE (LEN bytes, after its leading space) into C as dpkg's
+ * f_conffiles reads it: from the end, since a path may hold spaces.
+ * False when dpkg could not read it.
+ */
+static bool
+dpkgfmt_conffile_parse(const char *line, size_t len,
+    struct dpkgfmt_conffile *c)
+{
+	const char *end = line + len, *w;
+	size_t i, wlen;
+
+	while (end > line && (end[-1] == ' ' || end[-1] == '\t' ||
+	    end[-1] == '\r'))
+		end--;
+	c->flags = 0;
+	for (;;) {
+		if ((w = dpkgfmt_last_word(line, end)) == NULL)
+			return false;
+		wlen = (size_t)(end - w);
+		for (i = 0; i < DPKGFMT_NCONFF_FLAGS; i++)
+			if (!(c->flags & dpkgfmt_conff_flags[i].flag) &&
+			    strlen(dpkgfmt_conff_flags[i].word) == wlen &&
+			    memcmp(w, dpkgfmt_conff_flags[i].word, wlen) == 0)
+				break;
+		if (i == DPKGFMT_NCONFF_FLAGS)
+			break;		/* W is the hash */
+		c->flags |= dpkgfmt_conff_flags[i].flag;
+		end = w - 1;
 	}
+	if (wlen == 11 && memcmp(w, "newconffile", 11) == 0)
+		c->flags |= DPKGFMT_CONFF_NEW;
+	c->has_md5 = dpkgfmt_hex_md5(w, wlen, c->md5);
+	len = (size_t)(w - 1 - line);
+	if (len == 0 || len >= sizeof(c->path))
+		return false;
+	memcpy(c->path, line, len);
+	c->path[len] = '\0';
+	return true;
 }
 
 int
-dpkgfmt_stanza(FILE *fp, const struct control *ctl, const char *status,
-    const char *config_version, const char *conffiles, struct record *rec,
-    dpkgfmt_carried_fn *carried, void *ctx)
+dpkgfmt_conffiles(const char *value, size_t len, dpkgfmt_conffile_fn *fn,
+    void *ctx)
 {
-	const char *const *f;
-	const char *v;
-	char *dep;
-	size_t i;
+	const char *p = value, *end = value + len, *nl;
+	struct dpkgfmt_conffile c;
+	int r;
 
-	for (f = dpkgfmt_order; *f != NULL; f++) {
-		if (strcmp(*f, "Status") == 0) {
-			fprintf(fp, "Status: %s\n", status);
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		/*
+		 * A conffile is a continuation line; what follows the name on
+		 * the field's own line (dpkg writes nothing there) is none.
+		 */
+		if (p == value || *p != ' ')
 			continue;
-		}
-		if (strcmp(*f, "Config-Version") == 0) {
-			if (config_version != NULL)
-				fprintf(fp, "Config-Version: %s\n",
-				    dpkgfmt_version(config_version));
-			continue;
-		}
-		if (strcmp(*f, "Conffiles") == 0) {
-			dpkgfmt_put_conffiles(fp, conffiles, rec, carried,
-			    ctx);
-			continue;
-		}
-		if ((v = control_get(ctl, *f)) == NULL || v[0] == '\0')
-			continue;
-		if (strcmp(*f, "Essential") == 0 || strcmp(*f, "Protected") == 0) {
-			if (strcasecmp(v, "yes") == 0)
-				fprintf(fp, "%s: yes\n", *f);
-		} else if (strcmp(*f, "Multi-Arch") == 0) {
-			if (strcasecmp(v, "no") != 0)
-				dpkgfmt_put_lower(fp, *f, v);
-		} else if (strcmp(*f, "Priority") == 0 &&
-		    dpkgfmt_in(dpkgfmt_priorities, v))
-			dpkgfmt_put_lower(fp, *f, v);
-		else if (strcmp(*f, "Version") == 0)
-			fprintf(fp, "Version: %s\n", dpkgfmt_version(v));
-		else if (strncmp(*f, "Triggers-", 9) == 0)
-			continue;	/* dpkg's own, not the package's */
-		else if (dpkgfmt_is_depends(*f) &&
-		    dpkgfmt_depends(v, &dep) == 0) {
-			fprintf(fp, "%s: %s\n", *f, dep);
-			free(dep);
+		c.line = p;
+		c.linelen = (size_t)(nl - p);
+		if (dpkgfmt_conffile_parse(p + 1, (size_t)(nl - p - 1), &c) &&
+		    (r = fn(&c, ctx)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+int
+dpkgfmt_fields(const char *text, size_t len, dpkgfmt_field_fn *fn, void *ctx)
+{
+	const char *p = text, *end = text + len, *eol, *colon, *q;
+	struct dpkgfmt_field f;
+	int r;
+
+	while (p < end) {
+		memset(&f, 0, sizeof(f));
+		f.text = p;
+		if ((eol = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			eol = end;
+		colon = memchr(p, ':', (size_t)(eol - p));
+		if (colon != NULL && *p != ' ' && *p != '\t') {
+			f.name = p;
+			f.namelen = (size_t)(colon - p);
+			for (f.value = colon + 1; f.value < eol &&
+			    (*f.value == ' ' || *f.value == '\t'); f.value++)
+				;
 		} else
-			dpkgfmt_put_value(fp, *f, v);
+			f.value = p;
+		for (q = eol; q > f.value && (q[-1] == ' ' || q[-1] == '\t'); q--)
+			;
+		f.firstlen = (size_t)(q - f.value);
+		/* Continuation lines start with a blank. */
+		for (q = eol < end ? eol + 1 : end; q < end && (*q == ' ' ||
+		    *q == '\t'); q = eol < end ? eol + 1 : end)
+			if ((eol = memchr(q, '\n', (size_t)(end - q))) == NULL)
+				eol = end;
+		f.textlen = (size_t)(q - p);
+		f.len = (size_t)(eol - f.value);
+		if ((r = fn(&f, ctx)) != 0)
+			return r;
+		p = q;
 	}
-	for (i = 0; i < ctl->nfields; i++) {
-		const struct control_field *cf = &ctl->fields[i];
+	return 0;
+}
 
-		if (!dpkgfmt_in(dpkgfmt_order, cf->name) &&
-		    !dpkgfmt_in(dpkgfmt_dropped, cf->name) && cf->value[0] != '\0')
-			dpkgfmt_put_value(fp, cf->name, cf->value);
-	}
-	fputc('\n', fp);
-	return ferror(fp) ? -EIO : 0;
+bool
+dpkgfmt_field_is(const struct dpkgfmt_field *f, const char *name)
+{
+	return f->name != NULL && strlen(name) == f->namelen &&
+	    strncasecmp(f->name, name, f->namelen) == 0;
 }
 
 int
@@ -439,39 +389,4 @@ dpkgfmt_list(FILE *fp, const struct record *rec, bool root)
 {
 	dpkgfmt_list_walk(rec, root, dpkgfmt_list_line, fp);
 	return ferror(fp) ? -EIO : 0;
-}
-
-int
-dpkgfmt_check(const struct control *ctl, struct dbp_error *err)
-{
-	static const char *const bools[] = { "yes", "no", NULL };
-	static const char *const ma[] = { "no", "same", "foreign", "allowed",
-	    NULL };
-	const char *v;
-	char *dep;
-	size_t i;
-	int r;
-
-	/* What dpkg would refuse to read back from its own status file. */
-	for (i = 0; i < ctl->nfields; i++) {
-		const struct control_field *f = &ctl->fields[i];
-
-		if (!dpkgfmt_is_depends(f->name) || f->value[0] == '\0')
-			continue;
-		if ((r = dpkgfmt_depends(f->value, &dep)) != 0)
-			return dbp_err(err, r == -ENOMEM ? ENOMEM : 0, "control",
-			    "'%s' field: syntax error", f->name);
-		free(dep);
-	}
-	if (((v = control_get(ctl, "Essential")) != NULL && !dpkgfmt_in(bools, v)) ||
-	    ((v = control_get(ctl, "Protected")) != NULL && !dpkgfmt_in(bools, v)))
-		return dbp_err(err, 0, "control", "'%s' is not yes or no", v);
-	if ((v = control_get(ctl, "Multi-Arch")) != NULL && !dpkgfmt_in(ma, v))
-		return dbp_err(err, 0, "control", "unknown Multi-Arch '%s'", v);
-	/* dpkg: an arch-independent package cannot be co-installable. */
-	if (v != NULL && strcasecmp(v, "same") == 0 &&
-	    strcmp(control_get(ctl, "Architecture"), "all") == 0)
-		return dbp_err(err, 0, "control", "Multi-Arch: same with"
-		    " Architecture: all");
-	return 0;
 }

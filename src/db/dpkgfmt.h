@@ -1,35 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* dpkg's database formats: the status stanza of a package, its .list file. */
+/* dpkg's database formats: values, a stanza's fields, Conffiles, .list files. */
 #ifndef DEBUNPACK_DPKGFMT_H
 #define DEBUNPACK_DPKGFMT_H
 
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
-#include "deb/control.h"
-#include "util/error.h"
 #include "db/record.h"
-
-/*
- * The MD5 dpkg keeps for conffile PATH of a package whose new version
- * does not install it (another package has it, or it is flagged
- * remove-on-upgrade): the one it carried over from before the run, or
- * NULL for none (dpkg's "newconffile").
- */
-typedef const unsigned char *dpkgfmt_carried_fn(void *ctx, const char *path);
-
-/*
- * The status stanza of package CTL as dpkg writes it: its fields in
- * dpkg's order (unknown ones last, in the package's order), Essential and
- * Protected only when "yes", dependency fields and the version in dpkg's
- * canonical form, STATUS ("install ok unpacked"), CONFIG_VERSION (NULL:
- * none) and a Conffiles block with the conffiles of CONFFILES (the text
- * of control.tar's conffiles) and their MD5s from REC, or from CARRIED
- * (with CTX; NULL: none) for those REC does not have.  Ends with an
- * empty line.  0 or -errno (a write error of FP).
- */
-int dpkgfmt_stanza(FILE *fp, const struct control *ctl,
-    const char *status, const char *config_version, const char *conffiles,
-    struct record *rec, dpkgfmt_carried_fn *carried, void *ctx);
 
 /*
  * Dependency field VALUE in dpkg's form: "a (>= 1), b | c:any".  *OUT is
@@ -49,13 +28,6 @@ const unsigned char *dpkgfmt_entry_md5(struct record *rec,
 const char *dpkgfmt_version(const char *version);
 
 /*
- * Whether dpkg can keep package CTL in its database: dependency fields
- * that parse, Essential and Protected yes or no, a known Multi-Arch.
- * 0, or -EINVAL with ERR filled.
- */
-int dpkgfmt_check(const struct control *ctl, struct dbp_error *err);
-
-/*
  * The .list text of REC: "/." (unless !ROOT: a removed package whose
  * root directory another package has), then its paths in REC's order,
  * symlinks last, as dpkg lists them.
@@ -71,5 +43,75 @@ typedef int dpkgfmt_path_fn(const char *path, const struct record_entry *e,
     void *ctx);
 int dpkgfmt_list_walk(const struct record *rec, bool root,
     dpkgfmt_path_fn *fn, void *ctx);
+
+/*
+ * One field of a stanza as dpkg reads it: NAME (NAMELEN bytes; NULL
+ * for a first line without a colon, which is no field dpkg knows), VALUE
+ * (LEN bytes: after the colon and its blanks, through the continuation
+ * lines, without the last newline), the first line of which is FIRSTLEN
+ * bytes without its trailing blanks, and the field's lines as they are,
+ * TEXT (TEXTLEN bytes, the last newline included).
+ */
+struct dpkgfmt_field {
+	const char *name;
+	size_t namelen;
+	const char *value;
+	size_t len;
+	size_t firstlen;
+	const char *text;
+	size_t textlen;
+};
+
+/*
+ * Each field of stanza TEXT (LEN bytes), in order, one call of FN each;
+ * every byte of TEXT is in one field's TEXT, so that a stanza can be
+ * copied with a field changed.  Stops at FN's first non-zero return,
+ * which it returns; 0 after the last.
+ */
+typedef int dpkgfmt_field_fn(const struct dpkgfmt_field *f, void *ctx);
+int dpkgfmt_fields(const char *text, size_t len, dpkgfmt_field_fn *fn,
+    void *ctx);
+
+/* Whether field F is NAME, which dpkg compares without case. */
+bool dpkgfmt_field_is(const struct dpkgfmt_field *f, const char *name);
+
+/* A conffile's flags in dpkg's Conffiles field. */
+#define DPKGFMT_CONFF_NEW		0x1	/* "newconffile": no hash yet */
+#define DPKGFMT_CONFF_OBSOLETE		0x2	/* no longer shipped */
+#define DPKGFMT_CONFF_REMOVE_ON_UPGRADE	0x4	/* flagged so in its package */
+
+/*
+ * One line of a Conffiles value, " PATH HASH [FLAGS]": PATH, the MD5 of
+ * HASH when it is one (HAS_MD5), the flags, and the line as it is (LINE,
+ * LINELEN bytes, its newline left out).
+ */
+struct dpkgfmt_conffile {
+	char path[PATH_MAX + 1];
+	bool has_md5;
+	unsigned char md5[16];
+	unsigned flags;
+	const char *line;
+	size_t linelen;
+};
+
+/*
+ * The conffiles of Conffiles value VALUE (LEN bytes, as
+ * dpkgfmt_field's), one call of FN each, in order.  Read as dpkg reads
+ * them: the flags are the last words, the hash the word before them, the
+ * path the rest (it may hold spaces).  A line dpkg could not read (no
+ * hash, a path too long) is passed over.  Stops at FN's first non-zero
+ * return, which it returns; 0 after the last.
+ */
+typedef int dpkgfmt_conffile_fn(const struct dpkgfmt_conffile *c, void *ctx);
+int dpkgfmt_conffiles(const char *value, size_t len, dpkgfmt_conffile_fn *fn,
+    void *ctx);
+
+/*
+ * The Conffiles line of PATH as dpkg writes it: " PATH HASH", HASH being
+ * MD5 in hex or "newconffile" (MD5 NULL), then FLAGS
+ * (DPKGFMT_CONFF_OBSOLETE, DPKGFMT_CONFF_REMOVE_ON_UPGRADE) as words.
+ */
+void dpkgfmt_conffile_line(FILE *fp, const char *path,
+    const unsigned char *md5, unsigned flags);
 
 #endif

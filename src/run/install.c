@@ -19,7 +19,6 @@
 #include "deb/deb.h"
 #include "durable/dirs.h"
 #include "db/dpkgdb.h"
-#include "db/dpkgfmt.h"
 #include "db/dpkgstatus.h"
 #include "run/feed.h"
 #include "run/install.h"
@@ -113,7 +112,7 @@ install_one(const struct install_opts *o, struct unpack *u,
 	if (db != NULL)
 		deb_keep_info(d);
 	if ((r = deb_read_control(d, &ctl, err)) == 0 && db != NULL &&
-	    (r = dpkgfmt_check(ctl, err)) != 0)
+	    (r = dpkgstatus_check(ctl, err)) != 0)
 		control_free(ctl);
 	else if (r == 0 &&
 	    manifest_in_run(man, control_get(ctl, "Package"))) {
