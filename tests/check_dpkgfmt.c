@@ -24,26 +24,6 @@ parse(const char *text)
 }
 
 static void
-add_entry(struct record *r, char type, const char *path, bool conffile,
-    const unsigned char *md5)
-{
-	struct record_entry e;
-
-	memset(&e, 0, sizeof(e));
-	e.type = type;
-	e.mode = type == 'd' ? 0755 : 0644;
-	e.path = (char *)path;
-	e.conffile = conffile;
-	if (type == 'l')
-		e.target = (char *)"x";
-	if (md5 != NULL) {
-		e.has_md5 = true;
-		memcpy(e.md5, md5, 16);
-	}
-	ck_assert_int_eq(record_add(r, &e), 0);
-}
-
-static void
 assert_depends(const char *in, const char *want)
 {
 	char *out = NULL;
@@ -124,12 +104,12 @@ START_TEST(test_dpkgfmt_list)
 	ck_assert_int_eq(record_new(&rec, parse("Package: a\nVersion: 1\n"
 	    "Architecture: all\n")), 0);
 	/* Archive order, the root entry as dpkg names it first, symlinks last. */
-	add_entry(rec, 'd', "/", false, NULL);
-	add_entry(rec, 'd', "/usr", false, NULL);
-	add_entry(rec, 'd', "/usr/bin", false, NULL);
-	add_entry(rec, 'f', "/usr/bin/z", false, NULL);
-	add_entry(rec, 'l', "/usr/bin/a", false, NULL);
-	add_entry(rec, 'd', "/etc", false, NULL);
+	checkutil_record_add(rec, 'd', "/", false, NULL);
+	checkutil_record_add(rec, 'd', "/usr", false, NULL);
+	checkutil_record_add(rec, 'd', "/usr/bin", false, NULL);
+	checkutil_record_add(rec, 'f', "/usr/bin/z", false, NULL);
+	checkutil_record_add(rec, 'l', "/usr/bin/a", false, NULL);
+	checkutil_record_add(rec, 'd', "/etc", false, NULL);
 	fp = open_memstream(&buf, &len);
 	ck_assert_int_eq(dpkgfmt_list(fp, rec, true), 0);
 	ck_assert_int_eq(fclose(fp), 0);

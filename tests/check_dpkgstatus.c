@@ -90,26 +90,6 @@ static const char base_files_stanza[] =
     " Second paragraph.\n"
     "\n";
 
-static void
-add_entry(struct record *r, char type, const char *path, bool conffile,
-    const unsigned char *md5)
-{
-	struct record_entry e;
-
-	memset(&e, 0, sizeof(e));
-	e.type = type;
-	e.mode = type == 'd' ? 0755 : 0644;
-	e.path = (char *)path;
-	e.conffile = conffile;
-	if (type == 'l')
-		e.target = (char *)"x";
-	if (md5 != NULL) {
-		e.has_md5 = true;
-		memcpy(e.md5, md5, 16);
-	}
-	ck_assert_int_eq(record_add(r, &e), 0);
-}
-
 START_TEST(test_dpkgstatus_stanza_order)
 {
 	static const unsigned char md5[16] = { 0x01, 0x23, 0x45, 0x67, 0x89,
@@ -118,10 +98,10 @@ START_TEST(test_dpkgstatus_stanza_order)
 	char *s;
 
 	ck_assert_int_eq(record_new(&rec, parse(base_files_control)), 0);
-	add_entry(rec, 'd', "/etc", false, NULL);
-	add_entry(rec, 'f', "/etc/debian_version", true, md5);
+	checkutil_record_add(rec, 'd', "/etc", false, NULL);
+	checkutil_record_add(rec, 'f', "/etc/debian_version", true, md5);
 	/* A conffile without an MD5 (not extracted as a file): dpkg's mark. */
-	add_entry(rec, 'l', "/etc/issue", false, NULL);
+	checkutil_record_add(rec, 'l', "/etc/issue", false, NULL);
 	s = stanza(rec->ctl, "install ok unpacked", NULL,
 	    "/etc/debian_version\n/etc/issue\n", rec);
 	ck_assert_str_eq(s, base_files_stanza);
@@ -151,7 +131,7 @@ START_TEST(test_dpkgstatus_stanza_carried)
 
 	ck_assert_int_eq(record_new(&rec, parse("Package: a\nVersion: 1\n"
 	    "Architecture: all\n")), 0);
-	add_entry(rec, 'f', "/etc/a", true, md5);
+	checkutil_record_add(rec, 'f', "/etc/a", true, md5);
 	/*
 	 * Not the package's (another keeps it, or took it), or flagged:
 	 * the hash carried over, else dpkg's mark.
@@ -321,8 +301,8 @@ START_TEST(test_dpkgstatus_written_read)
 	ck_assert_int_eq(record_new(&rec, parse("Package: a\n"
 	    "Version: 0:2.0-1\nArchitecture: amd64\nMulti-Arch: Same\n"
 	    "Description: short\n long\n")), 0);
-	add_entry(rec, 'f', "/etc/a", true, md5);
-	add_entry(rec, 'f', "/etc/gone", true, md5);
+	checkutil_record_add(rec, 'f', "/etc/a", true, md5);
+	checkutil_record_add(rec, 'f', "/etc/gone", true, md5);
 	rec->v[1].obsolete = true;
 	s = stanza(rec->ctl, "hold ok unpacked", "1:1.0", "/etc/a\n/etc/b\n",
 	    rec);

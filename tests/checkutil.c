@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "checkutil.h"
+#include "db/record.h"
 
 static char base_dir[64];	/* per TCase: see checkutil_scratch_tcase */
 static char scratch[128];	/* per test, in base_dir */
@@ -191,4 +192,24 @@ checkutil_assert_content(const char *rel, const char *want)
 	fclose(fp);
 	ck_assert_msg(strcmp(buf, want) == 0, "%s holds \"%s\", not \"%s\"",
 	    rel, buf, want);
+}
+
+void
+checkutil_record_add(struct record *r, char type, const char *path, bool conffile,
+    const unsigned char *md5)
+{
+	struct record_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.type = type;
+	e.mode = type == 'd' ? 0755 : 0644;
+	e.path = (char *)path;
+	e.conffile = conffile;
+	if (type == 'l')
+		e.target = (char *)"x";
+	if (md5 != NULL) {
+		e.has_md5 = true;
+		memcpy(e.md5, md5, 16);
+	}
+	ck_assert_int_eq(record_add(r, &e), 0);
 }

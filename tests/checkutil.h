@@ -47,6 +47,15 @@ void checkutil_write(const char *rel, const char *content);
 /* REL in the scratch directory is a file holding exactly WANT. */
 void checkutil_assert_content(const char *rel, const char *want);
 
+/*
+ * Add to R an entry of TYPE at PATH (mode 0755 for a directory, 0644
+ * else; a symlink's target "x"), a conffile if CONFFILE, with the MD5
+ * (16 bytes) dpkg's status keeps unless NULL.
+ */
+struct record;
+void checkutil_record_add(struct record *r, char type, const char *path,
+    bool conffile, const unsigned char *md5);
+
 /* The file descriptors this process has open. */
 int checkutil_count_fds(void);
 
