@@ -29,22 +29,15 @@ hello=$(pkg hello 1)
 tree1=$(pkg tree 1)
 tree2=$(pkg tree 2 NEWFILE)
 other=$(pkg other 1)
-dpkg_do() {	# ROOT ARGS...
-	r=$1
-	shift
-	dpkg --root="$r" --force-not-root --force-script-chrootless \
-	    --log=/dev/null "$@" > "$T/dpkg.out" 2>&1 ||
-	    fail "dpkg $*: $(cat "$T/dpkg.out")"
-}
 
 R=$T/r
 mkdir "$R"
 "$DEBUNPACK" -q --root "$R" --dpkg-db "$hello" "$tree1" "$other" || fail "install"
-dpkg_do "$R" --configure -a
+dpkg_root "$R" --configure -a
 
 # dpkg purges hello and installs tree 2 over debunpack's tree 1.
-dpkg_do "$R" --purge hello
-dpkg_do "$R" -i "$tree2"
+dpkg_root "$R" --purge hello
+dpkg_root "$R" -i "$tree2"
 printf 'other\t1\tall\n' > "$T/want"
 "$DEBUNPACK" --root "$R" --list | diff -u "$T/want" - || fail "--list shows what dpkg changed"
 "$DEBUNPACK" --root "$R" --verify > "$T/verify" 2>&1 || fail "--verify: $(cat "$T/verify")"
@@ -70,14 +63,14 @@ grep -q "dpkg changed 'tree' since debunpack installed it (version 2 installed)"
 [ -f "$R/usr/share/tree/NEWFILE" ] || fail "dpkg's NEWFILE was removed"
 dpkg-query --admindir="$R/var/lib/dpkg" -S /usr/share/tree/NEWFILE > /dev/null ||
     fail "NEWFILE owned by nobody"
-dpkg --root="$R" --verify tree || fail "dpkg --verify tree"
+dpkg_root "$R" --verify tree
 echo "ok a run drops them, said, and leaves dpkg's files to dpkg"
 
 # dpkg --remove: the same for a package removed to its conffiles.
 R2=$T/r2
 mkdir "$R2"
 "$DEBUNPACK" -q --root "$R2" --dpkg-db "$hello" || fail "install r2"
-dpkg_do "$R2" --remove hello
+dpkg_root "$R2" --remove hello
 [ -z "$("$DEBUNPACK" --root "$R2" --list)" ] || fail "--list after dpkg --remove"
 echo "ok dpkg --remove"
 

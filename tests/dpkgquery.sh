@@ -202,7 +202,7 @@ dpkg_verify() {	# PKG...: dpkg --verify's lines for each PKG, in $T/dq.out
 	: > "$T/dq.out"
 	dq_rc=0
 	for dv_p; do
-		dpkg --root="$R" --verify "$dv_p" >> "$T/dq.out" 2> "$T/dq.err" || dq_rc=$?
+		dpkg_in "$R" --verify "$dv_p" >> "$T/dq.out" 2> "$T/dq.err" || dq_rc=$?
 	done
 }
 dpkg_verify libma1 alltypes tool

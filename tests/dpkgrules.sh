@@ -59,17 +59,8 @@ pkg() {
 # new: two empty roots, ours and dpkg's.
 new() {
 	rm -rf "$T/ours" "$T/dpkg"
-	for r in "$T/ours" "$T/dpkg"; do
-		mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates"
-		: > "$r/var/lib/dpkg/status"
-	done
-}
-dpkg_in() {	# ROOT ARGS...
-	r=$1
-	shift
-	# Its prompt's default: keep what is there.
-	dpkg --root="$r" --force-not-root --force-script-chrootless \
-	    --force-confdef --force-confold --log=/dev/null "$@" < /dev/null
+	empty_dpkg_db "$T/ours"
+	empty_dpkg_db "$T/dpkg"
 }
 
 # view ROOT: the tree and what dpkg's database says of it.
@@ -101,12 +92,14 @@ step() {
 		debs="$debs $T/$id.deb"
 	done
 	set +e
+	# dpkg with its prompt's default: keep what is there.
 	# shellcheck disable=SC2086 # one word per package file
-	dpkg_in "$T/dpkg" -i $debs > "$T/dpkg.out" 2>&1
+	dpkg_in "$T/dpkg" --force-confdef --force-confold -i $debs > "$T/dpkg.out" 2>&1
 	theirs=$?
 	# shellcheck disable=SC2086
 	"$DEBUNPACK" -q --root "$T/ours" --dpkg-db $debs > "$T/ours.out" 2>&1 &&
-	    dpkg_in "$T/ours" --configure -a >> "$T/ours.out" 2>&1
+	    dpkg_in "$T/ours" --force-confdef --force-confold --configure -a \
+	    >> "$T/ours.out" 2>&1
 	ours=$?
 	set -e
 	if [ $theirs = 0 ] && [ $ours != 0 ]; then

@@ -96,6 +96,30 @@ make_pkg() {
 	build_deb "$mp_n-$mp_v" "$T/$mp_n-$mp_v.desc"
 }
 
+# empty_dpkg_db ROOT: ROOT holds an empty dpkg database, for dpkg to install into.
+empty_dpkg_db() {
+	mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates"
+	: > "$1/var/lib/dpkg/status"
+}
+
+# dpkg_in ROOT ARG...: dpkg on ROOT as the tests run it (as any user, no
+# chroot for maintainer scripts, no log, no prompt), its exit status returned.
+dpkg_in() {
+	di_root=$1
+	shift
+	# A test's root has no shell to chroot into; dpkg looks for ldconfig
+	# and start-stop-daemon in PATH, which users often lack sbin in.
+	PATH=$PATH:/usr/sbin:/sbin dpkg --root="$di_root" --force-not-root \
+	    --force-script-chrootless --log=/dev/null "$@" < /dev/null
+}
+
+# dpkg_root ROOT ARG...: dpkg_in, which must succeed; its output in
+# $T/dpkg.log, shown if it does not.
+dpkg_root() {
+	dpkg_in "$@" > "$T/dpkg.log" 2>&1 ||
+	    { cat "$T/dpkg.log" >&2; fail "dpkg --root=$*"; }
+}
+
 # tree_list DIR: one line per path below DIR, sorted: type, mode, size,
 # mtime, hardlink group, link target.  Hardlinked files name the first path
 # of their inode, so two trees with the same link structure list alike.

@@ -470,10 +470,8 @@ dir ./usr/share/shared/ 0755
 file ./usr/share/shared/file 0644 text:eee\n
 D
 	r=$(newroot bydpkg)
-	mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates"
-	: > "$r/var/lib/dpkg/status"
-	dpkg --root="$r" --force-script-chrootless --force-depends \
-	    --unpack "$T/bar.deb" > /dev/null 2>&1 || fail "dpkg --unpack bar"
+	empty_dpkg_db "$r"
+	dpkg_root "$r" --force-depends --unpack "$T/bar.deb"
 	refused "$r" "a path of a package dpkg installed taken" \
 	    "'usr/share/shared/file': is in package 'bar' (dpkg's database)" \
 	    --dpkg-db "$T/eee.deb"

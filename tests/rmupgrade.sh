@@ -31,16 +31,6 @@ withdpkg=""
 if is_root && command -v dpkg > /dev/null; then
 	withdpkg=1
 fi
-dpkg_root() {	# DIR: an empty root dpkg can install into
-	mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates"
-	: > "$1/var/lib/dpkg/status"
-	: > "$1/var/lib/dpkg/available"
-}
-dpkg_i() {	# ROOT DEB
-	dpkg --root="$1" --force-not-root --force-script-chrootless \
-	    --log=/dev/null -i "$2" > "$T/dpkg.out" 2>&1 ||
-	    fail "dpkg -i $2: $(cat "$T/dpkg.out")"
-}
 # files ROOT: the tree without the package managers' own directories.
 files() {
 	(cd "$1" && find . -path ./var -prune -o -printf '%p %y %m %s\n' |
@@ -58,7 +48,7 @@ same_as_dpkg() {	# OURS THEIRS STEP
 
 # Unchanged: removed with the old version's other paths.
 mkdir "$T/a"
-dpkg_root "$T/a"
+empty_dpkg_db "$T/a"
 "$DEBUNPACK" -q --root "$T/a" "$v1" || fail "install 1"
 "$DEBUNPACK" --root "$T/a" "$v2" 2> "$T/err" || fail "upgrade: $(cat "$T/err")"
 [ ! -e "$T/a/etc/app/old.conf" ] || fail "unchanged: not removed"
@@ -66,9 +56,9 @@ dpkg_root "$T/a"
 [ ! -s "$T/err" ] || fail "unchanged: said $(cat "$T/err")"
 if [ -n "$withdpkg" ]; then
 	mkdir "$T/da"
-	dpkg_root "$T/da"
-	dpkg_i "$T/da" "$v1"
-	dpkg_i "$T/da" "$v2"
+	empty_dpkg_db "$T/da"
+	dpkg_root "$T/da" -i "$v1"
+	dpkg_root "$T/da" -i "$v2"
 	same_as_dpkg "$T/a" "$T/da" "unchanged"
 fi
 no_temps "$T/a"
@@ -77,7 +67,7 @@ echo "ok unchanged: removed"
 # Changed by the user: kept as old.conf.dpkg-old, with a warning; the dry
 # run says so first.
 mkdir "$T/b"
-dpkg_root "$T/b"
+empty_dpkg_db "$T/b"
 "$DEBUNPACK" -q --root "$T/b" "$v1" || fail "install 1"
 echo mine > "$T/b/etc/app/old.conf"
 "$DEBUNPACK" --root "$T/b" --dry-run "$v2" > "$T/plan" 2>&1 || fail "dry run: $(cat "$T/plan")"
@@ -90,10 +80,10 @@ grep -q "warning: .*'etc/app/old.conf': .*kept as 'old.conf.dpkg-old'" "$T/err" 
     fail "changed: no warning: $(cat "$T/err")"
 if [ -n "$withdpkg" ]; then
 	mkdir "$T/db"
-	dpkg_root "$T/db"
-	dpkg_i "$T/db" "$v1"
+	empty_dpkg_db "$T/db"
+	dpkg_root "$T/db" -i "$v1"
 	echo mine > "$T/db/etc/app/old.conf"
-	dpkg_i "$T/db" "$v2"
+	dpkg_root "$T/db" -i "$v2"
 	same_as_dpkg "$T/b" "$T/db" "changed"
 fi
 "$DEBUNPACK" -q --root "$T/b" --verify || fail "verify after the upgrade"
@@ -102,16 +92,16 @@ echo "ok changed: kept as .dpkg-old"
 
 # A fresh install over a file no package has: kept aside too, as dpkg does.
 mkdir -p "$T/c/etc/app"
-dpkg_root "$T/c"
+empty_dpkg_db "$T/c"
 echo local > "$T/c/etc/app/old.conf"
 "$DEBUNPACK" -q --root "$T/c" "$v2" 2> /dev/null || fail "install 2 over a local file"
 [ "$(cat "$T/c/etc/app/old.conf.dpkg-old")" = local ] && [ ! -e "$T/c/etc/app/old.conf" ] ||
     fail "fresh install: the local file was not kept aside"
 if [ -n "$withdpkg" ]; then
 	mkdir -p "$T/dc/etc/app"
-	dpkg_root "$T/dc"
+	empty_dpkg_db "$T/dc"
 	echo local > "$T/dc/etc/app/old.conf"
-	dpkg_i "$T/dc" "$v2"
+	dpkg_root "$T/dc" -i "$v2"
 	same_as_dpkg "$T/c" "$T/dc" "fresh install"
 fi
 echo "ok fresh install: a local file kept aside"
@@ -133,8 +123,8 @@ grep -q '^ /etc/app/old.conf newconffile remove-on-upgrade$' "$T/e/var/lib/dpkg/
     fail "status: $(grep -A3 '^Conffiles' "$T/e/var/lib/dpkg/status")"
 if [ -n "$withdpkg" ]; then
 	mkdir "$T/de"
-	dpkg_root "$T/de"
-	dpkg_i "$T/de" "$v2"
+	empty_dpkg_db "$T/de"
+	dpkg_root "$T/de" -i "$v2"
 	sed -n '/^Conffiles:/,/^[A-Z]/p' "$T/de/var/lib/dpkg/status" | grep '^ ' | sed 's/ [0-9a-f]\{32\}$/ HASH/' > "$T/theirs"
 	sed -n '/^Conffiles:/,/^[A-Z]/p' "$T/e/var/lib/dpkg/status" | grep '^ ' | sed 's/ [0-9a-f]\{32\}$/ HASH/' > "$T/ours"
 	diff -u "$T/theirs" "$T/ours" || fail "Conffiles: not dpkg's"
@@ -164,13 +154,13 @@ for how in unchanged changed; do
 	    fail "$how: upgrade to 5: $(cat "$T/ours.5")"
 	if [ -n "$withdpkg" ]; then
 		mkdir "$T/df-$how"
-		dpkg_root "$T/df-$how"
-		dpkg_i "$T/df-$how" "$v1"
+		empty_dpkg_db "$T/df-$how"
+		dpkg_root "$T/df-$how" -i "$v1"
 		[ $how = unchanged ] || echo mine > "$T/df-$how/etc/app/old.conf"
-		dpkg_i "$T/df-$how" "$v2"
+		dpkg_root "$T/df-$how" -i "$v2"
 		conffiles_of "$T/df-$how" > "$T/theirs.2"
 		diff -u "$T/theirs.2" "$T/ours.2" || fail "$how: upgrade to 2: Conffiles not dpkg's"
-		dpkg_i "$T/df-$how" "$v5"
+		dpkg_root "$T/df-$how" -i "$v5"
 		conffiles_of "$T/df-$how" > "$T/theirs.5"
 		diff -u "$T/theirs.5" "$T/ours.5" || fail "$how: upgrade to 5: Conffiles not dpkg's"
 	fi
