@@ -372,22 +372,8 @@ done
 sweep dpkg-db "$T/base-db" syncfs --dpkg-db "$v2" "$lib"
 # A Replaces takeover of a file and a conffile: the former owner's record,
 # list and stanza change in the same batch.
-cat > "$T/orig.desc" <<'D'
-control-field Package orig
-control-field Version 1
-control-field Architecture all
-control-file conffiles 0644 /etc/orig.conf\n
-dir ./etc/ 0755
-file ./etc/orig.conf 0644 text:orig\n
-dir ./usr/ 0755
-file ./usr/orig-shared 0644 text:orig\n
-file ./usr/orig-only 0644 text:only\n
-D
-sed -e 's/Package orig/Package take/' -e 's/text:orig/text:take/' \
-    -e '/orig-only/d' "$T/orig.desc" > "$T/take.desc"
-echo 'control-field Replaces orig' >> "$T/take.desc"
-orig=$(build_deb orig "$T/orig.desc")
-take=$(build_deb take "$T/take.desc")
+orig=$(build_deb orig "$FIXTURES/takeover/orig.desc")
+take=$(build_deb take "$FIXTURES/takeover/take.desc")
 mkdir "$T/base-rep"
 "$DEBUNPACK" -q --root "$T/base-rep" --dpkg-db "$orig" || fail "install orig"
 sweep replaces "$T/base-rep" syncfs --dpkg-db "$take"

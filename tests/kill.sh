@@ -202,30 +202,8 @@ check "first install, dpkg's database, merged /usr" "$T/empty" --dpkg-db \
 check "upgrade, dpkg's database" "$T/base-db" --dpkg-db "$v2" "$lib"
 # A Replaces takeover of a file and of a conffile, the former owner's list
 # and stanza changed with it: the same batch.
-cat > "$T/orig.desc" <<'D'
-control-field Package orig
-control-field Version 1
-control-field Architecture all
-control-file conffiles 0644 /etc/orig.conf\n
-dir ./etc/ 0755
-file ./etc/orig.conf 0644 text:orig\n
-dir ./usr/ 0755
-file ./usr/orig-shared 0644 text:orig\n
-file ./usr/orig-only 0644 text:only\n
-D
-cat > "$T/take.desc" <<'D'
-control-field Package take
-control-field Version 1
-control-field Architecture all
-control-field Replaces orig
-control-file conffiles 0644 /etc/orig.conf\n
-dir ./etc/ 0755
-file ./etc/orig.conf 0644 text:take\n
-dir ./usr/ 0755
-file ./usr/orig-shared 0644 text:take\n
-D
-orig=$(build_deb orig "$T/orig.desc")
-take=$(build_deb take "$T/take.desc")
+orig=$(build_deb orig "$FIXTURES/takeover/orig.desc")
+take=$(build_deb take "$FIXTURES/takeover/take.desc")
 mkdir "$T/base-rep"
 "$DEBUNPACK" -q --root "$T/base-rep" --dpkg-db "$orig" || fail "install orig"
 check "a Replaces takeover and a conffile transfer, dpkg's database" \
