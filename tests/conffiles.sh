@@ -6,17 +6,9 @@
 
 # ver N CONTENT: package app version N whose conffile holds CONTENT.
 ver() {
-	cat > "$T/app$1.desc" <<D
-control-field Package app
-control-field Version $1
-control-field Architecture all
-control-file conffiles 0644 /etc/app.conf\\n
-dir ./etc/ 0755
-file ./etc/app.conf 0644 text:$2\\n
-dir ./usr/ 0755
-file ./usr/app 0755 text:program$1\\n
-D
-	build_deb "app$1" "$T/app$1.desc" > /dev/null
+	make_pkg -o "app$1" app "$1" "control-file conffiles 0644 /etc/app.conf\\n" \
+	    "dir ./etc/ 0755" "file ./etc/app.conf 0644 text:$2\\n" \
+	    "dir ./usr/ 0755" "file ./usr/app 0755 text:program$1\\n" > /dev/null
 }
 ver 1 one
 ver 2 two

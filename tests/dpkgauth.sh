@@ -13,21 +13,17 @@
 is_root || skip "not root: dpkg acts in the test's roots"
 command -v dpkg > /dev/null || skip "dpkg missing"
 
-# pkg NAME VERSION [EXTRA]: a package with one file, and EXTRA if given.
+# pkg NAME VERSION [LINE...]: a package with one file, and LINEs.
 pkg() {
-	{
-		printf 'control-field Package %s\ncontrol-field Version %s\n' "$1" "$2"
-		printf 'control-field Architecture all\ncontrol-field Maintainer T <t@example.org>\n'
-		printf 'control-field Description %s\ndir ./ 0755\ndir ./usr/ 0755\n' "$1"
-		printf 'dir ./usr/share/ 0755\ndir ./usr/share/%s/ 0755\n' "$1"
-		printf 'file ./usr/share/%s/README 0644 text:%s %s\\n\n' "$1" "$1" "$2"
-		[ -z "${3:-}" ] || printf 'file ./usr/share/%s/%s 0644 text:new\\n\n' "$1" "$3"
-	} > "$T/$1-$2.desc"
-	build_deb "$1-$2" "$T/$1-$2.desc"
+	pk_n=$1 pk_v=$2
+	shift 2
+	make_pkg -m "T <t@example.org>" -d "$pk_n" "$pk_n" "$pk_v" "dir ./ 0755" \
+	    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "dir ./usr/share/$pk_n/ 0755" \
+	    "file ./usr/share/$pk_n/README 0644 text:$pk_n $pk_v\\n" "$@"
 }
 hello=$(pkg hello 1)
 tree1=$(pkg tree 1)
-tree2=$(pkg tree 2 NEWFILE)
+tree2=$(pkg tree 2 "file ./usr/share/tree/NEWFILE 0644 text:new\\n")
 other=$(pkg other 1)
 
 R=$T/r

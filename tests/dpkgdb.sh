@@ -333,16 +333,8 @@ done
 i=0
 for v in 'a [amd64]' 'a (>= 1) <!nocheck>' 'a (>= 1' 'a (~ 1)'; do
 	i=$((i + 1))
-	cat > "$T/bad$i.desc" <<D
-control-field Package bad$i
-control-field Version 1
-control-field Architecture all
-control-field Maintainer Test <t@example.org>
-control-field Depends $v
-control-field Description unparsable dependency
-dir ./ 0755
-D
-	deb=$(build_deb "bad$i" "$T/bad$i.desc")
+	deb=$(make_pkg -m "Test <t@example.org>" "bad$i" 1 "control-field Depends $v" \
+	    "control-field Description unparsable dependency" "dir ./ 0755")
 	mkdir -p "$T/d-bad$i"
 	empty_dpkg_db "$T/s-bad"
 	if dpkg_in "$T/s-bad" --force-depends --unpack "$deb" > /dev/null 2>&1; then

@@ -37,10 +37,6 @@ pkg() {
 	id=$1 p=$2 v=$3 fields=$4 conff=$5
 	shift 5
 	{
-		printf 'control-field Package %s\ncontrol-field Version %s\n' "$p" "$v"
-		printf 'control-field Architecture all\n'
-		printf 'control-field Maintainer Dpkg Developers <debian-dpkg@lists.debian.org>\n'
-		printf 'control-field Description test package\n'
 		if [ -n "$fields" ]; then
 			printf '%s\n' "$fields" | tr ';' '\n' | sed 's/^/control-field /'
 		fi
@@ -52,8 +48,8 @@ pkg() {
 		for f; do
 			printf 'file ./%s 0644 text:%s\\n\n' "${f%%:*}" "${f#*:}"
 		done
-	} > "$T/$id.desc"
-	build_deb "$id" "$T/$id.desc" > /dev/null
+	} | make_pkg -o "$id" -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
+	    -d "test package" "$p" "$v" - > /dev/null
 }
 
 # new: two empty roots, ours and dpkg's.

@@ -12,15 +12,7 @@ say() {
 # pkg FILE NAME VERSION ARCH: build $T/FILE.deb of package NAME, the rest of
 # its description (mkdeb lines) read from standard input.
 pkg() {
-	{
-		printf 'control-field Package %s\n' "$2"
-		printf 'control-field Version %s\n' "$3"
-		printf 'control-field Architecture %s\n' "$4"
-		printf 'control-field Maintainer Test <t@example.org>\n'
-		printf 'control-field Description test package\n'
-		cat
-	} > "$T/$1.desc"
-	build_deb "$1" "$T/$1.desc" > /dev/null
+	make_pkg -o "$1" -a "$4" -m "Test <t@example.org>" -d "test package" "$2" "$3" - > /dev/null
 }
 
 # newroot NAME: an empty directory $T/NAME, printed.

@@ -13,12 +13,7 @@
 
 # app: a conffile in a directory of its own, a shared directory, a
 # symlink; dep depends on app; tool has no conffile.
-cat > "$T/app.desc" <<'D'
-control-field Package app
-control-field Version 1.0-1
-control-field Architecture all
-control-field Maintainer T <t@example.org>
-control-field Description app
+app=$(make_pkg -m "T <t@example.org>" -d app app 1.0-1 - <<'D'
 dir ./ 0755
 control-file conffiles 0644 /etc/app/app.conf\n/etc/app/other.conf\n
 dir ./etc/ 0755
@@ -34,12 +29,8 @@ dir ./usr/share/doc/ 0755
 dir ./usr/share/doc/app/ 0755
 file ./usr/share/doc/app/README 0644 text:read me\n
 D
-cat > "$T/tool.desc" <<'D'
-control-field Package tool
-control-field Version 2
-control-field Architecture all
-control-field Maintainer T <t@example.org>
-control-field Description tool
+)
+tool=$(make_pkg -m "T <t@example.org>" -d tool tool 2 - <<'D'
 dir ./ 0755
 dir ./usr/ 0755
 dir ./usr/bin/ 0755
@@ -49,32 +40,26 @@ dir ./usr/share/doc/ 0755
 dir ./usr/share/doc/tool/ 0755
 file ./usr/share/doc/tool/README 0644 text:tool\n
 D
-cat > "$T/dep.desc" <<'D'
-control-field Package dep
-control-field Version 1
-control-field Architecture all
-control-field Maintainer T <t@example.org>
-control-field Depends: tool (>= 1) | other-tool, app
+)
+dep=$(make_pkg -m "T <t@example.org>" dep 1 - <<'D'
+control-field Depends tool (>= 1) | other-tool, app
 control-field Description dep
 dir ./ 0755
 dir ./usr/ 0755
 dir ./usr/share/ 0755
 file ./usr/share/dep 0644 text:dep\n
 D
-sed -i 's/^control-field Depends: /control-field Depends /' "$T/dep.desc"
+)
 sed -e 's/^control-field Package tool/control-field Package ess/' \
-    -e 's|tool|ess|g' "$T/tool.desc" > "$T/ess.desc"
+    -e 's|tool|ess|g' "$T/tool-2.desc" > "$T/ess.desc"
 echo 'control-field Essential yes' >> "$T/ess.desc"
 sed -e 's/^control-field Package tool/control-field Package scripted/' \
-    -e 's|tool|scripted|g' "$T/tool.desc" > "$T/scripted.desc"
+    -e 's|tool|scripted|g' "$T/tool-2.desc" > "$T/scripted.desc"
 printf 'control-file postrm 0755 #!/bin/sh\\nexit 0\\n\n' >> "$T/scripted.desc"
 # other provides other-tool: dep's alternative to tool.
 sed -e 's/^control-field Package tool/control-field Package other/' \
-    -e 's|tool|other|g' "$T/tool.desc" > "$T/other.desc"
+    -e 's|tool|other|g' "$T/tool-2.desc" > "$T/other.desc"
 echo 'control-field Provides other-tool' >> "$T/other.desc"
-app=$(build_deb app "$T/app.desc")
-tool=$(build_deb tool "$T/tool.desc")
-dep=$(build_deb dep "$T/dep.desc")
 ess=$(build_deb ess "$T/ess.desc")
 scripted=$(build_deb scripted "$T/scripted.desc")
 other=$(build_deb other "$T/other.desc")

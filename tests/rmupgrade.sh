@@ -10,16 +10,11 @@
 # app VERSION CONFFILES-LINES SHIP-OLD: package app; SHIP-OLD "yes" ships
 # /etc/app/old.conf.
 app() {
-	{
-		printf 'control-field Package app\ncontrol-field Version %s\n' "$1"
-		printf 'control-field Architecture all\ncontrol-field Maintainer T <t@example.org>\n'
-		printf 'control-field Description app\ncontrol-file conffiles 0644 %s\n' "$2"
-		printf 'dir ./etc/ 0755\ndir ./etc/app/ 0755\n'
-		printf 'file ./etc/app/keep.conf 0644 text:keep %s\\n\n' "$1"
-		[ "$3" != yes ] || printf 'file ./etc/app/old.conf 0644 text:old\\n\n'
-		printf 'dir ./usr/ 0755\nfile ./usr/app 0755 text:app %s\\n\n' "$1"
-	} > "$T/app-$1.desc"
-	build_deb "app-$1" "$T/app-$1.desc"
+	ap_old=""
+	[ "$3" != yes ] || ap_old="file ./etc/app/old.conf 0644 text:old\\n"
+	make_pkg -m "T <t@example.org>" -d app app "$1" "control-file conffiles 0644 $2" \
+	    "dir ./etc/ 0755" "dir ./etc/app/ 0755" "file ./etc/app/keep.conf 0644 text:keep $1\\n" \
+	    ${ap_old:+"$ap_old"} "dir ./usr/ 0755" "file ./usr/app 0755 text:app $1\\n"
 }
 v1=$(app 1 '/etc/app/keep.conf\n/etc/app/old.conf\n' yes)
 v2=$(app 2 '/etc/app/keep.conf\nremove-on-upgrade /etc/app/old.conf\n' no)
@@ -107,8 +102,8 @@ fi
 echo "ok fresh install: a local file kept aside"
 
 # Another package has the path: it stays, untouched.
-printf 'control-field Package other\ncontrol-field Version 1\ncontrol-field Architecture all\ndir ./etc/ 0755\ndir ./etc/app/ 0755\nfile ./etc/app/old.conf 0644 text:other\\n\n' > "$T/other.desc"
-other=$(build_deb other "$T/other.desc")
+other=$(make_pkg other 1 "dir ./etc/ 0755" "dir ./etc/app/ 0755" \
+    "file ./etc/app/old.conf 0644 text:other\\n")
 mkdir "$T/d"
 "$DEBUNPACK" -q --root "$T/d" "$other" || fail "install other"
 "$DEBUNPACK" -q --root "$T/d" "$v2" || fail "install 2 beside other"
