@@ -106,9 +106,7 @@ grep -q "standard input ('-') can be read once" "$T/err" || fail "'-' twice: $(c
 # downgrading, from which version to which; a downgrade warns without -v,
 # and -q keeps it quiet.
 for v in 1.0 1.0~rc1 1:0.9 2.0; do
-	printf 'control-field Package ver\ncontrol-field Version %s\ncontrol-field Architecture all\ndir ./usr/ 0755\nfile ./usr/ver 0644 text:%s\\n\n' \
-	    "$v" "$v" > "$T/ver.desc"
-	cp "$(build_deb ver "$T/ver.desc")" "$T/ver-$v.deb"
+	make_pkg ver "$v" "dir ./usr/ 0755" "file ./usr/ver 0644 text:$v\\n" > /dev/null
 done
 mkdir "$T/v"
 "$DEBUNPACK" --root "$T/v" "$T/ver-1.0.deb" 2> "$T/err" || fail "ver 1.0"

@@ -6,17 +6,9 @@
 
 # ver N CONTENT: package app version N whose conffile holds CONTENT.
 ver() {
-	cat > "$T/app$1.desc" <<D
-control-field Package app
-control-field Version $1
-control-field Architecture all
-control-file conffiles 0644 /etc/app.conf\\n
-dir ./etc/ 0755
-file ./etc/app.conf 0644 text:$2\\n
-dir ./usr/ 0755
-file ./usr/app 0755 text:program$1\\n
-D
-	build_deb "app$1" "$T/app$1.desc" > /dev/null
+	make_pkg -o "app$1" app "$1" "control-file conffiles 0644 /etc/app.conf\\n" \
+	    "dir ./etc/ 0755" "file ./etc/app.conf 0644 text:$2\\n" \
+	    "dir ./usr/ 0755" "file ./usr/app 0755 text:program$1\\n" > /dev/null
 }
 ver 1 one
 ver 2 two
@@ -80,28 +72,18 @@ no_temps "$root"
 grep -q "app: /etc/app.conf: missing (conffile)" "$T/out" || fail "verify: $(cat "$T/out")"
 # Beside dpkg itself, where it can act in a root.
 if is_root && command -v dpkg > /dev/null; then
-	for who in ours dpkg; do
-		r=$T/cmp-$who
-		mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates"
-		: > "$r/var/lib/dpkg/status"
-	done
-	dpkgi() {
-		# Its prompt's default (keep what is there, deleted or not).
-		dpkg --root="$1" --force-not-root --force-script-chrootless \
-		    --force-confdef --force-confold \
-		    --log=/dev/null -i "$2" > "$T/dpkg.out" 2>&1 < /dev/null ||
-		    fail "dpkg -i $2: $(cat "$T/dpkg.out")"
-	}
+	empty_dpkg_db "$T/cmp-ours"
+	empty_dpkg_db "$T/cmp-dpkg"
 	"$DEBUNPACK" -q --root "$T/cmp-ours" --dpkg-db "$T/app3.deb" || fail "cmp: install"
-	dpkg --root="$T/cmp-ours" --force-not-root --force-script-chrootless \
-	    --log=/dev/null --configure -a > /dev/null 2>&1 || fail "cmp: configure"
-	dpkgi "$T/cmp-dpkg" "$T/app3.deb"
+	dpkg_root "$T/cmp-ours" --configure -a
+	# dpkg -i with its prompt's default: keep what is there, deleted or not.
+	dpkg_root "$T/cmp-dpkg" --force-confdef --force-confold -i "$T/app3.deb"
 	for r in "$T/cmp-ours" "$T/cmp-dpkg"; do echo mine > "$r/etc/app.conf"; done
 	"$DEBUNPACK" -q --root "$T/cmp-ours" --dpkg-db "$T/app4.deb" || fail "cmp: 4"
-	dpkgi "$T/cmp-dpkg" "$T/app4.deb"
+	dpkg_root "$T/cmp-dpkg" --force-confdef --force-confold -i "$T/app4.deb"
 	for r in "$T/cmp-ours" "$T/cmp-dpkg"; do rm "$r/etc/app.conf"; done
 	"$DEBUNPACK" -q --root "$T/cmp-ours" --dpkg-db "$T/app2.deb" || fail "cmp: 2"
-	dpkgi "$T/cmp-dpkg" "$T/app2.deb"
+	dpkg_root "$T/cmp-dpkg" --force-confdef --force-confold -i "$T/app2.deb"
 	# NAME.debunpack-dist is debunpack's name for dpkg's NAME.dpkg-dist.
 	for who in ours dpkg; do
 		(cd "$T/cmp-$who" && find etc usr | sed 's/\.debunpack-dist$/.dpkg-dist/' |

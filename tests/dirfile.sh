@@ -7,25 +7,18 @@
 # nothing.  A failed run puts everything back.
 . "${srcdir:-.}/tests/lib.sh"
 
-# pkg NAME VERSION LINES...: a package with the given data lines.
+# pkg NAME VERSION LINE...: make_pkg of a package under /opt.
 pkg() {
-	n=$1 v=$2
+	pk_n=$1 pk_v=$2
 	shift 2
-	{
-		echo "control-field Package $n"
-		echo "control-field Version $v"
-		echo "control-field Architecture all"
-		echo "dir ./opt/ 0755"
-		for l in "$@"; do echo "$l"; done
-	} > "$T/$n-$v.desc"
-	build_deb "$n-$v" "$T/$n-$v.desc"
+	make_pkg "$pk_n" "$pk_v" "dir ./opt/ 0755" "$@"
 }
 
-a1=$(pkg a 1 "dir ./opt/d/ 0755" "file ./opt/f 0644 text:file\\n" \
-    "dir ./opt/full/ 0755" "file ./opt/full/x 0644 text:x\\n")
-a2=$(pkg a 2 "file ./opt/d 0644 text:now a file\\n" "dir ./opt/f/ 0755" \
-    "file ./opt/f/in 0644 text:in\\n" "dir ./opt/full/ 0755" \
-    "file ./opt/full/x 0644 text:x\\n")
+a1=$(pkg a 1 "dir ./opt/d/ 0755" "file ./opt/f 0644 text:file" \
+    "dir ./opt/full/ 0755" "file ./opt/full/x 0644 text:x")
+a2=$(pkg a 2 "file ./opt/d 0644 text:now a file" "dir ./opt/f/ 0755" \
+    "file ./opt/f/in 0644 text:in" "dir ./opt/full/ 0755" \
+    "file ./opt/full/x 0644 text:x")
 root=$T/root
 mkdir "$root"
 "$DEBUNPACK" -q --root "$root" "$a1" || fail "install a 1"
@@ -67,22 +60,22 @@ fi
 rm -rf "$root"
 mkdir "$root"
 "$DEBUNPACK" -q --root "$root" "$a1"
-a3=$(pkg a 3 "file ./opt/full 0644 text:file\\n")
+a3=$(pkg a 3 "file ./opt/full 0644 text:file")
 refused "$root" "non-empty directory replaced" \
     "'opt/full': is a directory that is not empty" "$a3"
 echo "ok non-empty directory kept"
 
 # Another package's directory, even empty, is not replaced by a file.
 b1=$(pkg b 1 "dir ./opt/shared/ 0755")
-c1=$(pkg c 1 "file ./opt/shared 0644 text:c\\n")
+c1=$(pkg c 1 "file ./opt/shared 0644 text:c")
 "$DEBUNPACK" -q --root "$root" "$b1"
 refused "$root" "directory of another package replaced" \
     "'opt/shared': is a directory of package 'b'" "$c1"
 echo "ok directory of another package kept"
 
 # Another package's file, or a file no package has, does not become a directory.
-d1=$(pkg d 1 "file ./opt/dfile 0644 text:d\\n")
-e1=$(pkg e 1 "dir ./opt/dfile/ 0755" "file ./opt/dfile/x 0644 text:e\\n")
+d1=$(pkg d 1 "file ./opt/dfile 0644 text:d")
+e1=$(pkg e 1 "dir ./opt/dfile/ 0755" "file ./opt/dfile/x 0644 text:e")
 "$DEBUNPACK" -q --root "$root" "$d1"
 refused "$root" "file of another package replaced by a directory" \
     "'opt/dfile': is a file of package 'd'" "$e1"
@@ -95,9 +88,9 @@ echo "ok files of others and of the user kept"
 
 # A user's file where the old version had a directory: an upgrade that
 # drops the directory keeps the file, one that has it again refuses.
-p1=$(pkg p 1 "dir ./opt/ud/ 0755" "file ./opt/ud/y 0644 text:y\\n")
-p2=$(pkg p 2 "file ./opt/other 0644 text:o\\n")
-p3=$(pkg p 3 "dir ./opt/ud/ 0755" "file ./opt/ud/z 0644 text:z\\n")
+p1=$(pkg p 1 "dir ./opt/ud/ 0755" "file ./opt/ud/y 0644 text:y")
+p2=$(pkg p 2 "file ./opt/other 0644 text:o")
+p3=$(pkg p 3 "dir ./opt/ud/ 0755" "file ./opt/ud/z 0644 text:z")
 rm -rf "$root"
 mkdir "$root"
 "$DEBUNPACK" -q --root "$root" "$p1"
@@ -113,8 +106,8 @@ echo "ok a user's file in place of a package's directory is kept"
 # A file of this run replacing an empty directory, and another entry of
 # the same run inside that directory: refused, nothing changed.
 f1=$(pkg f 1 "dir ./opt/e/ 0755")
-f2=$(pkg f 2 "file ./opt/e 0644 text:file\\n")
-g1=$(pkg g 1 "dir ./opt/e/ 0755" "file ./opt/e/bar 0644 text:bar\\n")
+f2=$(pkg f 2 "file ./opt/e 0644 text:file")
+g1=$(pkg g 1 "dir ./opt/e/ 0755" "file ./opt/e/bar 0644 text:bar")
 rm -rf "$root"
 mkdir "$root"
 "$DEBUNPACK" -q --root "$root" "$f1"

@@ -13,38 +13,27 @@
 is_root || skip "not root: dpkg acts in the test's roots"
 command -v dpkg > /dev/null || skip "dpkg missing"
 
-# pkg NAME VERSION [EXTRA]: a package with one file, and EXTRA if given.
+# pkg NAME VERSION [LINE...]: a package with one file, and LINEs.
 pkg() {
-	{
-		printf 'control-field Package %s\ncontrol-field Version %s\n' "$1" "$2"
-		printf 'control-field Architecture all\ncontrol-field Maintainer T <t@example.org>\n'
-		printf 'control-field Description %s\ndir ./ 0755\ndir ./usr/ 0755\n' "$1"
-		printf 'dir ./usr/share/ 0755\ndir ./usr/share/%s/ 0755\n' "$1"
-		printf 'file ./usr/share/%s/README 0644 text:%s %s\\n\n' "$1" "$1" "$2"
-		[ -z "${3:-}" ] || printf 'file ./usr/share/%s/%s 0644 text:new\\n\n' "$1" "$3"
-	} > "$T/$1-$2.desc"
-	build_deb "$1-$2" "$T/$1-$2.desc"
+	pk_n=$1 pk_v=$2
+	shift 2
+	make_pkg -m "T <t@example.org>" -d "$pk_n" "$pk_n" "$pk_v" "dir ./ 0755" \
+	    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "dir ./usr/share/$pk_n/ 0755" \
+	    "file ./usr/share/$pk_n/README 0644 text:$pk_n $pk_v\\n" "$@"
 }
 hello=$(pkg hello 1)
 tree1=$(pkg tree 1)
-tree2=$(pkg tree 2 NEWFILE)
+tree2=$(pkg tree 2 "file ./usr/share/tree/NEWFILE 0644 text:new\\n")
 other=$(pkg other 1)
-dpkg_do() {	# ROOT ARGS...
-	r=$1
-	shift
-	dpkg --root="$r" --force-not-root --force-script-chrootless \
-	    --log=/dev/null "$@" > "$T/dpkg.out" 2>&1 ||
-	    fail "dpkg $*: $(cat "$T/dpkg.out")"
-}
 
 R=$T/r
 mkdir "$R"
 "$DEBUNPACK" -q --root "$R" --dpkg-db "$hello" "$tree1" "$other" || fail "install"
-dpkg_do "$R" --configure -a
+dpkg_root "$R" --configure -a
 
 # dpkg purges hello and installs tree 2 over debunpack's tree 1.
-dpkg_do "$R" --purge hello
-dpkg_do "$R" -i "$tree2"
+dpkg_root "$R" --purge hello
+dpkg_root "$R" -i "$tree2"
 printf 'other\t1\tall\n' > "$T/want"
 "$DEBUNPACK" --root "$R" --list | diff -u "$T/want" - || fail "--list shows what dpkg changed"
 "$DEBUNPACK" --root "$R" --verify > "$T/verify" 2>&1 || fail "--verify: $(cat "$T/verify")"
@@ -70,14 +59,14 @@ grep -q "dpkg changed 'tree' since debunpack installed it (version 2 installed)"
 [ -f "$R/usr/share/tree/NEWFILE" ] || fail "dpkg's NEWFILE was removed"
 dpkg-query --admindir="$R/var/lib/dpkg" -S /usr/share/tree/NEWFILE > /dev/null ||
     fail "NEWFILE owned by nobody"
-dpkg --root="$R" --verify tree || fail "dpkg --verify tree"
+dpkg_root "$R" --verify tree
 echo "ok a run drops them, said, and leaves dpkg's files to dpkg"
 
 # dpkg --remove: the same for a package removed to its conffiles.
 R2=$T/r2
 mkdir "$R2"
 "$DEBUNPACK" -q --root "$R2" --dpkg-db "$hello" || fail "install r2"
-dpkg_do "$R2" --remove hello
+dpkg_root "$R2" --remove hello
 [ -z "$("$DEBUNPACK" --root "$R2" --list)" ] || fail "--list after dpkg --remove"
 echo "ok dpkg --remove"
 

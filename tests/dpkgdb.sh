@@ -10,18 +10,10 @@ arch=$(dpkg --print-architecture)
 # Not as root, dpkg extracts control members through the umask.
 umask 022
 
-# dpkg_run ROOT ARG...: dpkg on ROOT, as root or not.  Maintainer scripts run
-# without chroot into ROOT, which has no shell: the fixtures' scripts do
-# nothing, and the real packages are chosen without preinst.  dpkg looks for
-# ldconfig and start-stop-daemon in PATH, which users often lack sbin in.
-dpkg_run() {
-	dr_root=$1
-	shift
-	PATH=$PATH:/usr/sbin:/sbin dpkg --root "$dr_root" --log=/dev/null \
-	    --force-not-root --force-script-chrootless --force-depends \
-	    "$@" > "$T/dpkg.log" 2>&1 ||
-	    { cat "$T/dpkg.log" >&2; fail "dpkg --root $dr_root $*"; }
-}
+# dpkg_root runs dpkg as root or not, its maintainer scripts without chroot
+# into the roots, which have no shell: the fixtures' scripts do nothing, and
+# the real packages are chosen without preinst.  --force-depends: the
+# fixtures depend on packages that are not there.
 
 # unpack_both NAME DEB...: debunpack into $T/d-NAME and dpkg --unpack into
 # $T/s-NAME, one invocation each; the roots are made empty on first use,
@@ -32,8 +24,7 @@ unpack_both() {
 	[ -d "$ub_d" ] || mkdir "$ub_d"
 	"$DEBUNPACK" -q --root "$ub_d" --dpkg-db "$@" || fail "debunpack $*"
 	if [ ! -d "$ub_s" ]; then
-		mkdir -p "$ub_s/var/lib/dpkg/info" "$ub_s/var/lib/dpkg/updates"
-		: > "$ub_s/var/lib/dpkg/status"
+		empty_dpkg_db "$ub_s"
 		for l in bin sbin lib lib32 lib64 libx32; do
 			[ -L "$ub_d/$l" ] || continue
 			ub_t=$(readlink "$ub_d/$l")
@@ -41,7 +32,7 @@ unpack_both() {
 			ln -s "$ub_t" "$ub_s/$l"
 		done
 	fi
-	dpkg_run "$ub_s" --unpack "$@"
+	dpkg_root "$ub_s" --force-depends --unpack "$@"
 }
 
 # conffile_hashes ROOT: "PATH HASH" for every conffile of ROOT's status.
@@ -342,20 +333,11 @@ done
 i=0
 for v in 'a [amd64]' 'a (>= 1) <!nocheck>' 'a (>= 1' 'a (~ 1)'; do
 	i=$((i + 1))
-	cat > "$T/bad$i.desc" <<D
-control-field Package bad$i
-control-field Version 1
-control-field Architecture all
-control-field Maintainer Test <t@example.org>
-control-field Depends $v
-control-field Description unparsable dependency
-dir ./ 0755
-D
-	deb=$(build_deb "bad$i" "$T/bad$i.desc")
-	mkdir -p "$T/s-bad/var/lib/dpkg/info" "$T/s-bad/var/lib/dpkg/updates" "$T/d-bad$i"
-	: > "$T/s-bad/var/lib/dpkg/status"
-	if PATH=$PATH:/usr/sbin:/sbin dpkg --root "$T/s-bad" --log=/dev/null \
-	    --force-not-root --force-depends --unpack "$deb" > /dev/null 2>&1; then
+	deb=$(make_pkg -m "Test <t@example.org>" "bad$i" 1 "control-field Depends $v" \
+	    "control-field Description unparsable dependency" "dir ./ 0755")
+	mkdir -p "$T/d-bad$i"
+	empty_dpkg_db "$T/s-bad"
+	if dpkg_in "$T/s-bad" --force-depends --unpack "$deb" > /dev/null 2>&1; then
 		echo "dpkg takes 'Depends: $v': not checked"
 		continue
 	fi
@@ -370,12 +352,12 @@ done
 
 # Configured by dpkg, the conffiles get the hash debunpack wrote.
 for p in full same; do
-	dpkg_run "$T/s-$p" --configure -a
+	dpkg_root "$T/s-$p" --force-depends --configure -a
 	conffile_hashes "$T/s-$p" > "$T/hash.s"
 	conffile_hashes "$T/d-$p" > "$T/hash.d"
 	diff -u "$T/hash.s" "$T/hash.d" || fail "$p: conffile hashes differ from dpkg's after --configure"
 	# dpkg configures debunpack's root as well, and changes no hash.
-	dpkg_run "$T/d-$p" --configure -a
+	dpkg_root "$T/d-$p" --force-depends --configure -a
 	same_db "$p" same
 	echo "ok $p configured"
 done
@@ -429,14 +411,14 @@ echo "ok upgrade of an unpacked package"
 # keeps the configured conffile's hash until it configures the new one;
 # debunpack has put the new file in place and gives its md5.
 unpack_both upc "$T/up1.deb"
-dpkg_run "$T/s-upc" --configure -a
-dpkg_run "$T/d-upc" --configure -a
+dpkg_root "$T/s-upc" --force-depends --configure -a
+dpkg_root "$T/d-upc" --force-depends --configure -a
 same_db upc same
 unpack_both upc "$T/up2.deb"
 same_db upc any
 grep -qx 'Config-Version: 1' "$T/d-upc/var/lib/dpkg/status" || fail "no Config-Version: 1"
-dpkg_run "$T/s-upc" --configure -a
-dpkg_run "$T/d-upc" --configure -a
+dpkg_root "$T/s-upc" --force-depends --configure -a
+dpkg_root "$T/d-upc" --force-depends --configure -a
 same_db upc same
 echo "ok upgrade of a configured package"
 
@@ -475,8 +457,8 @@ for p in watch act; do
 	build_deb "$p" "$T/$p.desc" > /dev/null
 done
 unpack_both trig "$T/watch.deb"
-dpkg_run "$T/s-trig" --configure -a
-dpkg_run "$T/d-trig" --configure -a
+dpkg_root "$T/s-trig" --force-depends --configure -a
+dpkg_root "$T/d-trig" --force-depends --configure -a
 same_db trig same
 unpack_both trig "$T/act.deb"
 # The interests as dpkg registers them; the activations dpkg writes into
@@ -489,8 +471,8 @@ grep -qx '/usr/share/watched -' "$T/d-trig/var/lib/dpkg/triggers/Unincorp" ||
     fail "the file trigger of act's path was not queued"
 grep -qx 'watch-trigger act' "$T/d-trig/var/lib/dpkg/triggers/Unincorp" ||
     fail "act's activate directive was not queued"
-dpkg_run "$T/s-trig" --configure -a
-dpkg_run "$T/d-trig" --configure -a
+dpkg_root "$T/s-trig" --force-depends --configure -a
+dpkg_root "$T/d-trig" --force-depends --configure -a
 same_db trig same
 # watch's postinst was told of the same triggers, the file one of the
 # path act installed and the one act activates.  dpkg runs it a second

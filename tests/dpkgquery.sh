@@ -44,38 +44,32 @@ by_package() {
 
 # A Multi-Arch: same library, a package of every file type with conffiles,
 # and one that shares their directories.
-cat > "$T/libma1.desc" <<D
-control-field Package libma1
-control-field Version 1.0-1
-control-field Architecture $arch
+libma1=$(make_pkg -a "$arch" libma1 1.0-1 - <<'D'
 control-field Multi-Arch same
 control-field Maintainer Test <t@example.org>
 control-field Description a co-installable library
-control-file conffiles 0644 /etc/ma.conf\\n
+control-file conffiles 0644 /etc/ma.conf\n
 dir ./ 0755
 dir ./etc/ 0755
-file ./etc/ma.conf 0644 text:a = 1\\n
+file ./etc/ma.conf 0644 text:a = 1\n
 dir ./usr/ 0755
 dir ./usr/lib/ 0755
-file ./usr/lib/libma.so.1.0 0644 text:library\\n
+file ./usr/lib/libma.so.1.0 0644 text:library\n
 symlink ./usr/lib/libma.so.1 libma.so.1.0
 dir ./usr/bin/ 0755
-file ./usr/bin/ma-tool 0755 text:#!/bin/sh\\n
+file ./usr/bin/ma-tool 0755 text:#!/bin/sh\n
 D
-cat > "$T/tool.desc" <<'D'
-control-field Package tool
-control-field Version 2
-control-field Architecture all
-control-field Maintainer Test <t@example.org>
-control-field Description a tool
+)
+tool=$(make_pkg -m "Test <t@example.org>" -d "a tool" tool 2 - <<'D'
 dir ./ 0755
 dir ./usr/ 0755
 dir ./usr/bin/ 0755
 file ./usr/bin/tool 0755 text:tool\n
 file ./usr/bin/mat 0755 text:mat\n
 D
-"$DEBUNPACK" -q --root "$R" --dpkg-db "$(build_deb libma1 "$T/libma1.desc")" \
-    "$(build_deb alltypes)" "$(build_deb tool "$T/tool.desc")" || fail "install"
+)
+"$DEBUNPACK" -q --root "$R" --dpkg-db "$libma1" "$(build_deb alltypes)" "$tool" ||
+    fail "install"
 
 # --list: names as dpkg-query shows them, NAME:ARCH for Multi-Arch: same.
 dq -W -f '${binary:Package}\t${Version}\t${Architecture}\n'
@@ -202,7 +196,7 @@ dpkg_verify() {	# PKG...: dpkg --verify's lines for each PKG, in $T/dq.out
 	: > "$T/dq.out"
 	dq_rc=0
 	for dv_p; do
-		dpkg --root="$R" --verify "$dv_p" >> "$T/dq.out" 2> "$T/dq.err" || dq_rc=$?
+		dpkg_in "$R" --verify "$dv_p" >> "$T/dq.out" 2> "$T/dq.err" || dq_rc=$?
 	done
 }
 dpkg_verify libma1 alltypes tool

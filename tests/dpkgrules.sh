@@ -37,10 +37,6 @@ pkg() {
 	id=$1 p=$2 v=$3 fields=$4 conff=$5
 	shift 5
 	{
-		printf 'control-field Package %s\ncontrol-field Version %s\n' "$p" "$v"
-		printf 'control-field Architecture all\n'
-		printf 'control-field Maintainer Dpkg Developers <debian-dpkg@lists.debian.org>\n'
-		printf 'control-field Description test package\n'
 		if [ -n "$fields" ]; then
 			printf '%s\n' "$fields" | tr ';' '\n' | sed 's/^/control-field /'
 		fi
@@ -52,24 +48,15 @@ pkg() {
 		for f; do
 			printf 'file ./%s 0644 text:%s\\n\n' "${f%%:*}" "${f#*:}"
 		done
-	} > "$T/$id.desc"
-	build_deb "$id" "$T/$id.desc" > /dev/null
+	} | make_pkg -o "$id" -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
+	    -d "test package" "$p" "$v" - > /dev/null
 }
 
 # new: two empty roots, ours and dpkg's.
 new() {
 	rm -rf "$T/ours" "$T/dpkg"
-	for r in "$T/ours" "$T/dpkg"; do
-		mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates"
-		: > "$r/var/lib/dpkg/status"
-	done
-}
-dpkg_in() {	# ROOT ARGS...
-	r=$1
-	shift
-	# Its prompt's default: keep what is there.
-	dpkg --root="$r" --force-not-root --force-script-chrootless \
-	    --force-confdef --force-confold --log=/dev/null "$@" < /dev/null
+	empty_dpkg_db "$T/ours"
+	empty_dpkg_db "$T/dpkg"
 }
 
 # view ROOT: the tree and what dpkg's database says of it.
@@ -101,12 +88,14 @@ step() {
 		debs="$debs $T/$id.deb"
 	done
 	set +e
+	# dpkg with its prompt's default: keep what is there.
 	# shellcheck disable=SC2086 # one word per package file
-	dpkg_in "$T/dpkg" -i $debs > "$T/dpkg.out" 2>&1
+	dpkg_in "$T/dpkg" --force-confdef --force-confold -i $debs > "$T/dpkg.out" 2>&1
 	theirs=$?
 	# shellcheck disable=SC2086
 	"$DEBUNPACK" -q --root "$T/ours" --dpkg-db $debs > "$T/ours.out" 2>&1 &&
-	    dpkg_in "$T/ours" --configure -a >> "$T/ours.out" 2>&1
+	    dpkg_in "$T/ours" --force-confdef --force-confold --configure -a \
+	    >> "$T/ours.out" 2>&1
 	ours=$?
 	set -e
 	if [ $theirs = 0 ] && [ $ours != 0 ]; then

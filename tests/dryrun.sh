@@ -234,17 +234,14 @@ echo "ok merged /usr"
 if command -v dpkg > /dev/null; then
 	umask 022
 	rm -rf "$T/d"
-	mkdir -p "$T/d/var/lib/dpkg/info" "$T/d/var/lib/dpkg/updates"
-	: > "$T/d/var/lib/dpkg/status"
+	empty_dpkg_db "$T/d"
 	o1=$(make_pkg dpkgonly 1 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
 	    "dir ./usr/share/ux/ 0755" "file ./usr/share/ux/shared 0644 text:o\\n")
 	o2=$(make_pkg dpkgonly 2 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
 	    "dir ./usr/share/ux/ 0755" "file ./usr/share/ux/shared 0644 text:o2\\n")
 	g1=$(make_pkg grab 1 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
 	    "dir ./usr/share/ux/ 0755" "file ./usr/share/ux/shared 0644 text:g\\n")
-	PATH=$PATH:/usr/sbin:/sbin dpkg --root "$T/d" --log=/dev/null \
-	    --force-not-root --force-script-chrootless -i "$o1" > "$T/dpkg.log" 2>&1 ||
-	    { cat "$T/dpkg.log"; fail "dpkg -i dpkgonly"; }
+	dpkg_root "$T/d" -i "$o1"
 	compare "a path dpkg owns" "$T/d" --dpkg-db "$g1"
 	[ "$run_rc" = 1 ] || fail "a path dpkg owns: exit $run_rc"
 	compare "a package dpkg installed" "$T/d" --dpkg-db "$o2"

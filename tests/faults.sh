@@ -31,10 +31,7 @@ tab=$(printf '\t')
 # symlink, a hardlink and two conffiles (the user changed one of them),
 # turns an empty directory into a file and a file into a directory;
 # "lib" comes new with it.
-cat > "$T/v1.desc" <<'D'
-control-field Package app
-control-field Version 1
-control-field Architecture all
+v1=$(make_pkg app 1 - <<'D'
 control-file conffiles 0644 /etc/app.conf\n/etc/app/default.conf\n
 control-file postrm 0755 #!/bin/sh\nexit 0\n
 dir ./etc/ 0755
@@ -54,10 +51,8 @@ file ./usr/share/old/data 0644 size:100
 dir ./usr/share/becomes-file/ 0755
 file ./usr/share/becomes-dir 0644 text:was a file\n
 D
-cat > "$T/v2.desc" <<'D'
-control-field Package app
-control-field Version 2
-control-field Architecture all
+)
+v2=$(make_pkg app 2 - <<'D'
 control-file conffiles 0644 /etc/app.conf\n/etc/app/default.conf\n
 dir ./etc/ 0755
 file ./etc/app.conf 0644 text:two\n
@@ -77,29 +72,15 @@ file ./usr/share/becomes-file 0644 text:was a directory\n
 dir ./usr/share/becomes-dir/ 0755
 file ./usr/share/becomes-dir/inside 0644 text:in\n
 D
-cat > "$T/lib.desc" <<'D'
-control-field Package lib
-control-field Version 1
-control-field Architecture all
-dir ./usr/ 0755
-dir ./usr/lib/ 0755
-file ./usr/lib/lib.so 0644 size:2000
-D
+)
+lib=$(make_pkg lib 1 "dir ./usr/ 0755" "dir ./usr/lib/ 0755" "file ./usr/lib/lib.so 0644 size:2000")
 # More files than batched mode keeps open under a low descriptor limit:
 # it closes them once written and reopens them to sync them.
-{
-	echo "control-field Package many"
-	echo "control-field Version 1"
-	echo "control-field Architecture all"
-	echo "dir ./many/ 0755"
+many=$(
 	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do
 		printf 'file ./many/%s 0644 text:%s\\n\n' $i $i
-	done
-} > "$T/many.desc"
-v1=$(build_deb v1 "$T/v1.desc")
-v2=$(build_deb v2 "$T/v2.desc")
-lib=$(build_deb lib "$T/lib.desc")
-many=$(build_deb many "$T/many.desc")
+	done | make_pkg many 1 "dir ./many/ 0755" -
+)
 
 mkdir "$T/empty" "$T/base" "$T/base-db"
 "$DEBUNPACK" -q --root "$T/base" "$v1" || fail "install v1"
@@ -372,22 +353,8 @@ done
 sweep dpkg-db "$T/base-db" syncfs --dpkg-db "$v2" "$lib"
 # A Replaces takeover of a file and a conffile: the former owner's record,
 # list and stanza change in the same batch.
-cat > "$T/orig.desc" <<'D'
-control-field Package orig
-control-field Version 1
-control-field Architecture all
-control-file conffiles 0644 /etc/orig.conf\n
-dir ./etc/ 0755
-file ./etc/orig.conf 0644 text:orig\n
-dir ./usr/ 0755
-file ./usr/orig-shared 0644 text:orig\n
-file ./usr/orig-only 0644 text:only\n
-D
-sed -e 's/Package orig/Package take/' -e 's/text:orig/text:take/' \
-    -e '/orig-only/d' "$T/orig.desc" > "$T/take.desc"
-echo 'control-field Replaces orig' >> "$T/take.desc"
-orig=$(build_deb orig "$T/orig.desc")
-take=$(build_deb take "$T/take.desc")
+orig=$(build_deb orig "$FIXTURES/takeover/orig.desc")
+take=$(build_deb take "$FIXTURES/takeover/take.desc")
 mkdir "$T/base-rep"
 "$DEBUNPACK" -q --root "$T/base-rep" --dpkg-db "$orig" || fail "install orig"
 sweep replaces "$T/base-rep" syncfs --dpkg-db "$take"

@@ -22,10 +22,7 @@ isteps=${FULLFS_ISTEPS:-6}
 # conffile (which the user edited), a symlink, a hardlinked file, drops a
 # directory and makes another: about 120 paths and 1.2 MB, with files
 # large and small, so that the disk fills up at many different points.
-cat > "$T/v1.desc" <<'D'
-control-field Package app
-control-field Version 1
-control-field Architecture all
+v1=$(make_pkg app 1 - <<'D'
 control-file conffiles 0644 /etc/app.conf\n
 dir ./ 0755
 dir ./etc/ 0755
@@ -43,10 +40,8 @@ dir ./usr/share/old/ 0755
 gen 10 ./usr/share/old/o 0644 2000
 file ./usr/share/big 0644 size:400000
 D
-cat > "$T/v2.desc" <<'D'
-control-field Package app
-control-field Version 2
-control-field Architecture all
+)
+v2=$(make_pkg app 2 - <<'D'
 control-file conffiles 0644 /etc/app.conf\n
 dir ./ 0755
 dir ./etc/ 0755
@@ -63,10 +58,8 @@ dir ./usr/share/new/ 0700
 gen 30 ./usr/share/new/n 0644 100
 file ./usr/share/big 0644 size:600000
 D
-cat > "$T/lib.desc" <<'D'
-control-field Package lib
-control-field Version 1
-control-field Architecture all
+)
+lib=$(make_pkg lib 1 - <<'D'
 dir ./ 0755
 dir ./usr/ 0755
 dir ./usr/lib/ 0755
@@ -76,13 +69,11 @@ dir ./var/cache/ 0755
 dir ./var/cache/lib/ 0755
 file ./var/cache/lib/index 0644 text:x\n
 D
+)
 cat > "$T/bomb.desc" <<'D'
 dir ./ 0755
 file ./big 0644 fill:200000000:\x00
 D
-v1=$(build_deb v1 "$T/v1.desc")
-v2=$(build_deb v2 "$T/v2.desc")
-lib=$(build_deb lib "$T/lib.desc")
 bomb=$(build_deb bomb "$T/bomb.desc")
 [ "$(stat -c %s "$bomb")" -lt 100000 ] || fail "the bomb is not small: $(stat -c %s "$bomb")"
 

@@ -10,16 +10,13 @@ for f in comp-xz comp-gz comp-zst comp-bz2 comp-lzma comp-none many alltypes pax
 	debs="$debs $(build_deb $f)"
 done
 # A large member, decompressed in many blocks while the others queue.
-cat > "$T/big.desc" <<'D'
-control-field Package big
-control-field Version 1
-control-field Architecture all
+big=$(make_pkg big 1 - <<'D'
 compress data xz
 dir ./usr/ 0755
 dir ./usr/big/ 0755
 gen 400 ./usr/big/f 0644 40000
 D
-big=$(build_deb big "$T/big.desc")
+)
 
 # run NAME JOBS ARGS...: install into a fresh root, keep what it said.
 run() {
@@ -55,16 +52,13 @@ for jobs in 2 3 8; do
 done
 
 # A conflict found in the third package, while later ones are decompressed.
-cat > "$T/clash.desc" <<'D'
-control-field Package clash
-control-field Version 1
-control-field Architecture all
+clash=$(make_pkg clash 1 - <<'D'
 compress data gz
 dir ./usr/ 0755
 dir ./usr/big/ 0755
 file ./usr/big/f00007 0644 text:mine\n
 D
-clash=$(build_deb clash "$T/clash.desc")
+)
 run one 1 "$big" $debs "$clash" $debs
 run many 2 "$big" $debs "$clash" $debs
 [ "$(cat "$T/one.rc")" = 1 ] || fail "conflict accepted: $(cat "$T/one.err")"

@@ -23,10 +23,7 @@ set_=openat,open,creat,mkdir,mkdirat,link,linkat,symlink,symlinkat,rename,rename
 # Version 1 and 2 of "app" change, add and drop files, directories, a
 # symlink, a hardlink and a conffile, turn an empty directory into a
 # file and a file into a directory; "lib" comes new with version 2.
-cat > "$T/v1.desc" <<'D'
-control-field Package app
-control-field Version 1
-control-field Architecture all
+v1=$(make_pkg app 1 - <<'D'
 control-file conffiles 0644 /etc/app.conf\n
 dir ./etc/ 0755
 file ./etc/app.conf 0644 text:one\n
@@ -42,10 +39,8 @@ file ./usr/share/old/data 0644 size:100
 dir ./usr/share/becomes-file/ 0755
 file ./usr/share/becomes-dir 0644 text:was a file\n
 D
-cat > "$T/v2.desc" <<'D'
-control-field Package app
-control-field Version 2
-control-field Architecture all
+)
+v2=$(make_pkg app 2 - <<'D'
 control-file conffiles 0644 /etc/app.conf\n
 dir ./etc/ 0755
 file ./etc/app.conf 0644 text:two\n
@@ -64,10 +59,8 @@ file ./usr/share/becomes-dir/inside 0644 text:in\n
 dir ./Aa/ 0755
 file ./Aa/top 0644 text:a top-level directory named like the admin tree\n
 D
-cat > "$T/lib.desc" <<'D'
-control-field Package lib
-control-field Version 1
-control-field Architecture all
+)
+lib=$(make_pkg lib 1 - <<'D'
 dir ./usr/ 0755
 dir ./usr/lib/ 0755
 file ./usr/lib/lib.so 0644 size:2000
@@ -76,9 +69,7 @@ dir ./var/cache/ 0755
 dir ./var/cache/lib/ 0755
 file ./var/cache/lib/index 0644 text:x\n
 D
-v1=$(build_deb v1 "$T/v1.desc")
-v2=$(build_deb v2 "$T/v2.desc")
-lib=$(build_deb lib "$T/lib.desc")
+)
 
 # The file systems' own names differ in their times only: compare them all.
 mkdir "$T/empty" "$T/base"
@@ -185,7 +176,7 @@ done
 # Version 2 that flags the user's changed conffile remove-on-upgrade: it
 # is kept aside as app.conf.dpkg-old, a name the batch makes.
 sed -e 's|^control-file conffiles 0644 /etc/app.conf\\n$|control-file conffiles 0644 remove-on-upgrade /etc/app.conf\\n|' \
-    -e '/^file \.\/etc\/app.conf /d' "$T/v2.desc" > "$T/v2rm.desc"
+    -e '/^file \.\/etc\/app.conf /d' "$T/app-2.desc" > "$T/v2rm.desc"
 grep -q remove-on-upgrade "$T/v2rm.desc" || fail "no remove-on-upgrade in v2rm"
 v2rm=$(build_deb v2rm "$T/v2rm.desc")
 rm -rf "$T/rm"
@@ -202,30 +193,8 @@ check "first install, dpkg's database, merged /usr" "$T/empty" --dpkg-db \
 check "upgrade, dpkg's database" "$T/base-db" --dpkg-db "$v2" "$lib"
 # A Replaces takeover of a file and of a conffile, the former owner's list
 # and stanza changed with it: the same batch.
-cat > "$T/orig.desc" <<'D'
-control-field Package orig
-control-field Version 1
-control-field Architecture all
-control-file conffiles 0644 /etc/orig.conf\n
-dir ./etc/ 0755
-file ./etc/orig.conf 0644 text:orig\n
-dir ./usr/ 0755
-file ./usr/orig-shared 0644 text:orig\n
-file ./usr/orig-only 0644 text:only\n
-D
-cat > "$T/take.desc" <<'D'
-control-field Package take
-control-field Version 1
-control-field Architecture all
-control-field Replaces orig
-control-file conffiles 0644 /etc/orig.conf\n
-dir ./etc/ 0755
-file ./etc/orig.conf 0644 text:take\n
-dir ./usr/ 0755
-file ./usr/orig-shared 0644 text:take\n
-D
-orig=$(build_deb orig "$T/orig.desc")
-take=$(build_deb take "$T/take.desc")
+orig=$(build_deb orig "$FIXTURES/takeover/orig.desc")
+take=$(build_deb take "$FIXTURES/takeover/take.desc")
 mkdir "$T/base-rep"
 "$DEBUNPACK" -q --root "$T/base-rep" --dpkg-db "$orig" || fail "install orig"
 check "a Replaces takeover and a conffile transfer, dpkg's database" \

@@ -43,10 +43,7 @@ echo "roots in $fs ($(stat -f -c %T "$fs"))"
 # old-only, and adds new/ and a second package, "lib".  About 800 files
 # and 2.5 to 4 MB a run: long enough that random times fall in each
 # phase, short enough for 200 trials in a minute.
-cat > "$T/v1.desc" <<'D'
-control-field Package app
-control-field Version 1
-control-field Architecture all
+v1=$(make_pkg app 1 - <<'D'
 control-file conffiles 0644 /etc/app.conf\n
 compress data gz 1
 dir ./ 0755
@@ -65,10 +62,8 @@ dir ./usr/share/data/ 0755
 gen 600 ./usr/share/data/f 0644 700
 file ./usr/share/big 0644 size:2000000
 D
-cat > "$T/v2.desc" <<'D'
-control-field Package app
-control-field Version 2
-control-field Architecture all
+)
+v2=$(make_pkg app 2 - <<'D'
 control-file conffiles 0644 /etc/app.conf\n
 compress data gz 1
 dir ./ 0755
@@ -87,19 +82,15 @@ dir ./usr/share/new/deep/ 0755
 gen 150 ./usr/share/new/deep/n 0644 300
 file ./usr/share/big 0644 size:3000000
 D
-cat > "$T/lib.desc" <<'D'
-control-field Package lib
-control-field Version 1
-control-field Architecture all
+)
+lib=$(make_pkg lib 1 - <<'D'
 compress data gz 1
 dir ./ 0755
 dir ./usr/ 0755
 dir ./usr/lib/ 0755
 gen 100 ./usr/lib/l 0644 1000
 D
-v1=$(build_deb v1 "$T/v1.desc")
-v2=$(build_deb v2 "$T/v2.desc")
-lib=$(build_deb lib "$T/lib.desc")
+)
 
 mkdir "$fs/empty" "$fs/base"
 "$DEBUNPACK" -q --root "$fs/base" "$v1" || fail "install v1"

@@ -82,18 +82,60 @@ build_deb() {
 	echo "$T/$1.deb"
 }
 
-# make_pkg NAME VERSION LINE...: a package of architecture all made of
-# the given mkdeb lines (tests/mkdeb.c), its path on standard output.
+# make_pkg [-a ARCH] [-m MAINTAINER] [-d DESCRIPTION] [-o FILE] NAME VERSION
+# LINE...: package NAME of architecture all (or ARCH), with those fields if
+# given, made of the mkdeb lines (tests/mkdeb.c; "-" for those of standard
+# input), built from $T/FILE.desc (default NAME-VERSION); its path on stdout.
 make_pkg() {
+	mp_a=all mp_m="" mp_d="" mp_f=""
+	while :; do
+		case $1 in
+		-a) mp_a=$2 ;;
+		-m) mp_m=$2 ;;
+		-d) mp_d=$2 ;;
+		-o) mp_f=$2 ;;
+		*) break ;;
+		esac
+		shift 2
+	done
 	mp_n=$1 mp_v=$2
 	shift 2
+	: "${mp_f:=$mp_n-$mp_v}"
 	{
-		echo "control-field Package $mp_n"
-		echo "control-field Version $mp_v"
-		echo "control-field Architecture all"
-		printf '%s\n' "$@"
-	} > "$T/$mp_n-$mp_v.desc"
-	build_deb "$mp_n-$mp_v" "$T/$mp_n-$mp_v.desc"
+		printf 'control-field Package %s\n' "$mp_n"
+		printf 'control-field Version %s\n' "$mp_v"
+		printf 'control-field Architecture %s\n' "$mp_a"
+		[ -z "$mp_m" ] || printf 'control-field Maintainer %s\n' "$mp_m"
+		[ -z "$mp_d" ] || printf 'control-field Description %s\n' "$mp_d"
+		for mp_l; do
+			if [ "$mp_l" = - ]; then cat; else printf '%s\n' "$mp_l"; fi
+		done
+	} > "$T/$mp_f.desc"
+	build_deb "$mp_f" "$T/$mp_f.desc"
+}
+
+# empty_dpkg_db ROOT: ROOT holds an empty dpkg database, for dpkg to install into.
+empty_dpkg_db() {
+	mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates"
+	: > "$1/var/lib/dpkg/status"
+}
+
+# dpkg_in ROOT ARG...: dpkg on ROOT as the tests run it (as any user, no
+# chroot for maintainer scripts, no log, no prompt), its exit status returned.
+dpkg_in() {
+	di_root=$1
+	shift
+	# A test's root has no shell to chroot into; dpkg looks for ldconfig
+	# and start-stop-daemon in PATH, which users often lack sbin in.
+	PATH=$PATH:/usr/sbin:/sbin dpkg --root="$di_root" --force-not-root \
+	    --force-script-chrootless --log=/dev/null "$@" < /dev/null
+}
+
+# dpkg_root ROOT ARG...: dpkg_in, which must succeed; its output in
+# $T/dpkg.log, shown if it does not.
+dpkg_root() {
+	dpkg_in "$@" > "$T/dpkg.log" 2>&1 ||
+	    { cat "$T/dpkg.log" >&2; fail "dpkg --root=$*"; }
 }
 
 # tree_list DIR: one line per path below DIR, sorted: type, mode, size,

@@ -14,10 +14,7 @@ ext2/ext3|xfs|btrfs|tmpfs) ;;
 *) skip "test directory on $(stat -f -c %T "$T"), where syncfs is not trusted" ;;
 esac
 
-cat > "$T/p.desc" <<'D'
-control-field Package mixed-mounts
-control-field Version 1
-control-field Architecture all
+deb=$(make_pkg mixed-mounts 1 - <<'D'
 dir ./opt/ 0755
 dir ./opt/app/ 0755
 gen 7 ./opt/app/f 0644 3000
@@ -25,7 +22,7 @@ dir ./usr/ 0755
 dir ./usr/share/ 0755
 gen 5 ./usr/share/g 0644 2000
 D
-deb=$(build_deb p "$T/p.desc")
+)
 root=$T/root
 mkdir -p "$root/opt" "$T/backing"
 bindfs "$T/backing" "$root/opt" || skip "bindfs cannot mount here"

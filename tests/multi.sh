@@ -5,10 +5,7 @@
 . "${srcdir:-.}/tests/lib.sh"
 
 for p in a b c; do
-	cat > "$T/$p.desc" <<D
-control-field Package pkg$p
-control-field Version 1.0
-control-field Architecture all
+	make_pkg -o "$p" "pkg$p" 1.0 - > /dev/null <<D
 dir ./usr/ 0755
 dir ./usr/share/ 0755
 dir ./usr/share/$p/ 0755
@@ -16,7 +13,6 @@ file ./usr/share/$p/own 0644 text:$p\\n
 file ./usr/share/shared 0644 text:from\\s$p\\n
 gen 50 ./usr/share/$p/f 0644 300
 D
-	build_deb "$p" "$T/$p.desc" >/dev/null
 done
 
 root=$T/root
@@ -92,18 +88,9 @@ echo ok
 # Several versions of one package in one run (an apt cache as *.deb): as
 # dpkg, which unpacks them in order, the last one given stands; the others
 # are left out, each with a note.
-cat > "$T/d1.desc" <<'D'
-control-field Package dup
-control-field Version 1
-control-field Architecture all
-dir ./opt/ 0755
-file ./opt/a 0644 text:1\n
-D
-sed 's/Version 1/Version 2/; s|opt/a 0644 text:1|opt/b 0644 text:2|' "$T/d1.desc" > "$T/d2.desc"
-d1=$(build_deb d1 "$T/d1.desc")
-d2=$(build_deb d2 "$T/d2.desc")
-sed 's/Version 1/Version 3/; s|opt/a 0644 text:1|opt/c 0644 text:3|' "$T/d1.desc" > "$T/d3.desc"
-d3=$(build_deb d3 "$T/d3.desc")
+d1=$(make_pkg dup 1 "dir ./opt/ 0755" "file ./opt/a 0644 text:1\\n")
+d2=$(make_pkg dup 2 "dir ./opt/ 0755" "file ./opt/b 0644 text:2\\n")
+d3=$(make_pkg dup 3 "dir ./opt/ 0755" "file ./opt/c 0644 text:3\\n")
 rm -rf "$root"; mkdir "$root"
 "$DEBUNPACK" --root "$root" "$d1" "$d3" "$d2" 2> "$T/err" || fail "three versions: $(cat "$T/err")"
 [ -f "$root/opt/b" ] && [ ! -e "$root/opt/a" ] && [ ! -e "$root/opt/c" ] ||
@@ -121,8 +108,7 @@ printf 'debunpack: note: leaving out dup 1 (%s): version 2 (%s) comes later on t
 cp "$d1" "$T/d1cut.deb"
 truncate -s $(( $(stat -c %s "$d1") - 20 )) "$T/d1cut.deb"
 refused "$root" "a cut earlier version accepted" "d1cut.deb" "$T/d1cut.deb" "$d2"
-printf 'control-field Package dup\ncontrol-field Version 0\ncontrol-field Architecture all\ndir ./opt/ 0755\nfile ./opt/../../escape 0644 text:x\n' > "$T/d0.desc"
-d0=$(build_deb d0 "$T/d0.desc")
+d0=$(make_pkg -o d0 dup 0 "dir ./opt/ 0755" "file ./opt/../../escape 0644 text:x")
 refused "$root" "a hostile earlier version accepted" "d0.deb" "$d0" "$d2"
 # A package given as a pipe is read once, by the run itself.
 mkfifo "$T/pipe.deb"

@@ -12,15 +12,7 @@ say() {
 # pkg FILE NAME VERSION ARCH: build $T/FILE.deb of package NAME, the rest of
 # its description (mkdeb lines) read from standard input.
 pkg() {
-	{
-		printf 'control-field Package %s\n' "$2"
-		printf 'control-field Version %s\n' "$3"
-		printf 'control-field Architecture %s\n' "$4"
-		printf 'control-field Maintainer Test <t@example.org>\n'
-		printf 'control-field Description test package\n'
-		cat
-	} > "$T/$1.desc"
-	build_deb "$1" "$T/$1.desc" > /dev/null
+	make_pkg -o "$1" -a "$4" -m "Test <t@example.org>" -d "test package" "$2" "$3" - > /dev/null
 }
 
 # newroot NAME: an empty directory $T/NAME, printed.
@@ -470,10 +462,8 @@ dir ./usr/share/shared/ 0755
 file ./usr/share/shared/file 0644 text:eee\n
 D
 	r=$(newroot bydpkg)
-	mkdir -p "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/updates"
-	: > "$r/var/lib/dpkg/status"
-	dpkg --root="$r" --force-script-chrootless --force-depends \
-	    --unpack "$T/bar.deb" > /dev/null 2>&1 || fail "dpkg --unpack bar"
+	empty_dpkg_db "$r"
+	dpkg_root "$r" --force-depends --unpack "$T/bar.deb"
 	refused "$r" "a path of a package dpkg installed taken" \
 	    "'usr/share/shared/file': is in package 'bar' (dpkg's database)" \
 	    --dpkg-db "$T/eee.deb"

@@ -15,34 +15,20 @@ command -v fusermount3 > /dev/null || skip "fusermount3 missing (fuse3)"
 # A block of 'Q's is what the recorder is told to fail; nothing else the
 # packages or the file systems write holds 64 of them in a row.
 bad=QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ
-pkg() {	# NAME VERSION BIGFILL: a package of 40 small files and a big one
-	cat > "$T/$1.desc" <<D
-control-field Package ovl
-control-field Version $2
-control-field Architecture all
-dir ./usr/ 0755
-dir ./usr/share/ 0755
-dir ./usr/share/ovl/ 0755
-gen 40 ./usr/share/ovl/f 0644 3000
-file ./usr/share/ovl/big 0644 fill:262144:$3
-D
-	build_deb "$1" "$T/$1.desc" > /dev/null
+pkg() {	# VERSION BIGFILL: package ovl of 40 small files and a big one
+	make_pkg ovl "$1" "dir ./usr/ 0755" "dir ./usr/share/ 0755" "dir ./usr/share/ovl/ 0755" \
+	    "gen 40 ./usr/share/ovl/f 0644 3000" "file ./usr/share/ovl/big 0644 fill:262144:$2"
 }
-pkg v1 1 A
-pkg v2 2 Q
-v1=$T/v1.deb v2=$T/v2.deb
+v1=$(pkg 1 A)
+v2=$(pkg 2 Q)
 # More directories than a run keeps open under "ulimit -n 40".
-{
-	printf 'control-field Package dirs\ncontrol-field Version 1\n'
-	printf 'control-field Architecture all\n'
-	printf 'dir ./usr/ 0755\ndir ./usr/share/ 0755\n'
+dirs=$(
 	i=100
 	while [ $i -lt 400 ]; do
 		printf 'dir ./usr/share/d%d/ 0755\ngen 3 ./usr/share/d%d/f 0644 100\n' $i $i
 		i=$((i + 1))
-	done
-} > "$T/dirs.desc"
-dirs=$(build_deb dirs "$T/dirs.desc")
+	done | make_pkg dirs 1 "dir ./usr/ 0755" "dir ./usr/share/ 0755" -
+)
 
 recpid=""
 cleanup_hooks="for m in '$T/root' '$T/up'; do umount -l \"\$m\" 2>/dev/null; done;

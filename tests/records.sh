@@ -56,8 +56,7 @@ printf "debunpack: no path found matching pattern '/etc/passwd'\ndebunpack: no p
     diff -u - "$T/err" || fail "--owner misses"
 
 # A second package, then an upgrade of the first: the record is replaced.
-printf 'control-field Package other\ncontrol-field Version 2\ncontrol-field Architecture all\ndir ./usr/ 0755\ndir ./usr/bin/ 0755\nfile ./usr/bin/other 0755 text:x\n' > "$T/other.desc"
-other=$(build_deb other "$T/other.desc")
+other=$(make_pkg other 2 "dir ./usr/ 0755" "dir ./usr/bin/ 0755" "file ./usr/bin/other 0755 text:x")
 sed 's/^control-field Version 1.0-1$/control-field Version 1.0-2/' "$FIXTURES/alltypes.desc" > "$T/all2.desc"
 all2=$(build_deb all2 "$T/all2.desc")
 "$DEBUNPACK" -q --root "$root" "$other" "$all2" || fail "second run"

@@ -13,12 +13,7 @@
 
 # app: a conffile in a directory of its own, a shared directory, a
 # symlink; dep depends on app; tool has no conffile.
-cat > "$T/app.desc" <<'D'
-control-field Package app
-control-field Version 1.0-1
-control-field Architecture all
-control-field Maintainer T <t@example.org>
-control-field Description app
+app=$(make_pkg -m "T <t@example.org>" -d app app 1.0-1 - <<'D'
 dir ./ 0755
 control-file conffiles 0644 /etc/app/app.conf\n/etc/app/other.conf\n
 dir ./etc/ 0755
@@ -34,12 +29,8 @@ dir ./usr/share/doc/ 0755
 dir ./usr/share/doc/app/ 0755
 file ./usr/share/doc/app/README 0644 text:read me\n
 D
-cat > "$T/tool.desc" <<'D'
-control-field Package tool
-control-field Version 2
-control-field Architecture all
-control-field Maintainer T <t@example.org>
-control-field Description tool
+)
+tool=$(make_pkg -m "T <t@example.org>" -d tool tool 2 - <<'D'
 dir ./ 0755
 dir ./usr/ 0755
 dir ./usr/bin/ 0755
@@ -49,32 +40,26 @@ dir ./usr/share/doc/ 0755
 dir ./usr/share/doc/tool/ 0755
 file ./usr/share/doc/tool/README 0644 text:tool\n
 D
-cat > "$T/dep.desc" <<'D'
-control-field Package dep
-control-field Version 1
-control-field Architecture all
-control-field Maintainer T <t@example.org>
-control-field Depends: tool (>= 1) | other-tool, app
+)
+dep=$(make_pkg -m "T <t@example.org>" dep 1 - <<'D'
+control-field Depends tool (>= 1) | other-tool, app
 control-field Description dep
 dir ./ 0755
 dir ./usr/ 0755
 dir ./usr/share/ 0755
 file ./usr/share/dep 0644 text:dep\n
 D
-sed -i 's/^control-field Depends: /control-field Depends /' "$T/dep.desc"
+)
 sed -e 's/^control-field Package tool/control-field Package ess/' \
-    -e 's|tool|ess|g' "$T/tool.desc" > "$T/ess.desc"
+    -e 's|tool|ess|g' "$T/tool-2.desc" > "$T/ess.desc"
 echo 'control-field Essential yes' >> "$T/ess.desc"
 sed -e 's/^control-field Package tool/control-field Package scripted/' \
-    -e 's|tool|scripted|g' "$T/tool.desc" > "$T/scripted.desc"
+    -e 's|tool|scripted|g' "$T/tool-2.desc" > "$T/scripted.desc"
 printf 'control-file postrm 0755 #!/bin/sh\\nexit 0\\n\n' >> "$T/scripted.desc"
 # other provides other-tool: dep's alternative to tool.
 sed -e 's/^control-field Package tool/control-field Package other/' \
-    -e 's|tool|other|g' "$T/tool.desc" > "$T/other.desc"
+    -e 's|tool|other|g' "$T/tool-2.desc" > "$T/other.desc"
 echo 'control-field Provides other-tool' >> "$T/other.desc"
-app=$(build_deb app "$T/app.desc")
-tool=$(build_deb tool "$T/tool.desc")
-dep=$(build_deb dep "$T/dep.desc")
 ess=$(build_deb ess "$T/ess.desc")
 scripted=$(build_deb scripted "$T/scripted.desc")
 other=$(build_deb other "$T/other.desc")
@@ -83,17 +68,6 @@ withdpkg=""
 if is_root && command -v dpkg > /dev/null; then
 	withdpkg=1
 fi
-dpkg_root() {	# DIR: an empty root dpkg can install into
-	mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates"
-	: > "$1/var/lib/dpkg/status"
-}
-dpkg_do() {	# ROOT ARGS...
-	r=$1
-	shift
-	dpkg --root="$r" --force-not-root --force-script-chrootless \
-	    --log=/dev/null "$@" > "$T/dpkg.out" 2>&1 ||
-	    fail "dpkg $*: $(cat "$T/dpkg.out")"
-}
 # view ROOT: the tree (but debunpack's records, and dpkg's backups of
 # its own files, which tell dpkg's last run), dpkg's status and its info
 # directory, file by file.
@@ -113,14 +87,14 @@ view() {
 # the user's edit of app.conf in both.
 pair() {
 	mkdir "$T/$1" "$T/$1.dpkg"
-	dpkg_root "$T/$1.dpkg"
+	empty_dpkg_db "$T/$1.dpkg"
 	shift_name=$1
 	shift
 	"$DEBUNPACK" -q --root "$T/$shift_name" --dpkg-db "$@" ||
 	    fail "$shift_name: install"
 	if [ -n "$withdpkg" ]; then
-		dpkg_do "$T/$shift_name" --configure -a
-		dpkg_do "$T/$shift_name.dpkg" -i "$@"
+		dpkg_root "$T/$shift_name" --configure -a
+		dpkg_root "$T/$shift_name.dpkg" -i "$@"
 	fi
 	for r in "$T/$shift_name" "$T/$shift_name.dpkg"; do
 		[ ! -f "$r/etc/app/app.conf" ] || echo a=2 > "$r/etc/app/app.conf"
@@ -143,7 +117,7 @@ pair a "$app" "$tool"
 [ ! -e "$T/a/usr/bin/app" ] && [ ! -L "$T/a/usr/bin/app-alias" ] &&
     [ ! -e "$T/a/usr/share/doc/app" ] || fail "remove: the package's files stay"
 [ -d "$T/a/usr/share/doc" ] || fail "remove: a directory tool has is gone"
-[ -n "$withdpkg" ] && dpkg_do "$T/a.dpkg" --remove app
+[ -n "$withdpkg" ] && dpkg_root "$T/a.dpkg" --remove app
 same_as_dpkg a "remove"
 no_temps "$T/a"
 printf 'app\t1.0-1\tall\tconfig-files\ntool\t2\tall\n' > "$T/want"
@@ -166,7 +140,7 @@ for r in "$T/a" "$T/a.dpkg"; do
 done
 "$DEBUNPACK" --root "$T/a" --dpkg-db --purge app 2> "$T/err" || fail "purge: $(cat "$T/err")"
 [ ! -e "$T/a/etc/app" ] || fail "purge: /etc/app stays: $(ls -A "$T/a/etc/app")"
-[ -n "$withdpkg" ] && dpkg_do "$T/a.dpkg" --purge app
+[ -n "$withdpkg" ] && dpkg_root "$T/a.dpkg" --purge app
 same_as_dpkg a "purge after remove"
 [ ! -e "$T/a/var/lib/debunpack/app.record" ] || fail "purge: the record stays"
 echo "ok purge after remove, as dpkg --purge"
@@ -176,8 +150,8 @@ pair b "$app" "$tool"
 "$DEBUNPACK" --root "$T/b" --dpkg-db --purge app 2> "$T/err" || fail "purge: $(cat "$T/err")"
 "$DEBUNPACK" --root "$T/b" --dpkg-db --remove tool 2> "$T/err" || fail "remove tool: $(cat "$T/err")"
 if [ -n "$withdpkg" ]; then
-	dpkg_do "$T/b.dpkg" --purge app
-	dpkg_do "$T/b.dpkg" --remove tool
+	dpkg_root "$T/b.dpkg" --purge app
+	dpkg_root "$T/b.dpkg" --remove tool
 fi
 same_as_dpkg b "purge, and remove without conffiles"
 [ -z "$(ls -A "$T/b/var/lib/debunpack")" ] || fail "records left: $(ls "$T/b/var/lib/debunpack")"
@@ -239,8 +213,8 @@ echo "ok refusals, forces and warnings"
 # A package dpkg installed itself is dpkg's to remove.
 if [ -n "$withdpkg" ]; then
 	mkdir "$T/e"
-	dpkg_root "$T/e"
-	dpkg_do "$T/e" -i "$tool"
+	empty_dpkg_db "$T/e"
+	dpkg_root "$T/e" -i "$tool"
 	state "$T/e" > "$T/before"
 	"$DEBUNPACK" --root "$T/e" --dpkg-db --remove tool 2> "$T/err" && fail "dpkg's package: removed"
 	grep -q "cannot remove 'tool': dpkg installed it, not debunpack" "$T/err" ||

@@ -10,16 +10,11 @@
 # app VERSION CONFFILES-LINES SHIP-OLD: package app; SHIP-OLD "yes" ships
 # /etc/app/old.conf.
 app() {
-	{
-		printf 'control-field Package app\ncontrol-field Version %s\n' "$1"
-		printf 'control-field Architecture all\ncontrol-field Maintainer T <t@example.org>\n'
-		printf 'control-field Description app\ncontrol-file conffiles 0644 %s\n' "$2"
-		printf 'dir ./etc/ 0755\ndir ./etc/app/ 0755\n'
-		printf 'file ./etc/app/keep.conf 0644 text:keep %s\\n\n' "$1"
-		[ "$3" != yes ] || printf 'file ./etc/app/old.conf 0644 text:old\\n\n'
-		printf 'dir ./usr/ 0755\nfile ./usr/app 0755 text:app %s\\n\n' "$1"
-	} > "$T/app-$1.desc"
-	build_deb "app-$1" "$T/app-$1.desc"
+	ap_old=""
+	[ "$3" != yes ] || ap_old="file ./etc/app/old.conf 0644 text:old\\n"
+	make_pkg -m "T <t@example.org>" -d app app "$1" "control-file conffiles 0644 $2" \
+	    "dir ./etc/ 0755" "dir ./etc/app/ 0755" "file ./etc/app/keep.conf 0644 text:keep $1\\n" \
+	    ${ap_old:+"$ap_old"} "dir ./usr/ 0755" "file ./usr/app 0755 text:app $1\\n"
 }
 v1=$(app 1 '/etc/app/keep.conf\n/etc/app/old.conf\n' yes)
 v2=$(app 2 '/etc/app/keep.conf\nremove-on-upgrade /etc/app/old.conf\n' no)
@@ -31,16 +26,6 @@ withdpkg=""
 if is_root && command -v dpkg > /dev/null; then
 	withdpkg=1
 fi
-dpkg_root() {	# DIR: an empty root dpkg can install into
-	mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates"
-	: > "$1/var/lib/dpkg/status"
-	: > "$1/var/lib/dpkg/available"
-}
-dpkg_i() {	# ROOT DEB
-	dpkg --root="$1" --force-not-root --force-script-chrootless \
-	    --log=/dev/null -i "$2" > "$T/dpkg.out" 2>&1 ||
-	    fail "dpkg -i $2: $(cat "$T/dpkg.out")"
-}
 # files ROOT: the tree without the package managers' own directories.
 files() {
 	(cd "$1" && find . -path ./var -prune -o -printf '%p %y %m %s\n' |
@@ -58,7 +43,7 @@ same_as_dpkg() {	# OURS THEIRS STEP
 
 # Unchanged: removed with the old version's other paths.
 mkdir "$T/a"
-dpkg_root "$T/a"
+empty_dpkg_db "$T/a"
 "$DEBUNPACK" -q --root "$T/a" "$v1" || fail "install 1"
 "$DEBUNPACK" --root "$T/a" "$v2" 2> "$T/err" || fail "upgrade: $(cat "$T/err")"
 [ ! -e "$T/a/etc/app/old.conf" ] || fail "unchanged: not removed"
@@ -66,9 +51,9 @@ dpkg_root "$T/a"
 [ ! -s "$T/err" ] || fail "unchanged: said $(cat "$T/err")"
 if [ -n "$withdpkg" ]; then
 	mkdir "$T/da"
-	dpkg_root "$T/da"
-	dpkg_i "$T/da" "$v1"
-	dpkg_i "$T/da" "$v2"
+	empty_dpkg_db "$T/da"
+	dpkg_root "$T/da" -i "$v1"
+	dpkg_root "$T/da" -i "$v2"
 	same_as_dpkg "$T/a" "$T/da" "unchanged"
 fi
 no_temps "$T/a"
@@ -77,7 +62,7 @@ echo "ok unchanged: removed"
 # Changed by the user: kept as old.conf.dpkg-old, with a warning; the dry
 # run says so first.
 mkdir "$T/b"
-dpkg_root "$T/b"
+empty_dpkg_db "$T/b"
 "$DEBUNPACK" -q --root "$T/b" "$v1" || fail "install 1"
 echo mine > "$T/b/etc/app/old.conf"
 "$DEBUNPACK" --root "$T/b" --dry-run "$v2" > "$T/plan" 2>&1 || fail "dry run: $(cat "$T/plan")"
@@ -90,10 +75,10 @@ grep -q "warning: .*'etc/app/old.conf': .*kept as 'old.conf.dpkg-old'" "$T/err" 
     fail "changed: no warning: $(cat "$T/err")"
 if [ -n "$withdpkg" ]; then
 	mkdir "$T/db"
-	dpkg_root "$T/db"
-	dpkg_i "$T/db" "$v1"
+	empty_dpkg_db "$T/db"
+	dpkg_root "$T/db" -i "$v1"
 	echo mine > "$T/db/etc/app/old.conf"
-	dpkg_i "$T/db" "$v2"
+	dpkg_root "$T/db" -i "$v2"
 	same_as_dpkg "$T/b" "$T/db" "changed"
 fi
 "$DEBUNPACK" -q --root "$T/b" --verify || fail "verify after the upgrade"
@@ -102,23 +87,23 @@ echo "ok changed: kept as .dpkg-old"
 
 # A fresh install over a file no package has: kept aside too, as dpkg does.
 mkdir -p "$T/c/etc/app"
-dpkg_root "$T/c"
+empty_dpkg_db "$T/c"
 echo local > "$T/c/etc/app/old.conf"
 "$DEBUNPACK" -q --root "$T/c" "$v2" 2> /dev/null || fail "install 2 over a local file"
 [ "$(cat "$T/c/etc/app/old.conf.dpkg-old")" = local ] && [ ! -e "$T/c/etc/app/old.conf" ] ||
     fail "fresh install: the local file was not kept aside"
 if [ -n "$withdpkg" ]; then
 	mkdir -p "$T/dc/etc/app"
-	dpkg_root "$T/dc"
+	empty_dpkg_db "$T/dc"
 	echo local > "$T/dc/etc/app/old.conf"
-	dpkg_i "$T/dc" "$v2"
+	dpkg_root "$T/dc" -i "$v2"
 	same_as_dpkg "$T/c" "$T/dc" "fresh install"
 fi
 echo "ok fresh install: a local file kept aside"
 
 # Another package has the path: it stays, untouched.
-printf 'control-field Package other\ncontrol-field Version 1\ncontrol-field Architecture all\ndir ./etc/ 0755\ndir ./etc/app/ 0755\nfile ./etc/app/old.conf 0644 text:other\\n\n' > "$T/other.desc"
-other=$(build_deb other "$T/other.desc")
+other=$(make_pkg other 1 "dir ./etc/ 0755" "dir ./etc/app/ 0755" \
+    "file ./etc/app/old.conf 0644 text:other\\n")
 mkdir "$T/d"
 "$DEBUNPACK" -q --root "$T/d" "$other" || fail "install other"
 "$DEBUNPACK" -q --root "$T/d" "$v2" || fail "install 2 beside other"
@@ -133,8 +118,8 @@ grep -q '^ /etc/app/old.conf newconffile remove-on-upgrade$' "$T/e/var/lib/dpkg/
     fail "status: $(grep -A3 '^Conffiles' "$T/e/var/lib/dpkg/status")"
 if [ -n "$withdpkg" ]; then
 	mkdir "$T/de"
-	dpkg_root "$T/de"
-	dpkg_i "$T/de" "$v2"
+	empty_dpkg_db "$T/de"
+	dpkg_root "$T/de" -i "$v2"
 	sed -n '/^Conffiles:/,/^[A-Z]/p' "$T/de/var/lib/dpkg/status" | grep '^ ' | sed 's/ [0-9a-f]\{32\}$/ HASH/' > "$T/theirs"
 	sed -n '/^Conffiles:/,/^[A-Z]/p' "$T/e/var/lib/dpkg/status" | grep '^ ' | sed 's/ [0-9a-f]\{32\}$/ HASH/' > "$T/ours"
 	diff -u "$T/theirs" "$T/ours" || fail "Conffiles: not dpkg's"
@@ -164,13 +149,13 @@ for how in unchanged changed; do
 	    fail "$how: upgrade to 5: $(cat "$T/ours.5")"
 	if [ -n "$withdpkg" ]; then
 		mkdir "$T/df-$how"
-		dpkg_root "$T/df-$how"
-		dpkg_i "$T/df-$how" "$v1"
+		empty_dpkg_db "$T/df-$how"
+		dpkg_root "$T/df-$how" -i "$v1"
 		[ $how = unchanged ] || echo mine > "$T/df-$how/etc/app/old.conf"
-		dpkg_i "$T/df-$how" "$v2"
+		dpkg_root "$T/df-$how" -i "$v2"
 		conffiles_of "$T/df-$how" > "$T/theirs.2"
 		diff -u "$T/theirs.2" "$T/ours.2" || fail "$how: upgrade to 2: Conffiles not dpkg's"
-		dpkg_i "$T/df-$how" "$v5"
+		dpkg_root "$T/df-$how" -i "$v5"
 		conffiles_of "$T/df-$how" > "$T/theirs.5"
 		diff -u "$T/theirs.5" "$T/ours.5" || fail "$how: upgrade to 5: Conffiles not dpkg's"
 	fi

@@ -9,10 +9,7 @@
 ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0
 export ASAN_OPTIONS
 
-cat > "$T/v1.desc" <<'D'
-control-field Package app
-control-field Version 1
-control-field Architecture all
+v1=$(make_pkg app 1 - <<'D'
 dir ./etc/ 0755
 file ./etc/app.conf 0644 text:one\n
 dir ./usr/ 0755
@@ -21,10 +18,8 @@ file ./usr/bin/app 0755 size:3000
 symlink ./usr/bin/app-link app
 file ./usr/bin/old-only 0755 text:old\n
 D
-cat > "$T/v2.desc" <<'D'
-control-field Package app
-control-field Version 2
-control-field Architecture all
+)
+v2=$(make_pkg app 2 - <<'D'
 dir ./etc/ 0755
 file ./etc/app.conf 0644 text:two\n
 dir ./usr/ 0755
@@ -35,17 +30,8 @@ dir ./usr/share/ 0755
 dir ./usr/share/app/ 0755
 file ./usr/share/app/new 0644 text:new\n
 D
-cat > "$T/lib.desc" <<'D'
-control-field Package lib
-control-field Version 1
-control-field Architecture all
-dir ./usr/ 0755
-dir ./usr/lib/ 0755
-file ./usr/lib/lib.so 0644 size:2000
-D
-v1=$(build_deb v1 "$T/v1.desc")
-v2=$(build_deb v2 "$T/v2.desc")
-lib=$(build_deb lib "$T/lib.desc")
+)
+lib=$(make_pkg lib 1 "dir ./usr/ 0755" "dir ./usr/lib/ 0755" "file ./usr/lib/lib.so 0644 size:2000")
 root=$T/root
 mkdir "$root"
 "$DEBUNPACK" -q --root "$root" "$v1" || fail "install v1"

@@ -14,19 +14,14 @@ export ASAN_OPTIONS
 strace -qq -o /dev/null -e inject=getpid:error=EIO:when=1 true 2>/dev/null ||
     skip "strace cannot inject faults here"
 
-cat > "$T/v1.desc" <<'D'
-control-field Package app
-control-field Version 1
-control-field Architecture all
+v1=$(make_pkg app 1 - <<'D'
 dir ./usr/ 0755
 dir ./usr/bin/ 0755
 file ./usr/bin/app 0755 size:3000
 file ./usr/bin/old-only 0755 text:old\n
 D
-cat > "$T/v2.desc" <<'D'
-control-field Package app
-control-field Version 2
-control-field Architecture all
+)
+v2=$(make_pkg app 2 - <<'D'
 dir ./usr/ 0755
 dir ./usr/bin/ 0755
 file ./usr/bin/app 0755 size:4000
@@ -34,8 +29,7 @@ dir ./usr/share/ 0755
 dir ./usr/share/app/ 0755
 file ./usr/share/app/new 0644 text:new\n
 D
-v1=$(build_deb v1 "$T/v1.desc")
-v2=$(build_deb v2 "$T/v2.desc")
+)
 mkdir "$T/base"
 "$DEBUNPACK" -q --root "$T/base" "$v1" || fail "install v1"
 snapshot "$T/base" "$T/before"

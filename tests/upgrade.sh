@@ -5,31 +5,25 @@
 # paths of other installed packages conflict unless --force-overwrite.
 . "${srcdir:-.}/tests/lib.sh"
 
-# pkg NAME VERSION LINES: a package description on standard output.
-pkg() {
-	printf 'control-field Package %s\ncontrol-field Version %s\ncontrol-field Architecture all\n' "$1" "$2"
-	printf '%b\n' "$3"
-}
 root=$T/root
 mkdir -p "$root/usr/bin"
 ln -s usr/bin "$root/bin"
 
-pkg p 1 'dir ./usr/ 0755\ndir ./usr/bin/ 0755\nfile ./usr/bin/a 0755 text:a1\nfile ./usr/bin/b 0755 text:b1
-dir ./bin/ 0755\nfile ./bin/tool 0755 text:tool1
-dir ./d/ 0755\nfile ./d/x 0644 text:x\nsymlink ./d/s x
-dir ./shared/ 0755\nfile ./shared/p 0644 text:p\ndir ./kept/ 0755\nfile ./kept/k 0644 text:k' > "$T/p1.desc"
-pkg p 2 'dir ./usr/ 0755\ndir ./usr/bin/ 0755\nfile ./usr/bin/a 0755 text:a2
-file ./usr/bin/tool 0755 text:tool2' > "$T/p2.desc"
-pkg q 1 'dir ./shared/ 0755\nfile ./shared/q 0644 text:q' > "$T/q1.desc"
-for d in p1 p2 q1; do build_deb $d "$T/$d.desc" > /dev/null; done
+p1=$(make_pkg p 1 "dir ./usr/ 0755" "dir ./usr/bin/ 0755" "file ./usr/bin/a 0755 text:a1" \
+    "file ./usr/bin/b 0755 text:b1" "dir ./bin/ 0755" "file ./bin/tool 0755 text:tool1" \
+    "dir ./d/ 0755" "file ./d/x 0644 text:x" "symlink ./d/s x" \
+    "dir ./shared/ 0755" "file ./shared/p 0644 text:p" "dir ./kept/ 0755" "file ./kept/k 0644 text:k")
+p2=$(make_pkg p 2 "dir ./usr/ 0755" "dir ./usr/bin/ 0755" "file ./usr/bin/a 0755 text:a2" \
+    "file ./usr/bin/tool 0755 text:tool2")
+q1=$(make_pkg q 1 "dir ./shared/ 0755" "file ./shared/q 0644 text:q")
 
-"$DEBUNPACK" -q --root "$root" "$T/p1.deb" "$T/q1.deb" || fail "install p1 q1"
+"$DEBUNPACK" -q --root "$root" "$p1" "$q1" || fail "install p1 q1"
 [ "$(cat "$root/usr/bin/tool")" = tool1 ] || fail "tool through bin link"
 echo user > "$root/kept/user-file"
 
 # --dry-run says what the upgrade will do and does nothing.
 snapshot "$root" "$T/before"
-"$DEBUNPACK" --root "$root" --dry-run "$T/p2.deb" > "$T/plan" || fail "dry run: $(cat "$T/plan")"
+"$DEBUNPACK" --root "$root" --dry-run "$p2" > "$T/plan" || fail "dry run: $(cat "$T/plan")"
 for line in "replace /usr/bin/a" "replace /usr/bin/tool" "remove /usr/bin/b" "remove /d/x" \
     "remove /d" "remove /shared/p"; do
 	grep -qx "$line" "$T/plan" || { cat "$T/plan"; fail "dry run lacks '$line'"; }
@@ -37,7 +31,7 @@ done
 snapshot "$root" "$T/after"
 diff -u "$T/before" "$T/after" || fail "dry run changed the root"
 
-"$DEBUNPACK" -q --root "$root" "$T/p2.deb" || fail "upgrade to p2"
+"$DEBUNPACK" -q --root "$root" "$p2" || fail "upgrade to p2"
 
 [ "$(cat "$root/usr/bin/a")" = a2 ] || fail "a not upgraded"
 [ ! -e "$root/usr/bin/b" ] || fail "b of the old version left"
@@ -57,31 +51,29 @@ echo "ok upgrade"
 
 # Reinstalling the same version repairs a file a user changed.
 echo broken > "$root/usr/bin/a"
-"$DEBUNPACK" -q --root "$root" "$T/p2.deb" || fail reinstall
+"$DEBUNPACK" -q --root "$root" "$p2" || fail reinstall
 [ "$(cat "$root/usr/bin/a")" = a2 ] || fail "reinstall did not repair"
 echo "ok reinstall"
 
 # A path of another installed package: an error naming both, or with
 # --force-overwrite a change of owner with a warning.
-pkg r 1 'dir ./shared/ 0755\nfile ./shared/q 0644 text:from-r' > "$T/r1.desc"
-build_deb r1 "$T/r1.desc" > /dev/null
+r1=$(make_pkg -o r1 r 1 "dir ./shared/ 0755" "file ./shared/q 0644 text:from-r")
 snapshot "$root" "$T/before"
 # The dry run refuses as the run does: the same line, the same status.
-"$DEBUNPACK" --root "$root" --dry-run "$T/r1.deb" > "$T/plan" 2> "$T/dryerr" && fail "dry run: no conflict"
-"$DEBUNPACK" --root "$root" "$T/r1.deb" 2> "$T/err" && fail "conflict accepted"
+"$DEBUNPACK" --root "$root" --dry-run "$r1" > "$T/plan" 2> "$T/dryerr" && fail "dry run: no conflict"
+"$DEBUNPACK" --root "$root" "$r1" 2> "$T/err" && fail "conflict accepted"
 grep -q "r1.deb: 'shared/q': also in package 'q'" "$T/err" || fail "conflict: $(cat "$T/err")"
 cmp -s "$T/err" "$T/dryerr" || fail "dry run said: $(cat "$T/dryerr"), the run: $(cat "$T/err")"
 snapshot "$root" "$T/after"
 diff -u "$T/before" "$T/after" || fail "conflict changed the root"
-"$DEBUNPACK" --root "$root" --force-overwrite "$T/r1.deb" 2> "$T/err" || fail "--force-overwrite"
+"$DEBUNPACK" --root "$root" --force-overwrite "$r1" 2> "$T/err" || fail "--force-overwrite"
 grep -q "taken over from package 'q'" "$T/err" || fail "no warning: $(cat "$T/err")"
 [ "$("$DEBUNPACK" --root "$root" --owner /shared/q)" = "r: /shared/q" ] ||
     fail "owner after takeover: $("$DEBUNPACK" --root "$root" --owner /shared/q)"
 grep -q "/shared/q" "$root/var/lib/debunpack/q.record" && fail "q's record still lists shared/q"
 # Upgrading q to a version without the file must not remove r's file.
-pkg q 2 'dir ./shared/ 0755' > "$T/q2.desc"
-build_deb q2 "$T/q2.desc" > /dev/null
-"$DEBUNPACK" -q --root "$root" "$T/q2.deb" || fail "upgrade q"
+q2=$(make_pkg q 2 "dir ./shared/ 0755")
+"$DEBUNPACK" -q --root "$root" "$q2" || fail "upgrade q"
 [ "$(cat "$root/shared/q")" = from-r ] || fail "r's file removed by q's upgrade"
 no_temps "$root"
 echo "ok conflicts"

@@ -35,24 +35,18 @@ done
 # over, and the earlier one's record no longer lists it under its own
 # spelling (else an upgrade of that package that drops the path would
 # remove the file the other one owns).
-cat > "$T/old.desc" <<'D'
-control-field Package oldstyle
-control-field Version 1
-control-field Architecture all
+old=$(make_pkg oldstyle 1 - <<'D'
 dir ./bin/ 0755
 file ./bin/tool 0755 text:old\n
 file ./bin/other 0755 text:other\n
 D
-cat > "$T/new.desc" <<'D'
-control-field Package newstyle
-control-field Version 1
-control-field Architecture all
+)
+new=$(make_pkg newstyle 1 - <<'D'
 dir ./usr/ 0755
 dir ./usr/bin/ 0755
 file ./usr/bin/tool 0755 text:new\n
 D
-old=$(build_deb old "$T/old.desc")
-new=$(build_deb new "$T/new.desc")
+)
 root=$T/root-takeover
 mkdir -p "$root/usr/bin"
 ln -s usr/bin "$root/bin"

@@ -29,11 +29,7 @@ desc() {
 	d_file=$1 d_name=$2 d_scale=$3
 	shift 3
 	s=./usr/share/$d_name
-	printf '%s\n' "control-field Package $d_name" \
-	    "control-field Version 1.0" \
-	    "control-field Architecture all" \
-	    "control-field Maintainer Test <t@example.org>" \
-	    "control-field Description multi-block xz" \
+	make_pkg -o "$d_file" -m "Test <t@example.org>" -d "multi-block xz" "$d_name" 1.0 \
 	    "$@" \
 	    "dir ./ 0755" \
 	    "dir ./usr/ 0755" \
@@ -49,8 +45,7 @@ desc() {
 	    "hardlink $s/small/f.link $s/small/f00010" \
 	    "symlink $s/random2.sym random2" \
 	    "dir $s/empty/ 0755" \
-	    "file $s/nothing 0644 empty" > "$T/$d_file.desc"
-	build_deb "$d_file" "$T/$d_file.desc"
+	    "file $s/nothing 0644 empty"
 }
 
 # blocks DEB: "BLOCKS STREAMS yes|no": the data member's blocks and
