@@ -2,8 +2,6 @@
 /* Records of installed files: the run's path table and the admin directory. */
 #include "config.h"
 
-#include <dirent.h>
-#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <search.h>
@@ -19,6 +17,7 @@
 #include "durable/journal.h"
 #include "manifest.h"
 #include "durable/rootfs.h"
+#include "db/recstore.h"
 #include "syncbatch.h"
 
 /*
@@ -45,7 +44,8 @@ struct manifest {
 	size_t n;
 	/* the admin directory, when attached, and what errors call it */
 	const char *admname;
-	struct rootfs arf;
+	struct recstore *store;	/* reads the records; owns the descriptor */
+	struct rootfs arf;	/* the store's descriptor, for adirs */
 	struct dirs *adirs;
 	struct syncbatch *asb;
 	size_t aroot;		/* its index in adirs */
@@ -62,7 +62,7 @@ struct manifest {
 	/* dropped, and staged down to conffiles: manifest_leaving's */
 	size_t nleaving;
 	/* which records dpkg made stale, and whether the run drops them */
-	manifest_stale_fn *stale;
+	recstore_stale_fn *stale;
 	void *stale_ctx;
 	bool forget;
 	bool dpkg_db;		/* the run keeps dpkg's database too */
@@ -130,9 +130,10 @@ manifest_free(struct manifest *m)
 	}
 	free(m->forgotten);
 	free(m->owned);
+	/* The batch and the table use the store's descriptor: it goes last. */
 	syncbatch_free(m->asb);
 	dirs_free(m->adirs);
-	rootfs_close(&m->arf);
+	recstore_free(m->store);
 	free(m);
 }
 
@@ -198,8 +199,10 @@ manifest_admin(struct manifest *m, int dirfd, const char *name,
 	int r;
 
 	m->admname = name;
-	if ((m->arf.fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0)
-		return dbp_err(err, errno, name, "cannot open admin directory");
+	if ((r = recstore_open(&m->store, dirfd, name, err)) != 0)
+		return r;
+	recstore_set_stale(m->store, m->stale, m->stale_ctx);
+	m->arf.fd = recstore_fd(m->store);
 	m->arf.openat2 = openat2;
 	/* Records live in one directory: a tiny cache and few open files. */
 	if ((r = dirs_new(&m->adirs, &m->arf, 4)) != 0 ||
@@ -228,23 +231,6 @@ manifest_admin_fd(const struct manifest *m)
 	return m->arf.fd;
 }
 
-/* Package names become file names: only what dpkg allows in them. */
-static int
-manifest_valid_name(const char *name)
-{
-	const char *p;
-
-	if (strlen(name) < 1 || strlen(name) > 200 ||
-	    !((name[0] >= 'a' && name[0] <= 'z') ||
-	    (name[0] >= '0' && name[0] <= '9')))
-		return 0;
-	for (p = name; *p != '\0'; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		    *p == '+' || *p == '-' || *p == '.'))
-			return 0;
-	return 1;
-}
-
 /* Write R as a temporary record and register it with the records' batch. */
 static int
 manifest_write_tmp(struct manifest *m, struct record *r,
@@ -256,7 +242,7 @@ manifest_write_tmp(struct manifest *m, struct record *r,
 	FILE *fp;
 	int e;
 
-	snprintf(final, sizeof(final), "%s" MANIFEST_SUFFIX, name);
+	snprintf(final, sizeof(final), "%s" RECSTORE_SUFFIX, name);
 	if ((e = batchfile_open(&bf, m->asb, m->adirs, m->aroot, final, final,
 	    0644, err)) != 0)
 		return e;
@@ -279,7 +265,7 @@ manifest_stage(struct manifest *m, struct record *r, struct dbp_error *err)
 	struct record **v;
 	int e;
 
-	if (name == NULL || !manifest_valid_name(name)) {
+	if (name == NULL || !recstore_valid_name(name)) {
 		e = dbp_err(err, 0, "control", "invalid package name '%s'",
 		    name != NULL ? name : "");
 		record_free(r);
@@ -326,6 +312,7 @@ manifest_disown_staged(struct manifest *m, unsigned pkg, const char *abspath)
 
 
 static void manifest_index(struct manifest *);
+static int manifest_forget(struct manifest *, const char *, const char *);
 
 int
 manifest_prepare(struct manifest *m, struct journal *j,
@@ -350,7 +337,7 @@ manifest_prepare(struct manifest *m, struct journal *j,
 	 * those dpkg made stale.
 	 */
 	for (i = 0; i < m->ndropped + m->nforgotten; i++) {
-		snprintf(file, sizeof(file), "%s" MANIFEST_SUFFIX,
+		snprintf(file, sizeof(file), "%s" RECSTORE_SUFFIX,
 		    i < m->ndropped ? control_get(m->dropped[i]->ctl,
 		    "Package") : m->forgotten[i - m->ndropped].name);
 		if ((r = journal_drop(j, file)) != 0)
@@ -497,22 +484,31 @@ int
 manifest_load_installed(struct manifest *m, struct dbp_error *err)
 {
 	struct record *rec, **v;
-	char **names;
+	const char *what;
+	char **names, file[256];
 	size_t i;
 	int r;
 
-	if (m->arf.fd < 0)
+	if (m->store == NULL)
 		names = NULL;
-	else if ((r = manifest_names(m, &names, err)) != 0)
+	else if ((r = recstore_names(m->store, &names, err)) != 0)
 		return r;
+	r = 0;
 	for (i = 0; names != NULL && names[i] != NULL; i++) {
-		if ((r = manifest_load(m, names[i], &rec, err)) != 0) {
+		if ((r = recstore_load(m->store, names[i], &rec, &what,
+		    err)) != 0) {
+			if (r != -ENOENT)
+				break;
 			/* Gone since the listing, or dpkg's now (stale). */
-			if (r == -ENOENT) {
-				r = 0;
-				continue;
+			r = 0;
+			if (what != NULL && m->forget &&
+			    (r = manifest_forget(m, names[i], what)) != 0) {
+				snprintf(file, sizeof(file), "%s"
+				    RECSTORE_SUFFIX, names[i]);
+				r = dbp_err(err, -r, file, "cannot read record");
+				break;
 			}
-			break;
+			continue;
 		}
 		v = realloc(m->inst, (m->ninst + 1) * sizeof(*v));
 		if (v == NULL) {
@@ -523,7 +519,7 @@ manifest_load_installed(struct manifest *m, struct dbp_error *err)
 		m->inst = v;
 		m->inst[m->ninst++] = rec;
 	}
-	manifest_names_free(names);
+	recstore_names_free(names);
 	if (r == 0 && ((m->disowned = calloc(m->ninst + 1, sizeof(bool))) == NULL ||
 	    (m->lost = calloc(m->ninst + 1, sizeof(bool))) == NULL))
 		r = dbp_err(err, ENOMEM, "", "cannot read records");
@@ -749,7 +745,7 @@ manifest_drop_records(struct manifest *m, struct dbp_error *err)
 		return 0;
 	/* A repair would redo this from the journal's "drop" lines. */
 	for (i = 0; i < m->ndropped + m->nforgotten; i++) {
-		snprintf(file, sizeof(file), "%s" MANIFEST_SUFFIX,
+		snprintf(file, sizeof(file), "%s" RECSTORE_SUFFIX,
 		    i < m->ndropped ? control_get(m->dropped[i]->ctl,
 		    "Package") : m->forgotten[i - m->ndropped].name);
 		if (unlinkat(m->arf.fd, file, 0) != 0 && errno != ENOENT)
@@ -826,12 +822,14 @@ manifest_set_dpkg_db(struct manifest *m)
 }
 
 void
-manifest_set_stale(struct manifest *m, manifest_stale_fn *fn, void *ctx,
+manifest_set_stale(struct manifest *m, recstore_stale_fn *fn, void *ctx,
     bool forget)
 {
 	m->stale = fn;
 	m->stale_ctx = ctx;
 	m->forget = forget;
+	if (m->store != NULL)
+		recstore_set_stale(m->store, fn, ctx);
 }
 
 size_t
@@ -848,97 +846,16 @@ manifest_forgotten(const struct manifest *m, size_t i, const char **what)
 }
 
 int
-manifest_load(struct manifest *m, const char *name, struct record **out,
-    struct dbp_error *err)
-{
-	const char *what;
-	char file[256];
-	FILE *fp;
-	int dfd, fd, r;
-
-	if (!manifest_valid_name(name))
-		return -ENOENT;
-	snprintf(file, sizeof(file), "%s" MANIFEST_SUFFIX, name);
-	if ((dfd = dirs_fd(m->adirs, m->aroot)) < 0)
-		return dbp_err(err, -dfd, m->admname,
-		    "cannot open admin directory");
-	if ((fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? -ENOENT :
-		    dbp_err(err, errno, file, "cannot read record");
-	if ((fp = fdopen(fd, "r")) == NULL) {
-		close(fd);
-		return dbp_err(err, errno, file, "cannot read record");
-	}
-	r = record_read(fp, file, out, err);
-	fclose(fp);
-	if (r == 0 && m->stale != NULL && m->stale(m->stale_ctx, *out, &what)) {
-		if (m->forget && (r = manifest_forget(m, name, what)) != 0) {
-			record_free(*out);
-			*out = NULL;
-			return dbp_err(err, -r, file, "cannot read record");
-		}
-		record_free(*out);
-		*out = NULL;
-		return -ENOENT;
-	}
-	return r;
-}
-
-static int
-manifest_cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int
 manifest_names(struct manifest *m, char ***names, struct dbp_error *err)
 {
-	size_t n = 0, sl = strlen(MANIFEST_SUFFIX), len;
-	char **v = NULL, **nv;
-	struct dirent *de;
-	DIR *dir;
-	int fd;
-
-	if ((fd = openat(m->arf.fd, ".", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0 || (dir = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		return dbp_err(err, errno, m->admname,
+	if (m->store == NULL)
+		return dbp_err(err, EBADF, m->admname,
 		    "cannot list admin directory");
-	}
-	while ((de = readdir(dir)) != NULL) {
-		len = strlen(de->d_name);
-		if (len <= sl || strcmp(de->d_name + len - sl,
-		    MANIFEST_SUFFIX) != 0)
-			continue;
-		if ((nv = realloc(v, (n + 2) * sizeof(*v))) == NULL ||
-		    (nv[n] = strndup(de->d_name, len - sl)) == NULL) {
-			v = nv != NULL ? nv : v;
-			if (v != NULL)
-				v[n] = NULL;
-			manifest_names_free(v);
-			closedir(dir);
-			return dbp_err(err, ENOMEM, "", "cannot list records");
-		}
-		v = nv;
-		v[++n] = NULL;
-	}
-	closedir(dir);
-	if (v == NULL && (v = calloc(1, sizeof(*v))) == NULL)
-		return dbp_err(err, ENOMEM, "", "cannot list records");
-	qsort(v, n, sizeof(*v), manifest_cmp_names);
-	*names = v;
-	return 0;
+	return recstore_names(m->store, names, err);
 }
 
 void
 manifest_names_free(char **names)
 {
-	size_t i;
-
-	if (names == NULL)
-		return;
-	for (i = 0; names[i] != NULL; i++)
-		free(names[i]);
-	free(names);
+	recstore_names_free(names);
 }

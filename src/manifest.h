@@ -9,6 +9,7 @@
 
 #include "util/error.h"
 #include "db/record.h"
+#include "db/recstore.h"
 #include "durable/dirs.h"
 #include "util/stats.h"
 
@@ -27,9 +28,6 @@ struct manifest_entry {
 	uint64_t size;		/* regular files: for records of hardlinks */
 	unsigned char sha256[32];
 };
-
-/* A record's file in the admin directory: the package's name and this. */
-#define MANIFEST_SUFFIX	".record"
 
 struct manifest;
 struct syncbatch;
@@ -55,11 +53,9 @@ void manifest_forget_path(struct manifest *m, size_t dir, const char *name);
 size_t manifest_count(const struct manifest *m);
 
 /*
- * The admin directory holds one record per installed package,
- * NAME.record (see record.c for the format).
- *
  * Attach the admin directory open as DIRFD (duplicated; the caller keeps
- * its own), called NAME in errors (kept by reference).  Records are committed with the sync strategy of the files'
+ * its own), called NAME in errors (kept by reference), through a
+ * recstore (recstore.h), which reads them.  Records are committed with the sync strategy of the files'
  * batch PEER, sharing its barriers (none when PEER is NULL), counted in
  * ST.  OPENAT2 tells whether the kernel has openat2 (see rootfs.h).
  */
@@ -199,17 +195,15 @@ int manifest_drop_records(struct manifest *m, struct dbp_error *err);
 int manifest_abort(struct manifest *m);
 
 /*
- * FN says whether a record no longer stands (dpkg changed its package
- * since: dpkgstale.h), and how (*WHAT); such a record reads as none.  With
- * FORGET (a run, not a query), the run drops it after its commit point,
- * journaled (manifest_prepare, manifest_finish), and touches no path of
- * it: they are dpkg's, or gone.
+ * FN judges the installed records (recstore_set_stale): one that no
+ * longer stands reads as none.  With FORGET (a run, not a dry run's
+ * plan), the run drops it after its commit point, journaled
+ * (manifest_prepare, manifest_drop_records), and touches no path of it:
+ * they are dpkg's, or gone.
  */
-typedef bool manifest_stale_fn(void *ctx, const struct record *r,
-    const char **what);
 /* The run keeps dpkg's database too: the records it stages say so. */
 void manifest_set_dpkg_db(struct manifest *m);
-void manifest_set_stale(struct manifest *m, manifest_stale_fn *fn, void *ctx,
+void manifest_set_stale(struct manifest *m, recstore_stale_fn *fn, void *ctx,
     bool forget);
 /* The records dropped so, with what dpkg did, for the run to tell. */
 size_t manifest_nforgotten(const struct manifest *m);
@@ -217,15 +211,9 @@ const char *manifest_forgotten(const struct manifest *m, size_t i,
     const char **what);
 
 /*
- * Read the record of package NAME: 0 with *OUT, -ENOENT if there is none,
- * another -errno with ERR filled if it cannot be read or is malformed.
- */
-int manifest_load(struct manifest *m, const char *name, struct record **out,
-    struct dbp_error *err);
-
-/*
- * Names of the recorded packages, sorted; *NAMES is a NULL-terminated
- * array the caller frees with manifest_names_free.
+ * Names of the recorded packages, as recstore_names; *NAMES is a
+ * NULL-terminated array the caller frees with manifest_names_free.
+ * -EBADF without an admin directory.
  */
 int manifest_names(struct manifest *m, char ***names, struct dbp_error *err);
 void manifest_names_free(char **names);
