@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The queries' front end: --list, --owner, --files, --verify, --contents, --recover. */
+/* The queries' front end: --list, --owner, --files, --verify, --contents. */
 #include "config.h"
 
 #include <errno.h>
@@ -16,7 +16,6 @@
 #include "db/dpkgdivert.h"
 #include "db/recstore.h"
 #include "durable/rootfs.h"
-#include "run/install.h"
 #include "run/query.h"
 #include "run/verify.h"
 #include "util/escape.h"
@@ -202,10 +201,6 @@ queries_run(const struct cli_opts *o, int argc, char **argv, int first)
 	}
 	if ((r = rootfs_open(&rf, o->in.root, &err)) != 0)
 		goto out;
-	if (o->action == ACT_RECOVER) {
-		r = install_recover(&o->in, &rf, true, &err);
-		goto out;
-	}
 	/*
 	 * Queries read, as dpkg-query does: no repair, no lock.  What dpkg
 	 * changed since is not debunpack's, and what an interrupted run

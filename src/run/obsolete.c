@@ -15,6 +15,7 @@
 
 #include "durable/journal.h"
 #include "durable/fileat.h"
+#include "manifest.h"
 #include "run/obsolete.h"
 
 /* A path of an old version to remove after the commit point. */
