@@ -17,6 +17,7 @@
 #include "cli/progress.h"
 #include "cli/queries.h"
 #include "cli/render.h"
+#include "durable/rootfs.h"
 #include "run/install.h"
 #include "util/error.h"
 #include "util/stats.h"
@@ -28,6 +29,30 @@ main_on_signal(int sig)
 {
 	(void)sig;
 	main_stop = 1;
+}
+
+/*
+ * --recover: the repair and nothing else, told as a run tells it; apart
+ * from queries_run, which never repairs and so links no run.
+ */
+static int
+main_recover(const struct cli_opts *o)
+{
+	struct rootfs rf = { -1, false };
+	struct dbp_error err;
+	int r;
+
+	dbp_err_clear(&err);
+	if ((r = rootfs_open(&rf, o->in.root, &err)) == 0)
+		r = install_recover(&o->in, &rf, true, &err);
+	rootfs_close(&rf);
+	if (fflush(stdout) != 0 && r == 0)
+		r = dbp_err(&err, errno, NULL, "cannot write to standard output");
+	if (r != 0) {
+		render_error(&err);
+		return 1;
+	}
+	return 0;
 }
 
 int
@@ -54,6 +79,8 @@ main(int argc, char **argv)
 	/* --recover says what it repaired. */
 	o.in.note = render_note;
 	o.in.ctx = &o;
+	if (o.cmd->flags & CMD_REPAIR)
+		return main_recover(&o);
 	if (o.cmd->flags & CMD_QUERY)
 		return queries_run(&o, argc, argv, first);
 	o.in.dry_run = o.action == ACT_DRY_RUN;

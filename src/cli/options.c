@@ -41,7 +41,7 @@ static const struct cli_command options_commands[] = {
 	{ ACT_FILES, "files", CMD_QUERY | CMD_OPERANDS, NULL },
 	{ ACT_VERIFY, "verify", CMD_QUERY | CMD_JSON | CMD_RPM, NULL },
 	{ ACT_CONTENTS, "contents", CMD_QUERY | CMD_OPERANDS, NULL },
-	{ ACT_RECOVER, "recover", CMD_QUERY | CMD_ROOT | CMD_NO_OPERANDS,
+	{ ACT_RECOVER, "recover", CMD_REPAIR | CMD_ROOT | CMD_NO_OPERANDS,
 	    "repair" },
 };
 #define OPTIONS_NCOMMANDS \

@@ -16,6 +16,7 @@
 #define CMD_REMOVE	0x10	/* --remove and --purge */
 #define CMD_OPERANDS	0x20	/* at least one operand */
 #define CMD_NO_OPERANDS	0x40	/* none at all */
+#define CMD_REPAIR	0x80	/* repairs only: main_recover answers it */
 
 struct cli_command {
 	enum cli_action action;

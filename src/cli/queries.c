@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The queries' front end: --list, --owner, --files, --verify, --contents, --recover. */
+/* The queries' front end: --list, --owner, --files, --verify, --contents. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,13 +14,11 @@
 #include "cli/render.h"
 #include "db/admin.h"
 #include "db/dpkgdivert.h"
+#include "db/recstore.h"
 #include "durable/rootfs.h"
-#include "manifest.h"
-#include "run/install.h"
 #include "run/query.h"
 #include "run/verify.h"
 #include "util/escape.h"
-#include "util/stats.h"
 
 /*
  * --owner [PATTERN...] and --list [PATTERN...]: the lines of what is
@@ -28,7 +26,7 @@
  * dpkg -S and dpkg-query -l.  2 then.
  */
 static int
-queries_owner(const struct cli_opts *o, struct manifest *man,
+queries_owner(const struct cli_opts *o, struct recstore *store,
     const struct rootfs *rf, int argc, char **argv, int first,
     struct dbp_error *err)
 {
@@ -39,7 +37,7 @@ queries_owner(const struct cli_opts *o, struct manifest *man,
 	int r;
 
 	/* dpkg-divert's diversions, which dpkg -S tells of. */
-	if (man != NULL && o->action == ACT_OWNER &&
+	if (store != NULL && o->action == ACT_OWNER &&
 	    (r = query_diversions(rf, &divert, err)) != 0)
 		return r;
 	patterns = calloc(n + 1, sizeof(*patterns));
@@ -56,11 +54,11 @@ queries_owner(const struct cli_opts *o, struct manifest *man,
 		patterns[i++] = (char *)o->owner;
 	for (; i < n; i++)
 		patterns[i] = argv[first + (int)i - (o->owner != NULL)];
-	/* No admin directory (MAN NULL): nothing is installed. */
-	if (man != NULL)
-		r = o->action == ACT_LIST ? query_list(man, patterns, n, found,
-		    o->fmt, stdout, err) : query_owner(man, divert, patterns, n,
-		    found, o->fmt, stdout, err);
+	/* No admin directory (STORE NULL): nothing is installed. */
+	if (store != NULL)
+		r = o->action == ACT_LIST ? query_list(store, patterns, n,
+		    found, o->fmt, stdout, err) : query_owner(store, divert,
+		    patterns, n, found, o->fmt, stdout, err);
 	else {
 		r = n > 0;
 		if (o->fmt == QUERY_JSON)
@@ -92,10 +90,10 @@ queries_owner(const struct cli_opts *o, struct manifest *man,
 /*
  * --files PKG...: each installed package's paths, a blank line between
  * packages (as dpkg -L); one error line for each package not installed
- * (MAN NULL: none is), and 2 then.
+ * (STORE NULL: none is), and 2 then.
  */
 static int
-queries_files(struct manifest *man, const struct rootfs *rf, int argc,
+queries_files(struct recstore *store, const struct rootfs *rf, int argc,
     char **argv, int first, struct dbp_error *err)
 {
 	struct dpkgdivert *divert = NULL;
@@ -103,12 +101,12 @@ queries_files(struct manifest *man, const struct rootfs *rf, int argc,
 	int i, r;
 
 	/* dpkg-divert's diversions, which dpkg -L tells of. */
-	if (man != NULL && (r = query_diversions(rf, &divert, err)) != 0)
+	if (store != NULL && (r = query_diversions(rf, &divert, err)) != 0)
 		return r;
 	for (i = first; i < argc; i++) {
 		if (i > first)
 			putchar('\n');
-		r = man != NULL ? query_files(man, argv[i], divert, stdout,
+		r = store != NULL ? query_files(store, argv[i], divert, stdout,
 		    err) : 1;
 		if (r < 0) {
 			dpkgdivert_free(divert);
@@ -130,12 +128,12 @@ queries_files(struct manifest *man, const struct rootfs *rf, int argc,
 
 /*
  * --verify [PKGNAME...]: the problems found, then one error line for
- * each package not installed (MAN NULL: none is), whose neighbours are
+ * each package not installed (STORE NULL: none is), whose neighbours are
  * verified all the same, as dpkg --verify does; 2 then.  The count of
  * problems in ERR, 3 under -q (the lines and the exit status say it).
  */
 static int
-queries_verify(const struct cli_opts *o, struct manifest *man,
+queries_verify(const struct cli_opts *o, struct recstore *store,
     const struct rootfs *rf, int argc, char **argv, int first,
     struct dbp_error *err)
 {
@@ -145,8 +143,8 @@ queries_verify(const struct cli_opts *o, struct manifest *man,
 	if ((installed = calloc((size_t)(argc - first) + 1,
 	    sizeof(*installed))) == NULL)
 		return dbp_err(err, ENOMEM, NULL, "cannot verify");
-	if (man != NULL)
-		r = verify_packages(man, rf, argv + first, installed,
+	if (store != NULL)
+		r = verify_packages(store, rf, argv + first, installed,
 		    geteuid() == 0, o->fmt, stdout, err);
 	else if (o->fmt == QUERY_JSON)
 		puts("[]");
@@ -180,15 +178,13 @@ queries_verify(const struct cli_opts *o, struct manifest *man,
 int
 queries_run(const struct cli_opts *o, int argc, char **argv, int first)
 {
-	struct manifest *man = NULL;
+	struct recstore *store = NULL;
 	struct rootfs rf = { -1, false };
 	struct admin_view view;
 	struct dbp_error err;
-	struct stats st;
 	int fd = -1, i, r = 0;
 
 	dbp_err_clear(&err);
-	memset(&st, 0, sizeof(st));
 	memset(&view, 0, sizeof(view));
 	if (o->action == ACT_CONTENTS) {
 		/* Several packages: each listing under its file's name. */
@@ -205,24 +201,18 @@ queries_run(const struct cli_opts *o, int argc, char **argv, int first)
 	}
 	if ((r = rootfs_open(&rf, o->in.root, &err)) != 0)
 		goto out;
-	if (o->action == ACT_RECOVER) {
-		r = install_recover(&o->in, &rf, true, &err);
-		goto out;
-	}
 	/*
 	 * Queries read, as dpkg-query does: no repair, no lock.  What dpkg
 	 * changed since is not debunpack's, and what an interrupted run
 	 * committed stands: both read as the view says.
 	 */
-	if ((r = manifest_new(&man)) != 0 ||
-	    (r = admin_view_open(&view, o->in.admindir, &rf, &err)) != 0)
+	if ((r = admin_view_open(&view, o->in.admindir, &rf, &err)) != 0)
 		goto out;
 	if (view.pending.found)
 		fprintf(stderr, "debunpack: warning: an interrupted run awaits"
 		    " its repair ('debunpack --recover'): answering from %s\n",
 		    view.pending.committed ? "its new records" :
 		    "the records before it");
-	manifest_set_stale(man, admin_view_stale, &view, false);
 	if ((fd = admin_open(o->in.admindir, &rf)) < 0) {
 		/* No admin directory yet: nothing is installed. */
 		if (fd != -ENOENT)
@@ -235,20 +225,23 @@ queries_run(const struct cli_opts *o, int argc, char **argv, int first)
 		else
 			r = queries_files(NULL, &rf, argc, argv, first, &err);
 		fd = -1;
-	} else if ((r = manifest_admin(man, fd, admin_name(o->in.admindir),
-	    rf.openat2, NULL, &st, &err)) == 0) {
+	} else if ((r = recstore_open(&store, fd, admin_name(o->in.admindir),
+	    &err)) == 0) {
+		/* The records read as the view says: none of dpkg's since. */
+		recstore_set_stale(store, admin_view_stale, &view);
 		if (o->action == ACT_LIST || o->action == ACT_OWNER)
-			r = queries_owner(o, man, &rf, argc, argv, first, &err);
+			r = queries_owner(o, store, &rf, argc, argv, first, &err);
 		else if (o->action == ACT_FILES)
-			r = queries_files(man, &rf, argc, argv, first, &err);
+			r = queries_files(store, &rf, argc, argv, first, &err);
 		else
-			r = queries_verify(o, man, &rf, argc, argv, first, &err);
+			r = queries_verify(o, store, &rf, argc, argv, first,
+			    &err);
 	} else if (o->action == ACT_FILES)
 		r = queries_files(NULL, &rf, argc, argv, first, &err);
 out:
 	if (fd >= 0)
 		close(fd);
-	manifest_free(man);
+	recstore_free(store);
 	admin_view_close(&view);
 	rootfs_close(&rf);
 	if (fflush(stdout) != 0 && r == 0)

@@ -13,8 +13,8 @@
 #include "db/admin.h"
 #include "deb/control.h"
 #include "db/dpkgstale.h"
-#include "manifest.h"
 #include "db/record.h"
+#include "db/recstore.h"
 
 const char *
 admin_name(const char *dir)
@@ -47,7 +47,7 @@ admin_recover(const char *dir, const struct rootfs *rf, bool lock,
 			return 0;	/* nothing installed, nothing to repair */
 		return dbp_err(err, -fd, name, "cannot open admin directory");
 	}
-	/* A run holds the lock for its whole length (manifest_lock). */
+	/* A run holds the lock for its whole length (recstage_lock). */
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		r = errno;
 		close(fd);
@@ -98,7 +98,7 @@ admin_view_stale(void *ctx, const struct record *r, const char **what)
 	struct admin_view *v = ctx;
 	char file[256];
 
-	snprintf(file, sizeof(file), "%s" MANIFEST_SUFFIX, control_get(r->ctl,
+	snprintf(file, sizeof(file), "%s" RECSTORE_SUFFIX, control_get(r->ctl,
 	    "Package"));
 	if (recover_pending_drops(&v->pending, file)) {
 		*what = "removed by the interrupted run";

@@ -56,7 +56,7 @@ int admin_view_open(struct admin_view *v, const char *dir,
     const struct rootfs *rf, struct dbp_error *err);
 void admin_view_close(struct admin_view *v);
 
-/* manifest_set_stale's callback for V: what the view says is not there. */
+/* recstore_set_stale's callback for V: what the view says is not there. */
 bool admin_view_stale(void *ctx, const struct record *r, const char **what);
 
 #endif

@@ -24,7 +24,7 @@ void dpkgstale_free(struct dpkgstale *s);
  * since, or installed another version, so its files are dpkg's.  *WHAT
  * says how ("not installed", "version 1.2-3"...), for the note.  A
  * record without R->dpkg_db is never stale.  CTX is the struct dpkgstale
- * (manifest_set_stale's callback).
+ * (recstore_set_stale's callback).
  */
 bool dpkgstale_is(void *ctx, const struct record *r, const char **what);
 

@@ -69,7 +69,7 @@
  * a path line is a valid record of fewer paths.  The format has no
  * trailer to tell the two apart: a record is replaced whole, written to
  * a temporary, synced and renamed, so a reader never sees a partial one
- * (see manifest.c for the ordering).
+ * (see recstage.c for the ordering).
  */
 
 const char record_types[] = "fhldcbp";

@@ -69,7 +69,7 @@ struct record {
 		char *owner;		/* the keeper's name */
 	} *kept;
 	size_t nkept;
-	/* A staged record whose package disappears instead (manifest.h). */
+	/* A staged record whose package disappears instead (recowners.h). */
 	bool gone;
 	/* A staged record that gave paths up to a later package of its run. */
 	bool lost;

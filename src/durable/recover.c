@@ -22,7 +22,7 @@
 #include "durable/recover.h"
 
 /*
- * Invariants the repair relies on (see also manifest.c and syncbatch.c):
+ * Invariants the repair relies on (see also db/recstage.c and syncbatch.c):
  *
  * I1. Before a run creates anything in a directory of the root, the
  *     journal names it ("dir", or "mkdir" before it is made), so every

@@ -16,6 +16,7 @@
 #include "durable/journal.h"
 #include "durable/fileat.h"
 #include "extract/obsolete.h"
+#include "manifest.h"
 
 /* A path of an old version to remove after the commit point. */
 struct obsolete_path {

@@ -5,10 +5,10 @@
 
 #include "durable/dirs.h"
 #include "util/error.h"
-#include "manifest.h"
 #include "util/plan.h"
 
 struct journal;
+struct manifest;
 struct obsolete;
 
 int obsolete_new(struct obsolete **out);

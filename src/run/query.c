@@ -71,7 +71,7 @@ query_spec_match(const char *spec, const struct record *rec, bool patterns)
 }
 
 int
-query_load(struct manifest *m, const char *spec, struct record **out,
+query_load(struct recstore *s, const char *spec, struct record **out,
     struct dbp_error *err)
 {
 	char name[256];
@@ -83,7 +83,7 @@ query_load(struct manifest *m, const char *spec, struct record **out,
 		return -ENOENT;
 	memcpy(name, spec, len);
 	name[len] = '\0';
-	if ((r = manifest_load(m, name, out, err)) != 0)
+	if ((r = recstore_load(s, name, out, NULL, err)) != 0)
 		return r;
 	if (!query_spec_match(spec, *out, false)) {
 		record_free(*out);
@@ -94,7 +94,7 @@ query_load(struct manifest *m, const char *spec, struct record **out,
 }
 
 int
-query_list(struct manifest *m, char *const *patterns, size_t npatterns,
+query_list(struct recstore *s, char *const *patterns, size_t npatterns,
     bool *found, enum query_format fmt, FILE *fp, struct dbp_error *err)
 {
 	size_t nobj = 0, p;
@@ -104,13 +104,14 @@ query_list(struct manifest *m, char *const *patterns, size_t npatterns,
 	size_t i;
 	int r;
 
-	if ((r = manifest_names(m, &names, err)) != 0)
+	if ((r = recstore_names(s, &names, err)) != 0)
 		return r;
 	for (p = 0; p < npatterns; p++)
 		found[p] = false;
 	for (i = 0; names[i] != NULL; i++) {
 		/* -ENOENT: gone since the listing, or dpkg's now. */
-		if ((r = manifest_load(m, names[i], &rec, err)) == -ENOENT) {
+		if ((r = recstore_load(s, names[i], &rec, NULL, err)) ==
+		    -ENOENT) {
 			r = 0;
 			continue;
 		}
@@ -149,7 +150,7 @@ query_list(struct manifest *m, char *const *patterns, size_t npatterns,
 		    "");
 		record_free(rec);
 	}
-	manifest_names_free(names);
+	recstore_names_free(names);
 	if (fmt == QUERY_JSON && r == 0)
 		fputs(nobj > 0 ? "]\n" : "[]\n", fp);
 	if (r != 0)
@@ -166,7 +167,7 @@ query_list(struct manifest *m, char *const *patterns, size_t npatterns,
  * none is.
  */
 static int
-query_others_installed(struct manifest *m, const char *name, bool *others,
+query_others_installed(struct recstore *s, const char *name, bool *others,
     struct dbp_error *err)
 {
 	struct record *rec;
@@ -175,12 +176,13 @@ query_others_installed(struct manifest *m, const char *name, bool *others,
 	int r;
 
 	*others = false;
-	if ((r = manifest_names(m, &names, err)) != 0)
+	if ((r = recstore_names(s, &names, err)) != 0)
 		return r;
 	for (i = 0; !*others && names[i] != NULL; i++) {
 		if (strcmp(names[i], name) == 0)
 			continue;
-		if ((r = manifest_load(m, names[i], &rec, err)) == -ENOENT) {
+		if ((r = recstore_load(s, names[i], &rec, NULL, err)) ==
+		    -ENOENT) {
 			r = 0;
 			continue;
 		}
@@ -189,7 +191,7 @@ query_others_installed(struct manifest *m, const char *name, bool *others,
 		*others = !record_config_files(rec);
 		record_free(rec);
 	}
-	manifest_names_free(names);
+	recstore_names_free(names);
 	return r;
 }
 
@@ -241,7 +243,7 @@ query_diversions(const struct rootfs *rf, struct dpkgdivert **out,
 }
 
 int
-query_files(struct manifest *m, const char *spec,
+query_files(struct recstore *s, const char *spec,
     const struct dpkgdivert *divert, FILE *fp, struct dbp_error *err)
 {
 	struct query_files_ctx c = { .fp = fp, .divert = divert };
@@ -249,14 +251,14 @@ query_files(struct manifest *m, const char *spec,
 	bool others = false;
 	int r;
 
-	if ((r = query_load(m, spec, &rec, err)) == -ENOENT)
+	if ((r = query_load(s, spec, &rec, err)) == -ENOENT)
 		return 1;
 	if (r != 0)
 		return r;
 	c.pkg = control_get(rec->ctl, "Package");
 	/* The list dpkg keeps of it: the one --dpkg-db writes. */
 	if (!record_config_files(rec) ||
-	    (r = query_others_installed(m, c.pkg, &others, err)) == 0)
+	    (r = query_others_installed(s, c.pkg, &others, err)) == 0)
 		dpkgfmt_list_walk(rec, !others, query_files_line, &c);
 	record_free(rec);
 	return r;
@@ -442,7 +444,7 @@ query_owner_match(const char *want, bool glob, const char *path)
 }
 
 int
-query_owner(struct manifest *m, const struct dpkgdivert *divert,
+query_owner(struct recstore *s, const struct dpkgdivert *divert,
     char *const *patterns, size_t npatterns, bool *found,
     enum query_format fmt, FILE *fp, struct dbp_error *err)
 {
@@ -456,7 +458,7 @@ query_owner(struct manifest *m, const struct dpkgdivert *divert,
 	bool glob;
 	int r, missing = 0;
 
-	if ((r = manifest_names(m, &names, err)) != 0)
+	if ((r = recstore_names(s, &names, err)) != 0)
 		return r;
 	for (i = 0; names[i] != NULL; i++)
 		;
@@ -464,7 +466,8 @@ query_owner(struct manifest *m, const struct dpkgdivert *divert,
 	    (shown = calloc(i, sizeof(*shown))) == NULL))
 		r = dbp_err(err, ENOMEM, NULL, "cannot read records");
 	for (i = 0; r == 0 && names[i] != NULL; i++)
-		if ((r = manifest_load(m, names[i], &recs[nrec], err)) == 0) {
+		if ((r = recstore_load(s, names[i], &recs[nrec], NULL,
+		    err)) == 0) {
 			/* Each package as dpkg -S names it. */
 			if ((shown[nrec] = strdup(query_name(recs[nrec], name,
 			    sizeof(name)))) == NULL)
@@ -524,7 +527,7 @@ query_owner(struct manifest *m, const struct dpkgdivert *divert,
 	}
 	free(recs);
 	free(shown);
-	manifest_names_free(names);
+	recstore_names_free(names);
 	if (r != 0)
 		return r;
 	return missing > 0;

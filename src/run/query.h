@@ -8,7 +8,7 @@
 
 #include "db/dpkgdivert.h"
 #include "util/error.h"
-#include "manifest.h"
+#include "db/recstore.h"
 #include "durable/rootfs.h"
 
 /* How a query writes what it finds. */
@@ -26,7 +26,7 @@ enum query_format {
  * (NAME or NAME:ARCH, each a shell pattern or not); FOUND[I] tells whether
  * pattern I named one, and 1 is returned when one named none.
  */
-int query_list(struct manifest *m, char *const *patterns, size_t n,
+int query_list(struct recstore *s, char *const *patterns, size_t n,
     bool *found, enum query_format fmt, FILE *fp, struct dbp_error *err);
 
 /*
@@ -43,7 +43,7 @@ int query_list(struct manifest *m, char *const *patterns, size_t n,
  * of {"path", "packages"[, "diversion": {"from", "to", "by"}]}.  Returns
  * 1 when one of them matched nothing.
  */
-int query_owner(struct manifest *m, const struct dpkgdivert *divert,
+int query_owner(struct recstore *s, const struct dpkgdivert *divert,
     char *const *patterns, size_t n, bool *found, enum query_format fmt,
     FILE *fp, struct dbp_error *err);
 
@@ -66,7 +66,7 @@ int query_sound(const char *file, struct dbp_error *err);
  * dpkg -L and dpkg --verify take them): 0 with *OUT (record_free),
  * -ENOENT when it names none, or another -errno with ERR.
  */
-int query_load(struct manifest *m, const char *spec, struct record **out,
+int query_load(struct recstore *s, const char *spec, struct record **out,
     struct dbp_error *err);
 
 /*
@@ -83,7 +83,7 @@ int query_diversions(const struct rootfs *rf, struct dpkgdivert **out,
  * a path that DIVERT (may be NULL) diverts, where it goes.  1 when SPEC
  * names no installed package.
  */
-int query_files(struct manifest *m, const char *spec,
+int query_files(struct recstore *s, const char *spec,
     const struct dpkgdivert *divert, FILE *fp, struct dbp_error *err);
 
 /*

@@ -8,7 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "db/dpkgdb.h"
 #include "db/dpkgstatus.h"
+#include "manifest.h"
+#include "extract/obsolete.h"
 #include "run/remove.h"
 
 /*

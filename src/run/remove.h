@@ -6,10 +6,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "db/dpkgdb.h"
 #include "util/error.h"
-#include "manifest.h"
-#include "extract/obsolete.h"
+
+/*
+ * Declared only: install.h carries struct remove_opts to the front end,
+ * which has no use for the run's records.
+ */
+struct dpkgdb;
+struct manifest;
+struct obsolete;
 
 struct remove_opts {
 	bool purge;		/* conffiles go too, and the record */

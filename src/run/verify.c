@@ -317,7 +317,7 @@ verify_path(const char *path, const struct record_entry *e, void *ctx)
 }
 
 int
-verify_packages(struct manifest *m, const struct rootfs *rf,
+verify_packages(struct recstore *s, const struct rootfs *rf,
     char *const *specs, bool *installed, bool check_owner,
     enum query_format fmt, FILE *fp, struct dbp_error *err)
 {
@@ -335,15 +335,15 @@ verify_packages(struct manifest *m, const struct rootfs *rf,
 	if (fmt == QUERY_JSON)
 		fputs("[", fp);
 	if (specs == NULL || specs[0] == NULL) {
-		if ((r = manifest_names(m, &all, err)) != 0) {
+		if ((r = recstore_names(s, &all, err)) != 0) {
 			digest_free(c.dg);
 			return r;
 		}
 		list = all;
 	}
 	for (i = 0; r == 0 && list[i] != NULL; i++) {
-		r = list == all ? manifest_load(m, list[i], &rec, err) :
-		    query_load(m, list[i], &rec, err);
+		r = list == all ? recstore_load(s, list[i], &rec, NULL, err) :
+		    query_load(s, list[i], &rec, err);
 		if (list != all)
 			installed[i] = r != -ENOENT;
 		/*
@@ -366,7 +366,7 @@ verify_packages(struct manifest *m, const struct rootfs *rf,
 			r = dbp_err(err, -r, c.failed, "cannot verify");
 		record_free(rec);
 	}
-	manifest_names_free(all);
+	recstore_names_free(all);
 	digest_free(c.dg);
 	if (fmt == QUERY_JSON && r == 0)
 		fputs("]\n", fp);

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "util/error.h"
-#include "manifest.h"
+#include "db/recstore.h"
 #include "run/query.h"
 #include "durable/rootfs.h"
 
@@ -23,7 +23,7 @@
  * same).  CHECK_OWNER compares owners too (meaningful as root).  Returns
  * the number of problems told, or -errno with ERR filled.
  */
-int verify_packages(struct manifest *m, const struct rootfs *rf,
+int verify_packages(struct recstore *s, const struct rootfs *rf,
     char *const *specs, bool *installed, bool check_owner,
     enum query_format fmt, FILE *fp, struct dbp_error *err);
 

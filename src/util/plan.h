@@ -5,7 +5,7 @@
 
 /*
  * One verdict per path, told by the code that decides it while the run
- * acts (unpack.c for the entries, manifest.c for the old versions' paths),
+ * acts (unpack.c for the entries, obsolete.c for the old versions' paths),
  * so that a dry run, which is the run stopped before its commit and
  * undone, says exactly what the run would do.
  */

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/* Who owns a path: the installed records, indexed by path, as the run's packages take paths from them. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/recowners.h"
+#include "db/recstage_int.h"
+
+/*
+ * Whether installed package NAME is removed by the run: whole, or down
+ * to its conffiles (its staged record then says which paths it keeps).
+ */
+static bool
+recowners_leaving(const struct recstage *rs, const char *name)
+{
+	size_t i;
+
+	/* Owner lookups ask this for every path: nothing to look at in an install. */
+	if (rs->nleaving == 0)
+		return false;
+	for (i = 0; i < rs->ndropped; i++)
+		if (strcmp(control_get(rs->dropped[i]->ctl, "Package"),
+		    name) == 0)
+			return true;
+	for (i = 0; i < rs->nstaged; i++)
+		if (record_config_files(rs->staged[i]) &&
+		    strcmp(control_get(rs->staged[i]->ctl, "Package"), name) == 0)
+			return true;
+	return false;
+}
+
+/* The installed record of package NAME and its index *IDX, or NULL. */
+static struct record *
+recowners_find(const struct recstage *rs, const char *name, size_t *idx)
+{
+	size_t i;
+
+	for (i = 0; i < rs->ninst; i++)
+		if (strcmp(control_get(rs->inst[i]->ctl, "Package"), name) == 0) {
+			if (idx != NULL)
+				*idx = i;
+			return rs->inst[i];
+		}
+	return NULL;
+}
+
+struct record *
+recowners_installed(const struct recstage *rs, const char *name)
+{
+	return recowners_find(rs, name, NULL);
+}
+
+const struct record_entry *
+recowners_installed_entry(const struct recstage *rs, const char *name,
+    const char *abspath)
+{
+	struct record *rec = recowners_find(rs, name, NULL);
+
+	return rec != NULL ? record_find(rec, abspath) : NULL;
+}
+
+static int
+recowners_cmp(const void *a, const void *b)
+{
+	const struct recstage_owned *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	if (c != 0)
+		return c;
+	return x->inst < y->inst ? -1 : x->inst > y->inst;
+}
+
+/* Index every installed path; without memory, lookups search each record. */
+static void
+recowners_index(struct recstage *rs)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < rs->ninst; i++)
+		n += rs->inst[i]->n;
+	if (n == 0 || (rs->owned = malloc(n * sizeof(*rs->owned))) == NULL)
+		return;
+	for (i = 0; i < rs->ninst; i++)
+		for (k = 0; k < rs->inst[i]->n; k++) {
+			struct recstage_owned *o = &rs->owned[rs->nowned++];
+
+			o->path = rs->inst[i]->v[k].path;
+			o->inst = i;
+			o->type = rs->inst[i]->v[k].type;
+		}
+	qsort(rs->owned, rs->nowned, sizeof(*rs->owned), recowners_cmp);
+}
+
+int
+recowners_load(struct recstage *rs, struct dbp_error *err)
+{
+	struct record *rec, **v;
+	const char *what;
+	char **names, file[256];
+	size_t i;
+	int r;
+
+	if (rs->store == NULL)
+		names = NULL;
+	else if ((r = recstore_names(rs->store, &names, err)) != 0)
+		return r;
+	r = 0;
+	for (i = 0; names != NULL && names[i] != NULL; i++) {
+		if ((r = recstore_load(rs->store, names[i], &rec, &what,
+		    err)) != 0) {
+			if (r != -ENOENT)
+				break;
+			/* Gone since the listing, or dpkg's now (stale). */
+			r = 0;
+			if (what != NULL && rs->forget &&
+			    (r = recstage_forget(rs, names[i], what)) != 0) {
+				snprintf(file, sizeof(file), "%s"
+				    RECSTORE_SUFFIX, names[i]);
+				r = dbp_err(err, -r, file, "cannot read record");
+				break;
+			}
+			continue;
+		}
+		v = realloc(rs->inst, (rs->ninst + 1) * sizeof(*v));
+		if (v == NULL) {
+			record_free(rec);
+			r = dbp_err(err, ENOMEM, "", "cannot read records");
+			break;
+		}
+		rs->inst = v;
+		rs->inst[rs->ninst++] = rec;
+	}
+	recstore_names_free(names);
+	if (r == 0 && ((rs->disowned = calloc(rs->ninst + 1,
+	    sizeof(bool))) == NULL ||
+	    (rs->lost = calloc(rs->ninst + 1, sizeof(bool))) == NULL))
+		r = dbp_err(err, ENOMEM, "", "cannot read records");
+	if (r == 0)
+		recowners_index(rs);
+	return r;
+}
+
+/* The first index slot of ABSPATH (or where it would be). */
+static size_t
+recowners_first(const struct recstage *rs, const char *abspath)
+{
+	size_t lo = 0, hi = rs->nowned, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(rs->owned[mid].path, abspath) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The first installed package other than NAME that has ABSPATH (not as
+ * a directory, with NONDIR), or NULL.
+ */
+static const char *
+recowners_installed_owner(const struct recstage *rs, const char *abspath,
+    const char *name, bool nondir)
+{
+	const struct record_entry *e;
+	const char *owner;
+	size_t i;
+
+	if (rs->owned != NULL) {
+		for (i = recowners_first(rs, abspath); i < rs->nowned &&
+		    strcmp(rs->owned[i].path, abspath) == 0; i++) {
+			owner = control_get(rs->inst[rs->owned[i].inst]->ctl,
+			    "Package");
+			if (strcmp(owner, name) != 0 &&
+			    !recowners_leaving(rs, owner) &&
+			    (!nondir || rs->owned[i].type != 'd'))
+				return owner;
+		}
+		return NULL;
+	}
+	for (i = 0; i < rs->ninst; i++) {
+		owner = control_get(rs->inst[i]->ctl, "Package");
+		if (strcmp(owner, name) != 0 && !recowners_leaving(rs, owner) &&
+		    (e = record_find(rs->inst[i], abspath)) != NULL &&
+		    (!nondir || e->type != 'd'))
+			return owner;
+	}
+	return NULL;
+}
+
+const char *
+recowners_owner(const struct recstage *rs, const char *abspath,
+    const char *name)
+{
+	return recowners_installed_owner(rs, abspath, name, true);
+}
+
+const char *
+recowners_other_owner(const struct recstage *rs, const char *abspath,
+    const char *name)
+{
+	const char *p;
+	size_t i;
+
+	if ((p = recowners_installed_owner(rs, abspath, name, false)) != NULL)
+		return p;
+	for (i = 0; i < rs->nstaged; i++) {
+		p = control_get(rs->staged[i]->ctl, "Package");
+		if (strcmp(p, name) != 0 && !rs->staged[i]->gone &&
+		    record_find(rs->staged[i], abspath))
+			return p;
+	}
+	return NULL;
+}
+
+int
+recowners_disown(struct recstage *rs, const char *owner, const char *abspath)
+{
+	size_t i, k;
+	int r;
+
+	if (recowners_find(rs, owner, &i) == NULL)
+		return 0;
+	/* Out of the index first: its string goes with the entry. */
+	if (rs->owned != NULL)
+		for (k = recowners_first(rs, abspath); k < rs->nowned &&
+		    strcmp(rs->owned[k].path, abspath) == 0; k++)
+			if (rs->owned[k].inst == i) {
+				memmove(&rs->owned[k], &rs->owned[k + 1],
+				    (rs->nowned - k - 1) * sizeof(*rs->owned));
+				rs->nowned--;
+				break;
+			}
+	if ((r = record_remove(rs->inst[i], abspath)) == 0)
+		rs->disowned[i] = rs->lost[i] = true;
+	return r;
+}
+
+void
+recowners_lost(struct recstage *rs, const char *name)
+{
+	size_t i;
+
+	if (recowners_find(rs, name, &i) != NULL)
+		rs->lost[i] = true;
+}
+
+struct record *
+recowners_disowned_nth(const struct recstage *rs, size_t *i)
+{
+	for (; *i < rs->ninst; (*i)++)
+		if (rs->disowned[*i] && !recstage_in_run(rs,
+		    control_get(rs->inst[*i]->ctl, "Package")))
+			return rs->inst[(*i)++];
+	return NULL;
+}
+
+/* Whether R lists anything but directories. */
+static bool
+recowners_has_files(const struct record *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].type != 'd')
+			return true;
+	return false;
+}
+
+/* Whether R, a package's new or installed record, makes it disappear. */
+static bool
+recowners_empties(const struct record *r)
+{
+	const char *ess;
+
+	/* dpkg never makes an essential or protected package go. */
+	return !r->gone && !recowners_has_files(r) &&
+	    !((ess = control_get(r->ctl, "Essential")) != NULL &&
+	    strcmp(ess, "yes") == 0) &&
+	    !((ess = control_get(r->ctl, "Protected")) != NULL &&
+	    strcmp(ess, "yes") == 0);
+}
+
+const char *
+recowners_disappearing(const struct recstage *rs, size_t *i,
+    struct record **staged, struct record **inst)
+{
+	const char *name;
+	size_t k;
+
+	/* Installed packages that lost paths, then the run's own. */
+	for (; *i < rs->ninst + rs->nstaged; (*i)++) {
+		if (*i < rs->ninst) {
+			if (!rs->lost[*i])
+				continue;
+			*inst = rs->inst[*i];
+			name = control_get((*inst)->ctl, "Package");
+			*staged = NULL;
+			for (k = 0; k < rs->nstaged; k++)
+				if (strcmp(control_get(rs->staged[k]->ctl,
+				    "Package"), name) == 0)
+					*staged = rs->staged[k];
+		} else {
+			*staged = rs->staged[*i - rs->ninst];
+			if (!(*staged)->lost)
+				continue;
+			name = control_get((*staged)->ctl, "Package");
+			*inst = recowners_find(rs, name, NULL);
+		}
+		if (!recowners_empties(*staged != NULL ? *staged : *inst))
+			continue;
+		(*i)++;
+		return name;
+	}
+	return NULL;
+}
