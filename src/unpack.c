@@ -22,7 +22,7 @@
 #include "durable/names.h"
 #include "db/replaces.h"
 #include "unpack.h"
-#include "unpack_int.h"
+#include "extract/unpack_int.h"
 
 
 /* Refuses to make a directory where this run already put a file. */

@@ -17,7 +17,8 @@
 #include "deb/control.h"
 #include "util/digest.h"
 #include "durable/names.h"
-#include "unpack_int.h"
+#include "extract/unpack_int.h"
+#include "extract/unpackconf.h"
 
 int
 unpack_keep_obsolete(struct unpack *u, struct record *rec,

@@ -10,7 +10,7 @@
 
 #include "manifest.h"
 #include "syncbatch.h"
-#include "unpack_int.h"
+#include "extract/unpack_int.h"
 
 void
 unpack_split(char *path, char *parent, const char **name)

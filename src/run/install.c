@@ -26,6 +26,7 @@
 #include "run/maintscript.h"
 #include "manifest.h"
 #include "extract/obsolete.h"
+#include "extract/unpackconf.h"
 #include "run/pkgfiles.h"
 #include "run/query.h"
 #include "db/record.h"

@@ -3,8 +3,8 @@
  * Inside the unpacker: what unpack.c (entries into temporaries) and
  * unpackconf.c (dpkg's rules for conffiles) share.  Not for other modules.
  */
-#ifndef DEBUNPACK_UNPACK_INT_H
-#define DEBUNPACK_UNPACK_INT_H
+#ifndef DEBUNPACK_EXTRACT_UNPACK_INT_H
+#define DEBUNPACK_EXTRACT_UNPACK_INT_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -12,7 +12,14 @@
 #include <sys/types.h>
 
 #include "util/digest.h"
-#include "unpack.h"
+#include "db/record.h"
+#include "deb/conffiles.h"
+#include "durable/dirs.h"
+#include "durable/users.h"
+#include "extract/unpackopts.h"
+#include "manifest.h"
+#include "syncbatch.h"
+#include "util/stats.h"
 
 struct unpack {
 	struct unpack_opts opts;
