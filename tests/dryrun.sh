@@ -227,7 +227,33 @@ mkdir "$T/m"
 compare "merged /usr" "$T/m" --merged-usr "$m1"
 [ -L "$T/m/bin" ] && [ -f "$T/m/usr/bin/m" ] || fail "merged /usr: no alias"
 compare "merged /usr upgrade" "$T/m" "$m2"
+# A package that ships the merged-/usr links itself (base-files does in
+# trixie), after a file put through one of them.
+ml=$(make_pkg ml 1 "dir ./usr/ 0755" "dir ./usr/bin/ 0755" \
+    "file ./usr/bin/x 0755 text:x\\n" "symlink ./bin usr/bin" \
+    "symlink ./sbin usr/sbin" "symlink ./lib usr/lib")
+rm -rf "$T/m"
+mkdir "$T/m"
+compare "merged /usr links shipped" "$T/m" --merged-usr=yes "$ml"
+[ "$run_rc" = 0 ] || fail "merged /usr links shipped: exit $run_rc"
 echo "ok merged /usr"
+
+# What the run puts in a directory makes it not empty in the plan as on
+# disk: a file over a directory another package fills, and an old
+# version's directory that another package refills.
+e1=$(make_pkg ofill 1 "file ./opt/e/x 0644 text:x\\n")
+e2=$(make_pkg ofile 1 "file ./opt/e 0644 text:e\\n")
+d1=$(make_pkg oold 1 "dir ./opt/ 0755" "dir ./opt/d/ 0755" "file ./opt/d/x 0644 text:x\\n")
+d2=$(make_pkg oold 2 "dir ./opt/ 0755")
+d3=$(make_pkg orefill 1 "file ./opt/d/y 0644 text:y\\n")
+rm -rf "$T/f"
+mkdir -p "$T/f/opt/e"
+compare "a file over a directory the run fills" "$T/f" "$e1" "$e2"
+[ "$run_rc" = 1 ] || fail "a file over a directory the run fills: exit $run_rc"
+"$DEBUNPACK" -q --root "$T/f" "$d1" || fail "install oold 1"
+compare "a directory the run refills" "$T/f" "$d2" "$d3"
+grep -qx "keep /opt/d: not empty" "$T/plan" || { cat "$T/plan"; fail "refilled directory"; }
+echo "ok directories the run fills"
 
 # dpkg's database: a path of a package dpkg installed, and an upgrade of
 # that package, are refused by the dry run as by the run.

@@ -110,8 +110,8 @@ done
 [ -L "$N/bin" ] && [ -f "$N/var/lib/dpkg/status" ] || fail "the run made no merged /usr or status"
 echo "ok a new read-only root"
 
-# A run killed half way leaves its journal: a query and a dry run say so,
-# answer from the state before it, and leave it for --recover.
+# A run killed half way leaves its journal: a query says so, answers from
+# the state before it and leaves it for --recover; a dry run refuses.
 umount "$ro"
 command -v strace > /dev/null || { echo "no strace: journal part skipped"; exit 0; }
 "$DEBUNPACK" --root "$R" --list > "$T/list.before" 2> /dev/null
@@ -122,8 +122,12 @@ mount --bind "$R" "$ro" && mount -o remount,bind,ro "$ro" || fail "read-only bin
 ask "a query with a journal" --list
 cmp -s "$T/list.before" "$T/out.rw" || fail "--list with a journal: $(cat "$T/out.rw")"
 grep -q "awaits its repair ('debunpack --recover')" "$T/err.rw" || fail "no word of the journal: $(cat "$T/err.rw")"
+# A dry run cannot say what the run would do before the repair made the
+# files what it plans from: refused, in the same line everywhere.
 ask "a dry run with a journal" --dry-run --dpkg-db "$a2"
-grep -q "awaits its repair" "$T/err.rw" || fail "dry run: no word of the journal"
+[ "$(cat "$T/rc.rw")" = 1 ] || fail "dry run with a journal: exit $(cat "$T/rc.rw")"
+grep -q "awaits its repair, which a dry run does not make: 'debunpack --recover' repairs it" "$T/err.rw" ||
+    fail "dry run: $(cat "$T/err.rw")"
 [ -f "$R/var/lib/debunpack/journal" ] || fail "the journal went"
 "$DEBUNPACK" --root "$ro" --recover > /dev/null 2> "$T/err" && fail "--recover on a read-only mount succeeded"
 "$DEBUNPACK" --root "$R" --recover 2> "$T/err" || fail "--recover: $(cat "$T/err")"

@@ -90,6 +90,7 @@ dirs_free(struct dirs *d)
 	for (i = 0; i < d->naliases; i++)
 		free(d->aliases[i]);
 	free(d->aliases);
+	free(d->plinks);
 	free(d->keys);
 	free(d->created);
 	free(d->v);
@@ -538,9 +539,31 @@ dirs_plans(const struct dirs *d)
 int
 dirs_plan_link(struct dirs *d, const char *rel, size_t idx)
 {
-	char *path = strdup(rel);
+	char *path = strdup(rel), **v;
+	int r;
 
-	return path != NULL ? dirs_alias(d, path, idx) : -ENOMEM;
+	if (path == NULL || (v = realloc(d->plinks, (d->nplinks + 1) *
+	    sizeof(*v))) == NULL) {
+		free(path);
+		return -ENOMEM;
+	}
+	d->plinks = v;
+	/* The alias keeps the string; this list only points at it. */
+	if ((r = dirs_alias(d, path, idx)) != 0)
+		return r;
+	d->plinks[d->nplinks++] = path;
+	return 0;
+}
+
+bool
+dirs_planned_link(const struct dirs *d, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < d->nplinks; i++)
+		if (strcmp(d->plinks[i], rel) == 0)
+			return true;
+	return false;
 }
 
 void

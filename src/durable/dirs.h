@@ -102,6 +102,9 @@ bool dirs_plans(const struct dirs *d);
  */
 int dirs_plan_link(struct dirs *d, const char *rel, size_t idx);
 
+/* Whether REL is such a planned link. */
+bool dirs_planned_link(const struct dirs *d, const char *rel);
+
 /* Whether directory NAME in DFD is empty (an unreadable one is not). */
 bool dirs_empty(int dfd, const char *name);
 

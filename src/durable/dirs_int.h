@@ -61,6 +61,8 @@ struct dirs {
 	const char *top;	/* what to call the top directory in errors */
 	bool log_failed;	/* the last error came from the journal */
 	bool plan;		/* a dry run: nothing changes on disk */
+	char **plinks;		/* its planned links (aliases' strings) */
+	size_t nplinks;
 };
 
 /* PATH as errors name it: the top directory has the empty path. */

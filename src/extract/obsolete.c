@@ -249,7 +249,10 @@ obsolete_verdicts(const struct obsolete *ob, struct dirs *d, plan_fn *fn,
 			    NULL) == 0 && (fd = dirs_fd(d, idx)) >= 0)
 				for (k = 0; k < i; k++)
 					n += gone[k] && ob->v[k].pidx == idx;
-			if (fd < 0 || obsolete_dir_entries(fd) != n) {
+			/* A dry run's: what the run plans to put in it stays. */
+			if (fd < 0 || obsolete_dir_entries(fd) != n ||
+			    (dirs_plans(d) && (dirs_flags(d, idx) &
+			    DIR_NAMES))) {
 				fn(ctx, PLAN_KEEP_NOT_EMPTY, g->e->path + 1,
 				    NULL);
 				continue;

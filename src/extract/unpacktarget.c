@@ -50,11 +50,23 @@ unpack_target_find(struct unpack *u, struct unpack_target *t, bool *dir,
 	size_t idx;
 
 	*dir = *empty = false;
+	/*
+	 * A dry run's merged-/usr link: the run's own, made this run, so
+	 * what replaces it is new to the root; no directory either way.
+	 */
+	if (u->opts.nowrite && dirs_planned_link(u->dirs, t->path)) {
+		t->existed = false;
+		return;
+	}
 	if (t->dfd >= 0 && fstatat(t->dfd, t->name, &st,
 	    AT_SYMLINK_NOFOLLOW) == 0) {
 		t->existed = true;
 		*dir = S_ISDIR(st.st_mode);
 		*empty = *dir && dirs_empty(t->dfd, t->name);
+		/* A dry run's files in it are no temporaries on disk. */
+		if (*empty && u->opts.nowrite && dirs_get(u->dirs, t->path,
+		    false, 0, &idx, NULL) == 0)
+			*empty = !(dirs_flags(u->dirs, idx) & DIR_NAMES);
 		return;
 	}
 	/*

@@ -326,19 +326,20 @@ install_stale(struct install *in, struct dbp_error *err)
 	return 0;
 }
 
-/* A dry run on a root whose last run awaits its repair says so. */
-static void
-install_tell_pending(struct install *in)
+/*
+ * A dry run on a root whose last run awaits its repair: the repair would
+ * change files (old versions back, or the old paths gone) that the plan
+ * judges, and a dry run repairs nothing, so it cannot say what the run
+ * would do.
+ */
+static int
+install_no_pending(struct install *in, struct dbp_error *err)
 {
-	struct install_note n = { .event = INSTALL_WARN };
-
 	if (!in->view.pending.found)
-		return;
-	n.msg = in->view.pending.committed ? "an interrupted run awaits its"
-	    " repair, which finishes it: planned from its new records" :
-	    "an interrupted run awaits its repair, which undoes it: planned"
-	    " from the records before it";
-	install_say(in->o, &n);
+		return 0;
+	return dbp_err(err, 0, admin_name(in->o->admindir), "an interrupted"
+	    " run awaits its repair, which a dry run does not make:"
+	    " 'debunpack --recover' repairs it");
 }
 
 /* Tell the records install_stale found stale. */
@@ -433,6 +434,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	    in->st, err)) != 0 ||
 	    (r = manifest_lock(in->man, o->dry_run, err)) != 0 ||
 	    (r = install_stale(in, err)) != 0 ||
+	    (o->dry_run && (r = install_no_pending(in, err)) != 0) ||
 	    (!o->dry_run && (r = journal_open(in->j,
 	    manifest_admin_fd(in->man), admin_name(o->admindir), err)) != 0) ||
 	    (r = manifest_load_installed(in->man, err)) != 0 ||
@@ -728,7 +730,6 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 			install_abort(&in);
 		goto out;
 	}
-	install_tell_pending(&in);
 	install_tell_stale(&in);
 	/* A dry run ends where the commit would be prepared, undone by nature. */
 	if ((r = o->remove ? install_removals(&in, all, nall, err) :
