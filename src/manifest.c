@@ -115,6 +115,12 @@ manifest_count(const struct manifest *m)
 	return m->n;
 }
 
+const struct recstage *
+manifest_records(const struct manifest *m)
+{
+	return m->rs;
+}
+
 /*
  * The run's records: each call is its recstage_ or recowners_ namesake,
  * on the manifest's records.

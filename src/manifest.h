@@ -29,6 +29,7 @@ struct manifest_entry {
 };
 
 struct manifest;
+struct recstage;
 struct syncbatch;
 struct journal;
 
@@ -60,6 +61,13 @@ size_t manifest_count(const struct manifest *m);
  * Queries read the records through a recstore (db/recstore.h) instead,
  * and nothing of these.
  */
+
+/*
+ * The records themselves, M's (they live as long as M), for a module of
+ * their own floor that only asks them (db/recowners.h) and may not reach
+ * up to the manifest: dpkg's database (dpkgdb_open).
+ */
+const struct recstage *manifest_records(const struct manifest *m);
 
 /* recstage_attach: the admin directory DIRFD, its batch beside PEER's. */
 int manifest_admin(struct manifest *m, int dirfd, const char *name,

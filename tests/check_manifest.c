@@ -12,6 +12,7 @@
 
 #include "checkutil.h"
 #include "manifest.h"
+#include "db/recowners.h"
 #include "util/stats.h"
 
 /* E records NAME in directory DIR, from ITEM of package PKG, of TYPE. */
@@ -235,6 +236,14 @@ START_TEST(test_manifest_owner_index)
 	ck_assert_str_eq(manifest_owner(m, "/usr/bin/shared", "a"), "c");
 	ck_assert_str_eq(manifest_owner(m, "/usr/bin/shared", "c"), "a");
 	ck_assert_str_eq(manifest_other_owner(m, "/usr/bin", "a"), "b");
+	/* The records themselves answer as the manifest does. */
+	ck_assert_ptr_nonnull(manifest_installed_record(m, "a"));
+	ck_assert_ptr_eq(recowners_installed(manifest_records(m), "a"),
+	    manifest_installed_record(m, "a"));
+	ck_assert_ptr_null(recowners_installed(manifest_records(m), "z"));
+	ck_assert_ptr_eq(recowners_installed_entry(manifest_records(m), "b",
+	    "/usr/bin/y"), manifest_installed_entry(m, "b", "/usr/bin/y"));
+	ck_assert_ptr_nonnull(manifest_installed_entry(m, "b", "/usr/bin/y"));
 	/* Taken over from a: only c is left with it. */
 	ck_assert_int_eq(manifest_disown(m, "a", "/usr/bin/shared"), 0);
 	ck_assert_str_eq(manifest_owner(m, "/usr/bin/shared", "z"), "c");

@@ -132,7 +132,8 @@ dpkgdb_check_updates(int dfd, struct dbp_error *err)
 
 int
 dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
-    struct manifest *man, bool force_overwrite, struct dbp_error *err)
+    const struct recstage *rs, dpkgdb_shipped_fn *shipped, void *ctx,
+    bool force_overwrite, struct dbp_error *err)
 {
 	size_t idx, len = 0;
 	char *text = NULL;
@@ -140,7 +141,9 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 
 	db->dirs = d;
 	db->sb = sb;
-	db->man = man;
+	db->rs = rs;
+	db->shipped = shipped;
+	db->shipped_ctx = ctx;
 	db->force_overwrite = force_overwrite;
 	db->plan = dirs_plans(d);
 	if ((r = dirs_get(d, DPKGDB_DIR, false, 0, &idx, err)) == -ENOENT) {
@@ -159,7 +162,7 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 	    (r = dpkgdb_check_updates(dfd, err)) != 0)
 		return r;
 	if ((r = fileat_read(dfd, "status", &text, &len)) == -ENOENT)
-		return dpkgown_load(&db->own, dfd, &db->status, man, err);
+		return dpkgown_load(&db->own, dfd, &db->status, rs, err);
 	if (r != 0)
 		return dbp_err(err, -r, DPKGDB_DIR "/status", "cannot read");
 	r = dpkgstatus_parse(&db->status, text, len);
@@ -169,7 +172,7 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 		    "a stanza without a Package field");
 	if (r != 0)
 		return dbp_err(err, -r, DPKGDB_DIR "/status", "cannot read");
-	return dpkgown_load(&db->own, dfd, &db->status, man, err);
+	return dpkgown_load(&db->own, dfd, &db->status, rs, err);
 }
 
 const char *

@@ -19,8 +19,14 @@
 struct dpkgdb;
 struct dpkgstatus;
 struct journal;
-struct manifest;
+struct recstage;
 struct syncbatch;
+
+/*
+ * Whether a package of the run installs NAME in directory DIR (an index
+ * of the run's directory table); CTX is what dpkgdb_open was given.
+ */
+typedef bool dpkgdb_shipped_fn(void *ctx, size_t dir, const char *name);
 
 int dpkgdb_new(struct dpkgdb **out);
 /* Frees DB and releases dpkg's locks.  DB may be NULL. */
@@ -28,20 +34,23 @@ void dpkgdb_free(struct dpkgdb *db);
 
 /*
  * Attach to the run: D is its directory table, SB the batch of its files
- * (the database's files join it, so that one commit carries both), MAN
- * its manifest (a package must not ship a database file).  When the
- * database exists, take dpkg's locks (lock-frontend, then lock, as apt
- * and dpkg take them), refuse pending updates of an interrupted dpkg,
- * and read the status file and the file lists of the packages dpkg
- * installed itself: a package of the run may not take their paths
- * unless FORCE_OVERWRITE, nor upgrade one of them.  0 or -errno with ERR
- * filled.
+ * (the database's files join it, so that one commit carries both), RS
+ * its records, which must outlive DB (asked through db/recowners.h which
+ * packages debunpack installed and what they gave up), SHIPPED with CTX
+ * the paths its packages install, asked at dpkgdb_prepare (a package
+ * must not ship a database file).  When the database exists, take
+ * dpkg's locks (lock-frontend, then lock, as apt and dpkg take them),
+ * refuse pending updates of an interrupted dpkg, and read the status
+ * file and the file lists of the packages dpkg installed itself: a
+ * package of the run may not take their paths unless FORCE_OVERWRITE,
+ * nor upgrade one of them.  0 or -errno with ERR filled.
  */
 int dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
-    struct manifest *man, bool force_overwrite, struct dbp_error *err);
+    const struct recstage *rs, dpkgdb_shipped_fn *shipped, void *ctx,
+    bool force_overwrite, struct dbp_error *err);
 
 /*
- * Package REC (owned by the manifest, which must outlive DB; its entries
+ * Package REC (owned by the run's records, RS of dpkgdb_open; its entries
  * in archive order) comes with control files INFO (N of them, taken, also
  * on error).
  */
@@ -67,7 +76,7 @@ void dpkgdb_remove_obsolete(struct dpkgdb *db,
     void (*warn)(void *, const char *, const char *), void *ctx);
 
 /*
- * Package REC (its record: owned by the manifest, which must outlive DB)
+ * Package REC (its record: owned by the run's records, RS of dpkgdb_open)
  * is removed: WHOLE, its stanza and info files go, as after dpkg --purge
  * (or --remove of a package without conffiles); else REC lists the
  * conffiles that stay, and the stanza becomes "deinstall ok
@@ -81,7 +90,8 @@ int dpkgdb_stage_removal(struct dpkgdb *db, const struct record *rec,
 /*
  * A package disappears (every file of it another's now): its new version
  * STAGED in the run (NULL: none) is not written, and its stanza and info
- * files go, as GONE's (its record, which the manifest drops).
+ * files go, as GONE's (its record, which the run's records drop:
+ * recstage_drop).
  */
 int dpkgdb_disappear(struct dpkgdb *db, const struct record *staged,
     const struct record *gone, struct dbp_error *err);

@@ -17,7 +17,6 @@
 #include "db/dpkgstatus.h"
 #include "db/dpkgtrig.h"
 #include "durable/fileat.h"
-#include "manifest.h"
 
 /*
  * Every file is written as a temporary of the run's batch: it becomes
@@ -40,7 +39,7 @@ dpkgdb_put_at(struct dpkgdb *db, size_t idx, const char *dir,
 	    (int)sizeof(path))
 		return dbp_err(err, ENAMETOOLONG, path, "cannot create");
 	/* A package's own file there would be renamed over by this one. */
-	if (manifest_find(db->man, idx, name) != NULL)
+	if (db->shipped(db->shipped_ctx, idx, name))
 		return dbp_err(err, 0, path, "a package ships a file of dpkg's"
 		    " database");
 	if (db->plan)

@@ -17,7 +17,7 @@
 #include "db/dpkgstatus.h"
 #include "durable/journal.h"
 #include "durable/names.h"
-#include "manifest.h"
+#include "db/recowners.h"
 
 /*
  * An old version's info file the new one lacks is removed after the
@@ -187,7 +187,7 @@ dpkgdb_disowned(struct dpkgdb *db, struct dbp_error *err)
 	FILE *fp;
 	int r;
 
-	while ((rec = manifest_disowned_nth(db->man, &i)) != NULL) {
+	while ((rec = recowners_disowned_nth(db->rs, &i)) != NULL) {
 		if ((o = dpkgstatus_peek(&db->status, control_get(rec->ctl,
 		    "Package"), control_get(rec->ctl, "Architecture"),
 		    control_get(rec->ctl, "Multi-Arch"))) == NULL ||

@@ -22,12 +22,12 @@
 
 struct dirs;
 struct dpkgown;
-struct manifest;
+struct recstage;
 struct syncbatch;
 
 /* A package of the run. */
 struct dpkgdb_new {
-	struct record *rec;	/* the manifest's */
+	struct record *rec;	/* owned by the run's records (rs) */
 	struct deb_info *info;
 	size_t ninfo;
 	char *infoname;
@@ -63,7 +63,10 @@ struct dpkgdb_gone {
 struct dpkgdb {
 	struct dirs *dirs;
 	struct syncbatch *sb;
-	struct manifest *man;
+	const struct recstage *rs;	/* the run's records */
+	/* the run's paths: dpkgdb_open's SHIPPED (a dpkgdb_shipped_fn), CTX */
+	bool (*shipped)(void *, size_t, const char *);
+	void *shipped_ctx;
 	bool exists;		/* var/lib/dpkg was there */
 	bool plan;		/* a dry run (dirs_plans): no lock, no write */
 	int lockfd[2];		/* lock-frontend, lock */

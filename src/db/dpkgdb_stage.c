@@ -17,7 +17,7 @@
 #include "db/dpkgown.h"
 #include "db/dpkgstatus.h"
 #include "durable/fileat.h"
-#include "manifest.h"
+#include "db/recowners.h"
 
 /*
  * A package staged is a new version (dpkgdb_stage) or a removal
@@ -238,7 +238,7 @@ dpkgdb_carry(struct dpkgdb *db, struct dpkgdb_new *p, struct dbp_error *err)
 	for (i = 0; r == 0 && i < conffiles_nremove(c); i++) {
 		snprintf(abspath, sizeof(abspath), "/%s",
 		    conffiles_remove_at(c, i));
-		if (manifest_installed_entry(db->man, name, abspath) != NULL &&
+		if (recowners_installed_entry(db->rs, name, abspath) != NULL &&
 		    dpkgdb_conff_md5(p->old, abspath, md5))
 			r = dpkgdb_carry_one(p, abspath, md5);
 	}

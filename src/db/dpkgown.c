@@ -11,7 +11,7 @@
 #include "db/dpkgdivert.h"
 #include "db/dpkgown.h"
 #include "durable/fileat.h"
-#include "manifest.h"
+#include "db/recowners.h"
 
 /* A path of a package that dpkg installed, from its .list. */
 struct dpkgown_owned {
@@ -20,7 +20,7 @@ struct dpkgown_owned {
 };
 
 struct dpkgown {
-	struct manifest *man;
+	const struct recstage *rs;	/* the run's records */
 	/* Paths of packages dpkg installed (no record), sorted, and texts. */
 	struct dpkgown_owned *foreign;
 	size_t nforeign;
@@ -83,8 +83,7 @@ dpkgown_cmp_owned(const void *a, const void *b)
  * would catch.
  */
 static int
-dpkgown_foreign(struct dpkgown *db, int dfd, const struct dpkgstatus *status,
-    struct manifest *man)
+dpkgown_foreign(struct dpkgown *db, int dfd, const struct dpkgstatus *status)
 {
 	struct dpkgown_owned *v;
 	char file[NAME_MAX + 1], *text, *p, *nl, *infoname, **l;
@@ -95,7 +94,7 @@ dpkgown_foreign(struct dpkgown *db, int dfd, const struct dpkgstatus *status,
 		const struct dpkgstatus_stanza *o = &status->v[i];
 
 		if (!dpkgstatus_installed(o) ||
-		    manifest_installed_record(man, o->name) != NULL)
+		    recowners_installed(db->rs, o->name) != NULL)
 			continue;
 		if ((infoname = dpkgstatus_infoname(o->name, o->arch, o->ma)) == NULL)
 			return -ENOMEM;
@@ -148,7 +147,7 @@ dpkgown_check_foreign(const struct dpkgown *db, const struct record *rec,
 	size_t i;
 
 	if (old != NULL && dpkgstatus_installed(old) &&
-	    manifest_installed_record(db->man, name) == NULL)
+	    recowners_installed(db->rs, name) == NULL)
 		return dbp_err(err, 0, "", "package '%s' was installed by"
 		    " dpkg, not debunpack: upgrade it with dpkg", name);
 	for (i = 0; db->nforeign > 0 && !force_overwrite && i < rec->n;
@@ -167,17 +166,17 @@ dpkgown_check_foreign(const struct dpkgown *db, const struct record *rec,
 
 int
 dpkgown_load(struct dpkgown **out, int dfd, const struct dpkgstatus *status,
-    struct manifest *man, struct dbp_error *err)
+    const struct recstage *rs, struct dbp_error *err)
 {
 	struct dpkgown *o;
 	int r;
 
 	if ((o = calloc(1, sizeof(*o))) == NULL)
 		return dbp_err(err, ENOMEM, "", "cannot read dpkg's database");
-	o->man = man;
+	o->rs = rs;
 	if ((r = dpkgdivert_read(&o->divert, dfd)) != 0)
 		r = dbp_err(err, -r, "var/lib/dpkg/diversions", "cannot read");
-	else if ((r = dpkgown_foreign(o, dfd, status, man)) != 0)
+	else if ((r = dpkgown_foreign(o, dfd, status)) != 0)
 		r = dbp_err(err, -r, "var/lib/dpkg/info", "cannot read the file"
 		    " lists");
 	if (r != 0) {

@@ -10,16 +10,17 @@
 #include "db/record.h"
 
 struct dpkgown;
-struct manifest;
+struct recstage;
 
 /*
  * Read, in dpkg's database open as DFD, the diversions of dpkg-divert
- * and the file lists of the packages STATUS has installed that MAN (the
- * run's manifest, which must outlive *OUT) has no record of: dpkg
- * installed them itself.  0 or -errno with ERR filled.
+ * and the file lists of the packages STATUS has installed that RS (the
+ * run's records, which must outlive *OUT) has no installed record of
+ * (recowners_installed): dpkg installed them itself.  0 or -errno with
+ * ERR filled.
  */
 int dpkgown_load(struct dpkgown **out, int dfd, const struct dpkgstatus *status,
-    struct manifest *man, struct dbp_error *err);
+    const struct recstage *rs, struct dbp_error *err);
 void dpkgown_free(struct dpkgown *o);
 
 /*

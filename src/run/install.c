@@ -361,6 +361,13 @@ install_tell_stale(struct install *in)
 	}
 }
 
+/* dpkgdb_shipped_fn on the manifest (CTX): the paths the run installs. */
+static bool
+install_shipped(void *ctx, size_t dir, const char *name)
+{
+	return manifest_find(ctx, dir, name) != NULL;
+}
+
 /*
  * Open the root, repair what an interrupted run left, and set up the
  * run's pieces: the directory table, the batch (its strategy judged on
@@ -445,8 +452,8 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 		return 0;
 	if ((r = dpkgdb_new(&in->db)) != 0)
 		return dbp_err(err, -r, NULL, "cannot start");
-	return dpkgdb_open(in->db, in->dirs, in->sb, in->man,
-	    o->force_overwrite, err);
+	return dpkgdb_open(in->db, in->dirs, in->sb, manifest_records(in->man),
+	    install_shipped, in->man, o->force_overwrite, err);
 }
 
 /* A package named for removal that has nothing to remove. */
