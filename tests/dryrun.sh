@@ -92,10 +92,15 @@ check_plan() {
 			} else if (verb == "remove") {
 				if (!(p in b)) bad(line ": was not there")
 				if (p in a) bad(line ": still there")
+			} else if (verb == "keep" && why ~ /^deleted since/) {
+				if ((p in b) || (p in a)) bad(line ": there")
+				if ((why ~ /goes to/) != ((p ".debunpack-dist") in a))
+					bad(line ": the new version beside it or not")
 			} else if (verb == "keep") {
 				if (!(p in b) || !(p in a) || b[p] != a[p]) bad(line ": changed")
-				if (why ~ /^changed since/ && !((p ".debunpack-dist") in a))
-					bad(line ": no new version beside it")
+				if (why ~ /^changed since/ &&
+				    (why ~ /goes to/) != ((p ".debunpack-dist") in a))
+					bad(line ": the new version beside it or not")
 			} else
 				bad("unknown verdict: " line)
 		}
@@ -203,6 +208,21 @@ grep -qx "keep /etc/a.conf: changed since it was installed, the new version goes
 grep -qx "keep /shared: also in package 's'" "$T/plan" || { cat "$T/plan"; fail "shared directory"; }
 grep -qx "keep /opt/user: not empty" "$T/plan" || { cat "$T/plan"; fail "non-empty directory"; }
 grep -qx "remove /opt/gone" "$T/plan" || { cat "$T/plan"; fail "emptied directory"; }
+# The same version again: the user's conffile stands, nothing beside it.
+rm -f "$T/u/etc/a.conf.debunpack-dist"
+compare "reinstall" "$T/u" "$a2"
+grep -qx "keep /etc/a.conf: changed since it was installed" "$T/plan" ||
+    { cat "$T/plan"; fail "reinstall: the conffile's verdict"; }
+# A conffile the user deleted stays deleted; the new version beside it.
+k1=$(make_pkg k 1 "dir ./etc/ 0755" "file ./etc/k.conf 0644 text:k1\\n" \
+    "control-file conffiles 0644 /etc/k.conf\\n")
+k2=$(make_pkg k 2 "dir ./etc/ 0755" "file ./etc/k.conf 0644 text:k2\\n" \
+    "control-file conffiles 0644 /etc/k.conf\\n")
+"$DEBUNPACK" -q --root "$T/u" "$k1" || fail "install k 1"
+rm "$T/u/etc/k.conf"
+compare "a deleted conffile" "$T/u" "$k2"
+grep -qx "keep /etc/k.conf: deleted since it was installed, the new version goes to /etc/k.conf.debunpack-dist" "$T/plan" ||
+    { cat "$T/plan"; fail "deleted conffile: its verdict"; }
 echo "ok upgrade"
 
 # Refusals decided at different depths: another package's file, a

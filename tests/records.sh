@@ -152,6 +152,14 @@ rm "$root/usr/bin/a"
     fail "--dry-run --json"
 json_ok "$T/j" "--dry-run --json"
 grep -q '"action": "create", "path": "/usr/share/' "$T/j" || fail "--dry-run --json: $(cat "$T/j")"
+# A dry run that fails after some verdicts still ends its array.
+mkdir -p "$T/jfail/usr/share/comp-gz"
+: > "$T/jfail/usr/share/comp-gz/random"
+"$DEBUNPACK" --root "$T/jfail" --dry-run --json "$(build_deb comp-gz)" "$(build_deb truncated "$FIXTURES/bad/truncated.desc")" \
+    > "$T/j" 2> /dev/null && fail "--dry-run --json of a broken package succeeded"
+json_ok "$T/j" "--dry-run --json that fails"
+grep -q '"action": "replace", "path": "/usr/share/comp-gz/random"' "$T/j" ||
+    fail "--dry-run --json that fails: $(cat "$T/j")"
 "$DEBUNPACK" --root "$root" --json x.deb 2> "$T/err" && fail "--json with an install"
 grep -q "json goes with" "$T/err" || fail "--json with an install: $(cat "$T/err")"
 "$DEBUNPACK" --root "$root" --list --verify-format=rpm 2> /dev/null && fail "--verify-format with --list"

@@ -114,7 +114,8 @@ main(int argc, char **argv)
 	if (o.stats != 0 && devstat_open(&ds, o.in.root) != 0)
 		ds.name[0] = '\0';
 	r = install_run(&o.in, files, nfiles, &st, &err);
-	if (o.fmt == QUERY_JSON && r == 0)
+	/* A failure after some verdicts still ends the array it began. */
+	if (o.fmt == QUERY_JSON && (r == 0 || o.nplan > 0))
 		puts(o.nplan > 0 ? "]" : "[]");
 	if (r == 0 && ds.name[0] != '\0') {
 		struct devstat before = ds;

@@ -126,8 +126,8 @@ render_progress(struct cli_opts *o, const struct install_note *n)
 static const char *const render_verdicts[] = {
 	[PLAN_CREATE] = "create", [PLAN_REPLACE] = "replace",
 	[PLAN_REMOVE] = "remove", [PLAN_CREATE_DIR] = "create",
-	[PLAN_KEEP_CONFFILE] = "keep", [PLAN_KEEP_NOT_EMPTY] = "keep",
-	[PLAN_KEEP_OWNED] = "keep",
+	[PLAN_KEEP_CONFFILE] = "keep", [PLAN_KEEP_DELETED] = "keep",
+	[PLAN_KEEP_NOT_EMPTY] = "keep", [PLAN_KEEP_OWNED] = "keep",
 };
 
 /*
@@ -152,10 +152,13 @@ render_plan_json(struct cli_opts *o, const struct install_note *n)
 	}
 	switch (n->verdict) {
 	case PLAN_KEEP_CONFFILE:
-		fputs(", \"reason\": \"changed\", \"new\": ", stdout);
-		{
+	case PLAN_KEEP_DELETED:
+		fputs(n->verdict == PLAN_KEEP_CONFFILE ? ", \"reason\":"
+		    " \"changed\"" : ", \"reason\": \"deleted\"", stdout);
+		if (n->msg != NULL) {
 			char *p = NULL;
 
+			fputs(", \"new\": ", stdout);
 			if (asprintf(&p, "/%s", n->msg) >= 0) {
 				escape_put_json(stdout, p);
 				free(p);
@@ -197,8 +200,12 @@ render_plan(const struct install_note *n)
 		printf("create /%s/\n", path);
 		break;
 	case PLAN_KEEP_CONFFILE:
-		printf("keep /%s: changed since it was installed, the new"
-		    " version goes to /%s\n", path, detail);
+	case PLAN_KEEP_DELETED:
+		printf("keep /%s: %s since it was installed", path,
+		    n->verdict == PLAN_KEEP_CONFFILE ? "changed" : "deleted");
+		if (n->msg != NULL)
+			printf(", the new version goes to /%s", detail);
+		putchar('\n');
 		break;
 	case PLAN_KEEP_NOT_EMPTY:
 		printf("keep /%s: not empty\n", path);

@@ -229,6 +229,11 @@ unpack_conffile_done(struct unpack *u, struct unpack_target *t,
 	    DIGEST_LEN) == 0;
 	if (t->conf == UNPACK_CONF_PLAIN)
 		return 0;
+	/* Its verdict now that the run knows whether anything goes beside. */
+	if (u->opts.plan != NULL)
+		u->opts.plan(u->opts.warn_ctx, t->conf == UNPACK_CONF_KEPT ?
+		    PLAN_KEEP_CONFFILE : PLAN_KEEP_DELETED, t->record_path,
+		    same ? NULL : t->path);
 	if (!same) {
 		if (u->opts.warn != NULL) {
 			if (snprintf(msg, sizeof(msg), "%s since it was"

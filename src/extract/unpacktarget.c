@@ -101,14 +101,10 @@ unpack_register(struct unpack *u, struct unpack_target *t, unsigned type,
 {
 	int r;
 
-	if (u->opts.plan != NULL) {
-		if (t->record_path != t->path)
-			u->opts.plan(u->opts.warn_ctx, PLAN_KEEP_CONFFILE,
-			    t->record_path, t->path);
-		else
-			u->opts.plan(u->opts.warn_ctx, t->existed ?
-			    PLAN_REPLACE : PLAN_CREATE, t->path, NULL);
-	}
+	/* A conffile kept for the user: unpack_conffile_done tells it. */
+	if (u->opts.plan != NULL && t->record_path == t->path)
+		u->opts.plan(u->opts.warn_ctx, t->existed ? PLAN_REPLACE :
+		    PLAN_CREATE, t->path, NULL);
 
 	if ((r = syncbatch_add(u->sb, t->dir, t->path, u->opts.nowrite ?
 	    NULL : t->tmp, &t->item)) != 0) {

@@ -14,7 +14,9 @@ enum plan_verdict {
 	PLAN_CREATE_DIR,	/* a new directory */
 	PLAN_REPLACE,		/* an existing path (or an empty directory) */
 	PLAN_KEEP_CONFFILE,	/* a changed conffile kept; DETAIL: the new
-				   version's path */
+				   version's path, or NULL: none beside it */
+	PLAN_KEEP_DELETED,	/* a conffile the user deleted stays deleted;
+				   DETAIL as above */
 	PLAN_REMOVE,		/* a path of the old version, not in the new */
 	PLAN_KEEP_NOT_EMPTY,	/* an old directory that still holds files */
 	PLAN_KEEP_OWNED,	/* an old path that another package has;
