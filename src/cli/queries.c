@@ -137,7 +137,7 @@ queries_verify(const struct cli_opts *o, struct recstore *store,
     const struct rootfs *rf, int argc, char **argv, int first,
     struct dbp_error *err)
 {
-	bool *installed;
+	bool *installed, missing = false;
 	int i, r = 0;
 
 	if ((installed = calloc((size_t)(argc - first) + 1,
@@ -157,12 +157,13 @@ queries_verify(const struct cli_opts *o, struct recstore *store,
 			dbp_err(err, 0, NULL, "package '%s' is not installed",
 			    argv[i]);
 			render_error(err);
-			r = r > 0 ? r : -1;
+			missing = true;
 		}
 		dbp_err_clear(err);
 	}
 	free(installed);
-	if (r == -1)
+	/* Problems are counted in the last line; misses alone are told. */
+	if (r == 0 && missing)
 		return 2;
 	if (r > 0 && o->verbose < 0)
 		return 3;
