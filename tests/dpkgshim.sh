@@ -254,6 +254,19 @@ $R
 --
 $A
 " --root="$R" --no-debsig --unpack "$A"
+# Under debunpack-nosync, debunpack's --stats says its syncs did nothing.
+if [ -x "${DEBUNPACK_NOSYNC:-}" ] &&
+    "$DEBUNPACK_NOSYNC" true 2>/dev/null; then
+	mkdir "$T/ns"
+	"$DEBUNPACK_NOSYNC" "$REAL_DEBUNPACK" --root "$T/ns" --stats "$A" \
+	    > "$T/stats" || fail "debunpack under debunpack-nosync"
+	grep -q '^nosync:     yes ' "$T/stats" || fail "stats: $(cat "$T/stats")"
+	rm -rf "$T/ns"
+	mkdir "$T/ns"
+	"$REAL_DEBUNPACK" --root "$T/ns" --stats=json "$A" > "$T/stats"
+	grep -q '"nosync":false,' "$T/stats" || fail "stats: $(cat "$T/stats")"
+	rm -rf "$T/ns"
+fi
 # Exit statuses: debunpack's 1 (a package failed) and 2 are dpkg's.
 for rc in 1 2; do
 	FAKE_DEBUNPACK_RC=$rc "$DPKGSHIM" --root="$R" --no-debsig --unpack \
