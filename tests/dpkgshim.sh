@@ -167,6 +167,12 @@ DEBUNPACK_DPKG=$T/nodpkg "$DPKGSHIM" --bogus 2> "$T/err" && rc=0 || rc=$?
 [ "$rc" = 2 ] || fail "bad usage without dpkg: exit $rc, want 2"
 grep -qx "dpkg: error: unknown option --bogus" "$T/err" ||
     fail "bad usage without dpkg: $(cat "$T/err")"
+# The real dpkg's usage error, as it would have said it.
+DEBUNPACK_DPKG=$(command -v dpkg) "$DPKGSHIM" --unpack --bogus 2> "$T/err" &&
+    rc=0 || rc=$?
+[ "$rc" = 2 ] && [ "$(head -n 1 "$T/err")" = \
+    "dpkg: error: unknown option --bogus" ] ||
+    fail "real dpkg's usage error: exit $rc, $(cat "$T/err")"
 DEBUNPACK_DPKG=$T/nodpkg "$DPKGSHIM" --configure -a 2> "$T/err" && rc=0 ||
     rc=$?
 [ "$rc" = 2 ] && grep -q "^dpkg: error: cannot execute '$T/nodpkg'" \
@@ -330,6 +336,22 @@ $T/apt/11-pkg.deb
 " --root="$R" --no-debsig --recursive --unpack "$T/tree" "$T/apt"
 mkdir "$T/empty"
 handed_on --root="$R" --no-debsig -R --unpack "$T/empty"
+# The same order as dpkg's own walk, which --no-act tells (the paths cut
+# to their end: ".../tree/a/z.deb").
+dpkg_in "$R" --no-act -R --unpack "$T/tree" "$T/apt/" |
+    sed -n 's/^Preparing to unpack \.*\(.*\) \.\.\.$/\1/p' > "$T/dpkg-order"
+[ "$(wc -l < "$T/dpkg-order")" = 9 ] || fail "dpkg's order: $(cat "$T/dpkg-order")"
+DEBUNPACK_DPKG_DEBUG=1 "$DPKGSHIM" --root="$R" --no-debsig -R --unpack \
+    "$T/tree" "$T/apt/" > "$T/out" 2>&1 || fail "shim: $(cat "$T/out")"
+tr '\0' '\n' < "$T/unpacked" | sed '1,/^--$/d' > "$T/shim-order"
+paste -d '\t' "$T/shim-order" "$T/dpkg-order" | while IFS="$(printf '\t')" \
+    read -r ours theirs; do
+	case $ours in
+	*"$theirs") ;;
+	*) fail "order differs from dpkg's: $(tr '\n' ' ' < "$T/shim-order") /" \
+	    "$(tr '\n' ' ' < "$T/dpkg-order")" ;;
+	esac
+done
 
 # --install: debunpack unpacks (its record is there), then the real dpkg
 # configures what unpacked with the caller's options; dpkg.log has the
