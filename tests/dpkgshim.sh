@@ -33,7 +33,8 @@ cat > "$T/bin/debunpack" <<'EOF'
 #!/bin/sh
 if [ "$1" = --help ]; then
 	"$REAL_DEBUNPACK" --help
-	for o in ${FAKE_ADD-"--maintscripts --dpkg-messages --path-exclude --path-include"}; do
+	all="--maintscripts --dpkg-messages --path-exclude --path-include"
+	for o in ${FAKE_ADD-$all}; do
 		printf '      %s  (added by the test)\n' "$o"
 	done
 	exit 0

@@ -231,19 +231,29 @@ shim_dirs(struct shim *s)
 	return 0;
 }
 
-/* Whether debunpack's --help lists option OPT ("--x"). */
+/*
+ * Whether debunpack's --help lists option OPT ("--x"): at the start of
+ * one of its option lines ("      --x ..." or "  -x, --x ..."), not
+ * named in the help of another.
+ */
 static bool
 shim_has(const struct shim *s, const char *opt)
 {
 	size_t l = strlen(opt);
-	const char *p;
+	const char *p, *q;
+	char c;
 
 	for (p = s->help; (p = strstr(p, opt)) != NULL; p += l) {
-		char c = p[l];
-
-		if ((p == s->help || p[-1] == ' ' || p[-1] == '[' ||
-		    p[-1] == '\n' || p[-1] == '|') && !(c >= 'a' && c <= 'z') &&
-		    !(c >= '0' && c <= '9') && c != '-')
+		c = p[l];
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '-')
+			continue;
+		for (q = p; q > s->help && q[-1] == ' '; q--)
+			;
+		if (q >= s->help + 3 && q[-1] == ',' && q[-3] == '-')
+			for (q -= 3; q > s->help && q[-1] == ' '; q--)
+				;
+		if (q == s->help || q[-1] == '\n')
 			return true;
 	}
 	return false;
