@@ -146,8 +146,8 @@ rm -f "$T/handed"
 for opt in --no-act --dry-run --simulate -E --skip-same-version -O -N \
     --force-overwrite-dir --force-overwrite-diverted --force-all \
     --force-architecture --force-bad-version --force-script-chrootless \
-    -G --refuse-downgrade --no-force-downgrade --pre-invoke=true \
-    --post-invoke=true --status-logger=cat -D1 --debug=1 -a; do
+    -G --refuse-downgrade --no-force-downgrade \
+    --status-logger=cat -D1 --debug=1 -a; do
 	handed_on --root="$R" --no-debsig $opt --unpack "$A"
 done
 handed_on --root="$R" --no-debsig --abort-after=1 --unpack "$A" "$B"
@@ -274,6 +274,25 @@ if [ -x "${DEBUNPACK_NOSYNC:-}" ] &&
 	grep -q '"nosync":false,' "$T/stats" || fail "stats: $(cat "$T/stats")"
 	rm -rf "$T/ns"
 fi
+# Hooks around an unpack, in order, with dpkg's environment; a failing
+# pre-invoke hook is fatal before anything is unpacked.  Around an install
+# they are dpkg's (its --configure would run them again).
+rm -f "$T/hooks" "$T/unpacked"
+unpacked "$base--
+$A
+" --root="$R" --no-debsig --force-confold \
+    --pre-invoke='echo "1 $DPKG_HOOK_ACTION $DPKG_ROOT $DPKG_ADMINDIR $DPKG_FORCE $(ls "$T/unpacked" 2>/dev/null)" >> "$T/hooks"' \
+    --post-invoke='echo "3 $DPKG_HOOK_ACTION $(ls "$T/unpacked")" >> "$T/hooks"' \
+    --pre-invoke='echo 2 >> "$T/hooks"' --unpack "$A"
+printf '%s\n' "1 unpack $R $R/var/lib/dpkg security-mac,downgrade,confold " \
+    2 "3 unpack $T/unpacked" | diff -u - "$T/hooks" || fail "hooks"
+rm -f "$T/unpacked"
+"$DPKGSHIM" --root="$R" --no-debsig --pre-invoke='exit 3' --unpack "$A" \
+    2> "$T/err" && rc=0 || rc=$?
+[ "$rc" = 2 ] && [ ! -f "$T/unpacked" ] &&
+    grep -qx "dpkg: error: error executing hook 'exit 3', exit code 768" \
+    "$T/err" || fail "failing hook: exit $rc, $(cat "$T/err")"
+handed_on --root="$R" --no-debsig --post-invoke=true -i "$A"
 # Exit statuses: debunpack's 1 (a package failed) and 2 are dpkg's.
 for rc in 1 2; do
 	FAKE_DEBUNPACK_RC=$rc "$DPKGSHIM" --root="$R" --no-debsig --unpack \
@@ -300,7 +319,7 @@ $A
 " --root="$R" --path-include=/e --unpack "$A"
 # Options of the configuration that debunpack does not do hand on, and
 # so does a configuration dpkg would refuse (dpkg says why).
-printf 'pre-invoke=true\n' > "$T/etc/dpkg.cfg.d/50hook"
+printf 'status-logger=cat\n' > "$T/etc/dpkg.cfg.d/50hook"
 handed_on --root="$R" --unpack "$A"
 printf 'refuse-downgrade\n' > "$T/etc/dpkg.cfg.d/50hook"
 handed_on --root="$R" --unpack "$A"

@@ -68,9 +68,13 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	A("compare-versions", 0, 0, HANDON, NONE),
 	A("help", '?', 0, HANDON, NONE),
 	A("version", 0, 0, HANDON, NONE),
-	/* Hooks run around the action by dpkg, with its environment. */
-	O("pre-invoke", 0, 1, HANDON, NONE, NULL),
-	O("post-invoke", 0, 1, HANDON, NONE, NULL),
+	/*
+	 * Commands run before and after the action, with dpkg's environment:
+	 * the shim runs them around an unpack (an install is dpkg's: its
+	 * --configure would run them a second time).
+	 */
+	O("pre-invoke", 0, 1, SHIM, PRE_INVOKE, NULL),
+	O("post-invoke", 0, 1, SHIM, POST_INVOKE, NULL),
 	/* The filters of dpkg.cfg.d/excludes: debunpack's, same semantics. */
 	O("path-exclude", 0, 1, MAP, NONE, "--path-exclude"),
 	O("path-include", 0, 1, MAP, NONE, "--path-include"),
@@ -599,6 +603,29 @@ dpkgargs_parse(struct dpkgargs *a, int argc, char *const *argv)
 	a->operands = av;
 	a->noperands = (int)(argc - (av - argv));
 	return 0;
+}
+
+char *
+dpkgargs_force_string(const struct dpkgargs *a)
+{
+	size_t i, len = 0;
+	char *s;
+
+	for (i = 0; i < DPKGARGS_NROWS; i++)
+		if (dpkgargs_table[i].kind == DPKGARGS_FORCE && a->force[i])
+			len += strlen(dpkgargs_table[i].name) + 1;
+	if ((s = malloc(len + 1)) == NULL)
+		return NULL;
+	s[0] = '\0';
+	/* "all" is no force of its own: the others it set are named. */
+	for (i = 0; i < DPKGARGS_NROWS; i++)
+		if (dpkgargs_table[i].kind == DPKGARGS_FORCE && a->force[i] &&
+		    strcmp(dpkgargs_table[i].name, "all") != 0) {
+			if (s[0] != '\0')
+				strcat(s, ",");
+			strcat(s, dpkgargs_table[i].name);
+		}
+	return s;
 }
 
 const char *

@@ -223,11 +223,6 @@ shim_dirs(struct shim *s)
 	if (s->admindir == NULL &&
 	    (s->admindir = shim_admin_default(s->instdir)) == NULL)
 		return -ENOMEM;
-	if (s->instdir[0] == '\0') {
-		free(s->instdir);
-		if ((s->instdir = strdup("/")) == NULL)
-			return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -472,6 +467,11 @@ shim_judge(struct shim *s, char *why, size_t n)
 			return why;
 		}
 	}
+	/* dpkg -i would run the hooks once, the shim's two calls twice. */
+	if (s->a.action->id == DPKGARGS_ID_INSTALL &&
+	    (dpkgargs_given(&s->a, DPKGARGS_ID_PRE_INVOKE) ||
+	    dpkgargs_given(&s->a, DPKGARGS_ID_POST_INVOKE)))
+		return "hooks around an install";
 	/* Without --force-not-root dpkg refuses whoever is not root. */
 	d = dpkgargs_force("not-root", 8);
 	if (geteuid() != 0 && !s->a.force[d - dpkgargs_table])
@@ -505,6 +505,54 @@ shim_judge(struct shim *s, char *why, size_t n)
 	    (size_t)strtol(v, NULL, 0) < s->debs.n)
 		return "--abort-after stops before the last package";
 	return NULL;
+}
+
+/*
+ * What dpkg sets for everything it runs, hooks and scripts: the
+ * database, the root ("" for /) and the forces.  0 or -errno.
+ */
+static int
+shim_setenv(struct shim *s, const char *instdir)
+{
+	char *force;
+	int r = 0;
+
+	if ((force = dpkgargs_force_string(&s->a)) == NULL)
+		return -ENOMEM;
+	if (setenv("DPKG_ADMINDIR", s->admindir, 1) != 0 ||
+	    setenv("DPKG_ROOT", instdir, 1) != 0 ||
+	    setenv("DPKG_FORCE", force, 1) != 0)
+		r = -errno;
+	free(force);
+	return r;
+}
+
+/*
+ * The --pre-invoke or --post-invoke commands (ID) in their order, each
+ * through the shell with DPKG_HOOK_ACTION set, as dpkg runs them: one
+ * failing is fatal, in dpkg's words.  0, or 2 for the exit status.
+ */
+static int
+shim_hooks(struct shim *s, enum dpkgargs_id id)
+{
+	size_t i;
+	int st;
+
+	if (setenv("DPKG_HOOK_ACTION", s->a.action->name, 1) != 0)
+		return 2;
+	for (i = 0; i < s->a.nuse; i++) {
+		if (s->a.use[i].def->id != id)
+			continue;
+		fflush(NULL);
+		if ((st = system(s->a.use[i].value)) != 0) {
+			/* dpkg says system()'s status as it is. */
+			fprintf(stderr, "dpkg: error: error executing hook"
+			    " '%s', exit code %d\n", s->a.use[i].value, st);
+			return 2;
+		}
+	}
+	unsetenv("DPKG_HOOK_ACTION");
+	return 0;
 }
 
 /* Run ARGV (ARGV[0] is the program) and wait: its exit status, 2 when killed. */
@@ -547,7 +595,8 @@ shim_unpack_argv(struct shim *s, struct argvec *av)
 
 	r |= argvec_add(av, s->debunpack);
 	r |= argvec_add(av, "--root");
-	r |= argvec_add(av, s->instdir);
+	/* dpkg's "" is the root directory. */
+	r |= argvec_add(av, s->instdir[0] != '\0' ? s->instdir : "/");
 	r |= argvec_add(av, "--dpkg-db");
 	r |= argvec_add(av, "--maintscripts");
 	r |= argvec_add(av, "--dpkg-messages");
@@ -850,6 +899,20 @@ main(int argc, char **argv)
 	}
 
 	/* From here on the call is debunpack's: no more handing on. */
+	if (shim_setenv(&s, s.instdir) != 0) {
+		fprintf(stderr, "dpkg: error: unable to setenv for"
+		    " subprocesses\n");
+		argvec_free(&av);
+		dpkgstatus_clear(&before);
+		shim_free(&s, pkgs);
+		return 2;
+	}
+	if ((rc = shim_hooks(&s, DPKGARGS_ID_PRE_INVOKE)) != 0) {
+		argvec_free(&av);
+		dpkgstatus_clear(&before);
+		shim_free(&s, pkgs);
+		return rc;
+	}
 	if ((log = dpkgargs_value(&s.a, DPKGARGS_ID_LOG)) != NULL) {
 		if ((fp = fopen(log, "ae")) != NULL) {
 			shim_logf(fp, "startup archives %s", s.a.action->name);
@@ -871,6 +934,9 @@ main(int argc, char **argv)
 			rc = r > rc ? r : rc;
 		}
 	}
+	/* As dpkg: after an action that ran to its end, failed packages or not. */
+	if (rc <= 1 && (r = shim_hooks(&s, DPKGARGS_ID_POST_INVOKE)) != 0)
+		rc = r;
 	dpkgstatus_clear(&before);
 	dpkgstatus_clear(&after);
 	shim_free(&s, pkgs);
