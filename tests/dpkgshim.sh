@@ -145,7 +145,7 @@ rm -f "$T/handed"
 # An unpack with an option debunpack does not do as dpkg does.
 for opt in --no-act --dry-run --simulate -E --skip-same-version -O -N \
     --force-overwrite-dir --force-overwrite-diverted --force-all \
-    --force-architecture --force-bad-version --force-script-chrootless \
+    --force-architecture --force-bad-version \
     -G --refuse-downgrade --no-force-downgrade \
     --status-logger=cat -D1 --debug=1 -a; do
 	handed_on --root="$R" --no-debsig $opt --unpack "$A"
@@ -293,6 +293,14 @@ rm -f "$T/unpacked"
     grep -qx "dpkg: error: error executing hook 'exit 3', exit code 768" \
     "$T/err" || fail "failing hook: exit $rc, $(cat "$T/err")"
 handed_on --root="$R" --no-debsig --post-invoke=true -i "$A"
+# A force debunpack has, given to it when it has it.
+FAKE_ADD="--maintscripts --dpkg-messages --force-script-chrootless" \
+    unpacked "$base--force-script-chrootless
+--
+$A
+" --root="$R" --no-debsig --force-script-chrootless --unpack "$A"
+FAKE_ADD="--maintscripts --dpkg-messages" handed_on --root="$R" --no-debsig \
+    --force-script-chrootless --unpack "$A"
 # Exit statuses: debunpack's 1 (a package failed) and 2 are dpkg's.
 for rc in 1 2; do
 	FAKE_DEBUNPACK_RC=$rc "$DPKGSHIM" --root="$R" --no-debsig --unpack \

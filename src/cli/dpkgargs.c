@@ -182,8 +182,8 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	 * chooses otherwise).
 	 */
 	F("unsafe-io", false, SAME, NONE, NULL),
-	/* Scripts run outside a chroot: dpkg's way of running them. */
-	F("script-chrootless", false, HANDON, NONE, NULL),
+	/* Scripts run outside the root's chroot, DPKG_ROOT set: debunpack's. */
+	F("script-chrootless", false, MAP, NONE, "--force-script-chrootless"),
 	/* Conffile questions are asked at --configure. */
 	F("confnew", false, SAME, NONE, NULL),
 	F("confold", false, SAME, NONE, NULL),
