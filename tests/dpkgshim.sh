@@ -27,12 +27,14 @@ cat > "$T/bin/dpkg" <<'EOF'
 for a; do printf '%s\0' "$a"; done > "$T/handed"
 exit "${FAKE_DPKG_RC:-0}"
 EOF
-# A debunpack whose --help is the real one's plus the options the shim
-# needs that it may lack ($FAKE_ADD), and which records its arguments.
+# A debunpack whose --help is the real one's without the options other
+# parts add, plus those of them in $FAKE_ADD, and which records its
+# arguments.
 cat > "$T/bin/debunpack" <<'EOF'
 #!/bin/sh
 if [ "$1" = --help ]; then
-	"$REAL_DEBUNPACK" --help
+	"$REAL_DEBUNPACK" --help | grep -v -E \
+	    '^ +--(maintscripts|dpkg-messages|path-exclude|path-include|force-script-chrootless)( |$)'
 	all="--maintscripts --dpkg-messages --path-exclude --path-include"
 	for o in ${FAKE_ADD-$all}; do
 		printf '      %s  (added by the test)\n' "$o"
