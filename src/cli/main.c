@@ -154,8 +154,6 @@ main(int argc, char **argv)
 		render_error(&err);
 		return 1;
 	}
-	/* debunpack-nosync says so: its filter answers every sync call. */
-	st.nosync = getenv("DEBUNPACK_NOSYNC_ACTIVE") != NULL;
 	if (o.stats == 1)
 		stats_write_text(stdout, &st);
 	else if (o.stats == 2)
