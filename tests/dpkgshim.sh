@@ -180,8 +180,22 @@ DEBUNPACK_DPKG=$T/nodpkg "$DPKGSHIM" --configure -a 2> "$T/err" && rc=0 ||
     rc=$?
 [ "$rc" = 2 ] && grep -q "^dpkg: error: cannot execute '$T/nodpkg'" \
     "$T/err" || fail "no dpkg: exit $rc, $(cat "$T/err")"
-# A debunpack without --maintscripts and --dpkg-messages: dpkg unpacks.
+# A debunpack without --maintscripts and --dpkg-messages: dpkg unpacks,
+# and DEBUNPACK_DPKG_DEBUG says why in one line (tests/aptshim.sh reads it).
 FAKE_ADD="" handed_on --root="$R" --no-debsig --unpack "$A"
+FAKE_ADD="" DEBUNPACK_DPKG_DEBUG=1 "$DPKGSHIM" --root="$R" --no-debsig \
+    --unpack "$A" 2> "$T/err" || fail "debug: $(cat "$T/err")"
+[ "$(cat "$T/err")" = "debunpack-dpkg: handed to $T/bin/dpkg: debunpack\
+ lacks --dpkg-db, --maintscripts or --dpkg-messages" ] || fail "debug: $(cat "$T/err")"
+FAKE_ADD="--maintscripts --dpkg-messages" DEBUNPACK_DPKG_DEBUG=1 \
+    "$DPKGSHIM" --root="$R" --no-debsig --path-include=/x --unpack "$A" \
+    2> "$T/err" || fail "debug: $(cat "$T/err")"
+[ "$(cat "$T/err")" = "debunpack-dpkg: handed to $T/bin/dpkg: debunpack\
+ lacks --path-include" ] || fail "debug: $(cat "$T/err")"
+DEBUNPACK_DPKG_DEBUG=1 "$DPKGSHIM" --root="$R" --no-debsig -E --unpack \
+    "$A" 2> "$T/err" || fail "debug: $(cat "$T/err")"
+[ "$(cat "$T/err")" = "debunpack-dpkg: handed to $T/bin/dpkg: option\
+ --skip-same-version" ] || fail "debug: $(cat "$T/err")"
 FAKE_ADD="--maintscripts --dpkg-messages" handed_on --root="$R" \
     --no-debsig '--path-exclude=/usr/share/doc/*' --unpack "$A"
 # And the debunpack of this tree: unpacked once it has them, else handed on.

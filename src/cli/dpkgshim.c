@@ -449,7 +449,7 @@ shim_judge(struct shim *s, char *why, size_t n)
 			return why;
 		}
 		if (d->verdict == DPKGARGS_MAP && !shim_has(s, d->debunpack)) {
-			snprintf(why, n, "debunpack has no %s", d->debunpack);
+			snprintf(why, n, "debunpack lacks %s", d->debunpack);
 			return why;
 		}
 	}
@@ -463,7 +463,7 @@ shim_judge(struct shim *s, char *why, size_t n)
 			return why;
 		}
 		if (d->verdict == DPKGARGS_MAP && !shim_has(s, d->debunpack)) {
-			snprintf(why, n, "debunpack has no %s", d->debunpack);
+			snprintf(why, n, "debunpack lacks %s", d->debunpack);
 			return why;
 		}
 	}
@@ -487,7 +487,7 @@ shim_judge(struct shim *s, char *why, size_t n)
 		    " --dpkg-messages";
 	if (getenv("DEBUNPACK_SYNC_MODE") != NULL &&
 	    !shim_has(s, "--sync-mode"))
-		return "debunpack has no --sync-mode";
+		return "debunpack lacks --sync-mode";
 	if ((r = shim_dirs(s)) != 0)
 		return "out of memory";
 	/* debunpack keeps dpkg's database in ROOT/var/lib/dpkg alone. */
