@@ -153,6 +153,7 @@ for opt in --no-act --dry-run --simulate -E --skip-same-version -O -N \
 	handed_on --root="$R" --no-debsig $opt --unpack "$A"
 done
 handed_on --root="$R" --no-debsig --abort-after=1 --unpack "$A" "$B"
+handed_on --root="$R" --no-debsig --status-fd=1 --status-fd=2 --unpack "$A"
 handed_on --root="$R" --no-debsig --admindir="$T" --unpack "$A"
 handed_on --instdir="$R" --no-debsig --unpack "$A"
 handed_on --root="$R" --no-debsig --unpack "$T/missing.deb"

@@ -82,7 +82,10 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	O("verify-format", 0, 1, SAME, NONE, NULL),
 	/* A logger fed the status lines: dpkg starts it. */
 	O("status-logger", 0, 1, HANDON, NONE, NULL),
-	/* apt's progress: debunpack writes dpkg's lines there. */
+	/*
+	 * apt's progress: debunpack writes dpkg's lines there (to one
+	 * descriptor: several are handed on).
+	 */
 	O("status-fd", 0, 1, MAP, STATUS_FD, "--status-fd"),
 	/*
 	 * dpkg.log (Debian's dpkg.cfg sets it): the shim writes the unpack's

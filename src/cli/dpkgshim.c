@@ -467,6 +467,12 @@ shim_judge(struct shim *s, char *why, size_t n)
 			return why;
 		}
 	}
+	/* dpkg writes its status lines to every --status-fd, debunpack to one. */
+	for (i = 0, r = 0; i < s->a.nuse; i++)
+		if (s->a.use[i].def->id == DPKGARGS_ID_STATUS_FD)
+			r++;
+	if (r > 1)
+		return "more than one --status-fd";
 	/* dpkg -i would run the hooks once, the shim's two calls twice. */
 	if (s->a.action->id == DPKGARGS_ID_INSTALL &&
 	    (dpkgargs_given(&s->a, DPKGARGS_ID_PRE_INVOKE) ||
