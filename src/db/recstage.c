@@ -124,6 +124,13 @@ recstage_set_stale(struct recstage *rs, recstore_stale_fn *fn, void *ctx,
 		recstore_set_stale(rs->store, fn, ctx);
 }
 
+void
+recstage_set_adopt(struct recstage *rs, recstage_adopt_fn *fn, void *ctx)
+{
+	rs->adopt = fn;
+	rs->adopt_ctx = ctx;
+}
+
 int
 recstage_names(struct recstage *rs, char ***names, struct dbp_error *err)
 {
@@ -369,9 +376,14 @@ recstage_prepare(struct recstage *rs, struct journal *j,
 			return dbp_err(err, -r, JOURNAL_NAME,
 			    "cannot write journal");
 	}
-	/* Packages that gave up paths to --force-overwrite get new records. */
+	/*
+	 * Packages that gave up paths to --force-overwrite get new records;
+	 * dpkg's own packages have none: their file lists lose the paths
+	 * (dpkgdb_disowned).
+	 */
 	for (i = 0; i < rs->ninst; i++)
-		if (rs->disowned[i] && !recstage_in_run(rs,
+		if (rs->disowned[i] && !rs->inst[i]->adopted &&
+		    !recstage_in_run(rs,
 		    control_get(rs->inst[i]->ctl, "Package")) &&
 		    (r = recstage_write_tmp(rs, rs->inst[i], err)) != 0)
 			return r;

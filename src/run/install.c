@@ -321,8 +321,11 @@ install_stale(struct install *in, struct dbp_error *err)
 	    err)) != 0)
 		return r;
 	manifest_set_stale(in->man, admin_view_stale, &in->view, true);
-	if (in->o->dpkg_db)
+	/* What dpkg installed is installed: the run acts on it as on its own. */
+	if (in->o->dpkg_db) {
 		manifest_set_dpkg_db(in->man);
+		manifest_set_adopt(in->man, admin_view_adopt, &in->view);
+	}
 	return 0;
 }
 
@@ -393,6 +396,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	uo.devices = geteuid() == 0 && users_initial_ns();
 	uo.skip_devices = o->skip_devices;
 	uo.force_overwrite = o->force_overwrite;
+	uo.dpkg_words = o->dpkg_db;
 	uo.dpkg_dist = o->dpkg_dist;
 	uo.stop = o->stop;
 	uo.warn = install_warn;

@@ -1,0 +1,183 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# One database in a root that has dpkg's (--dpkg-db): the packages dpkg
+# installed are installed packages to debunpack, read from dpkg's
+# database.  Each scenario starts from packages dpkg installed in two
+# roots; then one root gets dpkg -i and the other debunpack --dpkg-db and
+# dpkg --configure -a, and both must have succeeded or failed alike and
+# hold the same tree, the same view in dpkg-query (versions, states,
+# conffiles, owners of every file) and the same file lists, line for
+# line.  Then the cases of issue #25 where the two databases drifted.
+. "${srcdir:-.}/tests/lib.sh"
+
+is_root || skip "not root: dpkg acts in the test's roots"
+command -v dpkg > /dev/null || skip "dpkg missing"
+
+# pkg ID PACKAGE VERSION FIELDS CONFFILES FILE:CONTENT...: package file
+# $T/ID.deb; FIELDS "Name value" lines joined by ";", CONFFILES the
+# conffiles' paths joined by ";"; FILE a path at the top of the root, or
+# "dir/" for a directory, or "name->target" for a symlink.
+pkg() {
+	id=$1 p=$2 v=$3 fields=$4 conff=$5
+	shift 5
+	{
+		if [ -n "$fields" ]; then
+			printf '%s\n' "$fields" | tr ';' '\n' | sed 's/^/control-field /'
+		fi
+		if [ -n "$conff" ]; then
+			printf 'control-file conffiles 0644 %s\\n\n' \
+			    "$(printf '%s' "$conff" | sed 's/;/\\n/g')"
+		fi
+		printf 'dir ./ 0755\n'
+		for f; do
+			case $f in
+			*/) printf 'dir ./%s 0755\n' "$f" ;;
+			*-\>*) printf 'symlink ./%s %s\n' "${f%%->*}" "${f#*->}" ;;
+			*) printf 'file ./%s 0644 text:%s\\n\n' "${f%%:*}" "${f#*:}" ;;
+			esac
+		done
+	} | make_pkg -o "$id" -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
+	    -d "test package" "$p" "$v" - > /dev/null
+}
+
+# new: two empty roots, ours and dpkg's.
+new() {
+	rm -rf "$T/ours" "$T/dpkg"
+	empty_dpkg_db "$T/ours"
+	empty_dpkg_db "$T/dpkg"
+}
+
+# view ROOT: the tree, what dpkg's database says of it, its file lists.
+view() {
+	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m ' \
+	    -exec sh -c 'cat "$1" | tr "\n" "|"; echo' sh {} \; \) -o \
+	    \( ! -type f -printf '%p %y\n' \) | grep -v '^\./var ' |
+	    sed 's/\.debunpack-dist /.dpkg-dist /' | LC_ALL=C sort)
+	echo "== packages"
+	dpkg-query --admindir="$1/var/lib/dpkg" -W \
+	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' 2>&1 |
+	    LC_ALL=C sort
+	echo "== owners"
+	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
+	    grep -v '^\./var$' | sed -e 's|^\.||' -e 's/\.debunpack-dist$/.dpkg-dist/' |
+	    LC_ALL=C sort |
+	    while read -r path; do
+		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
+		    sed 's/^dpkg-query: //'
+	    done
+	echo "== lists"
+	for l in "$1"/var/lib/dpkg/info/*.list "$1"/var/lib/dpkg/info/*.md5sums; do
+		[ -f "$l" ] || continue
+		echo "${l##*/}:"
+		cat "$l"
+	done
+}
+
+# compare NAME: both roots alike.
+compare() {
+	view "$T/dpkg" > "$T/theirs.view"
+	view "$T/ours" > "$T/ours.view"
+	diff -u "$T/theirs.view" "$T/ours.view" ||
+	    fail "$1: not what dpkg leaves"
+}
+
+# bydpkg DEB...: dpkg installs them in both roots.
+bydpkg() {
+	for r in "$T/ours" "$T/dpkg"; do
+		# shellcheck disable=SC2046 # one word per package file
+		dpkg_root "$r" -i $(for id; do echo "$T/$id.deb"; done)
+	done
+}
+
+# step NAME [OPTION...] DEB...: dpkg -i in one root, debunpack --dpkg-db
+# and dpkg --configure -a in the other (OPTIONs to both); then compare.
+step() {
+	name=$1
+	shift
+	opts="" debs=""
+	for id; do
+		case $id in
+		--*) opts="$opts $id" ;;
+		*) debs="$debs $T/$id.deb" ;;
+		esac
+	done
+	set +e
+	# shellcheck disable=SC2086 # one word per option and package file
+	dpkg_in "$T/dpkg" --force-confdef --force-confold $opts -i $debs > "$T/dpkg.out" 2>&1
+	theirs=$?
+	# shellcheck disable=SC2086
+	"$DEBUNPACK" --no-progress --root "$T/ours" --dpkg-db $opts $debs > "$T/ours.out" 2>&1 &&
+	    dpkg_in "$T/ours" --force-confdef --force-confold --configure -a \
+	    >> "$T/ours.out" 2>&1
+	ours=$?
+	set -e
+	if [ $theirs = 0 ] && [ $ours != 0 ]; then
+		fail "$name: dpkg succeeded, debunpack failed: $(cat "$T/ours.out")"
+	fi
+	if [ $theirs != 0 ] && [ $ours = 0 ]; then
+		fail "$name: debunpack succeeded, dpkg failed: $(cat "$T/dpkg.out")"
+	fi
+	compare "$name"
+}
+
+# An upgrade of a package dpkg installed: the files the new version
+# lacks go (a file whatever its content, an emptied directory, a
+# symlink), its conffiles follow dpkg's table by the MD5 dpkg's status
+# keeps, an obsolete one stays.
+pkg up-1 pkg-up 1 "" "/etc-a;/etc-b;/etc-c;/etc-gone" etc-a:one etc-b:one \
+    etc-c:one etc-gone:one sub/ sub/file:one sub/other:one keep:one \
+    link-\>keep old-link-\>keep
+pkg up-2 pkg-up 2 "" "/etc-a;/etc-b;/etc-c" etc-a:two etc-b:one etc-c:two \
+    keep:two link-\>keep
+new; bydpkg up-1
+echo changed | tee "$T/ours/sub/file" > "$T/dpkg/sub/file"
+echo mine | tee "$T/ours/etc-a" > "$T/dpkg/etc-a"
+rm "$T/ours/etc-c" "$T/dpkg/etc-c"
+step "upgrade of dpkg's package" up-2
+[ ! -e "$T/ours/var/lib/debunpack/pkg-up.record" ] ||
+    grep -q '^Version: 2$' "$T/ours/var/lib/debunpack/pkg-up.record" ||
+    fail "a record of the old version"
+step "reinstall" up-2
+echo "ok an upgrade of a package dpkg installed"
+
+# Replaces: a package takes files of one dpkg installed; the loser's
+# list loses them; one that loses every file disappears.
+pkg rp-orig pkg-orig 0 "" /conf file:original conf:original only-orig:o
+pkg rp-take pkg-take 0 "Replaces pkg-orig" /conf file:takeover conf:takeover \
+    only-take:t
+pkg rp-all pkg-all 0 "Replaces pkg-orig" /conf file:all conf:all only-orig:a
+new; bydpkg rp-orig; step "Replaces of dpkg's package" rp-take
+new; bydpkg rp-orig; step "Replaces of every file: disappears" rp-all
+echo "ok Replaces takes paths of packages dpkg installed"
+
+# Without Replaces: refused in dpkg's words, or --force-overwrite takes
+# it with dpkg's warning; the loser's list loses it.
+pkg ov-a pkg-a 1 "" "" shared:a mine-a:a
+pkg ov-b pkg-b 1 "" "" shared:b mine-b:b
+new; bydpkg ov-a
+step "overwrite refused" ov-b
+grep -q "trying to overwrite '/shared', which is also in package pkg-a 1" \
+    "$T/ours.out" || fail "overwrite refused: $(cat "$T/ours.out")"
+step "--force-overwrite" --force-overwrite ov-b
+grep -q "warning: .*trying to overwrite '/shared', which is also in package pkg-a 1" \
+    "$T/ours.out" || fail "--force-overwrite: no warning: $(cat "$T/ours.out")"
+dpkg_root "$T/ours" --verify
+echo "ok --force-overwrite over a package dpkg installed, in dpkg's words"
+
+# --remove and --purge of packages dpkg installed, without scripts.
+for how in remove purge; do
+	new; bydpkg up-1 ov-a
+	echo mine | tee "$T/ours/etc-a" > "$T/dpkg/etc-a"
+	dpkg_root "$T/dpkg" --$how pkg-up
+	"$DEBUNPACK" -q --root "$T/ours" --dpkg-db --$how pkg-up ||
+	    fail "--$how of dpkg's package"
+	compare "--$how"
+done
+# Down to its conffiles by dpkg, purged by debunpack.
+new; bydpkg up-1
+dpkg_root "$T/ours" --remove pkg-up
+dpkg_root "$T/dpkg" --purge pkg-up
+"$DEBUNPACK" -q --root "$T/ours" --dpkg-db --purge pkg-up ||
+    fail "--purge of dpkg's config-files package"
+compare "--purge of a config-files package"
+echo "ok --remove and --purge of packages dpkg installed"
