@@ -34,12 +34,17 @@ dpkg_root "$R" --configure -a
 # dpkg purges hello and installs tree 2 over debunpack's tree 1.
 dpkg_root "$R" --purge hello
 dpkg_root "$R" -i "$tree2"
-printf 'other\t1\tall\n' > "$T/want"
+printf 'other\t1\tall\ntree\t2\tall\n' > "$T/want"
 "$DEBUNPACK" --root "$R" --list | diff -u "$T/want" - || fail "--list shows what dpkg changed"
 "$DEBUNPACK" --root "$R" --verify > "$T/verify" 2>&1 || fail "--verify: $(cat "$T/verify")"
 "$DEBUNPACK" --root "$R" --files hello > /dev/null 2>&1 && fail "--files of a purged package"
-"$DEBUNPACK" --root "$R" --owner /usr/share/tree/README > "$T/owner" 2>&1 &&
-    fail "--owner: debunpack claims dpkg's file: $(cat "$T/owner")"
+# dpkg's tree 2 answers as dpkg -L and dpkg -S answer.
+"$DEBUNPACK" --root "$R" --files tree > "$T/files" || fail "--files of dpkg's tree"
+dpkg-query --admindir="$R/var/lib/dpkg" -L tree | diff -u - "$T/files" ||
+    fail "--files of dpkg's tree: not dpkg -L's"
+"$DEBUNPACK" --root "$R" --owner /usr/share/tree/NEWFILE > "$T/owner" ||
+    fail "--owner of dpkg's file"
+[ "$(cat "$T/owner")" = "tree: /usr/share/tree/NEWFILE" ] || fail "--owner: $(cat "$T/owner")"
 # The records are still there until a run drops them.
 [ -f "$R/var/lib/debunpack/hello.record" ] || fail "a query removed a record"
 echo "ok queries read dpkg's changes as they stand"

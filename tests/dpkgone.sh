@@ -181,3 +181,78 @@ dpkg_root "$T/dpkg" --purge pkg-up
     fail "--purge of dpkg's config-files package"
 compare "--purge of a config-files package"
 echo "ok --remove and --purge of packages dpkg installed"
+
+# The cases of issue #25 where debunpack's records and dpkg's database
+# drifted apart.
+pkg dr-1 pkg-dr 1 "" /conf conf:one file:one
+pkg dr-2 pkg-dr 2 "" /conf conf:two file:two new:two
+pkg dr-bad pkg-bad 1 "" "" file:bad
+R=$T/drift
+fresh() {
+	rm -rf "$R"
+	empty_dpkg_db "$R"
+	"$DEBUNPACK" -q --root "$R" --dpkg-db "$T/dr-1.deb" || fail "install pkg-dr"
+	dpkg_root "$R" --configure -a
+}
+rec=$R/var/lib/debunpack/pkg-dr.record
+
+# (a) dpkg removes a package debunpack installed; the run that drops the
+# stale record installs it again: its new record stays.
+for how in remove purge; do
+	fresh
+	dpkg_root "$R" --$how pkg-dr
+	"$DEBUNPACK" --root "$R" --dpkg-db "$T/dr-1.deb" 2> "$T/err" ||
+	    fail "(a) $how: $(cat "$T/err")"
+	grep -q '^Version: 1$' "$rec" || fail "(a) $how: no record written"
+	"$DEBUNPACK" --root "$R" --files pkg-dr | grep -q '^/file$' ||
+	    fail "(a) $how: --files"
+	"$DEBUNPACK" --root "$R" --dpkg-db --purge pkg-dr 2> "$T/err" ||
+	    fail "(a) $how: --purge: $(cat "$T/err")"
+	[ ! -e "$R/file" ] && [ ! -e "$R/conf" ] && [ ! -e "$rec" ] ||
+	    fail "(a) $how: --purge left files"
+done
+echo "ok (a) a package dpkg removed, installed again, is debunpack's"
+
+# (d) dpkg upgrades or removes a package debunpack installed: the queries
+# answer as dpkg's do.
+fresh
+dpkg_root "$R" -i "$T/dr-2.deb"
+"$DEBUNPACK" --root "$R" --owner /new > "$T/out" || fail "(d) --owner after dpkg's upgrade"
+[ "$(cat "$T/out")" = "pkg-dr: /new" ] || fail "(d) --owner: $(cat "$T/out")"
+"$DEBUNPACK" --root "$R" --files pkg-dr > "$T/out" || fail "(d) --files after dpkg's upgrade"
+dpkg-query --admindir="$R/var/lib/dpkg" -L pkg-dr | diff -u - "$T/out" || fail "(d) --files"
+[ "$("$DEBUNPACK" --root "$R" --list)" = "$(printf 'pkg-dr\t2\tall')" ] ||
+    fail "(d) --list: $("$DEBUNPACK" --root "$R" --list)"
+"$DEBUNPACK" --root "$R" --verify || fail "(d) --verify"
+echo changed > "$R/file"
+"$DEBUNPACK" --root "$R" --verify --verify-format=rpm > "$T/out" && fail "(d) --verify: a change unseen"
+dpkg_in "$R" --verify > "$T/theirs"
+diff -u "$T/theirs" "$T/out" || fail "(d) --verify: not dpkg's"
+dpkg_root "$R" --remove pkg-dr
+"$DEBUNPACK" --root "$R" --files pkg-dr > "$T/out" || fail "(d) --files after dpkg --remove"
+dpkg-query --admindir="$R/var/lib/dpkg" -L pkg-dr | diff -u - "$T/out" || fail "(d) --files, removed"
+echo "ok (d) queries answer for what dpkg did"
+
+# (e) --purge of a package dpkg left in its config-files state.
+"$DEBUNPACK" --root "$R" --dpkg-db --purge pkg-dr 2> "$T/err" || fail "(e): $(cat "$T/err")"
+[ ! -e "$R/conf" ] || fail "(e) the conffile stayed"
+[ -z "$(dpkg-query --admindir="$R/var/lib/dpkg" -W pkg-dr 2>/dev/null)" ] ||
+    fail "(e) still in dpkg's status"
+echo "ok (e) --purge of dpkg's config-files package"
+
+# (f) a run that fails drops no record, and says none is dropped.
+fresh
+dpkg_root "$R" --purge pkg-dr
+pkg dr-clash pkg-clash 1 "" "" file:clash
+"$DEBUNPACK" -q --root "$R" --dpkg-db "$T/dr-1.deb" || fail "(f) reinstall"
+dpkg_root "$R" -i "$T/dr-2.deb"
+"$DEBUNPACK" --root "$R" --dpkg-db "$T/dr-clash.deb" 2> "$T/err" && fail "(f) a clash accepted"
+grep -q "dropped" "$T/err" && fail "(f) a failed run says it dropped: $(cat "$T/err")"
+[ -e "$rec" ] || fail "(f) a failed run dropped the record"
+"$DEBUNPACK" --root "$R" --dpkg-db --force-overwrite "$T/dr-clash.deb" 2> "$T/err" ||
+    fail "(f) forced: $(cat "$T/err")"
+grep -q "dpkg changed 'pkg-dr' since debunpack installed it (version 2 installed): debunpack's record of it is dropped" "$T/err" ||
+    fail "(f) no word of the dropped record: $(cat "$T/err")"
+[ ! -e "$rec" ] || fail "(f) the record stayed"
+dpkg_root "$R" --verify
+echo "ok (f) only a run that drops a record says so"

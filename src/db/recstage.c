@@ -338,14 +338,26 @@ recstage_forgotten(const struct recstage *rs, size_t i, const char **what)
 	return rs->forgotten[i].name;
 }
 
-/* The file name of the Ith record the run drops: removed whole, or stale. */
-static void
+/*
+ * The file name of the Ith record the run drops: removed whole, or
+ * stale.  False for a stale one the run installs again: its new record
+ * takes the stale one's name at the commit, and stays.
+ */
+static bool
 recstage_drop_file(const struct recstage *rs, size_t i, char *file,
     size_t size)
 {
-	snprintf(file, size, "%s" RECSTORE_SUFFIX, i < rs->ndropped ?
+	const char *name = i < rs->ndropped ?
 	    control_get(rs->dropped[i]->ctl, "Package") :
-	    rs->forgotten[i - rs->ndropped].name);
+	    rs->forgotten[i - rs->ndropped].name;
+	size_t k;
+
+	for (k = 0; i >= rs->ndropped && k < rs->nstaged; k++)
+		if (!rs->staged[k]->gone && strcmp(control_get(
+		    rs->staged[k]->ctl, "Package"), name) == 0)
+			return false;
+	snprintf(file, size, "%s" RECSTORE_SUFFIX, name);
+	return true;
 }
 
 int
@@ -371,7 +383,8 @@ recstage_prepare(struct recstage *rs, struct journal *j,
 	 * those dpkg made stale.
 	 */
 	for (i = 0; i < rs->ndropped + rs->nforgotten; i++) {
-		recstage_drop_file(rs, i, file, sizeof(file));
+		if (!recstage_drop_file(rs, i, file, sizeof(file)))
+			continue;
 		if ((r = journal_drop(j, file)) != 0)
 			return dbp_err(err, -r, JOURNAL_NAME,
 			    "cannot write journal");
@@ -418,7 +431,8 @@ recstage_drop_records(struct recstage *rs, struct dbp_error *err)
 		return 0;
 	/* A repair would redo this from the journal's "drop" lines. */
 	for (i = 0; i < rs->ndropped + rs->nforgotten; i++) {
-		recstage_drop_file(rs, i, file, sizeof(file));
+		if (!recstage_drop_file(rs, i, file, sizeof(file)))
+			continue;
 		if (unlinkat(rs->arf.fd, file, 0) != 0 && errno != ENOENT)
 			return dbp_err(err, errno, file, "cannot remove record");
 	}

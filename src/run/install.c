@@ -345,7 +345,7 @@ install_no_pending(struct install *in, struct dbp_error *err)
 	    " 'debunpack --recover' repairs it");
 }
 
-/* Tell the records install_stale found stale. */
+/* Tell the records install_stale found stale, once the run dropped them. */
 static void
 install_tell_stale(struct install *in)
 {
@@ -638,6 +638,8 @@ install_finish(struct install *in, struct dbp_error *err)
 	    (r = manifest_drop_records(in->man, err)) != 0 ||
 	    (r = journal_end(in->j, false, err)) != 0)
 		return r;
+	/* Only now: a run that fails drops no record. */
+	install_tell_stale(in);
 	n.event = INSTALL_COMMITTED;
 	n.msg = NULL;
 	n.count = manifest_count(in->man);
@@ -741,7 +743,6 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 			install_abort(&in);
 		goto out;
 	}
-	install_tell_stale(&in);
 	/* A dry run ends where the commit would be prepared, undone by nature. */
 	if ((r = o->remove ? install_removals(&in, all, nall, err) :
 	    install_extract(&in, files, nfiles, jobs, err)) != 0 ||
