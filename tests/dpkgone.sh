@@ -256,3 +256,15 @@ grep -q "dpkg changed 'pkg-dr' since debunpack installed it (version 2 installed
 [ ! -e "$rec" ] || fail "(f) the record stayed"
 dpkg_root "$R" --verify
 echo "ok (f) only a run that drops a record says so"
+
+# A dry run over packages dpkg installed plans as the run would act, and
+# writes nothing.
+new; bydpkg up-1 ov-a
+state "$T/ours" > "$T/before"
+"$DEBUNPACK" --root "$T/ours" --dpkg-db --dry-run "$T/up-2.deb" > "$T/plan" 2>&1 ||
+    fail "dry run: $(cat "$T/plan")"
+grep -q "sub/other" "$T/plan" || fail "dry run: no word of the old version's paths: $(cat "$T/plan")"
+"$DEBUNPACK" --root "$T/ours" --dpkg-db --dry-run "$T/ov-b.deb" > "$T/plan" 2>&1 &&
+    fail "dry run: a clash accepted"
+state "$T/ours" | diff -u "$T/before" - || fail "a dry run changed the root"
+echo "ok a dry run over packages dpkg installed"

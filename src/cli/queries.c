@@ -236,7 +236,8 @@ queries_run(const struct cli_opts *o, int argc, char **argv, int first)
 		 * installed is installed (no admin directory: only that).
 		 */
 		recstore_set_stale(store, admin_view_stale, &view);
-		recstore_set_dpkg(store, &rf, dpkgstale_status(view.stale));
+		recstore_set_dpkg(store, &rf, dpkgstale_status(view.stale),
+		    o->action == ACT_VERIFY);
 		if (o->action == ACT_LIST || o->action == ACT_OWNER)
 			r = queries_owner(o, store, &rf, argc, argv, first, &err);
 		else if (o->action == ACT_FILES)

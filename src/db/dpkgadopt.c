@@ -133,7 +133,11 @@ dpkgadopt_path(const struct rootfs *rf, struct dpkgadopt_dir *d,
 	memset(&e, 0, sizeof(e));
 	e.path = (char *)abspath;
 	e.sha256_unknown = true;
-	if ((r = dpkgadopt_stat(rf, d, &e, target, sizeof(target))) != 0)
+	e.type = 'f';
+	e.mode = 0644;
+	/* RF NULL: untyped (DPKGADOPT_UNTYPED). */
+	if (rf != NULL &&
+	    (r = dpkgadopt_stat(rf, d, &e, target, sizeof(target))) != 0)
 		return r;
 	/* A conffile is a file to dpkg whatever the user made of it. */
 	if (conffile) {
@@ -281,7 +285,7 @@ dpkgadopt_ctl(const struct dpkgstatus_stanza *o, struct control **out)
 
 int
 dpkgadopt_one(const struct rootfs *rf, int dfd,
-    const struct dpkgstatus_stanza *o, struct record **out,
+    const struct dpkgstatus_stanza *o, unsigned flags, struct record **out,
     struct dbp_error *err)
 {
 	struct dpkgadopt_dir d = { .fd = -1 };
@@ -293,6 +297,8 @@ dpkgadopt_one(const struct rootfs *rf, int dfd,
 	int r;
 
 	*out = NULL;
+	if (flags & DPKGADOPT_UNTYPED)
+		rf = NULL;
 	if ((r = dpkgadopt_ctl(o, &ctl)) != 0)
 		return r == -EINVAL ? 0 : dbp_err(err, -r, "var/lib/dpkg/status",
 		    "cannot read");
@@ -366,7 +372,7 @@ dpkgadopt_all(const struct rootfs *rf, const struct dpkgstatus *status,
 			;
 		if (k < n)
 			continue;
-		if ((r = dpkgadopt_one(rf, dfd, o, &rec, err)) != 0 ||
+		if ((r = dpkgadopt_one(rf, dfd, o, 0, &rec, err)) != 0 ||
 		    rec == NULL)
 			continue;
 		if ((nv = realloc(v, (n + 1) * sizeof(*v))) == NULL) {

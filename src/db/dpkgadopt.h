@@ -30,11 +30,16 @@ typedef bool dpkgadopt_known_fn(void *ctx, const char *name);
  * - its conffiles and their MD5 from the Conffiles field (obsolete ones
  *   flagged), added when the list lacks them;
  * - the MD5 of its regular files from info/PKG.md5sums, where it has one.
- * A missing .list reads as no paths.  0 with *OUT (the caller's), or
- * -errno with ERR naming the file.
+ * A missing .list reads as no paths.  With DPKGADOPT_UNTYPED in FLAGS
+ * nothing in the root is looked at: every path reads as a file, for the
+ * queries that want names and paths only (--list, --files, --owner:
+ * a lstat of every path of a system costs seconds).  0 with *OUT (the
+ * caller's; NULL for a stanza no record can hold), or -errno with ERR
+ * naming the file.
  */
+#define DPKGADOPT_UNTYPED	0x1
 int dpkgadopt_one(const struct rootfs *rf, int dfd,
-    const struct dpkgstatus_stanza *o, struct record **out,
+    const struct dpkgstatus_stanza *o, unsigned flags, struct record **out,
     struct dbp_error *err);
 
 /*

@@ -21,6 +21,7 @@ struct recstore {
 	/* recstore_set_dpkg's: dpkg's database in root RF, its status */
 	const struct rootfs *rf;
 	const struct dpkgstatus *status;
+	unsigned adopt_flags;	/* dpkgadopt_one's FLAGS */
 	int dpkgfd;		/* var/lib/dpkg, opened at the first need */
 };
 
@@ -66,10 +67,11 @@ recstore_set_stale(struct recstore *s, recstore_stale_fn *fn, void *ctx)
 
 void
 recstore_set_dpkg(struct recstore *s, const struct rootfs *rf,
-    const struct dpkgstatus *status)
+    const struct dpkgstatus *status, bool typed)
 {
 	s->rf = rf;
 	s->status = status;
+	s->adopt_flags = typed ? 0 : DPKGADOPT_UNTYPED;
 }
 
 /* The stanza of package NAME that dpkg has files of, or NULL. */
@@ -102,7 +104,8 @@ recstore_load_dpkg(struct recstore *s, const char *name, struct record **out,
 		return r == -ENOENT ? -ENOENT :
 		    dbp_err(err, -r, "var/lib/dpkg", "cannot open");
 	}
-	if ((r = dpkgadopt_one(s->rf, s->dpkgfd, o, out, err)) != 0)
+	if ((r = dpkgadopt_one(s->rf, s->dpkgfd, o, s->adopt_flags, out,
+	    err)) != 0)
 		return r;
 	return *out != NULL ? 0 : -ENOENT;
 }
