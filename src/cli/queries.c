@@ -13,6 +13,7 @@
 #include "cli/queries.h"
 #include "cli/render.h"
 #include "db/admin.h"
+#include "db/dpkgadopt.h"
 #include "db/dpkgdivert.h"
 #include "db/dpkgstale.h"
 #include "db/recstore.h"
@@ -237,7 +238,8 @@ queries_run(const struct cli_opts *o, int argc, char **argv, int first)
 		 */
 		recstore_set_stale(store, admin_view_stale, &view);
 		recstore_set_dpkg(store, &rf, dpkgstale_status(view.stale),
-		    o->action == ACT_VERIFY);
+		    o->action == ACT_VERIFY ? 0 : o->action == ACT_LIST ?
+		    DPKGADOPT_NO_PATHS : DPKGADOPT_UNTYPED);
 		if (o->action == ACT_LIST || o->action == ACT_OWNER)
 			r = queries_owner(o, store, &rf, argc, argv, first, &err);
 		else if (o->action == ACT_FILES)

@@ -312,6 +312,11 @@ dpkgadopt_one(const struct rootfs *rf, int dfd,
 		return dbp_err(err, ENOMEM, "var/lib/dpkg/info", "cannot read");
 	}
 	snprintf(file, sizeof(file), "info/%s.list", info);
+	if (flags & DPKGADOPT_NO_PATHS) {
+		free(info);
+		*out = rec;
+		return 0;
+	}
 	if ((r = fileat_read(dfd, file, &text, &len)) == -ENOENT)
 		r = 0;
 	for (p = text; r == 0 && p != NULL && *p != '\0'; p = nl + 1) {

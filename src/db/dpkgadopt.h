@@ -33,11 +33,14 @@ typedef bool dpkgadopt_known_fn(void *ctx, const char *name);
  * A missing .list reads as no paths.  With DPKGADOPT_UNTYPED in FLAGS
  * nothing in the root is looked at: every path reads as a file, for the
  * queries that want names and paths only (--list, --files, --owner:
- * a lstat of every path of a system costs seconds).  0 with *OUT (the
+ * a lstat of every path of a system costs seconds); with
+ * DPKGADOPT_NO_PATHS not even the lists are read: the record has the
+ * package's fields alone (--list).  0 with *OUT (the
  * caller's; NULL for a stanza no record can hold), or -errno with ERR
  * naming the file.
  */
 #define DPKGADOPT_UNTYPED	0x1
+#define DPKGADOPT_NO_PATHS	0x2
 int dpkgadopt_one(const struct rootfs *rf, int dfd,
     const struct dpkgstatus_stanza *o, unsigned flags, struct record **out,
     struct dbp_error *err);

@@ -67,11 +67,11 @@ recstore_set_stale(struct recstore *s, recstore_stale_fn *fn, void *ctx)
 
 void
 recstore_set_dpkg(struct recstore *s, const struct rootfs *rf,
-    const struct dpkgstatus *status, bool typed)
+    const struct dpkgstatus *status, unsigned flags)
 {
 	s->rf = rf;
 	s->status = status;
-	s->adopt_flags = typed ? 0 : DPKGADOPT_UNTYPED;
+	s->adopt_flags = flags;
 }
 
 /* The stanza of package NAME that dpkg has files of, or NULL. */

@@ -49,11 +49,11 @@ void recstore_set_stale(struct recstore *s, recstore_stale_fn *fn,
  * it): the packages STATUS (root RF's, both outliving S) says dpkg has
  * files of are installed too, read from dpkg's database (dpkgadopt.h)
  * where no record of S's stands: recstore_names lists them,
- * recstore_load reads them, their paths typed as they are in the root
- * only when TYPED (DPKGADOPT_UNTYPED otherwise).
+ * recstore_load reads them with dpkgadopt_one's FLAGS (DPKGADOPT_*:
+ * what the query needs of them).
  */
 void recstore_set_dpkg(struct recstore *s, const struct rootfs *rf,
-    const struct dpkgstatus *status, bool typed);
+    const struct dpkgstatus *status, unsigned flags);
 
 /*
  * The admin directory's descriptor, S's own (valid until recstore_free),
