@@ -153,6 +153,12 @@ manifest_set_dpkg_db(struct manifest *m)
 }
 
 void
+manifest_set_adopt(struct manifest *m, recstage_adopt_fn *fn, void *ctx)
+{
+	recstage_set_adopt(m->rs, fn, ctx);
+}
+
+void
 manifest_set_stale(struct manifest *m, recstore_stale_fn *fn, void *ctx,
     bool forget)
 {

@@ -9,6 +9,7 @@
 
 #include "util/error.h"
 #include "db/record.h"
+#include "db/recstage.h"
 #include "db/recstore.h"
 #include "util/stats.h"
 
@@ -79,6 +80,8 @@ int manifest_lock(struct manifest *m, bool shared, struct dbp_error *err);
 int manifest_admin_fd(const struct manifest *m);
 /* recstage_set_dpkg_db: the records staged say dpkg's database has them. */
 void manifest_set_dpkg_db(struct manifest *m);
+/* recstage_set_adopt: FN adds the packages dpkg installed. */
+void manifest_set_adopt(struct manifest *m, recstage_adopt_fn *fn, void *ctx);
 /* recstage_set_stale: FN judges the installed records; FORGET drops them. */
 void manifest_set_stale(struct manifest *m, recstore_stale_fn *fn, void *ctx,
     bool forget);

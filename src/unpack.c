@@ -20,6 +20,7 @@
 #include "deb/stream.h"
 #include "extract/dirfile.h"
 #include "durable/names.h"
+#include "util/escape.h"
 #include "db/replaces.h"
 #include "unpack.h"
 #include "extract/unpack_int.h"
@@ -187,7 +188,7 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 {
 	const char *self, *other = NULL;
 	struct record *orec;
-	char abspath[PATH_MAX + 1], theirs[PATH_MAX + 1], msg[512];
+	char abspath[PATH_MAX + 1], theirs[PATH_MAX + 1], msg[PATH_MAX + 600];
 	bool installed = false, replaced;
 	unsigned opkg = 0;
 	int r;
@@ -253,10 +254,22 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	replaced = orec != NULL && (replaces_pkg(u->rec->ctl, other,
 	    control_get(orec->ctl, "Version")) || (installed &&
 	    unpack_obsolete_at(orec, abspath)));
-	if (!u->opts.force_overwrite && !replaced)
+	if (u->opts.dpkg_words) {
+		char shown[PATH_MAX + 16];
+
+		snprintf(msg, sizeof(msg), "trying to overwrite '%s', which is"
+		    " also in package %s %s", escape_name(abspath, shown,
+		    sizeof(shown)), other, orec != NULL &&
+		    control_get(orec->ctl, "Version") != NULL ?
+		    control_get(orec->ctl, "Version") : "");
+		if (!u->opts.force_overwrite && !replaced)
+			return dbp_err(err, 0, t->path, "%s", msg);
+	} else if (!u->opts.force_overwrite && !replaced)
 		return dbp_err(err, 0, t->path, "also in package '%s'"
 		    " (--force-overwrite takes it over)", other);
-	snprintf(msg, sizeof(msg), "taken over from package '%s'", other);
+	else
+		snprintf(msg, sizeof(msg), "taken over from package '%s'",
+		    other);
 	if (!replaced && u->opts.warn != NULL)
 		u->opts.warn(u->opts.warn_ctx, t->path, msg);
 	if (installed) {
@@ -488,7 +501,8 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		return r;
 recorded:
 	u->st->entries[ST_FILE]++;
-	if (conffile && (r = unpack_conffile_done(u, t, digest, err)) != 0)
+	if (conffile && (r = unpack_conffile_done(u, t, digest,
+	    want_md5 ? md5 : NULL, err)) != 0)
 		return r;
 	if ((e = manifest_find(u->man, t->dir, t->name)) != NULL) {
 		e->size = (uint64_t)archive_entry_size(ae);

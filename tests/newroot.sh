@@ -444,8 +444,8 @@ refused "$r" "a diverted path accepted" \
 "$DEBUNPACK" -q --root "$r" "$T/divme.deb" || fail "divme without --dpkg-db"
 echo "ok a path diverted by dpkg-divert is refused"
 
-# Packages that dpkg installed itself: debunpack has no record of their
-# files, so it does not upgrade them, and their paths are theirs.
+# Packages that dpkg installed itself are installed packages: their paths
+# are theirs (in dpkg's words), and they are upgraded as debunpack's own.
 if [ "$(id -u)" = 0 ] && command -v dpkg > /dev/null; then
 	pkg bar bar 1 all <<'D'
 dir ./ 0755
@@ -465,12 +465,12 @@ D
 	empty_dpkg_db "$r"
 	dpkg_root "$r" --force-depends --unpack "$T/bar.deb"
 	refused "$r" "a path of a package dpkg installed taken" \
-	    "'usr/share/shared/file': is in package 'bar' (dpkg's database)" \
+	    "'usr/share/shared/file': trying to overwrite '/usr/share/shared/file', which is also in package bar 1" \
 	    --dpkg-db "$T/eee.deb"
-	refused "$r" "a package dpkg installed upgraded" \
-	    "package 'bar' was installed by dpkg, not debunpack" \
-	    --dpkg-db "$T/bar.deb"
-	echo "ok packages dpkg installed are left to dpkg"
+	"$DEBUNPACK" -q --root "$r" --dpkg-db "$T/bar.deb" ||
+	    fail "a package dpkg installed: not reinstalled"
+	dpkg_root "$r" --verify bar
+	echo "ok packages dpkg installed are installed packages"
 else
 	echo "# not root or no dpkg: packages installed by dpkg not tried"
 fi

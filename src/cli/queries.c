@@ -13,7 +13,9 @@
 #include "cli/queries.h"
 #include "cli/render.h"
 #include "db/admin.h"
+#include "db/dpkgadopt.h"
 #include "db/dpkgdivert.h"
+#include "db/dpkgstale.h"
 #include "db/recstore.h"
 #include "durable/rootfs.h"
 #include "run/query.h"
@@ -214,8 +216,9 @@ queries_run(const struct cli_opts *o, int argc, char **argv, int first)
 		    " its repair ('debunpack --recover'): answering from %s\n",
 		    view.pending.committed ? "its new records" :
 		    "the records before it");
-	if ((fd = admin_open(o->in.admindir, &rf)) < 0) {
-		/* No admin directory yet: nothing is installed. */
+	fd = admin_open(o->in.admindir, &rf);
+	if (fd < 0 && (fd != -ENOENT || dpkgstale_status(view.stale) == NULL)) {
+		/* No admin directory yet, nor dpkg's: nothing is installed. */
 		if (fd != -ENOENT)
 			r = dbp_err(&err, -fd, admin_name(o->in.admindir),
 			    "cannot open admin directory");
@@ -228,8 +231,15 @@ queries_run(const struct cli_opts *o, int argc, char **argv, int first)
 		fd = -1;
 	} else if ((r = recstore_open(&store, fd, admin_name(o->in.admindir),
 	    &err)) == 0) {
-		/* The records read as the view says: none of dpkg's since. */
+		/*
+		 * The records read as the view says: none of dpkg's since.
+		 * dpkg's database is the authority on the rest: what dpkg
+		 * installed is installed (no admin directory: only that).
+		 */
 		recstore_set_stale(store, admin_view_stale, &view);
+		recstore_set_dpkg(store, &rf, dpkgstale_status(view.stale),
+		    o->action == ACT_VERIFY ? 0 : o->action == ACT_LIST ?
+		    DPKGADOPT_NO_PATHS : DPKGADOPT_UNTYPED);
 		if (o->action == ACT_LIST || o->action == ACT_OWNER)
 			r = queries_owner(o, store, &rf, argc, argv, first, &err);
 		else if (o->action == ACT_FILES)

@@ -12,7 +12,9 @@
 
 #include "db/admin.h"
 #include "deb/control.h"
+#include "db/dpkgadopt.h"
 #include "db/dpkgstale.h"
+#include "db/recowners.h"
 #include "db/record.h"
 #include "db/recstore.h"
 
@@ -69,6 +71,7 @@ admin_view_open(struct admin_view *v, const char *dir,
 	int fd, r;
 
 	memset(v, 0, sizeof(*v));
+	v->rf = rf;
 	if ((fd = admin_open(dir, rf)) >= 0) {
 		r = recover_pending(fd, &v->pending, err);
 		close(fd);
@@ -105,4 +108,21 @@ admin_view_stale(void *ctx, const struct record *r, const char **what)
 		return true;
 	}
 	return dpkgstale_is(v->stale, r, what);
+}
+
+/* dpkgadopt_known_fn on the run's records (CTX). */
+static bool
+admin_view_known(void *ctx, const char *name)
+{
+	return recowners_installed(ctx, name) != NULL;
+}
+
+int
+admin_view_adopt(void *ctx, const struct recstage *rs, struct record ***out,
+    size_t *nout, struct dbp_error *err)
+{
+	struct admin_view *v = ctx;
+
+	return dpkgadopt_all(v->rf, dpkgstale_status(v->stale),
+	    admin_view_known, (void *)rs, out, nout, err);
 }

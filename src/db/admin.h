@@ -44,6 +44,7 @@ struct record;
 struct admin_view {
 	struct recover_pending pending;	/* .found: a repair is due */
 	struct dpkgstale *stale;
+	const struct rootfs *rf;	/* admin_view_open's */
 };
 
 /*
@@ -58,5 +59,14 @@ void admin_view_close(struct admin_view *v);
 
 /* recstore_set_stale's callback for V: what the view says is not there. */
 bool admin_view_stale(void *ctx, const struct record *r, const char **what);
+
+/*
+ * recstage_set_adopt's callback for V (its CTX): the packages of dpkg's
+ * status in V's root that have files and no record of RS's standing,
+ * read by dpkgadopt_all.
+ */
+struct recstage;
+int admin_view_adopt(void *ctx, const struct recstage *rs,
+    struct record ***out, size_t *nout, struct dbp_error *err);
 
 #endif

@@ -29,8 +29,8 @@
 
 /*
  * dpkg makes the md5sums of a package that has none, from what it
- * extracted: every regular file but the conffiles, in archive order.
- * 0 or an errno.
+ * extracted: every regular file, conffiles too (the archive's version,
+ * whatever stays on disk), in archive order.  0 or an errno.
  */
 static int
 dpkgdb_md5sums(struct dpkgdb_new *p)
@@ -49,7 +49,7 @@ dpkgdb_md5sums(struct dpkgdb_new *p)
 	for (i = 0; i < p->rec->n; i++) {
 		const struct record_entry *e = &p->rec->v[i];
 
-		if ((e->type != 'f' && e->type != 'h') || e->conffile ||
+		if ((e->type != 'f' && e->type != 'h') ||
 		    (md5 = dpkgfmt_entry_md5(p->rec, e)) == NULL)
 			continue;
 		for (k = 0; k < 16; k++)

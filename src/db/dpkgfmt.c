@@ -220,8 +220,7 @@ dpkgfmt_last_word(const char *s, const char *end)
 	return p > s ? p : NULL;
 }
 
-/* Whether the LEN bytes at WORD are an MD5 in hex, into MD5. */
-static bool
+bool
 dpkgfmt_hex_md5(const char *word, size_t len, unsigned char md5[16])
 {
 	static const char hex[] = "0123456789abcdef";
@@ -363,14 +362,20 @@ dpkgfmt_list_walk(const struct record *rec, bool root,
 		return r;
 	/*
 	 * dpkg makes symlinks after every other entry of a package (so
-	 * that none can lead its files astray) and lists them so.
+	 * that none can lead its files astray) and lists them so; the
+	 * conffiles the package no longer ships it keeps after all that.
 	 */
 	for (i = 0; i < rec->n; i++)
 		if (strcmp(rec->v[i].path, "/") != 0 && rec->v[i].type != 'l' &&
+		    !rec->v[i].obsolete &&
 		    (r = fn(rec->v[i].path, &rec->v[i], ctx)) != 0)
 			return r;
 	for (i = 0; i < rec->n; i++)
-		if (rec->v[i].type == 'l' &&
+		if (rec->v[i].type == 'l' && !rec->v[i].obsolete &&
+		    (r = fn(rec->v[i].path, &rec->v[i], ctx)) != 0)
+			return r;
+	for (i = 0; i < rec->n; i++)
+		if (rec->v[i].obsolete &&
 		    (r = fn(rec->v[i].path, &rec->v[i], ctx)) != 0)
 			return r;
 	return 0;

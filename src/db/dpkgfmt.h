@@ -24,13 +24,17 @@ int dpkgfmt_depends(const char *value, char **out);
 const unsigned char *dpkgfmt_entry_md5(struct record *rec,
     const struct record_entry *e);
 
+/* Whether the LEN bytes at WORD are an MD5 in hex (either case), into MD5. */
+bool dpkgfmt_hex_md5(const char *word, size_t len, unsigned char md5[16]);
+
 /* VERSION as dpkg writes it: without a "0:" epoch. */
 const char *dpkgfmt_version(const char *version);
 
 /*
  * The .list text of REC: "/." (unless !ROOT: a removed package whose
  * root directory another package has), then its paths in REC's order,
- * symlinks last, as dpkg lists them.
+ * symlinks after the others, then the obsolete conffiles it keeps, as
+ * dpkg lists them.
  */
 int dpkgfmt_list(FILE *fp, const struct record *rec, bool root);
 

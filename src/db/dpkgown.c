@@ -78,9 +78,10 @@ dpkgown_cmp_owned(const void *a, const void *b)
 }
 
 /*
- * The paths of the packages dpkg installed itself, which debunpack has
- * no record of: from their info/PKG.list, for the conflicts its records
- * would catch.
+ * The paths of the packages dpkg installed that the run has no record
+ * of even read from dpkg's database (dpkgadopt.h: another instance of a
+ * Multi-Arch: same package, a stanza no record can hold): from their
+ * info/PKG.list, for the conflicts a record would catch.
  */
 static int
 dpkgown_foreign(struct dpkgown *db, int dfd, const struct dpkgstatus *status)
@@ -133,23 +134,20 @@ dpkgown_foreign(struct dpkgown *db, int dfd, const struct dpkgstatus *status)
 }
 
 /*
- * What dpkg installed itself debunpack does not know the files of as it
- * knows its own (types, digests): it does not upgrade such a package,
- * and a path one of them lists is another package's, as dpkg would say.
+ * A path one of those lists is another package's, as dpkg would say.
+ * The packages dpkg installed are otherwise the run's installed
+ * records, upgraded, replaced and overwritten by the same rules as
+ * debunpack's own.
  */
 static int
 dpkgown_check_foreign(const struct dpkgown *db, const struct record *rec,
     const struct dpkgstatus_stanza *old, bool force_overwrite,
     struct dbp_error *err)
 {
-	const char *name = control_get(rec->ctl, "Package");
 	struct dpkgown_owned key, *hit;
 	size_t i;
 
-	if (old != NULL && dpkgstatus_installed(old) &&
-	    recowners_installed(db->rs, name) == NULL)
-		return dbp_err(err, 0, "", "package '%s' was installed by"
-		    " dpkg, not debunpack: upgrade it with dpkg", name);
+	(void)old;
 	for (i = 0; db->nforeign > 0 && !force_overwrite && i < rec->n;
 	    i++) {
 		if (rec->v[i].type == 'd')

@@ -16,7 +16,7 @@ struct recstage;
  * Read, in dpkg's database open as DFD, the diversions of dpkg-divert
  * and the file lists of the packages STATUS has installed that RS (the
  * run's records, which must outlive *OUT) has no installed record of
- * (recowners_installed): dpkg installed them itself.  0 or -errno with
+ * (recowners_installed), not even one read from dpkg's database.  0 or -errno with
  * ERR filled.
  */
 int dpkgown_load(struct dpkgown **out, int dfd, const struct dpkgstatus *status,
@@ -26,9 +26,9 @@ void dpkgown_free(struct dpkgown *o);
 /*
  * Whether the run may install package REC (replacing stanza OLD, or
  * NULL) without going behind dpkg's back: none of its paths diverted by
- * another package or the administrator, OLD not a package dpkg installed
- * itself, and, unless FORCE_OVERWRITE, none of its paths in such a
- * package's list.  O may be NULL (a new database).  0 or -EINVAL with
+ * another package or the administrator and, unless FORCE_OVERWRITE,
+ * none in the list of a package dpkg installed that the run has no
+ * record of (recowners_installed: dpkgadopt.h reads the others).  O may be NULL (a new database).  0 or -EINVAL with
  * ERR naming the path or package.
  */
 int dpkgown_check(const struct dpkgown *o, const struct record *rec,

@@ -65,6 +65,12 @@ dpkgstale_free(struct dpkgstale *s)
 	free(s);
 }
 
+const struct dpkgstatus *
+dpkgstale_status(const struct dpkgstale *s)
+{
+	return s != NULL ? &s->status : NULL;
+}
+
 bool
 dpkgstale_is(void *ctx, const struct record *r, const char **what)
 {

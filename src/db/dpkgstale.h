@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "db/dpkgstatus.h"
 #include "db/record.h"
 #include "durable/rootfs.h"
 
@@ -17,6 +18,9 @@ struct dpkgstale;
  */
 int dpkgstale_open(struct dpkgstale **out, const struct rootfs *rf);
 void dpkgstale_free(struct dpkgstale *s);
+
+/* The status S read (S may be NULL: then NULL). */
+const struct dpkgstatus *dpkgstale_status(const struct dpkgstale *s);
 
 /*
  * Whether record R, of a package that went into dpkg's database too

@@ -40,6 +40,13 @@ struct record_entry {
 	bool has_md5;
 	unsigned char md5[16];
 	const char *conf_from;
+	/*
+	 * Read from dpkg's database (dpkgadopt.h): SHA256 was never
+	 * computed and is zero; what is known of the content is MD5 (when
+	 * HAS_MD5: the status's hash of a conffile, the md5sums' of a
+	 * file).  Not part of the record's format.
+	 */
+	bool sha256_unknown;
 };
 
 /*
@@ -69,6 +76,12 @@ struct record {
 		char *owner;		/* the keeper's name */
 	} *kept;
 	size_t nkept;
+	/*
+	 * A package dpkg installed, read from its database (dpkgadopt.h):
+	 * debunpack has no record file of it and never writes one; what it
+	 * loses goes into dpkg's file list.  Not part of the record's format.
+	 */
+	bool adopted;
 	/* A staged record whose package disappears instead (recowners.h). */
 	bool gone;
 	/* A staged record that gave paths up to a later package of its run. */

@@ -95,6 +95,29 @@ recowners_index(struct recstage *rs)
 	qsort(rs->owned, rs->nowned, sizeof(*rs->owned), recowners_cmp);
 }
 
+/* The packages dpkg installed, after debunpack's own (recstage_set_adopt). */
+static int
+recowners_adopt(struct recstage *rs, struct dbp_error *err)
+{
+	struct record **add, **v;
+	size_t n, i;
+	int r;
+
+	if ((r = rs->adopt(rs->adopt_ctx, rs, &add, &n, err)) != 0 || n == 0)
+		return r;
+	if ((v = realloc(rs->inst, (rs->ninst + n) * sizeof(*v))) == NULL) {
+		for (i = 0; i < n; i++)
+			record_free(add[i]);
+		free(add);
+		return dbp_err(err, ENOMEM, "", "cannot read records");
+	}
+	rs->inst = v;
+	for (i = 0; i < n; i++)
+		rs->inst[rs->ninst++] = add[i];
+	free(add);
+	return 0;
+}
+
 int
 recowners_load(struct recstage *rs, struct dbp_error *err)
 {
@@ -135,6 +158,8 @@ recowners_load(struct recstage *rs, struct dbp_error *err)
 		rs->inst[rs->ninst++] = rec;
 	}
 	recstore_names_free(names);
+	if (r == 0 && rs->adopt != NULL)
+		r = recowners_adopt(rs, err);
 	if (r == 0 && ((rs->disowned = calloc(rs->ninst + 1,
 	    sizeof(bool))) == NULL ||
 	    (rs->lost = calloc(rs->ninst + 1, sizeof(bool))) == NULL))

@@ -124,6 +124,13 @@ recstage_set_stale(struct recstage *rs, recstore_stale_fn *fn, void *ctx,
 		recstore_set_stale(rs->store, fn, ctx);
 }
 
+void
+recstage_set_adopt(struct recstage *rs, recstage_adopt_fn *fn, void *ctx)
+{
+	rs->adopt = fn;
+	rs->adopt_ctx = ctx;
+}
+
 int
 recstage_names(struct recstage *rs, char ***names, struct dbp_error *err)
 {
@@ -331,14 +338,26 @@ recstage_forgotten(const struct recstage *rs, size_t i, const char **what)
 	return rs->forgotten[i].name;
 }
 
-/* The file name of the Ith record the run drops: removed whole, or stale. */
-static void
+/*
+ * The file name of the Ith record the run drops: removed whole, or
+ * stale.  False for a stale one the run installs again: its new record
+ * takes the stale one's name at the commit, and stays.
+ */
+static bool
 recstage_drop_file(const struct recstage *rs, size_t i, char *file,
     size_t size)
 {
-	snprintf(file, size, "%s" RECSTORE_SUFFIX, i < rs->ndropped ?
+	const char *name = i < rs->ndropped ?
 	    control_get(rs->dropped[i]->ctl, "Package") :
-	    rs->forgotten[i - rs->ndropped].name);
+	    rs->forgotten[i - rs->ndropped].name;
+	size_t k;
+
+	for (k = 0; i >= rs->ndropped && k < rs->nstaged; k++)
+		if (!rs->staged[k]->gone && strcmp(control_get(
+		    rs->staged[k]->ctl, "Package"), name) == 0)
+			return false;
+	snprintf(file, size, "%s" RECSTORE_SUFFIX, name);
+	return true;
 }
 
 int
@@ -364,14 +383,20 @@ recstage_prepare(struct recstage *rs, struct journal *j,
 	 * those dpkg made stale.
 	 */
 	for (i = 0; i < rs->ndropped + rs->nforgotten; i++) {
-		recstage_drop_file(rs, i, file, sizeof(file));
+		if (!recstage_drop_file(rs, i, file, sizeof(file)))
+			continue;
 		if ((r = journal_drop(j, file)) != 0)
 			return dbp_err(err, -r, JOURNAL_NAME,
 			    "cannot write journal");
 	}
-	/* Packages that gave up paths to --force-overwrite get new records. */
+	/*
+	 * Packages that gave up paths to --force-overwrite get new records;
+	 * dpkg's own packages have none: their file lists lose the paths
+	 * (dpkgdb_disowned).
+	 */
 	for (i = 0; i < rs->ninst; i++)
-		if (rs->disowned[i] && !recstage_in_run(rs,
+		if (rs->disowned[i] && !rs->inst[i]->adopted &&
+		    !recstage_in_run(rs,
 		    control_get(rs->inst[i]->ctl, "Package")) &&
 		    (r = recstage_write_tmp(rs, rs->inst[i], err)) != 0)
 			return r;
@@ -406,7 +431,8 @@ recstage_drop_records(struct recstage *rs, struct dbp_error *err)
 		return 0;
 	/* A repair would redo this from the journal's "drop" lines. */
 	for (i = 0; i < rs->ndropped + rs->nforgotten; i++) {
-		recstage_drop_file(rs, i, file, sizeof(file));
+		if (!recstage_drop_file(rs, i, file, sizeof(file)))
+			continue;
 		if (unlinkat(rs->arf.fd, file, 0) != 0 && errno != ENOENT)
 			return dbp_err(err, errno, file, "cannot remove record");
 	}

@@ -60,6 +60,18 @@ void recstage_set_stale(struct recstage *rs, recstore_stale_fn *fn,
     void *ctx, bool forget);
 
 /*
+ * FN adds to the installed records those of packages debunpack has no
+ * record of that stand (recowners_installed answers for its own): the
+ * packages dpkg installed, read from its database (dpkgadopt.h), each
+ * record->adopted.  Called once by recowners_load; *OUT and its records
+ * become RS's.  0 or -errno with ERR.
+ */
+typedef int recstage_adopt_fn(void *ctx, const struct recstage *rs,
+    struct record ***out, size_t *nout, struct dbp_error *err);
+void recstage_set_adopt(struct recstage *rs, recstage_adopt_fn *fn,
+    void *ctx);
+
+/*
  * The recorded packages' names, as recstore_names (free them with
  * recstore_names_free).  -EBADF without an admin directory.
  */

@@ -62,6 +62,8 @@ struct recstage {
 	void *stale_ctx;
 	bool forget;
 	bool dpkg_db;		/* the run keeps dpkg's database too */
+	recstage_adopt_fn *adopt;	/* recstage_set_adopt's */
+	void *adopt_ctx;
 	struct recstage_forgotten *forgotten;
 	size_t nforgotten;
 };

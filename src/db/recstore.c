@@ -10,13 +10,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db/dpkgadopt.h"
 #include "db/recstore.h"
 
 struct recstore {
-	int fd;			/* the admin directory */
+	int fd;			/* the admin directory, or -1: none */
 	const char *name;	/* what errors call it */
 	recstore_stale_fn *stale;
 	void *stale_ctx;
+	/* recstore_set_dpkg's: dpkg's database in root RF, its status */
+	const struct rootfs *rf;
+	const struct dpkgstatus *status;
+	unsigned adopt_flags;	/* dpkgadopt_one's FLAGS */
+	int dpkgfd;		/* var/lib/dpkg, opened at the first need */
 };
 
 int
@@ -28,7 +34,10 @@ recstore_open(struct recstore **out, int dirfd, const char *name,
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return dbp_err(err, ENOMEM, name, "cannot open admin directory");
 	s->name = name;
-	if ((s->fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0) {
+	s->dpkgfd = -1;
+	if (dirfd < 0)
+		s->fd = -1;
+	else if ((s->fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0) {
 		free(s);
 		return dbp_err(err, errno, name, "cannot open admin directory");
 	}
@@ -42,7 +51,10 @@ recstore_free(struct recstore *s)
 	if (s == NULL)
 		return;
 	/* Read-only: nothing of it to lose at close. */
-	close(s->fd);
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->dpkgfd >= 0)
+		close(s->dpkgfd);
 	free(s);
 }
 
@@ -51,6 +63,51 @@ recstore_set_stale(struct recstore *s, recstore_stale_fn *fn, void *ctx)
 {
 	s->stale = fn;
 	s->stale_ctx = ctx;
+}
+
+void
+recstore_set_dpkg(struct recstore *s, const struct rootfs *rf,
+    const struct dpkgstatus *status, unsigned flags)
+{
+	s->rf = rf;
+	s->status = status;
+	s->adopt_flags = flags;
+}
+
+/* The stanza of package NAME that dpkg has files of, or NULL. */
+static const struct dpkgstatus_stanza *
+recstore_dpkg_stanza(const struct recstore *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; s->status != NULL && i < s->status->n; i++)
+		if (strcmp(s->status->v[i].name, name) == 0 &&
+		    dpkgadopt_has_files(&s->status->v[i]))
+			return &s->status->v[i];
+	return NULL;
+}
+
+/* Package NAME as dpkg's database has it (recstore_set_dpkg), or -ENOENT. */
+static int
+recstore_load_dpkg(struct recstore *s, const char *name, struct record **out,
+    struct dbp_error *err)
+{
+	const struct dpkgstatus_stanza *o = recstore_dpkg_stanza(s, name);
+	int r;
+
+	if (o == NULL)
+		return -ENOENT;
+	if (s->dpkgfd < 0 && (s->dpkgfd = rootfs_resolve(s->rf, "var/lib/dpkg",
+	    O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		r = s->dpkgfd;
+		s->dpkgfd = -1;
+		return r == -ENOENT ? -ENOENT :
+		    dbp_err(err, -r, "var/lib/dpkg", "cannot open");
+	}
+	if ((r = dpkgadopt_one(s->rf, s->dpkgfd, o, s->adopt_flags, out,
+	    err)) != 0)
+		return r;
+	return *out != NULL ? 0 : -ENOENT;
 }
 
 int
@@ -90,8 +147,10 @@ recstore_load(struct recstore *s, const char *name, struct record **out,
 		return -ENOENT;
 	snprintf(file, sizeof(file), "%s" RECSTORE_SUFFIX, name);
 	/* A record is a file of ours: a symlink there is not one. */
+	if (s->fd < 0)
+		return recstore_load_dpkg(s, name, out, err);
 	if ((fd = openat(s->fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? -ENOENT :
+		return errno == ENOENT ? recstore_load_dpkg(s, name, out, err) :
 		    dbp_err(err, errno, file, "cannot read record");
 	if ((fp = fdopen(fd, "r")) == NULL) {
 		close(fd);
@@ -102,6 +161,9 @@ recstore_load(struct recstore *s, const char *name, struct record **out,
 	if (r == 0 && s->stale != NULL && s->stale(s->stale_ctx, *out, &what)) {
 		record_free(*out);
 		*out = NULL;
+		/* dpkg's database tells what stands instead. */
+		if ((r = recstore_load_dpkg(s, name, out, err)) != -ENOENT)
+			return r;
 		if (stale != NULL)
 			*stale = what;
 		return -ENOENT;
@@ -118,14 +180,16 @@ recstore_cmp_names(const void *a, const void *b)
 int
 recstore_names(struct recstore *s, char ***names, struct dbp_error *err)
 {
-	size_t n = 0, sl = strlen(RECSTORE_SUFFIX), len;
+	size_t n = 0, sl = strlen(RECSTORE_SUFFIX), len, i, k;
 	char **v = NULL, **nv;
 	struct dirent *de;
 	DIR *dir;
-	int fd;
+	int fd = -1;
 
 	/* Its own descriptor: closedir closes it, and reads from the start. */
-	if ((fd = openat(s->fd, ".", O_RDONLY | O_DIRECTORY |
+	if (s->fd < 0)
+		dir = NULL;
+	else if ((fd = openat(s->fd, ".", O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) < 0 || (dir = fdopendir(fd)) == NULL) {
 		int e = errno;
 
@@ -133,7 +197,7 @@ recstore_names(struct recstore *s, char ***names, struct dbp_error *err)
 			close(fd);
 		return dbp_err(err, e, s->name, "cannot list admin directory");
 	}
-	while ((de = readdir(dir)) != NULL) {
+	while (dir != NULL && (de = readdir(dir)) != NULL) {
 		len = strlen(de->d_name);
 		if (len <= sl || strcmp(de->d_name + len - sl,
 		    RECSTORE_SUFFIX) != 0)
@@ -150,7 +214,29 @@ recstore_names(struct recstore *s, char ***names, struct dbp_error *err)
 		v = nv;
 		v[++n] = NULL;
 	}
-	closedir(dir);
+	if (dir != NULL)
+		closedir(dir);
+	/* And the packages dpkg has files of, once each. */
+	for (i = 0; s->status != NULL && i < s->status->n; i++) {
+		const struct dpkgstatus_stanza *o = &s->status->v[i];
+
+		if (!dpkgadopt_has_files(o) || !recstore_valid_name(o->name))
+			continue;
+		for (k = 0; k < n && strcmp(v[k], o->name) != 0; k++)
+			;
+		if (k < n)
+			continue;
+		if ((nv = realloc(v, (n + 2) * sizeof(*v))) == NULL ||
+		    (nv[n] = strdup(o->name)) == NULL) {
+			v = nv != NULL ? nv : v;
+			if (v != NULL)
+				v[n] = NULL;
+			recstore_names_free(v);
+			return dbp_err(err, ENOMEM, "", "cannot list records");
+		}
+		v = nv;
+		v[++n] = NULL;
+	}
 	if (v == NULL && (v = calloc(1, sizeof(*v))) == NULL)
 		return dbp_err(err, ENOMEM, "", "cannot list records");
 	qsort(v, n, sizeof(*v), recstore_cmp_names);

@@ -5,7 +5,9 @@
 
 #include <stdbool.h>
 
+#include "db/dpkgstatus.h"
 #include "db/record.h"
+#include "durable/rootfs.h"
 #include "util/error.h"
 
 /*
@@ -27,7 +29,8 @@ typedef bool recstore_stale_fn(void *ctx, const struct record *r,
 
 /*
  * Open the records of the admin directory open as DIRFD (duplicated; the
- * caller keeps its own), called NAME in errors (kept by reference).  The
+ * caller keeps its own; -1: there is none, so no record of its own),
+ * called NAME in errors (kept by reference).  The
  * store only reads: it creates, locks and writes nothing, so that it
  * answers the same on a read-only root.  0 with *OUT (recstore_free), or
  * -errno with ERR.
@@ -40,6 +43,17 @@ void recstore_free(struct recstore *s);
 /* FN (with CTX) judges each record read from now on; NULL: none is stale. */
 void recstore_set_stale(struct recstore *s, recstore_stale_fn *fn,
     void *ctx);
+
+/*
+ * Where dpkg's database is the authority (queries in a root that has
+ * it): the packages STATUS (root RF's, both outliving S) says dpkg has
+ * files of are installed too, read from dpkg's database (dpkgadopt.h)
+ * where no record of S's stands: recstore_names lists them,
+ * recstore_load reads them with dpkgadopt_one's FLAGS (DPKGADOPT_*:
+ * what the query needs of them).
+ */
+void recstore_set_dpkg(struct recstore *s, const struct rootfs *rf,
+    const struct dpkgstatus *status, unsigned flags);
 
 /*
  * The admin directory's descriptor, S's own (valid until recstore_free),

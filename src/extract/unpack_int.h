@@ -89,12 +89,13 @@ struct unpack_target {
 #define UNPACK_CONF_DELETED	2	/* deleted by the user: stays deleted */
 
 /*
- * Conffile T's new version is written (its SHA-256 DIGEST): drop it
- * again where dpkg writes nothing (unpack_conffile's table), or warn that
- * it went beside the user's.
+ * Conffile T's new version is written (its SHA-256 DIGEST, its MD5 when
+ * computed, else NULL): drop it again where dpkg writes nothing
+ * (unpack_conffile's table), or warn that it went beside the user's.
  */
 int unpack_conffile_done(struct unpack *u, struct unpack_target *t,
-    const uint8_t digest[DIGEST_LEN], struct dbp_error *err);
+    const uint8_t digest[DIGEST_LEN], const uint8_t *md5,
+    struct dbp_error *err);
 
 /* Split root-relative PATH into PARENT (a buffer of PATH_MAX) and *NAME. */
 void unpack_split(char *path, char *parent, const char **name);

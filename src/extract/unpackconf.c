@@ -53,6 +53,32 @@ unpack_keep_obsolete(struct unpack *u, struct record *rec,
 	return 0;
 }
 
+/*
+ * Whether NAME in directory DFD is what installed entry E says was
+ * installed there.  A package dpkg installed has only the MD5 its status
+ * keeps (none: "newconffile", never the same).
+ */
+static int
+unpack_installed_same(struct unpack *u, int dfd, const char *name,
+    const struct record_entry *e, bool *same)
+{
+	uint8_t digest[DIGEST_LEN];
+	int r;
+
+	*same = false;
+	if (e->type != 'f' && e->type != 'h')
+		return 0;
+	if (e->sha256_unknown && !e->has_md5)
+		return 0;
+	if ((r = digest_file_at(e->sha256_unknown ? u->md5 : u->dg, dfd, name,
+	    digest)) != 0)
+		return r;
+	*same = e->sha256_unknown ? memcmp(digest, e->md5,
+	    sizeof(e->md5)) == 0 : memcmp(digest, e->sha256,
+	    sizeof(e->sha256)) == 0;
+	return 0;
+}
+
 bool
 unpack_is_conffile(const struct unpack *u, const char *path)
 {
@@ -77,11 +103,11 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
     struct dbp_error *err)
 {
 	const struct record_entry *e = NULL;
-	uint8_t digest[DIGEST_LEN];
 	char abspath[PATH_MAX + 1];
 	const char *suffix, *from = NULL;
 	struct stat st;
 	size_t len;
+	bool same;
 	int r;
 
 	t->conf = UNPACK_CONF_PLAIN;
@@ -113,11 +139,11 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	} else if (!S_ISREG(st.st_mode))
 		return 0;
 	else {
-		if ((r = digest_file_at(u->dg, t->dfd, t->name, digest)) != 0)
+		if (e != NULL && (r = unpack_installed_same(u, t->dfd, t->name,
+		    e, &same)) != 0)
 			return dbp_err(err, -r, t->path,
 			    "cannot read conffile");
-		if (e != NULL && (e->type == 'f' || e->type == 'h') &&
-		    memcmp(digest, e->sha256, sizeof(digest)) == 0)
+		if (e != NULL && same)
 			return 0;
 		t->conf = UNPACK_CONF_KEPT;
 	}
@@ -219,14 +245,20 @@ unpack_held_free(struct unpack *u)
 
 int
 unpack_conffile_done(struct unpack *u, struct unpack_target *t,
-    const uint8_t digest[DIGEST_LEN], struct dbp_error *err)
+    const uint8_t digest[DIGEST_LEN], const uint8_t *md5,
+    struct dbp_error *err)
 {
+	const struct record_entry *o = t->conf_old;
 	char msg[PATH_MAX + 64];
 	bool same;
 	int r;
 
-	same = t->conf_old != NULL && memcmp(digest, t->conf_old->sha256,
-	    DIGEST_LEN) == 0;
+	/* What dpkg installed is known by the MD5 its status keeps. */
+	if (o != NULL && o->sha256_unknown)
+		same = o->has_md5 && md5 != NULL && memcmp(md5, o->md5,
+		    sizeof(o->md5)) == 0;
+	else
+		same = o != NULL && memcmp(digest, o->sha256, DIGEST_LEN) == 0;
 	if (t->conf == UNPACK_CONF_PLAIN)
 		return 0;
 	/* Its verdict now that the run knows whether anything goes beside. */
@@ -268,12 +300,12 @@ unpack_rm_one(struct unpack *u, const char *pkg, const char *path,
 	static const char old_suffix[] = ".dpkg-old";
 	const struct record_entry *e;
 	struct unpack_target t;
-	uint8_t digest[DIGEST_LEN];
 	char parent[PATH_MAX], abspath[PATH_MAX + 1], name[NAME_MAX + 1];
 	char msg[NAME_MAX + 96];
 	const char *base;
 	struct stat st;
 	size_t len = strlen(path);
+	bool same;
 	int tries, r;
 
 	snprintf(abspath, sizeof(abspath), "/%s", path);
@@ -298,10 +330,10 @@ unpack_rm_one(struct unpack *u, const char *pkg, const char *path,
 		/* Another type than the record's: the old paths' rule keeps it. */
 		if (e->type != 'f' && e->type != 'h')
 			return 0;
-		if ((r = digest_file_at(u->dg, t.dfd, name, digest)) != 0)
+		if ((r = unpack_installed_same(u, t.dfd, name, e, &same)) != 0)
 			return dbp_err(err, -r, path, "cannot read conffile");
 		/* Unchanged: it goes with the old version's other paths. */
-		if (memcmp(digest, e->sha256, sizeof(digest)) == 0)
+		if (same)
 			return 0;
 	}
 	/* Changed since, or there without a record: kept aside, as dpkg. */

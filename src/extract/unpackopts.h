@@ -13,6 +13,12 @@ struct unpack_opts {
 	bool devices;		/* may create character and block devices */
 	bool skip_devices;	/* when !devices, skip them with a warning */
 	bool force_overwrite;	/* a path of another package: take it, warn */
+	/*
+	 * Say a path of another package as dpkg says it ("trying to
+	 * overwrite '/x', which is also in package P V"): --dpkg-db, where
+	 * front ends read dpkg's words.
+	 */
+	bool dpkg_words;
 	/* set from a signal handler: stop at the next entry or block */
 	const volatile sig_atomic_t *stop;
 	/* a warning for the user (PATH may be NULL); may be NULL */

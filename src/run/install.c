@@ -321,8 +321,11 @@ install_stale(struct install *in, struct dbp_error *err)
 	    err)) != 0)
 		return r;
 	manifest_set_stale(in->man, admin_view_stale, &in->view, true);
-	if (in->o->dpkg_db)
+	/* What dpkg installed is installed: the run acts on it as on its own. */
+	if (in->o->dpkg_db) {
 		manifest_set_dpkg_db(in->man);
+		manifest_set_adopt(in->man, admin_view_adopt, &in->view);
+	}
 	return 0;
 }
 
@@ -342,7 +345,7 @@ install_no_pending(struct install *in, struct dbp_error *err)
 	    " 'debunpack --recover' repairs it");
 }
 
-/* Tell the records install_stale found stale. */
+/* Tell the records install_stale found stale, once the run dropped them. */
 static void
 install_tell_stale(struct install *in)
 {
@@ -393,6 +396,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	uo.devices = geteuid() == 0 && users_initial_ns();
 	uo.skip_devices = o->skip_devices;
 	uo.force_overwrite = o->force_overwrite;
+	uo.dpkg_words = o->dpkg_db;
 	uo.dpkg_dist = o->dpkg_dist;
 	uo.stop = o->stop;
 	uo.warn = install_warn;
@@ -634,6 +638,8 @@ install_finish(struct install *in, struct dbp_error *err)
 	    (r = manifest_drop_records(in->man, err)) != 0 ||
 	    (r = journal_end(in->j, false, err)) != 0)
 		return r;
+	/* Only now: a run that fails drops no record. */
+	install_tell_stale(in);
 	n.event = INSTALL_COMMITTED;
 	n.msg = NULL;
 	n.count = manifest_count(in->man);
@@ -737,7 +743,6 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 			install_abort(&in);
 		goto out;
 	}
-	install_tell_stale(&in);
 	/* A dry run ends where the commit would be prepared, undone by nature. */
 	if ((r = o->remove ? install_removals(&in, all, nall, err) :
 	    install_extract(&in, files, nfiles, jobs, err)) != 0 ||

@@ -134,6 +134,30 @@ enum verify_content {
 	QC_UNREADABLE	/* not read (not a file there, or an error) */
 };
 
+/*
+ * A file of a package dpkg installed (its record read from dpkg's
+ * database): the MD5 dpkg keeps is all there is to compare, as dpkg
+ * --verify compares it; without one, nothing.
+ */
+static enum verify_content
+verify_content_md5(int fd, const struct record_entry *e)
+{
+	uint8_t digest[DIGEST_LEN];
+	struct digest *md5;
+	int r;
+
+	if (!e->has_md5)
+		return QC_SAME;
+	if (digest_new_md5(&md5) != 0)
+		return QC_UNREADABLE;
+	r = digest_fd(md5, fd, digest);
+	digest_free(md5);
+	if (r != 0)
+		return QC_UNREADABLE;
+	return memcmp(digest, e->md5, sizeof(e->md5)) == 0 ? QC_SAME :
+	    QC_CONTENT;
+}
+
 static enum verify_content
 verify_content_fd(struct digest *dg, int fd, const struct record_entry *e)
 {
@@ -142,6 +166,8 @@ verify_content_fd(struct digest *dg, int fd, const struct record_entry *e)
 
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		return QC_UNREADABLE;
+	if (e->sha256_unknown)
+		return verify_content_md5(fd, e);
 	if ((uint64_t)st.st_size != e->size)
 		return QC_SIZE;
 	if (digest_fd(dg, fd, digest) != 0)

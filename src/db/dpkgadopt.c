@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/* The packages dpkg installed, read from its database as installed records. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "db/dpkgadopt.h"
+#include "db/dpkgfmt.h"
+#include "durable/fileat.h"
+
+/*
+ * Where dpkg's database is the authority, what it installed is installed
+ * as much as what debunpack did: upgraded, replaced, removed by the same
+ * rules.  Its database knows less (paths without types, MD5 where
+ * debunpack keeps SHA-256), so the record says what was never known
+ * (sha256_unknown) and every reader of an installed entry asks.
+ */
+
+bool
+dpkgadopt_has_files(const struct dpkgstatus_stanza *o)
+{
+	return dpkgstatus_installed(o) ||
+	    strcmp(dpkgstatus_state(o), "config-files") == 0;
+}
+
+/* The directory a run of paths is in, kept open: .list files go in order. */
+struct dpkgadopt_dir {
+	char path[PATH_MAX];
+	int fd;
+};
+
+/* The directory of "/a/b" ABSPATH, open, or -errno. */
+static int
+dpkgadopt_parent(const struct rootfs *rf, struct dpkgadopt_dir *d,
+    const char *abspath)
+{
+	const char *slash = strrchr(abspath, '/');
+	size_t len = (size_t)(slash - abspath);
+
+	if (len == 0)
+		return rf->fd;
+	if (len >= sizeof(d->path))
+		return -ENAMETOOLONG;
+	if (d->fd >= 0 && strncmp(d->path, abspath + 1, len - 1) == 0 &&
+	    d->path[len - 1] == '\0')
+		return d->fd;
+	if (d->fd >= 0)
+		close(d->fd);
+	memcpy(d->path, abspath + 1, len - 1);
+	d->path[len - 1] = '\0';
+	d->fd = rootfs_resolve(rf, d->path, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC);
+	if (d->fd < 0) {
+		int r = d->fd;
+
+		d->fd = -1;
+		return r;
+	}
+	return d->fd;
+}
+
+/*
+ * Entry E (its path set) typed as it is in the root.  dpkg lists a
+ * directory its package has, and merged /usr makes some of them symlinks
+ * to directories: those are directories to every rule here, so that
+ * none removes a link another package's files go through.
+ */
+static int
+dpkgadopt_stat(const struct rootfs *rf, struct dpkgadopt_dir *d,
+    struct record_entry *e, char *target, size_t tsize)
+{
+	const char *base = strrchr(e->path, '/') + 1;
+	struct stat st;
+	ssize_t n;
+	int fd, pfd;
+
+	e->type = 'f';
+	e->mode = 0644;
+	e->uid = 0;
+	e->gid = 0;
+	e->target = NULL;
+	if ((pfd = dpkgadopt_parent(rf, d, e->path)) < 0)
+		return pfd == -ENOENT || pfd == -ENOTDIR ? 0 : pfd;
+	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	e->mode = st.st_mode & 07777;
+	e->uid = st.st_uid;
+	e->gid = st.st_gid;
+	if (S_ISDIR(st.st_mode))
+		e->type = 'd';
+	else if (S_ISLNK(st.st_mode)) {
+		if ((fd = rootfs_resolve(rf, e->path + 1, O_PATH | O_DIRECTORY |
+		    O_CLOEXEC)) >= 0) {
+			close(fd);
+			e->type = 'd';
+			e->mode = 0755;
+			return 0;
+		}
+		n = readlinkat(pfd, base, target, tsize - 1);
+		if (n <= 0)
+			return n == 0 ? 0 : -errno;
+		target[n] = '\0';
+		e->type = 'l';
+		e->target = target;
+	} else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		e->type = S_ISCHR(st.st_mode) ? 'c' : 'b';
+		e->major = major(st.st_rdev);
+		e->minor = minor(st.st_rdev);
+	} else if (S_ISFIFO(st.st_mode))
+		e->type = 'p';
+	else if (S_ISREG(st.st_mode))
+		e->size = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* Path ABSPATH of the package, typed in the root, into REC. */
+static int
+dpkgadopt_path(const struct rootfs *rf, struct dpkgadopt_dir *d,
+    struct record *rec, const char *abspath, bool conffile)
+{
+	struct record_entry e;
+	char target[PATH_MAX];
+	int r;
+
+	memset(&e, 0, sizeof(e));
+	e.path = (char *)abspath;
+	e.sha256_unknown = true;
+	e.type = 'f';
+	e.mode = 0644;
+	/* RF NULL: untyped (DPKGADOPT_UNTYPED). */
+	if (rf != NULL &&
+	    (r = dpkgadopt_stat(rf, d, &e, target, sizeof(target))) != 0)
+		return r;
+	/* A conffile is a file to dpkg whatever the user made of it. */
+	if (conffile) {
+		e.type = 'f';
+		e.target = NULL;
+		e.major = e.minor = 0;
+		e.conffile = true;
+	}
+	return record_add(rec, &e);
+}
+
+/* What dpkgadopt_conffile works on. */
+struct dpkgadopt_conf {
+	const struct rootfs *rf;
+	struct dpkgadopt_dir *d;
+	struct record *rec;
+	int r;
+};
+
+static int
+dpkgadopt_conffile(const struct dpkgfmt_conffile *c, void *ctx)
+{
+	struct dpkgadopt_conf *q = ctx;
+	struct record_entry *e;
+	size_t i;
+
+	if (c->path[0] != '/' || record_find(q->rec, c->path) == NULL) {
+		if (c->path[0] != '/')
+			return 0;
+		/* An obsolete conffile may be out of the list. */
+		if ((q->r = dpkgadopt_path(q->rf, q->d, q->rec, c->path,
+		    true)) != 0)
+			return q->r == -EINVAL ? (q->r = 0) : q->r;
+	}
+	for (i = 0; i < q->rec->n; i++) {
+		e = &q->rec->v[i];
+		if (strcmp(e->path, c->path) != 0)
+			continue;
+		if (e->type != 'f') {
+			e->type = 'f';
+			free(e->target);
+			e->target = NULL;
+			e->major = e->minor = 0;
+		}
+		e->conffile = true;
+		e->obsolete = (c->flags & DPKGFMT_CONFF_OBSOLETE) != 0;
+		e->has_md5 = c->has_md5;
+		memcpy(e->md5, c->md5, sizeof(e->md5));
+	}
+	return 0;
+}
+
+/* The MD5s of info/INFO.md5sums onto REC's regular files. */
+static int
+dpkgadopt_md5sums(int dfd, const char *info, struct record *rec)
+{
+	char file[NAME_MAX + 1], abspath[PATH_MAX + 1], *text, *p, *nl, *q;
+	unsigned char md5[16];
+	const struct record_entry *f;
+	struct record_entry *e;
+	size_t len;
+	int r;
+
+	if (snprintf(file, sizeof(file), "info/%s.md5sums", info) >=
+	    (int)sizeof(file))
+		return 0;
+	if ((r = fileat_read(dfd, file, &text, &len)) != 0)
+		return r == -ENOENT || r == -EINVAL ? 0 : r;
+	for (p = text; *p != '\0'; p = nl + 1) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			nl = p + strlen(p) - 1;
+		else
+			*nl = '\0';
+		/* "HASH  PATH" (or "HASH *PATH"), the path without its "/". */
+		if (strlen(p) < 35 || !dpkgfmt_hex_md5(p, 32, md5) ||
+		    p[32] != ' ')
+			continue;
+		q = p + 34;
+		if (snprintf(abspath, sizeof(abspath), "%s%s", *q == '/' ?
+		    "" : "/", q) >= (int)sizeof(abspath))
+			continue;
+		if ((f = record_find(rec, abspath)) == NULL)
+			continue;
+		e = &rec->v[f - rec->v];
+		if (e->type == 'f' && !e->conffile) {
+			e->has_md5 = true;
+			memcpy(e->md5, md5, sizeof(md5));
+		}
+	}
+	free(text);
+	return 0;
+}
+
+/* What dpkgadopt_ctl_field copies a stanza into. */
+struct dpkgadopt_ctl {
+	FILE *fp;
+	bool conffiles_only;
+};
+
+/* What dpkg keeps of a package's state, not of the package: no record's. */
+static const char *const dpkgadopt_state_fields[] = {
+	"Status", "Conffiles", "Config-Version", "Triggers-Pending",
+	"Triggers-Awaited",
+};
+
+static int
+dpkgadopt_ctl_field(const struct dpkgfmt_field *f, void *ctx)
+{
+	struct dpkgadopt_ctl *c = ctx;
+	size_t i;
+
+	for (i = 0; f->name != NULL && i < sizeof(dpkgadopt_state_fields) /
+	    sizeof(dpkgadopt_state_fields[0]); i++)
+		if (dpkgfmt_field_is(f, dpkgadopt_state_fields[i]))
+			return 0;
+	fwrite(f->text, 1, f->textlen, c->fp);
+	return 0;
+}
+
+/*
+ * Stanza O's fields as a record's control; a config-files package's
+ * Status as debunpack's records spell that state.  -EINVAL when the
+ * stanza cannot be a record's (no Version, say).
+ */
+static int
+dpkgadopt_ctl(const struct dpkgstatus_stanza *o, struct control **out)
+{
+	struct dpkgadopt_ctl c = { .conffiles_only = !dpkgstatus_installed(o) };
+	struct dbp_error perr;
+	char *text;
+	size_t len;
+	int r;
+
+	if ((c.fp = open_memstream(&text, &len)) == NULL)
+		return -ENOMEM;
+	dpkgfmt_fields(o->text, o->len, dpkgadopt_ctl_field, &c);
+	if (c.conffiles_only)
+		fputs("Status: " RECORD_CONFIG_FILES "\n", c.fp);
+	if (fclose(c.fp) != 0)
+		return -ENOMEM;
+	r = control_parse(text, len, out, &perr);
+	free(text);
+	return r;
+}
+
+int
+dpkgadopt_one(const struct rootfs *rf, int dfd,
+    const struct dpkgstatus_stanza *o, unsigned flags, struct record **out,
+    struct dbp_error *err)
+{
+	struct dpkgadopt_dir d = { .fd = -1 };
+	struct dpkgadopt_conf q;
+	struct control *ctl;
+	struct record *rec;
+	char file[NAME_MAX + 1], *info, *text = NULL, *p, *nl;
+	size_t len;
+	int r;
+
+	*out = NULL;
+	if (flags & DPKGADOPT_UNTYPED)
+		rf = NULL;
+	if ((r = dpkgadopt_ctl(o, &ctl)) != 0)
+		return r == -EINVAL ? 0 : dbp_err(err, -r, "var/lib/dpkg/status",
+		    "cannot read");
+	if ((r = record_new(&rec, ctl)) != 0) {
+		control_free(ctl);
+		return dbp_err(err, -r, "var/lib/dpkg/status", "cannot read");
+	}
+	rec->adopted = rec->dpkg_db = true;
+	if ((info = dpkgstatus_infoname(o->name, o->arch, o->ma)) == NULL) {
+		record_free(rec);
+		return dbp_err(err, ENOMEM, "var/lib/dpkg/info", "cannot read");
+	}
+	snprintf(file, sizeof(file), "info/%s.list", info);
+	if (flags & DPKGADOPT_NO_PATHS) {
+		free(info);
+		*out = rec;
+		return 0;
+	}
+	if ((r = fileat_read(dfd, file, &text, &len)) == -ENOENT)
+		r = 0;
+	for (p = text; r == 0 && p != NULL && *p != '\0'; p = nl + 1) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			nl = p + strlen(p) - 1;
+		else
+			*nl = '\0';
+		if (*p != '/' || strcmp(p, "/.") == 0 || strcmp(p, "/") == 0)
+			continue;
+		/* A path dpkg would not have written: not a record's. */
+		if ((r = dpkgadopt_path(rf, &d, rec, p, false)) == -EINVAL)
+			r = 0;
+	}
+	free(text);
+	if (r == 0 && o->conffiles != NULL) {
+		q = (struct dpkgadopt_conf){ .rf = rf, .d = &d, .rec = rec };
+		dpkgfmt_conffiles(o->conffiles, o->conffiles_len,
+		    dpkgadopt_conffile, &q);
+		r = q.r;
+	}
+	if (r == 0)
+		r = dpkgadopt_md5sums(dfd, info, rec);
+	if (d.fd >= 0)
+		close(d.fd);
+	if (r != 0) {
+		r = dbp_err(err, -r, "var/lib/dpkg/", "cannot read %s", file);
+		record_free(rec);
+	} else
+		*out = rec;
+	free(info);
+	return r;
+}
+
+int
+dpkgadopt_all(const struct rootfs *rf, const struct dpkgstatus *status,
+    dpkgadopt_known_fn *known, void *ctx, struct record ***out,
+    size_t *nout, struct dbp_error *err)
+{
+	struct record **v = NULL, **nv, *rec;
+	size_t i, k, n = 0;
+	int dfd, r = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (status == NULL || status->n == 0)
+		return 0;
+	if ((dfd = rootfs_resolve(rf, "var/lib/dpkg", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 :
+		    dbp_err(err, -dfd, "var/lib/dpkg", "cannot open");
+	for (i = 0; r == 0 && i < status->n; i++) {
+		const struct dpkgstatus_stanza *o = &status->v[i];
+
+		if (!dpkgadopt_has_files(o) || known(ctx, o->name))
+			continue;
+		for (k = 0; k < n && strcmp(control_get(v[k]->ctl, "Package"),
+		    o->name) != 0; k++)
+			;
+		if (k < n)
+			continue;
+		if ((r = dpkgadopt_one(rf, dfd, o, 0, &rec, err)) != 0 ||
+		    rec == NULL)
+			continue;
+		if ((nv = realloc(v, (n + 1) * sizeof(*v))) == NULL) {
+			record_free(rec);
+			r = dbp_err(err, ENOMEM, "var/lib/dpkg", "cannot read");
+			break;
+		}
+		v = nv;
+		v[n++] = rec;
+	}
+	close(dfd);
+	if (r != 0) {
+		while (n > 0)
+			record_free(v[--n]);
+		free(v);
+		return r;
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* dpkgadopt: the packages dpkg installed, read from its database as installed records. */
+#ifndef DEBUNPACK_DPKGADOPT_H
+#define DEBUNPACK_DPKGADOPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "db/dpkgstatus.h"
+#include "db/record.h"
+#include "durable/rootfs.h"
+#include "util/error.h"
+
+/*
+ * Whether package NAME has a record of debunpack's that still stands
+ * (dpkgstale.h judged it): dpkg's stanza then adds nothing to it.
+ */
+typedef bool dpkgadopt_known_fn(void *ctx, const char *name);
+
+/*
+ * The record of stanza O, a package dpkg has files of (unpacked or
+ * further, or config-files), as dpkg's database in root RF describes it
+ * (record->adopted, every entry sha256_unknown):
+ * - its control fields from the stanza, without dpkg's state (Status,
+ *   Conffiles, Config-Version, Triggers-*); a config-files package's
+ *   Status is RECORD_CONFIG_FILES, as in debunpack's records;
+ * - its paths from info/PKG.list (PKG:ARCH.list for Multi-Arch: same),
+ *   "/." left out, each typed by lstat in the root (a directory, or a
+ *   symlink to one, is 'd'; a path not there is 'f');
+ * - its conffiles and their MD5 from the Conffiles field (obsolete ones
+ *   flagged), added when the list lacks them;
+ * - the MD5 of its regular files from info/PKG.md5sums, where it has one.
+ * A missing .list reads as no paths.  With DPKGADOPT_UNTYPED in FLAGS
+ * nothing in the root is looked at: every path reads as a file, for the
+ * queries that want names and paths only (--list, --files, --owner:
+ * a lstat of every path of a system costs seconds); with
+ * DPKGADOPT_NO_PATHS not even the lists are read: the record has the
+ * package's fields alone (--list).  0 with *OUT (the
+ * caller's; NULL for a stanza no record can hold), or -errno with ERR
+ * naming the file.
+ */
+#define DPKGADOPT_UNTYPED	0x1
+#define DPKGADOPT_NO_PATHS	0x2
+int dpkgadopt_one(const struct rootfs *rf, int dfd,
+    const struct dpkgstatus_stanza *o, unsigned flags, struct record **out,
+    struct dbp_error *err);
+
+/*
+ * Every package of STATUS that dpkg has files of and KNOWN (with CTX)
+ * does not, as dpkgadopt_one reads it, in *OUT (*NOUT records; the
+ * array and the records are the caller's).  One per package name (the
+ * first instance of a Multi-Arch: same package; the others stay
+ * dpkg's).  No status, or no var/lib/dpkg in RF: none.  0 or -errno
+ * with ERR.
+ */
+int dpkgadopt_all(const struct rootfs *rf, const struct dpkgstatus *status,
+    dpkgadopt_known_fn *known, void *ctx, struct record ***out,
+    size_t *nout, struct dbp_error *err);
+
+/* Whether stanza O's package has files dpkgadopt_one would read. */
+bool dpkgadopt_has_files(const struct dpkgstatus_stanza *o);
+
+#endif
