@@ -79,6 +79,9 @@ int manifest_lock(struct manifest *m, bool shared, struct dbp_error *err);
 int manifest_admin_fd(const struct manifest *m);
 /* recstage_set_dpkg_db: the records staged say dpkg's database has them. */
 void manifest_set_dpkg_db(struct manifest *m);
+/* recstage_set_divert: the installed records follow diversions D. */
+void manifest_set_divert(struct manifest *m, const struct dpkgdivert *d);
+
 /* recstage_set_stale: FN judges the installed records; FORGET drops them. */
 void manifest_set_stale(struct manifest *m, recstore_stale_fn *fn, void *ctx,
     bool forget);
@@ -135,6 +138,9 @@ struct record *manifest_installed_record(struct manifest *m,
 /* recowners_installed_entry: ABSPATH in NAME's installed record, or NULL. */
 const struct record_entry *manifest_installed_entry(struct manifest *m,
     const char *name, const char *abspath);
+/* recowners_diverted_entry: another's ABSPATH, diverted elsewhere. */
+const struct record_entry *manifest_diverted_entry(struct manifest *m,
+    const char *abspath, const char *self, const char **owner);
 /* recowners_owner: an installed package but NAME with file ABSPATH. */
 const char *manifest_owner(struct manifest *m, const char *abspath,
     const char *name);

@@ -87,6 +87,47 @@ unpack_free(struct unpack *u)
 }
 
 void
+unpack_set_diversions(struct unpack *u, const struct dpkgdivert *d)
+{
+	u->divert = d;
+}
+
+/*
+ * Send root-relative PATH (a buffer of N) where the diversions put it
+ * for the package being extracted, keeping its own name in U->from, as
+ * dpkg's unpack uses the diverted name for the file and the package's
+ * name for its file list.  What a diversion's new name is, no package
+ * may ship (dpkg's --force-overwrite-diverted, which is not offered).
+ */
+static int
+unpack_divert(struct unpack *u, char *path, size_t n, bool check,
+    struct dbp_error *err)
+{
+	const struct dpkgdivert_entry *d;
+	char abspath[PATH_MAX + 1];
+	const char *where;
+
+	u->from[0] = '\0';
+	if (dpkgdivert_count(u->divert) == 0 || u->rec == NULL)
+		return 0;
+	snprintf(abspath, sizeof(abspath), "/%s", path);
+	if (check && (d = dpkgdivert_to(u->divert, abspath)) != NULL) {
+		if (d->pkg != NULL)
+			return dbp_err(err, 0, path, "trying to overwrite"
+			    " '%s', which is the diverted version of '%s'"
+			    " (package: %s)", abspath, d->from, d->pkg);
+		return dbp_err(err, 0, path, "trying to overwrite '%s', which"
+		    " is the diverted version of '%s'", abspath, d->from);
+	}
+	where = dpkgdivert_use(u->divert, abspath, control_get(u->rec->ctl,
+	    "Package"));
+	if (where == abspath)
+		return 0;
+	snprintf(u->from, sizeof(u->from), "%s", path);
+	return names_path(where, path, n, err);
+}
+
+void
 unpack_set_md5_all(struct unpack *u, bool all)
 {
 	u->md5_all = all;
@@ -145,6 +186,7 @@ unpack_taken(struct unpack_target *t, const struct record *orec,
 	t->taken_entry = *oe;
 	t->taken_entry.path = NULL;
 	t->taken_entry.target = NULL;
+	t->taken_entry.divert_from = NULL;
 }
 
 /*
@@ -241,7 +283,7 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 		 * dpkg's status keeps such a conffile, obsolete, with the
 		 * hash the owner has for it.
 		 */
-		if (unpack_is_conffile(u, t->path) &&
+		if (unpack_is_conffile(u, unpack_shipped(u, t->path)) &&
 		    (r = record_add_kept(u->rec, abspath, other)) != 0)
 			return dbp_err(err, -r, t->path, "cannot record");
 		return 1;
@@ -300,7 +342,7 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 		return dbp_err(err, 0, t->path, "is in the admin directory,"
 		    " where no package may write");
 	/* As dpkg: a package does not ship what it says its upgrade removes. */
-	if (conffiles_removes(u->conffiles, t->path))
+	if (conffiles_removes(u->conffiles, unpack_shipped(u, t->path)))
 		return dbp_err(err, 0, t->path, "is in the package, but its"
 		    " conffiles say remove-on-upgrade");
 	if ((e = manifest_find(u->man, t->dir, t->name)) == NULL)
@@ -398,7 +440,7 @@ unpack_record_as(struct unpack *u, struct archive_entry *ae, char type,
     const char *target, bool skipped, struct dbp_error *err)
 {
 	struct record_entry e;
-	char abspath[PATH_MAX + 1];
+	char abspath[PATH_MAX + 1], from[PATH_MAX + 1];
 	int r;
 
 	if (u->rec == NULL)
@@ -414,8 +456,12 @@ unpack_record_as(struct unpack *u, struct archive_entry *ae, char type,
 	snprintf(abspath, sizeof(abspath), "/%s", path);
 	e.path = abspath;
 	e.target = (char *)target;
+	if (u->from[0] != '\0' && type != 'd') {
+		snprintf(from, sizeof(from), "/%s", u->from);
+		e.divert_from = from;
+	}
 	e.conffile = (type == 'f' || type == 'h') &&
-	    unpack_is_conffile(u, path);
+	    unpack_is_conffile(u, unpack_shipped(u, path));
 	if (type == 'c' || type == 'b') {
 		e.major = (unsigned)archive_entry_rdevmajor(ae);
 		e.minor = (unsigned)archive_entry_rdevminor(ae);
@@ -442,7 +488,7 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	uint8_t digest[DIGEST_LEN], md5[DIGEST_MD5_LEN];
 	struct manifest_entry *e;
 	struct timespec ts[2];
-	bool conffile = unpack_is_conffile(u, t->path);
+	bool conffile = unpack_is_conffile(u, unpack_shipped(u, t->path));
 	bool want_md5 = conffile || u->md5_all;
 	int fd = -1, tries, r;
 
@@ -582,6 +628,16 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 	if ((r = names_path(archive_entry_hardlink(ae), target,
 	    sizeof(target), err)) != 0)
 		return r;
+	/* The target is where its own entry went: diverted or not. */
+	if (u->divert != NULL) {
+		char from[PATH_MAX];
+
+		memcpy(from, u->from, sizeof(from));
+		r = unpack_divert(u, target, sizeof(target), false, err);
+		memcpy(u->from, from, sizeof(from));
+		if (r != 0)
+			return r;
+	}
 	unpack_split(target, parent, &tname);
 	e = NULL;
 	if (target[0] != '\0' &&
@@ -663,6 +719,12 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	    sizeof(t.path), err)) != 0)
 		return r;
 	if ((r = unpack_stopped(u, t.path, err)) != 0)
+		return r;
+	/* Not directories: dpkg-divert diverts none. */
+	u->from[0] = '\0';
+	if (t.path[0] != '\0' && (archive_entry_hardlink(ae) != NULL ||
+	    type != AE_IFDIR) && (r = unpack_divert(u, t.path,
+	    sizeof(t.path), true, err)) != 0)
 		return r;
 	/* Looked up once per entry: chown and the record both need it. */
 	unpack_owner(u, ae);

@@ -37,6 +37,16 @@ int unpack_archive(struct unpack *u, struct archive *tar, unsigned pkg,
     struct record *rec, struct dbp_error *err);
 
 /*
+ * Honour dpkg-divert's diversions D (borrowed; NULL: none) from the next
+ * package on: a path another package, or the administrator, diverted is
+ * written at its new name and recorded there, with the package's own
+ * name beside it (record_entry's divert_from); the diverting package
+ * writes the original name.  A package that ships a diversion's new
+ * name is refused, as dpkg refuses it.
+ */
+void unpack_set_diversions(struct unpack *u, const struct dpkgdivert *d);
+
+/*
  * Compute the MD5 of every regular file of the next package, not only of
  * its conffiles: dpkg makes the md5sums of a package that has none.
  */

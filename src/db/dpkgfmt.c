@@ -367,11 +367,13 @@ dpkgfmt_list_walk(const struct record *rec, bool root,
 	 */
 	for (i = 0; i < rec->n; i++)
 		if (strcmp(rec->v[i].path, "/") != 0 && rec->v[i].type != 'l' &&
-		    (r = fn(rec->v[i].path, &rec->v[i], ctx)) != 0)
+		    (r = fn(record_entry_name(&rec->v[i]), &rec->v[i],
+		    ctx)) != 0)
 			return r;
 	for (i = 0; i < rec->n; i++)
 		if (rec->v[i].type == 'l' &&
-		    (r = fn(rec->v[i].path, &rec->v[i], ctx)) != 0)
+		    (r = fn(record_entry_name(&rec->v[i]), &rec->v[i],
+		    ctx)) != 0)
 			return r;
 	return 0;
 }

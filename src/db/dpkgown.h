@@ -25,10 +25,10 @@ void dpkgown_free(struct dpkgown *o);
 
 /*
  * Whether the run may install package REC (replacing stanza OLD, or
- * NULL) without going behind dpkg's back: none of its paths diverted by
- * another package or the administrator, OLD not a package dpkg installed
- * itself, and, unless FORCE_OVERWRITE, none of its paths in such a
- * package's list.  O may be NULL (a new database).  0 or -EINVAL with
+ * NULL) without going behind dpkg's back: OLD not a package dpkg
+ * installed itself, and, unless FORCE_OVERWRITE, none of its paths (by
+ * the names it ships them under) in such a package's list, unless one of
+ * the two diverts it (dpkg-divert), as dpkg allows.  O may be NULL (a new database).  0 or -EINVAL with
  * ERR naming the path or package.
  */
 int dpkgown_check(const struct dpkgown *o, const struct record *rec,

@@ -63,6 +63,29 @@ recowners_installed_entry(const struct recstage *rs, const char *name,
 	return rec != NULL ? record_find(rec, abspath) : NULL;
 }
 
+const struct record_entry *
+recowners_diverted_entry(const struct recstage *rs, const char *abspath,
+    const char *self, const char **owner)
+{
+	const char *name;
+	size_t i, k;
+
+	/* Only diverted entries can match: few, and only with diversions. */
+	for (i = 0; i < rs->ninst; i++) {
+		name = control_get(rs->inst[i]->ctl, "Package");
+		if (strcmp(name, self) == 0)
+			continue;
+		for (k = 0; k < rs->inst[i]->n; k++)
+			if (rs->inst[i]->v[k].divert_from != NULL &&
+			    strcmp(rs->inst[i]->v[k].divert_from,
+			    abspath) == 0) {
+				*owner = name;
+				return &rs->inst[i]->v[k];
+			}
+	}
+	return NULL;
+}
+
 static int
 recowners_cmp(const void *a, const void *b)
 {

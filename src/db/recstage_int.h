@@ -62,6 +62,7 @@ struct recstage {
 	void *stale_ctx;
 	bool forget;
 	bool dpkg_db;		/* the run keeps dpkg's database too */
+	const struct dpkgdivert *divert;	/* recstage_set_divert's */
 	struct recstage_forgotten *forgotten;
 	size_t nforgotten;
 };

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db/dpkgdivert.h"
 #include "db/recstore.h"
 
 struct recstore {
@@ -17,6 +18,7 @@ struct recstore {
 	const char *name;	/* what errors call it */
 	recstore_stale_fn *stale;
 	void *stale_ctx;
+	const struct dpkgdivert *divert;	/* recstore_set_divert's */
 };
 
 int
@@ -51,6 +53,12 @@ recstore_set_stale(struct recstore *s, recstore_stale_fn *fn, void *ctx)
 {
 	s->stale = fn;
 	s->stale_ctx = ctx;
+}
+
+void
+recstore_set_divert(struct recstore *s, const struct dpkgdivert *d)
+{
+	s->divert = d;
 }
 
 int
@@ -105,6 +113,13 @@ recstore_load(struct recstore *s, const char *name, struct record **out,
 		if (stale != NULL)
 			*stale = what;
 		return -ENOENT;
+	}
+	if (r == 0 && s->divert != NULL &&
+	    (r = dpkgdivert_follow(s->divert, *out)) != 0) {
+		record_free(*out);
+		*out = NULL;
+		r = dbp_err(err, -r, file, "cannot follow the diversions of"
+		    " var/lib/dpkg/diversions");
 	}
 	return r;
 }

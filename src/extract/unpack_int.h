@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "util/digest.h"
+#include "db/dpkgdivert.h"
 #include "db/record.h"
 #include "deb/conffiles.h"
 #include "durable/dirs.h"
@@ -39,7 +40,22 @@ struct unpack {
 	bool md5_all;		/* of every regular file (unpack_set_md5_all) */
 	struct unpack_held *held;	/* unpack_held's, in no order */
 	size_t nheld;
+	/* dpkg-divert's diversions (unpack_set_diversions), or NULL */
+	const struct dpkgdivert *divert;
+	/*
+	 * The current entry's path as its package ships it, root-relative,
+	 * when a diversion sent it elsewhere; empty otherwise.  What the
+	 * package's conffiles and dpkg's database name it by.
+	 */
+	char from[PATH_MAX];
 };
+
+/* The current entry's path as its package ships it: U->from, or PATH. */
+static inline const char *
+unpack_shipped(const struct unpack *u, const char *path)
+{
+	return u->from[0] != '\0' ? u->from : path;
+}
 
 /*
  * A conffile of one of the run's packages that stays as the user has it

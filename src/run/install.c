@@ -275,6 +275,7 @@ struct install {
 	struct journal *j;
 	struct unpack *u;
 	struct usrmerge um;
+	struct dpkgdivert *divert;	/* dpkg-divert's, --dpkg-db only */
 	bool undoable;		/* the pieces exist: install_abort can run */
 };
 
@@ -340,6 +341,25 @@ install_no_pending(struct install *in, struct dbp_error *err)
 	return dbp_err(err, 0, admin_name(in->o->admindir), "an interrupted"
 	    " run awaits its repair, which a dry run does not make:"
 	    " 'debunpack --recover' repairs it");
+}
+
+/*
+ * Where dpkg's database is kept, its diversions are honoured as dpkg
+ * honours them: the run's packages are extracted through them, and the
+ * installed records read where they send their paths now.
+ */
+static int
+install_diversions(struct install *in, struct dbp_error *err)
+{
+	int r;
+
+	if (!in->o->dpkg_db)
+		return 0;
+	if ((r = query_diversions(&in->rf, &in->divert, err)) != 0)
+		return r;
+	manifest_set_divert(in->man, in->divert);
+	unpack_set_diversions(in->u, in->divert);
+	return 0;
 }
 
 /* Tell the records install_stale found stale. */
@@ -441,6 +461,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	    in->st, err)) != 0 ||
 	    (r = manifest_lock(in->man, o->dry_run, err)) != 0 ||
 	    (r = install_stale(in, err)) != 0 ||
+	    (r = install_diversions(in, err)) != 0 ||
 	    (o->dry_run && (r = install_no_pending(in, err)) != 0) ||
 	    (!o->dry_run && (r = journal_open(in->j,
 	    manifest_admin_fd(in->man), admin_name(o->admindir), err)) != 0) ||
@@ -701,6 +722,7 @@ install_close(struct install *in)
 	journal_free(in->j);
 	dirs_free(in->dirs);
 	users_free(in->users);
+	dpkgdivert_free(in->divert);	/* after the manifest, which borrowed it */
 	rootfs_close(&in->rf);
 }
 
