@@ -128,6 +128,39 @@ unpack_divert(struct unpack *u, char *path, size_t n, bool check,
 }
 
 void
+unpack_set_statoverrides(struct unpack *u, const struct dpkgstatov *s)
+{
+	u->statov = s;
+}
+
+/*
+ * dpkg-statoverride's owner and mode for the current entry, looked up by
+ * the package's name for it (dpkg keys overrides by the file list's
+ * node, not the diverted one): on the entry itself, so that what is made
+ * and what is recorded agree.  A symlink takes the owner alone, as dpkg
+ * gives it (lchown).  A hardlink shares its target's inode, which its
+ * own entry settled.
+ */
+static void
+unpack_statoverride(struct unpack *u, struct archive_entry *ae,
+    const char *path)
+{
+	const struct dpkgstatov_entry *so;
+	char abspath[PATH_MAX + 1];
+
+	if (dpkgstatov_count(u->statov) == 0 ||
+	    archive_entry_hardlink(ae) != NULL)
+		return;
+	snprintf(abspath, sizeof(abspath), "/%s", unpack_shipped(u, path));
+	if ((so = dpkgstatov_find(u->statov, abspath)) == NULL)
+		return;
+	u->uid = so->uid;
+	u->gid = so->gid;
+	if (archive_entry_filetype(ae) != AE_IFLNK)
+		archive_entry_set_perm(ae, so->mode);
+}
+
+void
 unpack_set_md5_all(struct unpack *u, bool all)
 {
 	u->md5_all = all;
@@ -728,6 +761,7 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		return r;
 	/* Looked up once per entry: chown and the record both need it. */
 	unpack_owner(u, ae);
+	unpack_statoverride(u, ae, t.path);
 	if (archive_entry_hardlink(ae) == NULL && type == AE_IFDIR)
 		return t.path[0] == '\0' ? 0 : unpack_dir(u, ae, t.path, err);
 	if (t.path[0] == '\0')

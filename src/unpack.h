@@ -15,6 +15,8 @@
 #include "durable/users.h"
 
 struct archive;
+struct dpkgdivert;
+struct dpkgstatov;
 
 
 struct unpack;
@@ -45,6 +47,14 @@ int unpack_archive(struct unpack *u, struct archive *tar, unsigned pkg,
  * name is refused, as dpkg refuses it.
  */
 void unpack_set_diversions(struct unpack *u, const struct dpkgdivert *d);
+
+/*
+ * Apply dpkg-statoverride's overrides S (borrowed; NULL: none) from the
+ * next package on, as dpkg applies them: an entry whose path (the
+ * package's own name for it) has one is installed, and recorded, with
+ * its owner and, but for a symlink, its mode.
+ */
+void unpack_set_statoverrides(struct unpack *u, const struct dpkgstatov *s);
 
 /*
  * Compute the MD5 of every regular file of the next package, not only of

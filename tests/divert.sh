@@ -267,3 +267,61 @@ step "shipping a diversion's new name" to-pkg
 grep -q "trying to overwrite '/test-file.distrib', which is the diverted version of '/test-file' (package: pkg-divert)" \
     "$T/ours.out" || fail "message: $(cat "$T/ours.out")"
 echo "ok a diversion's new name is no package's to ship"
+
+# dpkg-statoverride's overrides: the owner and mode of each type of
+# entry, by name and by number, a diverted path's by the package's name;
+# the root's passwd and group say the same as the host's, which dpkg
+# reads.
+pkg so-pkg pkg-statov 0 "" "" test-file:file "=dir ./test-dir 0755" \
+    "=file ./test-dir/x 0644 text:x\\n" "=symlink ./test-link test-file" \
+    "=fifo ./test-fifo 0644" "=file ./test-div 0644 text:div\\n" \
+    "=file ./test-plain 0644 text:plain\\n"
+pkg so-pkg1 pkg-statov 1 "" "" test-file:file1 "=dir ./test-dir 0755" \
+    "=file ./test-dir/x 0644 text:x1\\n" "=symlink ./test-link test-file" \
+    "=fifo ./test-fifo 0644" "=file ./test-div 0644 text:div1\\n" \
+    "=file ./test-plain 0644 text:plain1\\n"
+statov() {
+	both 'mkdir -p etc && grep -E "^(root|daemon|bin):" /etc/passwd > etc/passwd &&
+	    grep -E "^(root|daemon|bin|adm):" /etc/group > etc/group'
+	both "printf '%s' '$1' > var/lib/dpkg/statoverride"
+}
+new
+statov 'daemon adm 4750 /test-file
+#2 #3 2770 /test-dir
+bin daemon 0600 /test-dir/x
+daemon adm 0700 /test-link
+#1 #4 0600 /test-fifo
+daemon bin 0640 /test-div
+root root 0755 /nothing/here
+'
+divert --local --no-rename --divert /test-div.local --add /test-div
+step "statoverrides" so-pkg
+[ "$(stat -c '%a %U:%G' "$T/ours/test-file")" = "4750 daemon:adm" ] ||
+    fail "statoverride not applied: $(stat -c '%a %U:%G' "$T/ours/test-file")"
+"$DEBUNPACK" --root "$T/ours" --verify pkg-statov > "$T/verify.out" ||
+    fail "verify after statoverrides: $(cat "$T/verify.out")"
+step "statoverrides: upgrade" so-pkg1
+echo "ok statoverrides on files, directories, symlinks, fifos, a diverted path"
+
+# An override for a user or group the root does not know: dpkg's error,
+# every package refused.
+new
+statov 'nosuchuser root 0644 /test-file
+'
+step "statoverride of an unknown user" so-pkg
+grep -q "var/lib/dpkg/statoverride.*unknown system user 'nosuchuser' in statoverride file" \
+    "$T/ours.out" || fail "message: $(cat "$T/ours.out")"
+statov 'root nosuchgroup 0644 /test-file
+'
+step "statoverride of an unknown group" so-pkg
+grep -q "unknown system group 'nosuchgroup'" "$T/ours.out" ||
+    fail "message: $(cat "$T/ours.out")"
+for bad in 'root root 0644 /a
+root root 0600 /a
+' 'root root 99 /a
+' 'root root /a
+' 'root root 0644 /a'; do
+	statov "$bad"
+	step "a bad statoverride file" so-pkg
+done
+echo "ok statoverride files dpkg refuses are refused"

@@ -13,6 +13,7 @@
 
 #include "util/digest.h"
 #include "db/dpkgdivert.h"
+#include "db/dpkgstatov.h"
 #include "db/record.h"
 #include "deb/conffiles.h"
 #include "durable/dirs.h"
@@ -42,6 +43,8 @@ struct unpack {
 	size_t nheld;
 	/* dpkg-divert's diversions (unpack_set_diversions), or NULL */
 	const struct dpkgdivert *divert;
+	/* dpkg-statoverride's (unpack_set_statoverrides), or NULL */
+	const struct dpkgstatov *statov;
 	/*
 	 * The current entry's path as its package ships it, root-relative,
 	 * when a diversion sent it elsewhere; empty otherwise.  What the
