@@ -161,6 +161,44 @@ unpack_statoverride(struct unpack *u, struct archive_entry *ae,
 }
 
 void
+unpack_set_filters(struct unpack *u, const struct pathfilter *f)
+{
+	u->filter = f;
+}
+
+/*
+ * Whether the filters leave the current entry out, by the package's name
+ * for PATH, as dpkg matches the archive's name; if so it is noted for
+ * dpkg's file list, and its data, if any, is skipped with the entry.
+ */
+static int
+unpack_filtered(struct unpack *u, struct archive_entry *ae, const char *path,
+    bool *out, struct dbp_error *err)
+{
+	unsigned type = archive_entry_filetype(ae);
+	char abspath[PATH_MAX + 1], kind;
+	int r;
+
+	*out = false;
+	if (pathfilter_count(u->filter) == 0 || path[0] == '\0')
+		return 0;
+	snprintf(abspath, sizeof(abspath), "/%s", unpack_shipped(u, path));
+	if (archive_entry_hardlink(ae) != NULL)
+		kind = 'h';
+	else
+		kind = type == AE_IFDIR ? 'd' : type == AE_IFLNK ? 'l' :
+		    type == AE_IFCHR ? 'c' : type == AE_IFBLK ? 'b' :
+		    type == AE_IFIFO ? 'p' : 'f';
+	if (!pathfilter_skip(u->filter, abspath, kind == 'd' || kind == 'l'))
+		return 0;
+	*out = true;
+	if (u->rec != NULL && (r = record_add_filtered(u->rec, abspath,
+	    kind)) != 0)
+		return dbp_err(err, -r, path, "cannot record");
+	return 0;
+}
+
+void
 unpack_set_md5_all(struct unpack *u, bool all)
 {
 	u->md5_all = all;
@@ -746,6 +784,7 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 {
 	struct unpack_target t;
 	unsigned type = archive_entry_filetype(ae);
+	bool filtered;
 	int r;
 
 	if ((r = names_path(archive_entry_pathname(ae), t.path,
@@ -762,6 +801,9 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	/* Looked up once per entry: chown and the record both need it. */
 	unpack_owner(u, ae);
 	unpack_statoverride(u, ae, t.path);
+	if ((r = unpack_filtered(u, ae, t.path, &filtered, err)) != 0 ||
+	    filtered)
+		return r;
 	if (archive_entry_hardlink(ae) == NULL && type == AE_IFDIR)
 		return t.path[0] == '\0' ? 0 : unpack_dir(u, ae, t.path, err);
 	if (t.path[0] == '\0')

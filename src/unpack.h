@@ -17,6 +17,7 @@
 struct archive;
 struct dpkgdivert;
 struct dpkgstatov;
+struct pathfilter;
 
 
 struct unpack;
@@ -55,6 +56,14 @@ void unpack_set_diversions(struct unpack *u, const struct dpkgdivert *d);
  * its owner and, but for a symlink, its mode.
  */
 void unpack_set_statoverrides(struct unpack *u, const struct dpkgstatov *s);
+
+/*
+ * Leave out, from the next package on, the paths that filters F
+ * (borrowed; NULL: none) exclude, as dpkg's --path-exclude does: nothing
+ * is made for them and the record does not have them, but dpkg's file
+ * list names them (record_filtered).
+ */
+void unpack_set_filters(struct unpack *u, const struct pathfilter *f);
 
 /*
  * Compute the MD5 of every regular file of the next package, not only of

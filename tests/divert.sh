@@ -13,7 +13,10 @@
 # preinst runs it (debunpack runs no preinst before its unpack):
 # t-unpack-divert-hardlink, t-conffile-divert-normal,
 # t-conffile-divert-conffile, t-unpack-divert-nowarn,
-# t-conffile-replaces-diverted; and beyond them: a local diversion, a
+# t-conffile-replaces-diverted, t-filtering (every case, fresh and over
+# an upgrade either way, a conffile left out too); and beyond them:
+# statoverrides of every entry type and the files dpkg refuses, a
+# local diversion, a
 # diverting package installed before and after the one it diverts, an
 # upgrade and a removal that follow a diversion, a diversion made after
 # the install, and a package that ships a diversion's new name.
@@ -325,3 +328,96 @@ root root 0600 /a
 	step "a bad statoverride file" so-pkg
 done
 echo "ok statoverride files dpkg refuses are refused"
+
+# t-filtering: --path-exclude and --path-include, each case of dpkg's test
+# on its package (a symlink among the docs, a conffile among them too),
+# installed fresh, then the same filters over an install of everything,
+# then everything over the filtered install.
+sf="=dir ./test 0755
+=dir ./test/lib 0755
+=dir ./test/lib/pkg-somefiles 0755
+=file ./test/lib/pkg-somefiles/run 0755 text:run\\n
+=dir ./test/share 0755
+=dir ./test/share/doc 0755
+=dir ./test/share/doc/pkg-somefiles 0755
+=file ./test/share/doc/pkg-somefiles/README 0644 text:readme\\n
+=file ./test/share/doc/pkg-somefiles/copyright 0644 text:copyright\\n
+=dir ./test/share/doc/pkg-somefiles/html 0755
+=file ./test/share/doc/pkg-somefiles/html/index.html 0644 text:html\\n
+=symlink ./test/share/doc/pkg-symlinked pkg-somefiles
+=dir ./test/share/locale 0755
+=dir ./test/share/locale/ca 0755
+=file ./test/share/locale/ca/foo.mo 0644 text:ca\\n
+=dir ./test/share/locale/de 0755
+=file ./test/share/locale/de/foo.mo 0644 text:de\\n
+=dir ./test/share/locale/es 0755
+=file ./test/share/locale/es/foo.mo 0644 text:es\\n
+=dir ./test/etc 0755
+=file ./test/etc/conf 0644 text:conf\\n"
+printf '%s\n' "$sf" > "$T/sf.lines"
+pkg_sf() {
+	# shellcheck disable=SC2046 # one argument per line
+	(IFS='
+'; pkg "$@" /test/etc/conf $(cat "$T/sf.lines"))
+}
+pkg_sf sf0 pkg-somefiles 0 ""
+pkg_sf sf1 pkg-somefiles 1 ""
+
+# fstep NAME FILTER... -- DEB: one install with these filters in both.
+fstep() {
+	fname=$1
+	shift
+	filters=""
+	while [ "$1" != -- ]; do
+		filters="$filters $1"
+		shift
+	done
+	fdeb=$2
+	set +e
+	# shellcheck disable=SC2086 # one word per filter
+	dpkg_in "$T/dpkg" $filters -i "$T/$fdeb.deb" > "$T/dpkg.out" 2>&1
+	theirs=$?
+	# shellcheck disable=SC2086
+	"$DEBUNPACK" -q --root "$T/ours" --dpkg-db $filters "$T/$fdeb.deb" > "$T/ours.out" 2>&1 &&
+	    dpkg_in "$T/ours" --configure -a >> "$T/ours.out" 2>&1
+	ours=$?
+	set -e
+	[ $theirs = 0 ] || fail "$fname: dpkg failed: $(cat "$T/dpkg.out")"
+	[ $ours = 0 ] || fail "$fname: debunpack failed: $(cat "$T/ours.out")"
+	same "$fname"
+	no_temps "$T/ours"
+}
+
+ncase=0
+for filters in \
+    "--path-exclude=/test/share/doc/*/*" \
+    "--path-exclude=/test/share/doc/*" \
+    "--path-exclude=/test/share/doc/*/* --path-include=/test/share/doc/*/copyright" \
+    "--path-exclude=/test/share/doc/* --path-include=/test/share/doc/*/copyright" \
+    "--path-exclude=/test/share/doc/* --path-include=/test/share/doc/*/copyright --path-include=/test*/READ*" \
+    "--path-include=/test/* --path-include=/test/share/doc --path-include=/test/lib/*/*" \
+    "--path-exclude=/test/share/locale/* --path-include=/test/share/locale/de/*" \
+    "--path-exclude=/test/share/* --path-include=/test/share/*" \
+    "--path-exclude=/test/share/* --path-include=/test/share/* --path-exclude=/test/share/* --path-include=/test/share/*" \
+    "--path-exclude=/test/etc/*"; do
+	ncase=$((ncase + 1))
+	new
+	# shellcheck disable=SC2086 # one word per filter
+	fstep "t-filtering $ncase: $filters" $filters -- sf0
+	# shellcheck disable=SC2086
+	fstep "t-filtering $ncase: upgraded unfiltered" -- sf1
+	new
+	fstep "t-filtering $ncase: unfiltered" -- sf0
+	# shellcheck disable=SC2086
+	fstep "t-filtering $ncase: upgraded with $filters" $filters -- sf1
+done
+echo "ok t-filtering: $ncase cases, fresh and over an upgrade either way"
+
+# A filter that is no absolute path matches nothing dpkg matches: refused.
+set +e
+"$DEBUNPACK" --root "$T/ours" --path-exclude=usr/share/doc "$T/sf0.deb" 2> "$T/err"
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q "path-exclude takes a pattern of absolute paths" "$T/err" ||
+    fail "relative filter: exit $rc, $(cat "$T/err")"
+echo "ok a relative filter is a usage error"

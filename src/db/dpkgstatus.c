@@ -225,7 +225,13 @@ dpkgstatus_w_conffiles(FILE *fp, const struct dpkgstatus_field *f,
 		 * Another package's (it keeps the path, or took it later
 		 * in the run): obsolete, with the hash dpkg carried over.
 		 */
-		if (rec != NULL && record_find_name(rec, path) == NULL)
+		/*
+		 * Left out by the filters: not extracted, a new conffile to
+		 * dpkg, which finds no file to configure.
+		 */
+		if (rec != NULL && record_is_filtered(rec, path))
+			dpkgfmt_conffile_line(fp, path, NULL, 0);
+		else if (rec != NULL && record_find_name(rec, path) == NULL)
 			dpkgfmt_conffile_line(fp, path,
 			    dpkgstatus_carried(src, path), DPKGFMT_CONFF_OBSOLETE);
 		else

@@ -346,8 +346,38 @@ record_free(struct record *r)
 		free(r->kept[i].owner);
 	}
 	free(r->kept);
+	for (i = 0; i < r->nfiltered; i++)
+		free(r->filtered[i].path);
+	free(r->filtered);
 	control_free(r->ctl);
 	free(r);
+}
+
+int
+record_add_filtered(struct record *r, const char *path, char type)
+{
+	struct record_filtered *v;
+
+	if ((v = realloc(r->filtered, (r->nfiltered + 1) * sizeof(*v))) ==
+	    NULL)
+		return -ENOMEM;
+	r->filtered = v;
+	if ((v[r->nfiltered].path = strdup(path)) == NULL)
+		return -ENOMEM;
+	v[r->nfiltered].type = type;
+	v[r->nfiltered++].pos = r->n;
+	return 0;
+}
+
+bool
+record_is_filtered(const struct record *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->nfiltered; i++)
+		if (strcmp(r->filtered[i].path, path) == 0)
+			return true;
+	return false;
 }
 
 int

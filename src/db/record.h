@@ -80,6 +80,19 @@ struct record {
 		char *owner;		/* the keeper's name */
 	} *kept;
 	size_t nkept;
+	/*
+	 * Paths the package ships that the path filters left out
+	 * (--path-exclude): nothing of them is installed, so no entry has
+	 * them, but dpkg's file list names them as dpkg lists them; each
+	 * with its type and the number of entries before it (its place in
+	 * archive order).  Not part of the record's format.
+	 */
+	struct record_filtered {
+		char *path;
+		char type;
+		size_t pos;
+	} *filtered;
+	size_t nfiltered;
 	/* A staged record whose package disappears instead (recowners.h). */
 	bool gone;
 	/* A staged record that gave paths up to a later package of its run. */
@@ -178,6 +191,15 @@ bool record_has_diverted(const struct record *r);
 
 /* Free R, its control and its entries.  R may be NULL. */
 void record_free(struct record *r);
+
+/*
+ * Note that the path filters left out PATH, of TYPE, at this point of the
+ * package's entries (record_filtered).  0 or -ENOMEM.
+ */
+int record_add_filtered(struct record *r, const char *path, char type);
+
+/* Whether the path filters left out the package's PATH (record_filtered). */
+bool record_is_filtered(const struct record *r, const char *path);
 
 /* Note that conffile PATH stays package OWNER's (record_kept).  -ENOMEM. */
 int record_add_kept(struct record *r, const char *path, const char *owner);

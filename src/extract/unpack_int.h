@@ -14,6 +14,7 @@
 #include "util/digest.h"
 #include "db/dpkgdivert.h"
 #include "db/dpkgstatov.h"
+#include "extract/pathfilter.h"
 #include "db/record.h"
 #include "deb/conffiles.h"
 #include "durable/dirs.h"
@@ -45,6 +46,8 @@ struct unpack {
 	const struct dpkgdivert *divert;
 	/* dpkg-statoverride's (unpack_set_statoverrides), or NULL */
 	const struct dpkgstatov *statov;
+	/* --path-exclude and --path-include (unpack_set_filters), or NULL */
+	const struct pathfilter *filter;
 	/*
 	 * The current entry's path as its package ships it, root-relative,
 	 * when a diversion sent it elsewhere; empty otherwise.  What the

@@ -470,6 +470,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	    in->st)) != 0)
 		return dbp_err(err, -r, NULL, "cannot start");
 	dirs_set_top_name(in->dirs, o->root);
+	unpack_set_filters(in->u, o->filters);
 	/*
 	 * A dry run makes nothing: its directories are planned, it keeps no
 	 * journal, and there is nothing to undo (install_run).
