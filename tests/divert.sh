@@ -193,6 +193,35 @@ step "local diversion: remove" -r pkg-local
 [ ! -e "$T/ours/test-file.local" ] || fail "the diverted file stayed"
 echo "ok a local diversion: install, upgrade and removal follow it"
 
+# A diverted conffile: installed, upgraded, changed by the user then
+# upgraded (the new version beside it, at the diversion's name).
+pkg lc0 pkg-lconf 0 "" /test-conf test-conf:zero
+pkg lc1 pkg-lconf 1 "" /test-conf test-conf:one
+pkg lc2 pkg-lconf 2 "" /test-conf test-conf:two
+new
+divert --local --no-rename --divert /test-conf.local --add /test-conf
+step "diverted conffile: install" lc0
+step "diverted conffile: upgrade" lc1
+both 'echo mine > test-conf.local'
+step "diverted conffile: changed, upgrade" lc2
+echo "ok a diverted conffile"
+
+# A diversion whose new name is another package's path: dpkg judges the
+# conflict by the name the package ships, and writes over the other's
+# file.
+pkg ot-b pkg-b 0 "" "" test-b:b
+pkg ot-a pkg-a 0 "" "" test-a:a
+new
+step "a diversion onto another package's path: its owner" ot-b
+divert --local --no-rename --divert /test-b --add /test-a
+step "a diversion onto another package's path" ot-a
+# Told (not by dpkg), here by a dry run of the reinstall.
+"$DEBUNPACK" --root "$T/ours" --dpkg-db --dry-run "$T/ot-a.deb" > "$T/plan" 2>&1 ||
+    fail "dry run: $(cat "$T/plan")"
+grep -q "written over the file of package 'pkg-b'" "$T/plan" ||
+    fail "no warning: $(cat "$T/plan")"
+echo "ok a diversion onto another package's path"
+
 # A diverting package and the package it diverts, in either order, in one
 # run or two; the diverting package writes the original name.
 pkg dv-files pkg-files 0 "" "" test-file:files test-other:files
@@ -214,6 +243,19 @@ done
 step "package diversion: the diverted package removed" -r pkg-files
 step "package diversion: the diverting package removed" -r pkg-divert
 echo "ok a package's diversion, the packages in every order"
+
+# The diverted package installed by dpkg itself (its file list is
+# dpkg's alone): the diverting package may ship the path all the same, a
+# third package may not.
+pkg dv-third pkg-third 0 "" "" test-file:third
+new
+divert --package pkg-divert --no-rename --divert /test-file.distrib --add /test-file
+dpkg_root "$T/ours" -i "$T/dv-files.deb"
+dpkg_root "$T/dpkg" -i "$T/dv-files.deb"
+step "a diversion of dpkg's own package's path" dv-divert
+step "a third package over a diverted path of dpkg's" dv-third
+grep -q "is in package 'pkg-files'" "$T/ours.out" || fail "message: $(cat "$T/ours.out")"
+echo "ok a diversion of a path of a package dpkg installed"
 
 # t-conffile-divert-normal, t-conffile-divert-conffile: a conffile
 # diverted (moved) by another package's preinst, which ships the path,

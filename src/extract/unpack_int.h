@@ -24,6 +24,8 @@
 #include "syncbatch.h"
 #include "util/stats.h"
 
+struct archive_entry;
+
 struct unpack {
 	struct unpack_opts opts;
 	struct dirs *dirs;
@@ -117,6 +119,26 @@ struct unpack_target {
  */
 int unpack_conffile_done(struct unpack *u, struct unpack_target *t,
     const uint8_t digest[DIGEST_LEN], struct dbp_error *err);
+
+/*
+ * Send root-relative PATH (a buffer of N) where dpkg-divert's diversions
+ * put it for the package being extracted, its own name kept in U->from
+ * (empty when it stays).  With CHECK, a diversion's new name is refused.
+ * 0 or -errno with ERR.
+ */
+int unpack_divert(struct unpack *u, char *path, size_t n, bool check,
+    struct dbp_error *err);
+
+/* dpkg-statoverride's owner (U->uid, U->gid) and mode (on AE) for PATH. */
+void unpack_statoverride(struct unpack *u, struct archive_entry *ae,
+    const char *path);
+
+/*
+ * Whether the path filters leave entry AE at PATH out (*OUT), noted in
+ * the package's record for dpkg's file list if so.  0 or -errno.
+ */
+int unpack_filtered(struct unpack *u, struct archive_entry *ae,
+    const char *path, bool *out, struct dbp_error *err);
 
 /* Split root-relative PATH into PARENT (a buffer of PATH_MAX) and *NAME. */
 void unpack_split(char *path, char *parent, const char **name);
