@@ -251,11 +251,10 @@ static int
 options_path_filter(struct cli_opts *o, const struct cli_option *opt,
     const char *arg)
 {
-	if (arg[0] != '/') {
-		fprintf(stderr, "debunpack: --%s takes a pattern of absolute"
-		    " paths (as dpkg's), not '%s'\n", opt->name, arg);
-		return -1;
-	}
+	/*
+	 * As dpkg, any pattern: one that does not start with "/" matches
+	 * no path, which a front end passing dpkg.cfg's lines relies on.
+	 */
 	if (pathfilter_add(&o->filters, arg, strcmp(opt->name,
 	    "path-include") == 0) != 0) {
 		fprintf(stderr, "debunpack: --%s: out of memory\n", opt->name);
