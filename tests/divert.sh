@@ -59,10 +59,10 @@ new() {
 	empty_dpkg_db "$T/dpkg"
 }
 
-# both CMD...: shell command CMD run in each root (cd there, $R its path).
+# both CMD...: shell command CMD run in each root (from there).
 both() {
-	for R in "$T/ours" "$T/dpkg"; do
-		(cd "$R" && R=$R && eval "$*") || fail "in $R: $*"
+	for b_root in "$T/ours" "$T/dpkg"; do
+		(cd "$b_root" && eval "$*") || fail "in $b_root: $*"
 	done
 }
 
