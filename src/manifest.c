@@ -159,6 +159,12 @@ manifest_set_adopt(struct manifest *m, recstage_adopt_fn *fn, void *ctx)
 }
 
 void
+manifest_set_divert(struct manifest *m, const struct dpkgdivert *d)
+{
+	recstage_set_divert(m->rs, d);
+}
+
+void
 manifest_set_stale(struct manifest *m, recstore_stale_fn *fn, void *ctx,
     bool forget)
 {
@@ -304,6 +310,13 @@ manifest_installed_entry(struct manifest *m, const char *name,
     const char *abspath)
 {
 	return recowners_installed_entry(m->rs, name, abspath);
+}
+
+const struct record_entry *
+manifest_diverted_entry(struct manifest *m, const char *abspath,
+    const char *self, const char **owner)
+{
+	return recowners_diverted_entry(m->rs, abspath, self, owner);
 }
 
 const char *

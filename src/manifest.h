@@ -82,6 +82,9 @@ int manifest_admin_fd(const struct manifest *m);
 void manifest_set_dpkg_db(struct manifest *m);
 /* recstage_set_adopt: FN adds the packages dpkg installed. */
 void manifest_set_adopt(struct manifest *m, recstage_adopt_fn *fn, void *ctx);
+/* recstage_set_divert: the installed records follow diversions D. */
+void manifest_set_divert(struct manifest *m, const struct dpkgdivert *d);
+
 /* recstage_set_stale: FN judges the installed records; FORGET drops them. */
 void manifest_set_stale(struct manifest *m, recstore_stale_fn *fn, void *ctx,
     bool forget);
@@ -138,6 +141,9 @@ struct record *manifest_installed_record(struct manifest *m,
 /* recowners_installed_entry: ABSPATH in NAME's installed record, or NULL. */
 const struct record_entry *manifest_installed_entry(struct manifest *m,
     const char *name, const char *abspath);
+/* recowners_diverted_entry: another's ABSPATH, diverted elsewhere. */
+const struct record_entry *manifest_diverted_entry(struct manifest *m,
+    const char *abspath, const char *self, const char **owner);
 /* recowners_owner: an installed package but NAME with file ABSPATH. */
 const char *manifest_owner(struct manifest *m, const char *abspath,
     const char *name);

@@ -146,6 +146,7 @@ unpack_taken(struct unpack_target *t, const struct record *orec,
 	t->taken_entry = *oe;
 	t->taken_entry.path = NULL;
 	t->taken_entry.target = NULL;
+	t->taken_entry.divert_from = NULL;
 }
 
 /*
@@ -187,6 +188,7 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
     struct dbp_error *err)
 {
 	const char *self, *other = NULL;
+	const struct record_entry *oe;
 	struct record *orec;
 	char abspath[PATH_MAX + 1], theirs[PATH_MAX + 1], msg[PATH_MAX + 600];
 	bool installed = false, replaced;
@@ -232,6 +234,21 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	/* Its own path (the same package twice in a run is refused). */
 	if (other == NULL || strcmp(other, self) == 0)
 		return 0;
+	/*
+	 * A path a diversion sent here is judged by the name its package
+	 * ships, as dpkg judges it: what another package has here under
+	 * its own name is no conflict, and dpkg writes over it without a
+	 * word (the other keeps listing it).  Said here.
+	 */
+	if (u->from[0] != '\0' && orec != NULL &&
+	    (oe = record_find(orec, installed ? abspath : theirs)) != NULL &&
+	    oe->divert_from == NULL) {
+		snprintf(msg, sizeof(msg), "written over the file of package"
+		    " '%s': a diversion sends '/%s' there", other, u->from);
+		if (u->opts.warn != NULL)
+			u->opts.warn(u->opts.warn_ctx, t->path, msg);
+		return 0;
+	}
 	/* The owner replaces this package: the path stays the owner's. */
 	if (orec != NULL && replaces_pkg(orec->ctl, self,
 	    control_get(u->rec->ctl, "Version"))) {
@@ -242,7 +259,7 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 		 * dpkg's status keeps such a conffile, obsolete, with the
 		 * hash the owner has for it.
 		 */
-		if (unpack_is_conffile(u, t->path) &&
+		if (unpack_is_conffile(u, unpack_shipped(u, t->path)) &&
 		    (r = record_add_kept(u->rec, abspath, other)) != 0)
 			return dbp_err(err, -r, t->path, "cannot record");
 		return 1;
@@ -313,7 +330,7 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 		return dbp_err(err, 0, t->path, "is in the admin directory,"
 		    " where no package may write");
 	/* As dpkg: a package does not ship what it says its upgrade removes. */
-	if (conffiles_removes(u->conffiles, t->path))
+	if (conffiles_removes(u->conffiles, unpack_shipped(u, t->path)))
 		return dbp_err(err, 0, t->path, "is in the package, but its"
 		    " conffiles say remove-on-upgrade");
 	if ((e = manifest_find(u->man, t->dir, t->name)) == NULL)
@@ -411,7 +428,7 @@ unpack_record_as(struct unpack *u, struct archive_entry *ae, char type,
     const char *target, bool skipped, struct dbp_error *err)
 {
 	struct record_entry e;
-	char abspath[PATH_MAX + 1];
+	char abspath[PATH_MAX + 1], from[PATH_MAX + 1];
 	int r;
 
 	if (u->rec == NULL)
@@ -427,8 +444,12 @@ unpack_record_as(struct unpack *u, struct archive_entry *ae, char type,
 	snprintf(abspath, sizeof(abspath), "/%s", path);
 	e.path = abspath;
 	e.target = (char *)target;
+	if (u->from[0] != '\0' && type != 'd') {
+		snprintf(from, sizeof(from), "/%s", u->from);
+		e.divert_from = from;
+	}
 	e.conffile = (type == 'f' || type == 'h') &&
-	    unpack_is_conffile(u, path);
+	    unpack_is_conffile(u, unpack_shipped(u, path));
 	if (type == 'c' || type == 'b') {
 		e.major = (unsigned)archive_entry_rdevmajor(ae);
 		e.minor = (unsigned)archive_entry_rdevminor(ae);
@@ -455,7 +476,7 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	uint8_t digest[DIGEST_LEN], md5[DIGEST_MD5_LEN];
 	struct manifest_entry *e;
 	struct timespec ts[2];
-	bool conffile = unpack_is_conffile(u, t->path);
+	bool conffile = unpack_is_conffile(u, unpack_shipped(u, t->path));
 	bool want_md5 = conffile || u->md5_all;
 	int fd = -1, tries, r;
 
@@ -596,6 +617,16 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 	if ((r = names_path(archive_entry_hardlink(ae), target,
 	    sizeof(target), err)) != 0)
 		return r;
+	/* The target is where its own entry went: diverted or not. */
+	if (u->divert != NULL) {
+		char from[PATH_MAX];
+
+		memcpy(from, u->from, sizeof(from));
+		r = unpack_divert(u, target, sizeof(target), false, err);
+		memcpy(u->from, from, sizeof(from));
+		if (r != 0)
+			return r;
+	}
 	unpack_split(target, parent, &tname);
 	e = NULL;
 	if (target[0] != '\0' &&
@@ -671,6 +702,7 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 {
 	struct unpack_target t;
 	unsigned type = archive_entry_filetype(ae);
+	bool filtered;
 	int r;
 
 	if ((r = names_path(archive_entry_pathname(ae), t.path,
@@ -678,8 +710,18 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		return r;
 	if ((r = unpack_stopped(u, t.path, err)) != 0)
 		return r;
+	/* Not directories: dpkg-divert diverts none. */
+	u->from[0] = '\0';
+	if (t.path[0] != '\0' && (archive_entry_hardlink(ae) != NULL ||
+	    type != AE_IFDIR) && (r = unpack_divert(u, t.path,
+	    sizeof(t.path), true, err)) != 0)
+		return r;
 	/* Looked up once per entry: chown and the record both need it. */
 	unpack_owner(u, ae);
+	unpack_statoverride(u, ae, t.path);
+	if ((r = unpack_filtered(u, ae, t.path, &filtered, err)) != 0 ||
+	    filtered)
+		return r;
 	if (archive_entry_hardlink(ae) == NULL && type == AE_IFDIR)
 		return t.path[0] == '\0' ? 0 : unpack_dir(u, ae, t.path, err);
 	if (t.path[0] == '\0')

@@ -15,6 +15,9 @@
 #include "durable/users.h"
 
 struct archive;
+struct dpkgdivert;
+struct dpkgstatov;
+struct pathfilter;
 
 
 struct unpack;
@@ -35,6 +38,32 @@ void unpack_free(struct unpack *u);
  */
 int unpack_archive(struct unpack *u, struct archive *tar, unsigned pkg,
     struct record *rec, struct dbp_error *err);
+
+/*
+ * Honour dpkg-divert's diversions D (borrowed; NULL: none) from the next
+ * package on: a path another package, or the administrator, diverted is
+ * written at its new name and recorded there, with the package's own
+ * name beside it (record_entry's divert_from); the diverting package
+ * writes the original name.  A package that ships a diversion's new
+ * name is refused, as dpkg refuses it.
+ */
+void unpack_set_diversions(struct unpack *u, const struct dpkgdivert *d);
+
+/*
+ * Apply dpkg-statoverride's overrides S (borrowed; NULL: none) from the
+ * next package on, as dpkg applies them: an entry whose path (the
+ * package's own name for it) has one is installed, and recorded, with
+ * its owner and, but for a symlink, its mode.
+ */
+void unpack_set_statoverrides(struct unpack *u, const struct dpkgstatov *s);
+
+/*
+ * Leave out, from the next package on, the paths that filters F
+ * (borrowed; NULL: none) exclude, as dpkg's --path-exclude does: nothing
+ * is made for them and the record does not have them, but dpkg's file
+ * list names them (record_filtered).
+ */
+void unpack_set_filters(struct unpack *u, const struct pathfilter *f);
 
 /*
  * Compute the MD5 of every regular file of the next package, not only of

@@ -308,6 +308,62 @@ START_TEST(test_record_round_trip_types)
 }
 END_TEST
 
+/*
+ * A diverted path: version 2, its line ending with the package's own
+ * name for it; read back the same, found by either name as it should.
+ */
+START_TEST(test_record_diverted)
+{
+	struct record *r = make_record(MINIMAL), *back;
+	struct record_entry e;
+	char *text;
+
+	e = entry('f', 0755, "/usr/bin/foo.distrib", NULL);
+	e.size = 20;
+	set_sha(&e, 0xab, 0);
+	e.divert_from = "/usr/bin/foo";
+	add(r, e);
+	e = entry('l', 0777, "/usr/bin/bar.real", "bar.sh");
+	e.divert_from = "/usr/bin/bar";
+	add(r, e);
+	e = entry('f', 0644, "/usr/bin/baz", NULL);
+	set_sha(&e, 0, 1);
+	add(r, e);
+	text = write_ok(r);
+	ck_assert_str_eq(text, "debunpack-record 2\n" MINIMAL "\n"
+	    "f\t-\t0755\t0:0\t20\t" SHA_B "\t/usr/bin/foo.distrib"
+	    "\t/usr/bin/foo\n"
+	    "l\t-\t0777\t0:0\t-\t-\t/usr/bin/bar.real\tbar.sh\t/usr/bin/bar\n"
+	    "f\t-\t0644\t0:0\t0\t" SHA_A "\t/usr/bin/baz\n");
+	back = read_ok(text);
+	assert_same_record(r, back);
+	ck_assert_str_eq(back->v[0].divert_from, "/usr/bin/foo");
+	ck_assert_str_eq(record_entry_name(&back->v[1]), "/usr/bin/bar");
+	ck_assert_ptr_null(back->v[2].divert_from);
+	ck_assert_ptr_eq(record_find_name(back, "/usr/bin/foo"), &back->v[0]);
+	ck_assert_ptr_null(record_find_name(back, "/usr/bin/foo.distrib"));
+	ck_assert_ptr_eq(record_find_name(back, "/usr/bin/baz"), &back->v[2]);
+	/* A diversion made or gone since: the entry moves. */
+	ck_assert_int_eq(record_relocate(back, 0, "/usr/bin/foo", NULL), 0);
+	ck_assert_ptr_eq(record_find(back, "/usr/bin/foo"), &back->v[0]);
+	ck_assert(record_has_diverted(back));
+	ck_assert_int_eq(record_relocate(back, 1, "/usr/bin/bar", NULL), 0);
+	ck_assert(!record_has_diverted(back));
+	ck_assert_int_eq(record_relocate(back, 2, "/usr/bin/baz", "/usr/bin/baz"),
+	    -EINVAL);
+	record_free(back);
+	free(text);
+	/* Version 1 has no such column; a directory is never diverted. */
+	assert_bad(HEADER MINIMAL "\nf\t-\t0644\t0:0\t0\t" SHA_A
+	    "\t/a\t/b\n", 6, "target on type 'f'");
+	assert_bad("debunpack-record 2\n" MINIMAL "\nd\t-\t0755\t0:0\t-\t-"
+	    "\t/a\t/b\n", 6, "diverted directory");
+	assert_bad("debunpack-record 2\n" MINIMAL "\nf\t-\t0644\t0:0\t0\t"
+	    SHA_A "\t/a\t/a\n", 6, "is the path itself");
+	record_free(r);
+}
+END_TEST
+
 START_TEST(test_record_empty)
 {
 	struct record *r = make_record(MINIMAL), *back;
@@ -553,8 +609,8 @@ START_TEST(test_record_bad_header)
 	assert_bad("debunpack-record 1 \n" MINIMAL "\n", 1, "bad header");
 	assert_bad("debunpack-record 1\r\n" MINIMAL "\n", 1, "bad header");
 	assert_bad("debunpack-record 1.0\n" MINIMAL "\n", 1, "bad header");
-	assert_bad("debunpack-record 2\n" MINIMAL "\n", 1,
-	    "unsupported record version 2");
+	assert_bad("debunpack-record 3\n" MINIMAL "\n", 1,
+	    "unsupported record version 3");
 	assert_bad("debunpack-record 01\n", 1, "unsupported record version 01");
 	assert_bad("debunpack-record 0\n", 1, "unsupported record version 0");
 	assert_bad("debunpack-record 1", 1, "no newline");
@@ -970,6 +1026,7 @@ record_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_record_find_many);
 	tcase_add_test(tc, test_record_bad_header);
+	tcase_add_test(tc, test_record_diverted);
 	tcase_add_test(tc, test_record_bad_control);
 	tcase_add_test(tc, test_record_bad_columns);
 	tcase_add_test(tc, test_record_bad_escapes);

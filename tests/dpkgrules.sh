@@ -20,10 +20,11 @@
 # --force options (a changed conffile over a reinstall, a deleted one
 # over a reinstall and an upgrade).  Not replayed, as they need what
 # debunpack does not do: maintainer scripts (t-conffile-replaces-disappear
-# and t-disappear-* check what a postrm does), diversions
-# (t-conffile-divert-*, t-conffile-replaces-diverted), dpkg's prompt and
+# and t-disappear-* check what a postrm does), dpkg's prompt and
 # its --force-conf* options (t-conffile-prompt, t-conffile-forceask, the
-# forced halves of t-conffile-forcenew and -forcemiss).
+# forced halves of t-conffile-forcenew and -forcemiss).  The diversion
+# tests (t-conffile-divert-*, t-conffile-replaces-diverted,
+# t-unpack-divert-*) are replayed by tests/divert.sh.
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: dpkg acts in the test's roots"

@@ -292,5 +292,27 @@ if command -v dpkg > /dev/null; then
 	[ "$run_rc" = 1 ] || fail "a path dpkg owns: exit $run_rc"
 	compare "a package dpkg installed" "$T/d" --dpkg-db "$o2"
 	compare "a new package beside dpkg's" "$T/d" --dpkg-db "$s1"
+	# A path dpkg-divert diverted: planned where the run puts it.
+	v1=$(make_pkg divd 1 "dir ./usr/ 0755" "dir ./usr/bin/ 0755" \
+	    "file ./usr/bin/divd 0755 text:d\\n")
+	dpkg-divert --root="$T/d" --local --no-rename \
+	    --divert /usr/bin/divd.local --add /usr/bin/divd > /dev/null ||
+	    fail "dpkg-divert"
+	compare "a diverted path" "$T/d" --dpkg-db "$v1"
+	grep -qx "create /usr/bin/divd.local" "$T/plan" ||
+	    { cat "$T/plan"; fail "a diverted path: not planned at its new name"; }
+	# Paths the filters leave out: nothing planned, nothing made.
+	f1=$(make_pkg filt 1 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
+	    "dir ./usr/share/doc/ 0755" "dir ./usr/share/doc/filt/ 0755" \
+	    "file ./usr/share/doc/filt/README 0644 text:r\\n" \
+	    "file ./usr/share/doc/filt/copyright 0644 text:c\\n" \
+	    "file ./usr/share/filt 0644 text:f\\n")
+	compare "filtered paths" "$T/d" --dpkg-db \
+	    --path-exclude='/usr/share/doc/*' \
+	    --path-include='/usr/share/doc/*/copyright' "$f1"
+	! grep -q README "$T/plan" && [ ! -e "$T/d/usr/share/doc/filt/README" ] ||
+	    { cat "$T/plan"; fail "a filtered path planned or made"; }
+	grep -qx "create /usr/share/doc/filt/copyright" "$T/plan" ||
+	    { cat "$T/plan"; fail "an included path not planned"; }
 	echo "ok dpkg's database"
 fi

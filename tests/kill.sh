@@ -206,6 +206,18 @@ mkdir "$T/base-rm"
 echo mine > "$T/base-rm/etc/app.conf"
 check "remove, dpkg's database" "$T/base-rm" --dpkg-db --remove app
 check "purge of two, dpkg's database" "$T/base-rm" --dpkg-db --purge app lib
+# Diversions made since the install (dpkg-divert --rename moved the
+# files): the upgrade writes, removes and records through them.
+if command -v dpkg-divert > /dev/null; then
+	mkdir "$T/base-div"
+	"$DEBUNPACK" -q --root "$T/base-div" --dpkg-db "$v1" || fail "install for diversions"
+	for p in /usr/bin/app /usr/bin/old-only; do
+		dpkg-divert --root="$T/base-div" --local --rename \
+		    --divert "$p.local" --add "$p" > /dev/null || fail "dpkg-divert $p"
+	done
+	check "upgrade through diversions, dpkg's database" "$T/base-div" \
+	    --dpkg-db "$v2" "$lib"
+fi
 # Last: what follows starts from its want.before and want.after.
 check "upgrade (none)" "$T/base" --sync-mode none "$v2" "$lib"
 

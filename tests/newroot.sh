@@ -419,30 +419,41 @@ D
 r=$(newroot oddctl)
 "$DEBUNPACK" -q --root "$r" --dpkg-db "$T/oddctl.deb" || fail "odd control members"
 [ "$(cd "$r/var/lib/dpkg/info" && ls | sort | tr '\n' ' ')" = \
-    "format oddctl.list oddctl.postinst " ] ||
+    "format oddctl.list oddctl.md5sums oddctl.postinst " ] ||
     fail "info/: $(ls "$r/var/lib/dpkg/info")"
 [ ! -e "$r/var/lib/dpkg/escape" ] && [ ! -e "$r/var/lib/escape" ] ||
     fail "a control member escaped info/"
 echo "ok hostile packages cannot reach dpkg's database"
 
-# A path that dpkg-divert diverted: dpkg would install it under the
-# diversion's name, which debunpack does not, so it refuses the package.
+# A path that dpkg-divert diverted goes under the diversion's name, as
+# dpkg puts it (tests/divert.sh compares with dpkg itself), and dpkg's
+# file list keeps the package's name; a package that ships a diversion's
+# new name is refused, as dpkg refuses it.
 pkg divme divme 1 all <<'D'
 dir ./ 0755
 dir ./usr/ 0755
 dir ./usr/bin/ 0755
 file ./usr/bin/divme 0755 text:new\n
 D
+pkg divto divto 1 all <<'D'
+dir ./ 0755
+dir ./usr/ 0755
+dir ./usr/bin/ 0755
+file ./usr/bin/divme.distrib 0755 text:mine\n
+D
 r=$(newroot divert)
 "$DEBUNPACK" -q --root "$r" --dpkg-db "$T/oddctl.deb" || fail "oddctl"
 printf '/usr/bin/divme\n/usr/bin/divme.distrib\nlocal-diverter\n' \
     > "$r/var/lib/dpkg/diversions"
-refused "$r" "a diverted path accepted" \
-    "'usr/bin/divme': diverted to '/usr/bin/divme.distrib' by dpkg-divert" \
-    --dpkg-db "$T/divme.deb"
-# Without --dpkg-db, dpkg's database is not debunpack's business.
-"$DEBUNPACK" -q --root "$r" "$T/divme.deb" || fail "divme without --dpkg-db"
-echo "ok a path diverted by dpkg-divert is refused"
+"$DEBUNPACK" -q --root "$r" --dpkg-db "$T/divme.deb" || fail "divme diverted"
+[ "$(cat "$r/usr/bin/divme.distrib")" = new ] && [ ! -e "$r/usr/bin/divme" ] ||
+    fail "divme not at the diversion's name"
+grep -qx /usr/bin/divme "$r/var/lib/dpkg/info/divme.list" ||
+    fail "divme.list: $(cat "$r/var/lib/dpkg/info/divme.list")"
+refused "$r" "a diversion's new name shipped" \
+    "'usr/bin/divme.distrib': trying to overwrite '/usr/bin/divme.distrib', which is the diverted version of '/usr/bin/divme' (package: local-diverter)" \
+    --dpkg-db "$T/divto.deb"
+echo "ok a path diverted by dpkg-divert goes to its new name, which no package may ship"
 
 # Packages that dpkg installed itself are installed packages: their paths
 # are theirs (in dpkg's words), and they are upgraded as debunpack's own.

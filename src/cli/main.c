@@ -17,6 +17,7 @@
 #include "cli/progress.h"
 #include "cli/queries.h"
 #include "cli/render.h"
+#include "extract/pathfilter.h"
 #include "durable/rootfs.h"
 #include "run/install.h"
 #include "util/error.h"
@@ -55,10 +56,10 @@ main_recover(const struct cli_opts *o)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+/* The whole invocation but the last release: main frees O's options. */
+static int
+main_run(int argc, char **argv, struct cli_opts *op)
 {
-	struct cli_opts o;
 	struct dbp_error err;
 	struct sigaction sa;
 	struct devstat ds = { .name = "" };
@@ -69,7 +70,7 @@ main(int argc, char **argv)
 
 	/* getopt's own messages name the program as ours do. */
 	argv[0] = (char *)"debunpack";
-	if ((first = options_parse(argc, argv, &o)) == -2)
+	if ((first = options_parse(argc, argv, op)) == -2)
 		return fflush(stdout) != 0 || ferror(stdout) ? 1 : 0;
 	if (first < 0) {
 		/* The cause was said in one line; the help is one option away. */
@@ -77,21 +78,21 @@ main(int argc, char **argv)
 		return 2;
 	}
 	/* --recover says what it repaired. */
-	o.in.note = render_note;
-	o.in.ctx = &o;
-	if (o.cmd->flags & CMD_REPAIR)
-		return main_recover(&o);
-	if (o.cmd->flags & CMD_QUERY)
-		return queries_run(&o, argc, argv, first);
-	o.in.dry_run = o.action == ACT_DRY_RUN;
+	op->in.note = render_note;
+	op->in.ctx = op;
+	if (op->cmd->flags & CMD_REPAIR)
+		return main_recover(op);
+	if (op->cmd->flags & CMD_QUERY)
+		return queries_run(op, argc, argv, first);
+	op->in.dry_run = op->action == ACT_DRY_RUN;
 	memset(&st, 0, sizeof(st));
 	dbp_err_clear(&err);
 	/* Package names for a removal; files, "-" and -R's directories else. */
-	if (o.in.remove) {
+	if (op->in.remove) {
 		files = argv + first;
 		nfiles = (size_t)(argc - first);
 	} else if (operands_expand(argv + first, (size_t)(argc - first),
-	    o.recursive, &expanded, &nfiles, &err) != 0) {
+	    op->recursive, &expanded, &nfiles, &err) != 0) {
 		render_error(&err);
 		return 1;
 	} else
@@ -101,22 +102,22 @@ main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	o.in.stop = &main_stop;
+	op->in.stop = &main_stop;
 	/* A front end that stops reading must not kill the run. */
-	if (o.status_fd >= 0)
+	if (op->status_fd >= 0)
 		signal(SIGPIPE, SIG_IGN);
-	if ((o.status_fd >= 0 || (!o.no_progress && o.verbose >= 0 &&
-	    isatty(STDERR_FILENO))) && progress_new(&o.pg, !o.no_progress &&
-	    o.verbose >= 0 && isatty(STDERR_FILENO) ? stderr : NULL,
-	    o.status_fd, nfiles, NULL) != 0)
-		o.pg = NULL;	/* no progress is no reason to fail */
+	if ((op->status_fd >= 0 || (!op->no_progress && op->verbose >= 0 &&
+	    isatty(STDERR_FILENO))) && progress_new(&op->pg, !op->no_progress &&
+	    op->verbose >= 0 && isatty(STDERR_FILENO) ? stderr : NULL,
+	    op->status_fd, nfiles, NULL) != 0)
+		op->pg = NULL;	/* no progress is no reason to fail */
 	/* The disk's counters before and after: what the run cost it. */
-	if (o.stats != 0 && devstat_open(&ds, o.in.root) != 0)
+	if (op->stats != 0 && devstat_open(&ds, op->in.root) != 0)
 		ds.name[0] = '\0';
-	r = install_run(&o.in, files, nfiles, &st, &err);
+	r = install_run(&op->in, files, nfiles, &st, &err);
 	/* A failure after some verdicts still ends the array it began. */
-	if (o.fmt == QUERY_JSON && (r == 0 || o.nplan > 0))
-		puts(o.nplan > 0 ? "]" : "[]");
+	if (op->fmt == QUERY_JSON && (r == 0 || op->nplan > 0))
+		puts(op->nplan > 0 ? "]" : "[]");
 	if (r == 0 && ds.name[0] != '\0') {
 		struct devstat before = ds;
 
@@ -128,7 +129,7 @@ main(int argc, char **argv)
 			st.dev.written = ds.written - before.written;
 		}
 	}
-	if (r != 0 && o.pg != NULL) {
+	if (r != 0 && op->pg != NULL) {
 		char line[3 * PATH_MAX + 1200];
 
 		/*
@@ -136,27 +137,27 @@ main(int argc, char **argv)
 		 * else the package file.
 		 */
 		render_format_error(&err, false, line, sizeof(line));
-		progress_error(o.pg, err.pkg[0] == '\0' ? NULL :
-		    o.cur_file != NULL && o.nnames > 0 &&
-		    strcmp(o.cur_file, err.pkg) == 0 ? o.names[o.nnames - 1] :
+		progress_error(op->pg, err.pkg[0] == '\0' ? NULL :
+		    op->cur_file != NULL && op->nnames > 0 &&
+		    strcmp(op->cur_file, err.pkg) == 0 ? op->names[op->nnames - 1] :
 		    err.pkg, line);
 	}
 	else
-		progress_phase(o.pg, PROGRESS_DONE);
-	progress_free(o.pg);
-	for (i = 0; i < o.nnames; i++)
-		free(o.names[i]);
-	free(o.names);
-	free(o.states);
+		progress_phase(op->pg, PROGRESS_DONE);
+	progress_free(op->pg);
+	for (i = 0; i < op->nnames; i++)
+		free(op->names[i]);
+	free(op->names);
+	free(op->states);
 	/* Not before: the error line above may name the package by its file. */
 	operands_free(expanded, expanded != NULL ? nfiles : 0);
 	if (r != 0) {
 		render_error(&err);
 		return 1;
 	}
-	if (o.stats == 1)
+	if (op->stats == 1)
 		stats_write_text(stdout, &st);
-	else if (o.stats == 2)
+	else if (op->stats == 2)
 		stats_write_json(stdout, &st);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		dbp_err(&err, errno, NULL, "cannot write to standard output");
@@ -164,4 +165,16 @@ main(int argc, char **argv)
 		return 1;
 	}
 	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct cli_opts o;
+	int r;
+
+	memset(&o, 0, sizeof(o));
+	r = main_run(argc, argv, &o);
+	pathfilter_free(o.filters);
+	return r;
 }

@@ -16,6 +16,7 @@
 #include "cli/options.h"
 #include "deb/gunzip.h"
 #include "deb/xz.h"
+#include "extract/pathfilter.h"
 #include "syncbatch.h"
 #include "util/digest.h"
 
@@ -245,6 +246,24 @@ options_status_fd(struct cli_opts *o, const struct cli_option *opt,
 	return 0;
 }
 
+/* --path-exclude, --path-include: one more rule, after those given. */
+static int
+options_path_filter(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	/*
+	 * As dpkg, any pattern: one that does not start with "/" matches
+	 * no path, which a front end passing dpkg.cfg's lines relies on.
+	 */
+	if (pathfilter_add(&o->filters, arg, strcmp(opt->name,
+	    "path-include") == 0) != 0) {
+		fprintf(stderr, "debunpack: --%s: out of memory\n", opt->name);
+		return -1;
+	}
+	o->in.filters = o->filters;
+	return 0;
+}
+
 static int
 options_stats(struct cli_opts *o, const struct cli_option *opt,
     const char *arg)
@@ -341,6 +360,13 @@ static const struct cli_option options_table[] = {
 	{ "owner", 0, optional_argument, " PATTERN...", "the installed paths"
 	    " that match, and their\npackages, as dpkg -S (a path, a glob or"
 	    " a\npart of a path)", options_action, 0 },
+	{ "path-exclude", 0, required_argument, "=GLOB", "leave out the"
+	    " paths GLOB matches, as dpkg\n(\"/usr/share/doc/*\"; the last"
+	    " --path-*\noption that matches a path decides)",
+	    options_path_filter, 0 },
+	{ "path-include", 0, required_argument, "=GLOB", "keep the paths GLOB"
+	    " matches, an earlier\n--path-exclude notwithstanding",
+	    options_path_filter, 0 },
 	{ "purge", 0, no_argument, "", "remove installed packages and their"
 	    " conffiles", options_remove, 0 },
 	{ "quiet", 'q', no_argument, "", "print errors only", options_quiet,
@@ -387,6 +413,7 @@ options_usage(FILE *fp)
 	    "                 [--force-overwrite] [--skip-devices] [--stats[=json]]\n"
 	    "                 [--sync-mode auto|syncfs|batched|perfile|none]\n"
 	    "                 [--dpkg-db] [--dpkg-dist] [--merged-usr[=auto|yes|no]]\n"
+	    "                 [--path-exclude=GLOB] [--path-include=GLOB]\n"
 	    "                 [--run-preinst] [--status-fd N] [--no-progress]\n"
 	    "                 [-j N] [-q | -v] [-R] PKG.deb|DIR|-...\n"
 	    "       debunpack --root DIR [--admindir DIR] [--dry-run] [--dpkg-db]\n"

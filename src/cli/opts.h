@@ -33,6 +33,7 @@ struct cli_opts {
 	size_t nnames;
 	const char *cur_file;	/* the package file the last name is of */
 	struct install_opts in;	/* what an install (or a query) works on */
+	struct pathfilter *filters;	/* --path-*'s, in.filters (main frees) */
 };
 
 #endif

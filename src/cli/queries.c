@@ -139,17 +139,26 @@ queries_verify(const struct cli_opts *o, struct recstore *store,
     const struct rootfs *rf, int argc, char **argv, int first,
     struct dbp_error *err)
 {
+	struct dpkgdivert *divert = NULL;
 	bool *installed, missing = false;
 	int i, r = 0;
 
+	/* Files are checked where dpkg-divert's diversions put them now. */
+	if (store != NULL && (r = query_diversions(rf, &divert, err)) != 0)
+		return r;
 	if ((installed = calloc((size_t)(argc - first) + 1,
-	    sizeof(*installed))) == NULL)
+	    sizeof(*installed))) == NULL) {
+		dpkgdivert_free(divert);
 		return dbp_err(err, ENOMEM, NULL, "cannot verify");
-	if (store != NULL)
+	}
+	if (store != NULL) {
+		recstore_set_divert(store, divert);
 		r = verify_packages(store, rf, argv + first, installed,
 		    geteuid() == 0, o->fmt, stdout, err);
-	else if (o->fmt == QUERY_JSON)
+		recstore_set_divert(store, NULL);
+	} else if (o->fmt == QUERY_JSON)
 		puts("[]");
+	dpkgdivert_free(divert);
 	if (r >= 0) {
 		fflush(stdout);
 		for (i = first; i < argc; i++) {

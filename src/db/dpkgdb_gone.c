@@ -121,7 +121,7 @@ dpkgdb_obsolete_line(const struct dpkgfmt_conffile *c, void *ctx)
 
 	fwrite(ob->done, 1, (size_t)(end - ob->done), ob->fp);
 	ob->done = end;
-	if (record_find(ob->rec, c->path) == NULL &&
+	if (record_find_name(ob->rec, c->path) == NULL &&
 	    !(c->flags & DPKGFMT_CONFF_OBSOLETE)) {
 		fputs(" obsolete", ob->fp);
 		ob->changed = true;

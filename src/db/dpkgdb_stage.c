@@ -29,8 +29,10 @@
 
 /*
  * dpkg makes the md5sums of a package that has none, from what it
- * extracted: every regular file, conffiles too (the archive's version,
- * whatever stays on disk), in archive order.  0 or an errno.
+ * extracted: every regular file, its conffiles too (the archive's
+ * version, whatever stays on disk: newhash of each node of the unpack,
+ * write_filehash_except with no mask), in archive order; not the
+ * obsolete conffiles it keeps, which it did not extract.  0 or an errno.
  */
 static int
 dpkgdb_md5sums(struct dpkgdb_new *p)
@@ -49,21 +51,18 @@ dpkgdb_md5sums(struct dpkgdb_new *p)
 	for (i = 0; i < p->rec->n; i++) {
 		const struct record_entry *e = &p->rec->v[i];
 
-		if ((e->type != 'f' && e->type != 'h') ||
+		if ((e->type != 'f' && e->type != 'h') || e->obsolete ||
 		    (md5 = dpkgfmt_entry_md5(p->rec, e)) == NULL)
 			continue;
 		for (k = 0; k < 16; k++)
 			fprintf(fp, "%02x", md5[k]);
-		fprintf(fp, "  %s\n", e->path + 1);
+		fprintf(fp, "  %s\n", record_entry_name(e) + 1);
 	}
 	if (fclose(fp) != 0) {
 		free(text);
 		return ENOMEM;
 	}
-	if (len == 0) {
-		free(text);
-		return 0;
-	}
+	/* Empty too: dpkg writes the file whatever it holds. */
 	if ((v = realloc(p->info, (p->ninfo + 1) * sizeof(*v))) == NULL ||
 	    (v[p->ninfo].name = strdup("md5sums")) == NULL) {
 		if (v != NULL)
@@ -220,8 +219,8 @@ dpkgdb_carry(struct dpkgdb *db, struct dpkgdb_new *p, struct dbp_error *err)
 
 		if (e->conffile && !e->obsolete && e->conf_from != NULL &&
 		    dpkgdb_conff_md5(dpkgdb_stanza_before(db, e->conf_from),
-		    e->path, md5))
-			r = dpkgdb_carry_one(p, e->path, md5);
+		    record_entry_name(e), md5))
+			r = dpkgdb_carry_one(p, record_entry_name(e), md5);
 	}
 	for (i = 0; r == 0 && i < p->rec->nkept; i++)
 		if (dpkgdb_conff_now(db, p->rec->kept[i].owner,
@@ -287,7 +286,8 @@ dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 		struct record_entry *o = (struct record_entry *)&rec->v[i];
 
 		if (o->obsolete)
-			o->has_md5 = dpkgdb_conff_md5(p->old, o->path, o->md5);
+			o->has_md5 = dpkgdb_conff_md5(p->old,
+			    record_entry_name(o), o->md5);
 	}
 	return dpkgdb_carry(db, p, err);
 }

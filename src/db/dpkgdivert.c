@@ -111,3 +111,39 @@ dpkgdivert_to(const struct dpkgdivert *d, const char *to)
 			return &d->v[i];
 	return NULL;
 }
+
+const char *
+dpkgdivert_use(const struct dpkgdivert *d, const char *path, const char *pkg)
+{
+	const struct dpkgdivert_entry *e = dpkgdivert_from(d, path);
+
+	/* The diverting package itself installs the original name. */
+	if (e == NULL || (e->pkg != NULL && pkg != NULL &&
+	    strcmp(e->pkg, pkg) == 0))
+		return path;
+	return e->to;
+}
+
+int
+dpkgdivert_follow(const struct dpkgdivert *d, struct record *rec)
+{
+	const char *pkg = control_get(rec->ctl, "Package");
+	const char *name, *where;
+	size_t i;
+	int r;
+
+	if (dpkgdivert_count(d) == 0 && !record_has_diverted(rec))
+		return 0;
+	for (i = 0; i < rec->n; i++) {
+		if (rec->v[i].type == 'd')
+			continue;
+		name = record_entry_name(&rec->v[i]);
+		where = dpkgdivert_use(d, name, pkg);
+		if (strcmp(where, rec->v[i].path) == 0)
+			continue;
+		if ((r = record_relocate(rec, i, where, where != name ? name :
+		    NULL)) != 0)
+			return r;
+	}
+	return 0;
+}

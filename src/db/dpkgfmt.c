@@ -351,11 +351,31 @@ dpkgfmt_field_is(const struct dpkgfmt_field *f, const char *name)
 	    strncasecmp(f->name, name, f->namelen) == 0;
 }
 
+/*
+ * The paths the filters left out that come before entry I (I == REC->n:
+ * the rest), of symlinks or (!SYMLINKS) of the other types, from *K on.
+ */
+static int
+dpkgfmt_list_filtered(const struct record *rec, size_t i, bool symlinks,
+    size_t *k, dpkgfmt_path_fn *fn, void *ctx)
+{
+	const struct record_filtered *f;
+	int r;
+
+	for (; *k < rec->nfiltered && rec->filtered[*k].pos <= i; ++*k) {
+		f = &rec->filtered[*k];
+		if ((f->type == 'l') == symlinks &&
+		    (r = fn(f->path, NULL, ctx)) != 0)
+			return r;
+	}
+	return 0;
+}
+
 int
 dpkgfmt_list_walk(const struct record *rec, bool root,
     dpkgfmt_path_fn *fn, void *ctx)
 {
-	size_t i;
+	size_t i, k;
 	int r;
 
 	if (root && (r = fn("/.", NULL, ctx)) != 0)
@@ -364,19 +384,32 @@ dpkgfmt_list_walk(const struct record *rec, bool root,
 	 * dpkg makes symlinks after every other entry of a package (so
 	 * that none can lead its files astray) and lists them so; the
 	 * conffiles the package no longer ships it keeps after all that.
+	 * What the filters left out stays in its place: dpkg lists it all
+	 * the same.
 	 */
-	for (i = 0; i < rec->n; i++)
-		if (strcmp(rec->v[i].path, "/") != 0 && rec->v[i].type != 'l' &&
-		    !rec->v[i].obsolete &&
-		    (r = fn(rec->v[i].path, &rec->v[i], ctx)) != 0)
+	for (i = k = 0; i < rec->n; i++)
+		if ((r = dpkgfmt_list_filtered(rec, i, false, &k, fn,
+		    ctx)) != 0 ||
+		    (strcmp(rec->v[i].path, "/") != 0 &&
+		    rec->v[i].type != 'l' && !rec->v[i].obsolete &&
+		    (r = fn(record_entry_name(&rec->v[i]), &rec->v[i],
+		    ctx)) != 0))
 			return r;
-	for (i = 0; i < rec->n; i++)
-		if (rec->v[i].type == 'l' && !rec->v[i].obsolete &&
-		    (r = fn(rec->v[i].path, &rec->v[i], ctx)) != 0)
+	if ((r = dpkgfmt_list_filtered(rec, rec->n, false, &k, fn, ctx)) != 0)
+		return r;
+	for (i = k = 0; i < rec->n; i++)
+		if ((r = dpkgfmt_list_filtered(rec, i, true, &k, fn,
+		    ctx)) != 0 ||
+		    (rec->v[i].type == 'l' && !rec->v[i].obsolete &&
+		    (r = fn(record_entry_name(&rec->v[i]), &rec->v[i],
+		    ctx)) != 0))
 			return r;
+	if ((r = dpkgfmt_list_filtered(rec, rec->n, true, &k, fn, ctx)) != 0)
+		return r;
 	for (i = 0; i < rec->n; i++)
 		if (rec->v[i].obsolete &&
-		    (r = fn(rec->v[i].path, &rec->v[i], ctx)) != 0)
+		    (r = fn(record_entry_name(&rec->v[i]), &rec->v[i],
+		    ctx)) != 0)
 			return r;
 	return 0;
 }

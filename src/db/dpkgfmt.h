@@ -40,7 +40,9 @@ int dpkgfmt_list(FILE *fp, const struct record *rec, bool root);
 
 /*
  * The same paths, one call of FN each in that order: "/." (E NULL),
- * then each path with its entry E.  Stops at FN's first non-zero
+ * then each path with its entry E: the path as the package ships it
+ * (record_entry_name), where E->path says where a diversion put it; the
+ * paths the filters left out (record_filtered) in their places, E NULL.  Stops at FN's first non-zero
  * return, which it returns; 0 after the last.
  */
 typedef int dpkgfmt_path_fn(const char *path, const struct record_entry *e,

@@ -45,29 +45,19 @@ dpkgown_free(struct dpkgown *o)
 }
 
 /*
- * What dpkg-divert set up, dpkg applies when it unpacks: a package other
- * than the diverting one installs a diverted path under its new name.
- * That is not done here, so such a package is refused rather than
- * installed over the diversion.
+ * A path a package of the run ships (NAME, its own name for it) that a
+ * package dpkg installed (OTHER) also lists is no conflict when one of
+ * the two diverts it, as dpkg's unpack judges it: the diverting package
+ * has the original name, the other the diversion's new one.
  */
-static int
-dpkgown_check_diverted(const struct dpkgown *db, const struct record *rec,
-    struct dbp_error *err)
+static bool
+dpkgown_diverted_apart(const struct dpkgown *db, const char *path,
+    const char *name, const char *other)
 {
-	const char *name = control_get(rec->ctl, "Package");
-	const struct dpkgdivert_entry *d;
-	size_t i;
+	const struct dpkgdivert_entry *d = dpkgdivert_from(db->divert, path);
 
-	for (i = 0; i < rec->n; i++) {
-		if (rec->v[i].type == 'd')
-			continue;
-		d = dpkgdivert_from(db->divert, rec->v[i].path);
-		if (d != NULL && (d->pkg == NULL || strcmp(d->pkg, name) != 0))
-			return dbp_err(err, 0, rec->v[i].path + 1, "diverted to"
-			    " '%s' by dpkg-divert: diversions are not supported",
-			    d->to);
-	}
-	return 0;
+	return d != NULL && d->pkg != NULL && (strcmp(d->pkg, name) == 0 ||
+	    strcmp(d->pkg, other) == 0);
 }
 
 static int
@@ -144,6 +134,7 @@ dpkgown_check_foreign(const struct dpkgown *db, const struct record *rec,
     const struct dpkgstatus_stanza *old, bool force_overwrite,
     struct dbp_error *err)
 {
+	const char *name = control_get(rec->ctl, "Package");
 	struct dpkgown_owned key, *hit;
 	size_t i;
 
@@ -152,11 +143,13 @@ dpkgown_check_foreign(const struct dpkgown *db, const struct record *rec,
 	    i++) {
 		if (rec->v[i].type == 'd')
 			continue;
-		key.path = rec->v[i].path;
+		/* dpkg's file lists name paths as packages ship them. */
+		key.path = record_entry_name(&rec->v[i]);
 		hit = bsearch(&key, db->foreign, db->nforeign, sizeof(key),
 		    dpkgown_cmp_owned);
-		if (hit != NULL)
-			return dbp_err(err, 0, rec->v[i].path + 1, "is in"
+		if (hit != NULL && !dpkgown_diverted_apart(db, key.path, name,
+		    hit->pkg))
+			return dbp_err(err, 0, key.path + 1, "is in"
 			    " package '%s' (dpkg's database)", hit->pkg);
 	}
 	return 0;
@@ -190,11 +183,7 @@ dpkgown_check(const struct dpkgown *o, const struct record *rec,
     const struct dpkgstatus_stanza *old, bool force_overwrite,
     struct dbp_error *err)
 {
-	int r;
-
 	if (o == NULL)
 		return 0;
-	if ((r = dpkgown_check_diverted(o, rec, err)) != 0)
-		return r;
 	return dpkgown_check_foreign(o, rec, old, force_overwrite, err);
 }

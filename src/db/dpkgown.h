@@ -25,10 +25,11 @@ void dpkgown_free(struct dpkgown *o);
 
 /*
  * Whether the run may install package REC (replacing stanza OLD, or
- * NULL) without going behind dpkg's back: none of its paths diverted by
- * another package or the administrator and, unless FORCE_OVERWRITE,
- * none in the list of a package dpkg installed that the run has no
- * record of (recowners_installed: dpkgadopt.h reads the others).  O may be NULL (a new database).  0 or -EINVAL with
+ * NULL) without going behind dpkg's back: unless FORCE_OVERWRITE, none
+ * of its paths (by the names it ships them under) in the list of a
+ * package dpkg installed that the run has no record of
+ * (recowners_installed: dpkgadopt.h reads the others), unless one of the
+ * two diverts it (dpkg-divert), as dpkg allows.  O may be NULL (a new database).  0 or -EINVAL with
  * ERR naming the path or package.
  */
 int dpkgown_check(const struct dpkgown *o, const struct record *rec,

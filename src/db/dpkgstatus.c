@@ -225,12 +225,19 @@ dpkgstatus_w_conffiles(FILE *fp, const struct dpkgstatus_field *f,
 		 * Another package's (it keeps the path, or took it later
 		 * in the run): obsolete, with the hash dpkg carried over.
 		 */
-		if (rec != NULL && record_find(rec, path) == NULL)
+		/*
+		 * Left out by the filters: not extracted, a new conffile to
+		 * dpkg, which finds no file to configure.
+		 */
+		if (rec != NULL && record_is_filtered(rec, path))
+			dpkgfmt_conffile_line(fp, path, NULL, 0);
+		else if (rec != NULL && record_find_name(rec, path) == NULL)
 			dpkgfmt_conffile_line(fp, path,
 			    dpkgstatus_carried(src, path), DPKGFMT_CONFF_OBSOLETE);
 		else
 			dpkgfmt_conffile_line(fp, path, rec != NULL ?
-			    dpkgfmt_entry_md5(rec, record_find(rec, path)) :
+			    dpkgfmt_entry_md5(rec, record_find_name(rec,
+			    path)) :
 			    NULL, 0);
 	}
 	for (i = 0; rec != NULL && i < rec->n; i++) {
@@ -240,7 +247,7 @@ dpkgstatus_w_conffiles(FILE *fp, const struct dpkgstatus_field *f,
 			fprintf(fp, "%s:\n", f->name);
 		any = true;
 		md5 = rec->v[i].has_md5 ? rec->v[i].md5 : NULL;
-		dpkgfmt_conffile_line(fp, rec->v[i].path, md5,
+		dpkgfmt_conffile_line(fp, record_entry_name(&rec->v[i]), md5,
 		    DPKGFMT_CONFF_OBSOLETE);
 	}
 }

@@ -61,6 +61,19 @@
  * reader refuses other escapes (\x41, \x09, \X1B) as well as raw control
  * bytes: what grep finds is what is installed.
  *
+ * Version 2 is version 1 where a dpkg-divert diversion put a package's
+ * path elsewhere (--dpkg-db): such a path's line has one more column,
+ * last, and its PATH says where the object really is, so that --verify,
+ * removals, upgrades and the repair of a crash find it:
+ *	FROM	the path as the package ships it (escaped as PATH is):
+ *		what dpkg's file list, md5sums and conffiles name it by,
+ *		and what --files and --owner show
+ *	f	-	0755	0:0	20	<sha256>	/usr/bin/foo.distrib	/usr/bin/foo
+ *	l	-	0777	0:0	-	-	/usr/bin/bar.real	bar.sh	/usr/bin/bar
+ * A diversion is never of a directory.  A record without a diverted path
+ * is written as version 1, byte for byte as before; a reader of version 1
+ * only refuses a record that has one rather than misplace its file.
+ *
  * The file ends with the newline of its last line; a record with no
  * paths ends with the empty line.  NUL bytes are refused anywhere.
  *
@@ -164,6 +177,17 @@ record_entry_ok(const struct record_entry *e, char *why, size_t n)
 		snprintf(why, n, "path %s", p);
 		return false;
 	}
+	if (e->divert_from != NULL && e->type == 'd') {
+		snprintf(why, n, "diverted directory");
+		return false;
+	}
+	if (e->divert_from != NULL &&
+	    ((p = record_path_problem(e->divert_from)) != NULL ||
+	    strcmp(e->divert_from, e->path) == 0)) {
+		snprintf(why, n, "diverted-from path %s", p != NULL ? p :
+		    "is the path itself");
+		return false;
+	}
 	if (!record_has_target(e->type) || record_is_device(e->type)) {
 		if (e->target != NULL) {
 			snprintf(why, n, "target on type '%c'", e->type);
@@ -188,6 +212,67 @@ record_entry_clear(struct record_entry *e)
 {
 	free(e->path);
 	free(e->target);
+	free(e->divert_from);
+}
+
+const char *
+record_entry_name(const struct record_entry *e)
+{
+	return e->divert_from != NULL ? e->divert_from : e->path;
+}
+
+bool
+record_has_diverted(const struct record *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].divert_from != NULL)
+			return true;
+	return false;
+}
+
+const struct record_entry *
+record_find_name(struct record *r, const char *name)
+{
+	const struct record_entry *e;
+	size_t i;
+
+	/* Few records have a diverted path: they alone pay the scan. */
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].divert_from != NULL &&
+		    strcmp(r->v[i].divert_from, name) == 0)
+			return &r->v[i];
+	/* At its own name, unless a diversion sent it away. */
+	e = record_find(r, name);
+	return e != NULL && e->divert_from == NULL ? e : NULL;
+}
+
+int
+record_relocate(struct record *r, size_t i, const char *path,
+    const char *from)
+{
+	struct record_entry c = r->v[i];
+	char why[128];
+
+	c.path = (char *)path;
+	c.divert_from = (char *)from;
+	if (!record_entry_ok(&c, why, sizeof(why)))
+		return -EINVAL;
+	if ((c.path = strdup(path)) == NULL ||
+	    (from != NULL && (c.divert_from = strdup(from)) == NULL)) {
+		free(c.path);
+		return -ENOMEM;
+	}
+	free(r->v[i].path);
+	free(r->v[i].divert_from);
+	r->v[i].path = c.path;
+	r->v[i].divert_from = from != NULL ? c.divert_from : NULL;
+	/* The index is sorted by path. */
+	free(r->index);
+	r->index = NULL;
+	r->nindex = 0;
+	return 0;
 }
 
 int
@@ -261,8 +346,38 @@ record_free(struct record *r)
 		free(r->kept[i].owner);
 	}
 	free(r->kept);
+	for (i = 0; i < r->nfiltered; i++)
+		free(r->filtered[i].path);
+	free(r->filtered);
 	control_free(r->ctl);
 	free(r);
+}
+
+int
+record_add_filtered(struct record *r, const char *path, char type)
+{
+	struct record_filtered *v;
+
+	if ((v = realloc(r->filtered, (r->nfiltered + 1) * sizeof(*v))) ==
+	    NULL)
+		return -ENOMEM;
+	r->filtered = v;
+	if ((v[r->nfiltered].path = strdup(path)) == NULL)
+		return -ENOMEM;
+	v[r->nfiltered].type = type;
+	v[r->nfiltered++].pos = r->n;
+	return 0;
+}
+
+bool
+record_is_filtered(const struct record *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->nfiltered; i++)
+		if (strcmp(r->filtered[i].path, path) == 0)
+			return true;
+	return false;
 }
 
 int
@@ -327,7 +442,10 @@ record_add(struct record *r, const struct record_entry *e)
 		c.major = c.minor = 0;
 	c.path = strdup(e->path);
 	c.target = e->target != NULL ? strdup(e->target) : NULL;
-	if (c.path == NULL || (e->target != NULL && c.target == NULL))
+	c.divert_from = e->divert_from != NULL ? strdup(e->divert_from) :
+	    NULL;
+	if (c.path == NULL || (e->target != NULL && c.target == NULL) ||
+	    (e->divert_from != NULL && c.divert_from == NULL))
 		ret = -ENOMEM;
 	else
 		ret = record_push(r, &c);
@@ -499,6 +617,9 @@ record_put_entry(FILE *fp, const struct record_entry *e)
 	else if (e->target != NULL)
 		ok = ok && putc('\t', fp) != EOF &&
 		    escape_put_field(fp, e->target);
+	if (e->divert_from != NULL)
+		ok = ok && putc('\t', fp) != EOF &&
+		    escape_put_field(fp, e->divert_from);
 	return ok && putc('\n', fp) != EOF;
 }
 
@@ -614,7 +735,8 @@ record_write(const struct record *r, FILE *fp, const char *name,
 	}
 
 	errno = 0;
-	ok = fprintf(fp, RECORD_MAGIC "%d%s\n", RECORD_VERSION, r->dpkg_db ?
+	ok = fprintf(fp, RECORD_MAGIC "%d%s\n", record_has_diverted(r) ?
+	    RECORD_VERSION_DIVERTED : RECORD_VERSION, r->dpkg_db ?
 	    " " RECORD_DPKG_DB : "") >= 0 &&
 	    fwrite(stanza, 1, slen, fp) == slen && putc('\n', fp) != EOF;
 	for (i = 0; ok && i < r->n; i++)

@@ -12,8 +12,12 @@
 #include "deb/control.h"
 #include "util/error.h"
 
-/* The format (version 1) is described at the top of record.c. */
+/*
+ * The format (version 1, and version 2 for a record with a diverted
+ * path) is described at the top of record.c.
+ */
 #define RECORD_VERSION	1
+#define RECORD_VERSION_DIVERTED	2
 
 /* One installed path. */
 struct record_entry {
@@ -28,6 +32,13 @@ struct record_entry {
 	unsigned char sha256[32];	/* f, h; zero otherwise */
 	char *path;		/* "/usr/bin/x": absolute, canonical */
 	char *target;		/* h: absolute path; l: link text; NULL otherwise */
+	/*
+	 * A dpkg-divert diversion put the package's path elsewhere: PATH is
+	 * where the object is, DIVERT_FROM the path as the package ships it
+	 * (what dpkg's file list says).  NULL when it is at its own path.
+	 * Not on directories.
+	 */
+	char *divert_from;
 	unsigned major, minor;	/* c, b; 0 otherwise */
 	/*
 	 * Conffiles (f) extracted by this run: the MD5 that dpkg's status
@@ -82,6 +93,18 @@ struct record {
 	 * loses goes into dpkg's file list.  Not part of the record's format.
 	 */
 	bool adopted;
+	 * Paths the package ships that the path filters left out
+	 * (--path-exclude): nothing of them is installed, so no entry has
+	 * them, but dpkg's file list names them as dpkg lists them; each
+	 * with its type and the number of entries before it (its place in
+	 * archive order).  Not part of the record's format.
+	 */
+	struct record_filtered {
+		char *path;
+		char type;
+		size_t pos;
+	} *filtered;
+	size_t nfiltered;
 	/* A staged record whose package disappears instead (recowners.h). */
 	bool gone;
 	/* A staged record that gave paths up to a later package of its run. */
@@ -153,8 +176,42 @@ int record_dedup(struct record *r);
 /* Drop the entry for PATH (its first, with duplicates): 0 or -ENOENT. */
 int record_remove(struct record *r, const char *path);
 
+/*
+ * The path as E's package ships it: DIVERT_FROM when a diversion moved
+ * it, else PATH.  What dpkg's database (file list, md5sums, conffiles)
+ * and the queries name it by.
+ */
+const char *record_entry_name(const struct record_entry *e);
+
+/*
+ * The entry the package ships as NAME (record_entry_name), or NULL:
+ * record_find where no entry of R is diverted.
+ */
+const struct record_entry *record_find_name(struct record *r,
+    const char *name);
+
+/*
+ * Entry I of R is at PATH now, shipped as FROM (NULL: at its own name),
+ * as a diversion made since it was installed puts it.  0, -EINVAL for a
+ * path record_add would refuse, -ENOMEM (R unchanged).
+ */
+int record_relocate(struct record *r, size_t i, const char *path,
+    const char *from);
+
+/* Whether some entry of R is diverted (the record is written as version 2). */
+bool record_has_diverted(const struct record *r);
+
 /* Free R, its control and its entries.  R may be NULL. */
 void record_free(struct record *r);
+
+/*
+ * Note that the path filters left out PATH, of TYPE, at this point of the
+ * package's entries (record_filtered).  0 or -ENOMEM.
+ */
+int record_add_filtered(struct record *r, const char *path, char type);
+
+/* Whether the path filters left out the package's PATH (record_filtered). */
+bool record_is_filtered(const struct record *r, const char *path);
 
 /* Note that conffile PATH stays package OWNER's (record_kept).  -ENOMEM. */
 int record_add_kept(struct record *r, const char *path, const char *owner);

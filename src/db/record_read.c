@@ -23,6 +23,7 @@ struct record_reader {
 	size_t cap, len;
 	size_t lineno;		/* of the current line, from 1 */
 	bool dpkg_db;		/* the header says RECORD_DPKG_DB */
+	bool diverted;		/* version 2: lines may say DIVERT_FROM */
 };
 
 static int
@@ -80,17 +81,24 @@ record_next(struct record_reader *rd)
 static int
 record_read_header(struct record_reader *rd)
 {
-	char want[16], shown[64];
+	char want[16], want2[16], shown[64];
 	const char *v;
 	int r;
 
 	if ((r = record_next(rd)) <= 0)
 		return r < 0 ? r : record_bad(rd, "empty file, not a record");
 	snprintf(want, sizeof(want), "%d", RECORD_VERSION);
+	snprintf(want2, sizeof(want2), "%d", RECORD_VERSION_DIVERTED);
 	if (strncmp(rd->line, RECORD_MAGIC, strlen(RECORD_MAGIC)) != 0)
 		return record_bad(rd, "not a record: no \"%s%s\" header",
 		    RECORD_MAGIC, want);
 	v = rd->line + strlen(RECORD_MAGIC);
+	/* Version 2 is version 1 with diverted paths: read as one. */
+	if (strncmp(v, want2, strlen(want2)) == 0 &&
+	    (v[strlen(want2)] == '\0' || v[strlen(want2)] == ' ')) {
+		rd->diverted = true;
+		snprintf(want, sizeof(want), "%s", want2);
+	}
 	if (strcmp(v, want) == 0)
 		return 0;
 	if (strncmp(v, want, strlen(want)) == 0 &&
@@ -196,8 +204,8 @@ static int
 record_read_entry(struct record_reader *rd, struct record *rec)
 {
 	struct record_entry e;
-	char *col[8], *p, *sep, shown[64], why[128];
-	const char *prob;
+	char *col[9], *p, *sep, shown[64], why[128];
+	const char *prob, *from = NULL;
 	size_t ncol = 0, want, i;
 	uint64_t a, b;
 	int r;
@@ -206,7 +214,7 @@ record_read_entry(struct record_reader *rd, struct record *rec)
 	if (rd->len == 0)
 		return record_bad(rd, "empty line among the paths");
 	for (p = rd->line;; p++) {
-		if (ncol < 8)
+		if (ncol < 9)
 			col[ncol] = p;
 		ncol++;
 		if ((p = strchr(p, '\t')) == NULL)
@@ -218,6 +226,14 @@ record_read_entry(struct record_reader *rd, struct record *rec)
 		    record_show(col[0], shown));
 	e.type = col[0][0];
 	want = record_has_target(e.type) ? 8 : 7;
+	/* Version 2: a diverted path's line ends with DIVERT_FROM. */
+	if (rd->diverted && ncol == want + 1) {
+		if ((prob = escape_parse_field(col[want])) != NULL)
+			return record_bad(rd, "%s in the diverted-from path",
+			    prob);
+		from = col[want];
+		ncol--;
+	}
 	if (ncol == 7 && want == 8)
 		return record_bad(rd, "no target for type '%c'", e.type);
 	if (ncol == 8 && want == 7)
@@ -294,14 +310,17 @@ record_read_entry(struct record_reader *rd, struct record *rec)
 			return record_bad(rd, "%s in the target", prob);
 		e.target = col[7];
 	}
+	e.divert_from = (char *)from;
 	if (!record_entry_ok(&e, why, sizeof(why)))
 		return record_bad(rd, "%s", why);
 
 	/* col[] lives in the line buffer, which the next line reuses. */
 	e.path = strdup(e.path);
 	e.target = e.target != NULL ? strdup(e.target) : NULL;
+	e.divert_from = from != NULL ? strdup(from) : NULL;
 	if (e.path == NULL || (want == 8 && !record_is_device(e.type) &&
-	    e.target == NULL) || (r = record_push(rec, &e)) != 0) {
+	    e.target == NULL) || (from != NULL && e.divert_from == NULL) ||
+	    (r = record_push(rec, &e)) != 0) {
 		record_entry_clear(&e);
 		return record_nomem(rd);
 	}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/dpkgdivert.h"
 #include "db/recowners.h"
 #include "db/recstage_int.h"
 
@@ -63,6 +64,29 @@ recowners_installed_entry(const struct recstage *rs, const char *name,
 	return rec != NULL ? record_find(rec, abspath) : NULL;
 }
 
+const struct record_entry *
+recowners_diverted_entry(const struct recstage *rs, const char *abspath,
+    const char *self, const char **owner)
+{
+	const char *name;
+	size_t i, k;
+
+	/* Only diverted entries can match: few, and only with diversions. */
+	for (i = 0; i < rs->ninst; i++) {
+		name = control_get(rs->inst[i]->ctl, "Package");
+		if (strcmp(name, self) == 0)
+			continue;
+		for (k = 0; k < rs->inst[i]->n; k++)
+			if (rs->inst[i]->v[k].divert_from != NULL &&
+			    strcmp(rs->inst[i]->v[k].divert_from,
+			    abspath) == 0) {
+				*owner = name;
+				return &rs->inst[i]->v[k];
+			}
+	}
+	return NULL;
+}
+
 static int
 recowners_cmp(const void *a, const void *b)
 {
@@ -105,6 +129,17 @@ recowners_adopt(struct recstage *rs, struct dbp_error *err)
 
 	if ((r = rs->adopt(rs->adopt_ctx, rs, &add, &n, err)) != 0 || n == 0)
 		return r;
+	/* dpkg's lists name paths as shipped: where they are now, as ours. */
+	for (i = 0; r == 0 && rs->divert != NULL && i < n; i++)
+		if ((r = dpkgdivert_follow(rs->divert, add[i])) != 0)
+			r = dbp_err(err, -r, "var/lib/dpkg/diversions", "cannot"
+			    " follow the diversions");
+	if (r != 0) {
+		for (i = 0; i < n; i++)
+			record_free(add[i]);
+		free(add);
+		return r;
+	}
 	if ((v = realloc(rs->inst, (rs->ninst + n) * sizeof(*v))) == NULL) {
 		for (i = 0; i < n; i++)
 			record_free(add[i]);

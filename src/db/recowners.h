@@ -26,6 +26,14 @@ const struct record_entry *recowners_installed_entry(
     const struct recstage *rs, const char *name, const char *abspath);
 
 /*
+ * The entry of an installed package other than SELF that ships ABSPATH
+ * as its own name but has it elsewhere, where a diversion sent it
+ * (record_entry's divert_from), or NULL; its package in *OWNER.
+ */
+const struct record_entry *recowners_diverted_entry(const struct recstage *rs,
+    const char *abspath, const char *self, const char **owner);
+
+/*
  * The installed package, other than NAME and not removed by the run,
  * whose record holds non-directory ABSPATH ("/usr/bin/x"), or NULL.
  */

@@ -78,6 +78,7 @@ recstage_attach(struct recstage *rs, int dirfd, const char *name,
 	if ((r = recstore_open(&rs->store, dirfd, name, err)) != 0)
 		return r;
 	recstore_set_stale(rs->store, rs->stale, rs->stale_ctx);
+	recstore_set_divert(rs->store, rs->divert);
 	rs->arf.fd = recstore_fd(rs->store);
 	rs->arf.openat2 = openat2;
 	/* Records live in one directory: a tiny cache and few open files. */
@@ -111,6 +112,14 @@ void
 recstage_set_dpkg_db(struct recstage *rs)
 {
 	rs->dpkg_db = true;
+}
+
+void
+recstage_set_divert(struct recstage *rs, const struct dpkgdivert *d)
+{
+	rs->divert = d;
+	if (rs->store != NULL)
+		recstore_set_divert(rs->store, d);
 }
 
 void

@@ -56,6 +56,9 @@ void recstage_set_dpkg_db(struct recstage *rs);
  * commit point, journaled (recstage_prepare, recstage_drop_records), and
  * touches no path of them: they are dpkg's, or gone.
  */
+/* The installed records are read where diversions D send their paths. */
+void recstage_set_divert(struct recstage *rs, const struct dpkgdivert *d);
+
 void recstage_set_stale(struct recstage *rs, recstore_stale_fn *fn,
     void *ctx, bool forget);
 

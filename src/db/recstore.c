@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "db/dpkgadopt.h"
+#include "db/dpkgdivert.h"
 #include "db/recstore.h"
 
 struct recstore {
@@ -23,6 +24,7 @@ struct recstore {
 	const struct dpkgstatus *status;
 	unsigned adopt_flags;	/* dpkgadopt_one's FLAGS */
 	int dpkgfd;		/* var/lib/dpkg, opened at the first need */
+	const struct dpkgdivert *divert;	/* recstore_set_divert's */
 };
 
 int
@@ -110,6 +112,12 @@ recstore_load_dpkg(struct recstore *s, const char *name, struct record **out,
 	return *out != NULL ? 0 : -ENOENT;
 }
 
+void
+recstore_set_divert(struct recstore *s, const struct dpkgdivert *d)
+{
+	s->divert = d;
+}
+
 int
 recstore_fd(const struct recstore *s)
 {
@@ -132,8 +140,8 @@ recstore_valid_name(const char *name)
 	return true;
 }
 
-int
-recstore_load(struct recstore *s, const char *name, struct record **out,
+static int
+recstore_load_one(struct recstore *s, const char *name, struct record **out,
     const char **stale, struct dbp_error *err)
 {
 	const char *what;
@@ -167,6 +175,28 @@ recstore_load(struct recstore *s, const char *name, struct record **out,
 		if (stale != NULL)
 			*stale = what;
 		return -ENOENT;
+	}
+	return r;
+}
+
+/*
+ * A record, debunpack's or read from dpkg's database, read through the
+ * diversions of the day (recstore_set_divert): its paths where the files
+ * are now.
+ */
+int
+recstore_load(struct recstore *s, const char *name, struct record **out,
+    const char **stale, struct dbp_error *err)
+{
+	int r;
+
+	if ((r = recstore_load_one(s, name, out, stale, err)) == 0 &&
+	    s->divert != NULL &&
+	    (r = dpkgdivert_follow(s->divert, *out)) != 0) {
+		record_free(*out);
+		*out = NULL;
+		r = dbp_err(err, -r, name, "cannot follow the diversions of"
+		    " var/lib/dpkg/diversions");
 	}
 	return r;
 }

@@ -40,6 +40,13 @@ int recstore_open(struct recstore **out, int dirfd, const char *name,
 /* Close S's descriptor and free it; NULL is a no-op. */
 void recstore_free(struct recstore *s);
 
+/*
+ * Each record read from now on has its paths where dpkg-divert's
+ * diversions D (borrowed; NULL: none) send them (dpkgdivert_follow).
+ */
+struct dpkgdivert;
+void recstore_set_divert(struct recstore *s, const struct dpkgdivert *d);
+
 /* FN (with CTX) judges each record read from now on; NULL: none is stale. */
 void recstore_set_stale(struct recstore *s, recstore_stale_fn *fn,
     void *ctx);

@@ -12,6 +12,9 @@
 #include <sys/types.h>
 
 #include "util/digest.h"
+#include "db/dpkgdivert.h"
+#include "db/dpkgstatov.h"
+#include "extract/pathfilter.h"
 #include "db/record.h"
 #include "deb/conffiles.h"
 #include "durable/dirs.h"
@@ -20,6 +23,8 @@
 #include "manifest.h"
 #include "syncbatch.h"
 #include "util/stats.h"
+
+struct archive_entry;
 
 struct unpack {
 	struct unpack_opts opts;
@@ -39,7 +44,26 @@ struct unpack {
 	bool md5_all;		/* of every regular file (unpack_set_md5_all) */
 	struct unpack_held *held;	/* unpack_held's, in no order */
 	size_t nheld;
+	/* dpkg-divert's diversions (unpack_set_diversions), or NULL */
+	const struct dpkgdivert *divert;
+	/* dpkg-statoverride's (unpack_set_statoverrides), or NULL */
+	const struct dpkgstatov *statov;
+	/* --path-exclude and --path-include (unpack_set_filters), or NULL */
+	const struct pathfilter *filter;
+	/*
+	 * The current entry's path as its package ships it, root-relative,
+	 * when a diversion sent it elsewhere; empty otherwise.  What the
+	 * package's conffiles and dpkg's database name it by.
+	 */
+	char from[PATH_MAX];
 };
+
+/* The current entry's path as its package ships it: U->from, or PATH. */
+static inline const char *
+unpack_shipped(const struct unpack *u, const char *path)
+{
+	return u->from[0] != '\0' ? u->from : path;
+}
 
 /*
  * A conffile of one of the run's packages that stays as the user has it
@@ -96,6 +120,26 @@ struct unpack_target {
 int unpack_conffile_done(struct unpack *u, struct unpack_target *t,
     const uint8_t digest[DIGEST_LEN], const uint8_t *md5,
     struct dbp_error *err);
+
+/*
+ * Send root-relative PATH (a buffer of N) where dpkg-divert's diversions
+ * put it for the package being extracted, its own name kept in U->from
+ * (empty when it stays).  With CHECK, a diversion's new name is refused.
+ * 0 or -errno with ERR.
+ */
+int unpack_divert(struct unpack *u, char *path, size_t n, bool check,
+    struct dbp_error *err);
+
+/* dpkg-statoverride's owner (U->uid, U->gid) and mode (on AE) for PATH. */
+void unpack_statoverride(struct unpack *u, struct archive_entry *ae,
+    const char *path);
+
+/*
+ * Whether the path filters leave entry AE at PATH out (*OUT), noted in
+ * the package's record for dpkg's file list if so.  0 or -errno.
+ */
+int unpack_filtered(struct unpack *u, struct archive_entry *ae,
+    const char *path, bool *out, struct dbp_error *err);
 
 /* Split root-relative PATH into PARENT (a buffer of PATH_MAX) and *NAME. */
 void unpack_split(char *path, char *parent, const char **name);

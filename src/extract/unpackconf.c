@@ -41,7 +41,7 @@ unpack_keep_obsolete(struct unpack *u, struct record *rec,
 		 */
 		if (!e->conffile || (e->type != 'f' && e->type != 'h') ||
 		    record_find(rec, e->path) != NULL ||
-		    conffiles_removes(u->conffiles, e->path + 1) ||
+		    conffiles_removes(u->conffiles, record_entry_name(e) + 1) ||
 		    manifest_other_owner(u->man, e->path, pkg) != NULL)
 			continue;
 		c = *e;
@@ -123,6 +123,21 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	if (e == NULL && t->taken && t->taken_entry.conffile) {
 		e = &t->taken_entry;
 		from = t->taken_from;
+	}
+	/*
+	 * Another package's conffile of this name that a diversion sent
+	 * elsewhere: dpkg finds its hash by the name all the same, and
+	 * judges what is at the name (nothing, when dpkg-divert --rename
+	 * moved it: deleted by the user) against it.
+	 */
+	if (e == NULL && u->rec != NULL && dpkgdivert_count(u->divert) > 0) {
+		char name[PATH_MAX + 1];
+		const char *owner;
+
+		snprintf(name, sizeof(name), "/%s", unpack_shipped(u, t->path));
+		if ((e = manifest_diverted_entry(u->man, name, from,
+		    &owner)) != NULL)
+			from = owner;
 	}
 	if (e != NULL && !e->conffile)
 		e = NULL;	/* a plain file before: no user's copy */

@@ -19,6 +19,7 @@
 #include "deb/deb.h"
 #include "durable/dirs.h"
 #include "db/dpkgdb.h"
+#include "db/dpkgstatov.h"
 #include "db/dpkgstatus.h"
 #include "run/feed.h"
 #include "run/install.h"
@@ -275,6 +276,8 @@ struct install {
 	struct journal *j;
 	struct unpack *u;
 	struct usrmerge um;
+	struct dpkgdivert *divert;	/* dpkg-divert's, --dpkg-db only */
+	struct dpkgstatov *statov;	/* dpkg-statoverride's, likewise */
 	bool undoable;		/* the pieces exist: install_abort can run */
 };
 
@@ -343,6 +346,48 @@ install_no_pending(struct install *in, struct dbp_error *err)
 	return dbp_err(err, 0, admin_name(in->o->admindir), "an interrupted"
 	    " run awaits its repair, which a dry run does not make:"
 	    " 'debunpack --recover' repairs it");
+}
+
+/*
+ * Where dpkg's database is kept, its diversions are honoured as dpkg
+ * honours them: the run's packages are extracted through them, and the
+ * installed records read where they send their paths now.
+ */
+static int
+install_diversions(struct install *in, struct dbp_error *err)
+{
+	int r;
+
+	if (!in->o->dpkg_db)
+		return 0;
+	if ((r = query_diversions(&in->rf, &in->divert, err)) != 0)
+		return r;
+	manifest_set_divert(in->man, in->divert);
+	unpack_set_diversions(in->u, in->divert);
+	return 0;
+}
+
+/*
+ * dpkg-statoverride's overrides, applied where dpkg's database is kept,
+ * their names resolved in the root's passwd and group (read for them
+ * alone when the run does not chown: the mode applies all the same).
+ */
+static int
+install_statoverrides(struct install *in, struct dbp_error *err)
+{
+	struct users *own = NULL;
+	int r;
+
+	if (!in->o->dpkg_db)
+		return 0;
+	if (in->users == NULL && (r = users_load(&own, &in->rf)) != 0)
+		return dbp_err(err, -r, "etc/passwd", "cannot read users");
+	r = dpkgstatov_load(&in->statov, &in->rf, in->users != NULL ?
+	    in->users : own, err);
+	users_free(own);
+	if (r == 0)
+		unpack_set_statoverrides(in->u, in->statov);
+	return r;
 }
 
 /* Tell the records install_stale found stale, once the run dropped them. */
@@ -429,6 +474,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	    in->st)) != 0)
 		return dbp_err(err, -r, NULL, "cannot start");
 	dirs_set_top_name(in->dirs, o->root);
+	unpack_set_filters(in->u, o->filters);
 	/*
 	 * A dry run makes nothing: its directories are planned, it keeps no
 	 * journal, and there is nothing to undo (install_run).
@@ -445,6 +491,8 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	    in->st, err)) != 0 ||
 	    (r = manifest_lock(in->man, o->dry_run, err)) != 0 ||
 	    (r = install_stale(in, err)) != 0 ||
+	    (r = install_diversions(in, err)) != 0 ||
+	    (r = install_statoverrides(in, err)) != 0 ||
 	    (o->dry_run && (r = install_no_pending(in, err)) != 0) ||
 	    (!o->dry_run && (r = journal_open(in->j,
 	    manifest_admin_fd(in->man), admin_name(o->admindir), err)) != 0) ||
@@ -707,6 +755,8 @@ install_close(struct install *in)
 	journal_free(in->j);
 	dirs_free(in->dirs);
 	users_free(in->users);
+	dpkgdivert_free(in->divert);	/* after the manifest, which borrowed it */
+	dpkgstatov_free(in->statov);
 	rootfs_close(&in->rf);
 }
 

@@ -14,6 +14,8 @@
 #include "run/remove.h"
 #include "durable/rootfs.h"
 #include "util/stats.h"
+
+struct pathfilter;
 #include "run/usrmerge.h"
 
 /* What a run tells its caller, who decides what the user sees. */
@@ -74,6 +76,8 @@ struct install_opts {
 	bool dpkg_db;		/* keep dpkg's database in the root too */
 	enum usrmerge_mode usrmerge;	/* merged-/usr links in a new root */
 	bool run_preinst;	/* then run the preinsts (maintscript.h) */
+	/* --path-exclude, --path-include (pathfilter.h), or NULL */
+	const struct pathfilter *filters;
 	/*
 	 * Remove the packages named instead of installing files: RM says
 	 * how (remove.h; its warn and ctx are the run's).

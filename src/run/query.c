@@ -487,10 +487,12 @@ query_owner(struct recstore *s, const struct dpkgdivert *divert,
 		nhits = 0;
 		for (i = 0; r == 0 && i < nrec; i++)
 			for (k = 0; r == 0 && k < recs[i]->n; k++)
+				/* By the name dpkg's file list has. */
 				if (query_owner_match(want, glob,
-				    recs[i]->v[k].path))
+				    record_entry_name(&recs[i]->v[k])))
 					r = query_hit_add(&hits, &nhits, &cap,
-					    recs[i]->v[k].path, shown[i]);
+					    record_entry_name(&recs[i]->v[k]),
+					    shown[i]);
 		/* dpkg knows a diversion's two paths, owned or not. */
 		for (i = 0; r == 0 && i < dpkgdivert_count(divert); i++) {
 			d = dpkgdivert_nth(divert, i);
