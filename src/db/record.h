@@ -93,6 +93,7 @@ struct record {
 	 * loses goes into dpkg's file list.  Not part of the record's format.
 	 */
 	bool adopted;
+	/*
 	 * Paths the package ships that the path filters left out
 	 * (--path-exclude): nothing of them is installed, so no entry has
 	 * them, but dpkg's file list names them as dpkg lists them; each
