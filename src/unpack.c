@@ -272,11 +272,14 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	    control_get(orec->ctl, "Version")) || (installed &&
 	    unpack_obsolete_at(orec, abspath)));
 	if (u->opts.dpkg_words) {
-		char shown[PATH_MAX + 16];
+		char shown[PATH_MAX + 16], shipped[PATH_MAX + 2];
 
+		/* dpkg names the path as the package ships it. */
+		if (u->from[0] != '\0')
+			snprintf(shipped, sizeof(shipped), "/%s", u->from);
 		snprintf(msg, sizeof(msg), "trying to overwrite '%s', which is"
-		    " also in package %s %s", escape_name(abspath, shown,
-		    sizeof(shown)), other, orec != NULL &&
+		    " also in package %s %s", escape_name(u->from[0] != '\0' ?
+		    shipped : abspath, shown, sizeof(shown)), other, orec != NULL &&
 		    control_get(orec->ctl, "Version") != NULL ?
 		    control_get(orec->ctl, "Version") : "");
 		if (!u->opts.force_overwrite && !replaced)

@@ -254,7 +254,8 @@ dpkg_root "$T/ours" -i "$T/dv-files.deb"
 dpkg_root "$T/dpkg" -i "$T/dv-files.deb"
 step "a diversion of dpkg's own package's path" dv-divert
 step "a third package over a diverted path of dpkg's" dv-third
-grep -q "is in package 'pkg-files'" "$T/ours.out" || fail "message: $(cat "$T/ours.out")"
+grep -q "trying to overwrite '/test-file', which is also in package pkg-files 0" \
+    "$T/ours.out" || fail "message: $(cat "$T/ours.out")"
 echo "ok a diversion of a path of a package dpkg installed"
 
 # t-conffile-divert-normal, t-conffile-divert-conffile: a conffile

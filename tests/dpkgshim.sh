@@ -34,7 +34,7 @@ cat > "$T/bin/debunpack" <<'EOF'
 #!/bin/sh
 if [ "$1" = --help ]; then
 	"$REAL_DEBUNPACK" --help | grep -v -E \
-	    '^ +--(maintscripts|dpkg-messages|path-exclude|path-include|force-script-chrootless)( |$)'
+	    '^ +--(maintscripts|dpkg-messages|path-exclude|path-include|force-script-chrootless)( |=|$)'
 	all="--maintscripts --dpkg-messages --path-exclude --path-include"
 	for o in ${FAKE_ADD-$all}; do
 		printf '      %s  (added by the test)\n' "$o"
