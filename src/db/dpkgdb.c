@@ -155,10 +155,16 @@ dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
 	db->exists = true;
 	if ((dfd = dirs_fd(d, idx)) < 0)
 		return dbp_err(err, -dfd, DPKGDB_DIR, "cannot open directory");
-	/* As dpkg --no-act: the database read, not locked (a lock writes). */
-	if ((!db->plan && ((r = dpkgdb_lock(dfd, "lock-frontend",
-	    &db->lockfd[0], err)) != 0 || (r = dpkgdb_lock(dfd, "lock",
-	    &db->lockfd[1], err)) != 0)) ||
+	/*
+	 * As dpkg --no-act: the database read, not locked (a lock writes).
+	 * Under a front end that holds lock-frontend itself and says so
+	 * (apt sets DPKG_FRONTEND_LOCKED for the dpkg it runs), only lock is
+	 * taken, as dpkg then takes it: lock-frontend would wait for apt.
+	 */
+	if ((!db->plan && ((getenv("DPKG_FRONTEND_LOCKED") == NULL &&
+	    (r = dpkgdb_lock(dfd, "lock-frontend", &db->lockfd[0],
+	    err)) != 0) || (r = dpkgdb_lock(dfd, "lock", &db->lockfd[1],
+	    err)) != 0)) ||
 	    (r = dpkgdb_check_updates(dfd, err)) != 0)
 		return r;
 	if ((r = fileat_read(dfd, "status", &text, &len)) == -ENOENT)

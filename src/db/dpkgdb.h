@@ -39,7 +39,8 @@ void dpkgdb_free(struct dpkgdb *db);
  * packages debunpack installed and what they gave up), SHIPPED with CTX
  * the paths its packages install, asked at dpkgdb_prepare (a package
  * must not ship a database file).  When the database exists, take
- * dpkg's locks (lock-frontend, then lock, as apt and dpkg take them),
+ * dpkg's locks (lock-frontend, then lock, as apt and dpkg take them;
+ * lock alone when DPKG_FRONTEND_LOCKED is set, as dpkg under apt),
  * refuse pending updates of an interrupted dpkg, and read the status
  * file and the file lists of the packages dpkg installed itself: a
  * package of the run may not take their paths unless FORCE_OVERWRITE,
