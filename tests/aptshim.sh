@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Real apt-get runs with the dpkg for apt (DPKG_SHIM) as apt's dpkg: a
+# Real apt-get runs with the dpkg for apt (DPKGSHIM) as apt's dpkg: a
 # minbase root (debunpack-bootstrap from a flat mirror of real packages)
 # and its twin, each on an ext4 loop device of its own; in both, apt-get
 # installs eight packages with maintainer scripts and conffiles (more
@@ -22,8 +22,8 @@ for c in apt-get apt-ftparchive dpkg-scanpackages dpkg chroot losetup mkfs.ext4;
 done
 [ -x "${BOOTSTRAP:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] ||
     skip "debunpack-bootstrap not built"
-[ -n "${DPKG_SHIM:-}" ] && [ -x "$DPKG_SHIM" ] ||
-    fail "the dpkg for apt is not built: DPKG_SHIM='${DPKG_SHIM:-}'"
+[ -n "${DPKGSHIM:-}" ] && [ -x "$DPKGSHIM" ] ||
+    fail "the dpkg for apt is not built: DPKGSHIM='${DPKGSHIM:-}'"
 "$DEBUNPACK_NOSYNC" true 2> "$T/nosync.err" ||
     skip "no seccomp filter here: $(cat "$T/nosync.err")"
 [ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
@@ -111,7 +111,7 @@ mkdir "$T/bin"
 cat > "$T/bin/shim" <<EOF
 #!/bin/sh
 echo "shim \$(awk '{ print \$16 }' /sys/block/$dev_a/stat) \$*" >> "$T/calls.log"
-DEBUNPACK="$T/bin/debunpack" DEBUNPACK_DPKG="$real_dpkg" "$DPKG_SHIM" "\$@"
+DEBUNPACK="$T/bin/debunpack" DEBUNPACK_DPKG="$real_dpkg" "$DPKGSHIM" "\$@"
 rc=\$?
 echo "shim-end \$(awk '{ print \$16 }' /sys/block/$dev_a/stat) \$rc" >> "$T/calls.log"
 exit \$rc

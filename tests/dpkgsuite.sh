@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # dpkg's own functional test suite (dpkg's source, tests/) run twice, once
-# with the real dpkg and once with the dpkg for apt (DPKG_SHIM) first in
+# with the real dpkg and once with the dpkg for apt (DPKGSHIM) first in
 # PATH, each test from a fresh copy of the suite's database and instdir;
 # a table says, per test, the two results and how many of its unpack
 # calls the shim made with debunpack.  Exit 1 when a result differs (or
@@ -9,7 +9,7 @@
 # check-dpkg-suite` runs it; usage and environment:
 #
 #   tests/dpkgsuite.sh [TEST...]     (default: the suite's passing list)
-#   DPKG_SHIM        the built shim (required)
+#   DPKGSHIM        the built shim (required)
 #   DEBUNPACK        the debunpack the shim is to run (default: from PATH)
 #   DPKG_SUITE_SRC   a directory holding dpkg's tests/ (else fetched with
 #                    apt-get source into DPKG_SUITE_CACHE, default
@@ -29,9 +29,9 @@ die() {
 }
 
 real_dpkg=$(command -v dpkg) || die "no dpkg in PATH"
-[ -n "${DPKG_SHIM:-}" ] || die "DPKG_SHIM: the dpkg for apt to test is not set"
-[ -x "$DPKG_SHIM" ] || die "cannot run the shim '$DPKG_SHIM': not built?"
-DPKG_SHIM=$(cd "$(dirname "$DPKG_SHIM")" && pwd)/$(basename "$DPKG_SHIM")
+[ -n "${DPKGSHIM:-}" ] || die "DPKGSHIM: the dpkg for apt to test is not set"
+[ -x "$DPKGSHIM" ] || die "cannot run the shim '$DPKGSHIM': not built?"
+DPKGSHIM=$(cd "$(dirname "$DPKGSHIM")" && pwd)/$(basename "$DPKGSHIM")
 : "${DEBUNPACK:=$(command -v debunpack || true)}"
 [ -n "$DEBUNPACK" ] && [ -x "$DEBUNPACK" ] || die "cannot run debunpack '$DEBUNPACK'"
 DEBUNPACK=$(cd "$(dirname "$DEBUNPACK")" && pwd)/$(basename "$DEBUNPACK")
@@ -136,12 +136,24 @@ done
 # says which of a test's unpack calls debunpack made.
 bin=$out/bin
 mkdir -p "$bin"
+# For an unpack call, the shim is asked first why it would hand it on
+# (DEBUNPACK_DPKG_DEBUG), with a dpkg and a debunpack that do nothing
+# (but answer --help, which the shim reads debunpack's options from):
+# its reason on a "why" line.  Its words cannot go on the test's stderr,
+# which some tests compare.
 cat > "$bin/dpkg" <<EOF
 #!/bin/sh
 printf 'dpkg' >> "$out/calls.log"
 printf ' %s' "\$@" >> "$out/calls.log"
 echo >> "$out/calls.log"
-exec "$DPKG_SHIM" "\$@"
+case " \$* " in
+*" --unpack "* | *" --install "* | *" -i "*)
+	why=\$(DEBUNPACK_DPKG_DEBUG=1 DEBUNPACK_DPKG=/bin/true DEBUNPACK="$bin/probe" \\
+	    "$DPKGSHIM" "\$@" 2>&1 < /dev/null > /dev/null |
+	    sed -n 's/^debunpack-dpkg: handed to [^:]*: //p' | head -n 1)
+	[ -z "\$why" ] || echo "why \$why" >> "$out/calls.log"
+esac
+exec "$DPKGSHIM" "\$@"
 EOF
 cat > "$bin/debunpack" <<EOF
 #!/bin/sh
@@ -150,7 +162,14 @@ printf ' %s' "\$@" >> "$out/calls.log"
 echo >> "$out/calls.log"
 exec "$DEBUNPACK" "\$@"
 EOF
-chmod +x "$bin/dpkg" "$bin/debunpack"
+# The probe's debunpack: it says what options it has (the shim asks),
+# and does nothing else.
+cat > "$bin/probe" <<EOF
+#!/bin/sh
+case \$1 in --help | --version) exec "$DEBUNPACK" "\$@" ;; esac
+exit 1
+EOF
+chmod +x "$bin/dpkg" "$bin/debunpack" "$bin/probe"
 
 # pass MODE: every test in a copy of the suite of its own, from the
 # pristine database and instdir each time; "TEST pass|fail SECONDS" lines
@@ -212,6 +231,12 @@ awk -v realf="$out/real.results" -v shimf="$out/shim.results" '
 			if ($i == "--unpack" || $i == "--install" || $i == "-i") { u[t]++; break }
 		next
 	}
+	$1 == "why" {
+		$1 = ""; sub(/^ /, "")
+		if (!(t in why)) why[t] = $0
+		reasons[$0]++
+		next
+	}
 	$1 == "debunpack" {
 		q = 0
 		for (i = 2; i <= NF; i++)
@@ -224,7 +249,8 @@ awk -v realf="$out/real.results" -v shimf="$out/shim.results" '
 			t = order[i]
 			h = (u[t] + 0 == 0) ? "-" : sprintf("%d/%d", d[t] + 0, u[t])
 			mark = (real[t] != shim[t]) ? "  DIFFERS" : ""
-			printf "%-46s %-5s %-5s %-8s %6s %6s%s\n", t, real[t], shim[t], h, rt[t], st[t], mark
+			printf "%-46s %-5s %-5s %-8s %6s %6s%s%s\n", t, real[t], shim[t], h, rt[t], st[t], mark,
+			    (t in why) ? "  handed on: " why[t] : ""
 			tests++
 			if (real[t] == "pass") rp++
 			if (shim[t] == "pass") sp++
@@ -235,6 +261,8 @@ awk -v realf="$out/real.results" -v shimf="$out/shim.results" '
 		}
 		printf "\ntests: %d; pass with dpkg: %d; pass with the shim: %d; differ: %d\n", tests, rp, sp, diff
 		printf "unpacks all by debunpack: %d tests; some: %d; none (real dpkg): %d\n", all, some, none
+		for (r in reasons)
+			printf "unpack calls handed on, %d: %s\n", reasons[r], r
 	}' "$out/calls.log" > "$out/table"
 echo "time: $((end - start)) s" >> "$out/table"
 cat "$out/table"
