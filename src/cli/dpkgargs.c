@@ -80,8 +80,11 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	O("status-logger", 0, 1, HANDON, NONE, NULL),
 	/* apt's progress: debunpack writes dpkg's lines there. */
 	O("status-fd", 0, 1, MAP, STATUS_FD, "--status-fd"),
-	/* dpkg.log's lines for each status change: dpkg writes them. */
-	O("log", 0, 1, HANDON, NONE, NULL),
+	/*
+	 * dpkg.log (Debian's dpkg.cfg sets it): the shim writes the unpack's
+	 * lines, from the status file before and after.
+	 */
+	O("log", 0, 1, SHIM, LOG, NULL),
 	/* A package list of --configure and the like, not of an unpack. */
 	O("pending", 'a', 0, HANDON, NONE, NULL),
 	/* The shim walks the directories in dpkg's order. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/dpkgargs.h"
@@ -628,35 +629,118 @@ shim_read_pkgs(struct shim *s, struct shimpkg **out)
 	return 0;
 }
 
-/*
- * dpkg -i: the packages it unpacked are configured after the unpack, as
- * one --configure of the real dpkg with the caller's options (the
- * configuration is read by dpkg again).  A package is one this call
- * unpacked when the status file has it unpacked at the file's version.
- */
+/* dpkg's status file in ADMINDIR, empty when there is none yet. */
 static int
-shim_configure(struct shim *s, const struct shimpkg *p)
+shim_status(const struct shim *s, struct dpkgstatus *st)
 {
-	struct dpkgstatus st = { NULL, 0 };
-	struct dpkgstatus_stanza *o;
-	struct argvec av = { NULL, 0, NULL, 0 };
-	char *path, *text = NULL, buf[512];
-	const struct dpkgargs_use *u;
-	size_t len, i, j, first;
+	char *path, *text = NULL;
+	size_t len;
 	int r;
 
 	if (asprintf(&path, "%s/status", s->admindir) < 0)
-		return 2;
+		return -ENOMEM;
 	r = fileat_read(AT_FDCWD, path, &text, &len);
 	free(path);
-	if (r != 0 || dpkgstatus_parse(&st, text, len) != 0) {
-		free(text);
-		dpkgstatus_clear(&st);
-		fprintf(stderr, "dpkg: error: cannot read '%s/status' after"
-		    " the unpack\n", s->admindir);
-		return 2;
-	}
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0)
+		r = dpkgstatus_parse(st, text, len);
 	free(text);
+	return r;
+}
+
+/* Whether package P is unpacked at its file's version in AFTER. */
+static bool
+shim_unpacked(struct dpkgstatus *after, const struct shimpkg *p)
+{
+	struct dpkgstatus_stanza *o;
+
+	o = dpkgstatus_peek(after, p->name, p->arch, p->ma);
+	return o != NULL && strcmp(dpkgstatus_state(o), "unpacked") == 0 &&
+	    o->version != NULL && strcmp(o->version, p->version) == 0;
+}
+
+/* One line of dpkg.log: local time, then the words. */
+static void
+shim_logf(FILE *fp, const char *fmt, ...)
+{
+	char when[32];
+	struct tm tm;
+	time_t now;
+	va_list ap;
+
+	now = time(NULL);
+	if (localtime_r(&now, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm) == 0)
+		return;
+	fprintf(fp, "%s ", when);
+	va_start(ap, fmt);
+	vfprintf(fp, fmt, ap);
+	va_end(ap);
+	fputc('\n', fp);
+}
+
+/*
+ * dpkg.log's lines for the unpack, as dpkg writes them: "install" or
+ * "upgrade" with the old and new versions for every package of the
+ * call, then "status half-installed" and "status unpacked" for each one
+ * it unpacked (the intermediate states of an upgrade's old version are
+ * not told).  dpkg goes on without its log when it cannot open it: so
+ * does the shim, with dpkg's notice.
+ */
+static void
+shim_log(struct shim *s, const char *log, struct dpkgstatus *before,
+    struct dpkgstatus *after, const struct shimpkg *p)
+{
+	struct dpkgstatus_stanza *o;
+	const char *old, *state;
+	FILE *fp;
+	size_t i;
+
+	if ((fp = fopen(log, "ae")) == NULL) {
+		fprintf(stderr, "dpkg: notice: could not open log '%s': %s\n",
+		    log, strerror(errno));
+		return;
+	}
+	for (i = 0; i < s->debs.n; i++) {
+		o = dpkgstatus_peek(before, p[i].name, p[i].arch, p[i].ma);
+		state = o != NULL ? dpkgstatus_state(o) : "not-installed";
+		old = o != NULL && o->version != NULL && *o->version != '\0' &&
+		    strcmp(state, "not-installed") != 0 ? o->version : "<none>";
+		shim_logf(fp, "%s %s:%s %s %s", strcmp(state, "not-installed")
+		    == 0 || strcmp(state, "config-files") == 0 ? "install" :
+		    "upgrade", p[i].name, o != NULL && o->arch != NULL &&
+		    strcmp(state, "not-installed") != 0 && strcmp(state,
+		    "config-files") != 0 ? o->arch : p[i].arch, old,
+		    p[i].version);
+		if (!shim_unpacked(after, &p[i]))
+			continue;
+		shim_logf(fp, "status half-installed %s:%s %s", p[i].name,
+		    p[i].arch, p[i].version);
+		shim_logf(fp, "status unpacked %s:%s %s", p[i].name, p[i].arch,
+		    p[i].version);
+	}
+	if (fclose(fp) != 0)
+		fprintf(stderr, "dpkg: notice: cannot write log '%s': %s\n",
+		    log, strerror(errno));
+}
+
+/*
+ * dpkg -i: the packages it unpacked are configured after the unpack, as
+ * one --configure of the real dpkg with the caller's command-line
+ * options (dpkg reads its configuration again).  A package is one this
+ * call unpacked when AFTER has it unpacked at the file's version.
+ */
+static int
+shim_configure(struct shim *s, struct dpkgstatus *after,
+    const struct shimpkg *p)
+{
+	struct argvec av = { NULL, 0, NULL, 0 };
+	const struct dpkgargs_use *u;
+	size_t i, j, first;
+	char buf[512];
+	int r;
+
 	r = argvec_add(&av, s->argv[0]);
 	for (i = 0; i < s->a.nuse; i++) {
 		u = &s->a.use[i];
@@ -673,9 +757,7 @@ shim_configure(struct shim *s, const struct shimpkg *p)
 	r |= argvec_add(&av, "--configure");
 	first = av.n;
 	for (i = 0; i < s->debs.n; i++) {
-		o = dpkgstatus_peek(&st, p[i].name, p[i].arch, p[i].ma);
-		if (o == NULL || strcmp(dpkgstatus_state(o), "unpacked") != 0 ||
-		    o->version == NULL || strcmp(o->version, p[i].version) != 0)
+		if (!shim_unpacked(after, &p[i]))
 			continue;
 		dpkgstatus_name(p[i].name, p[i].arch, p[i].ma, buf,
 		    sizeof(buf));
@@ -686,7 +768,6 @@ shim_configure(struct shim *s, const struct shimpkg *p)
 		if (j == av.n)
 			r |= argvec_addf(&av, "%s", buf);
 	}
-	dpkgstatus_clear(&st);
 	if (r != 0) {
 		argvec_free(&av);
 		fprintf(stderr, "dpkg: error: out of memory\n");
@@ -697,14 +778,28 @@ shim_configure(struct shim *s, const struct shimpkg *p)
 	return r;
 }
 
+static void
+shim_free(struct shim *s, struct shimpkg *pkgs)
+{
+	if (pkgs != NULL)
+		shimpkg_free(pkgs, s->debs.n);
+	argvec_free(&s->debs);
+	free(s->help);
+	free(s->instdir);
+	free(s->admindir);
+	dpkgargs_free(&s->a);
+}
+
 int
 main(int argc, char **argv)
 {
-	struct shim s;
-	struct shimpkg *pkgs = NULL;
+	struct dpkgstatus before = { NULL, 0 }, after = { NULL, 0 };
 	struct argvec av = { NULL, 0, NULL, 0 };
-	const char *cfgdir, *why;
+	struct shimpkg *pkgs = NULL;
+	const char *cfgdir, *why, *log;
 	char whybuf[PATH_MAX + 64];
+	struct shim s;
+	FILE *fp;
 	int r, rc;
 
 	memset(&s, 0, sizeof(s));
@@ -732,27 +827,42 @@ main(int argc, char **argv)
 		return shim_handon(&s, "'%s --help' failed", s.debunpack);
 	if ((why = shim_judge(&s, whybuf, sizeof(whybuf))) != NULL)
 		return shim_handon(&s, "%s", why);
-	if (s.a.action->id == DPKGARGS_ID_INSTALL &&
-	    shim_read_pkgs(&s, &pkgs) != 0)
+	/* What dpkg would refuse to read is dpkg's to say. */
+	if (shim_read_pkgs(&s, &pkgs) != 0)
 		return shim_handon(&s, "a package file's control cannot be"
 		    " read");
+	if (shim_status(&s, &before) != 0)
+		return shim_handon(&s, "dpkg's status file cannot be read");
 	if (shim_unpack_argv(&s, &av) != 0) {
 		fprintf(stderr, "dpkg: error: out of memory\n");
+		shim_free(&s, pkgs);
 		return 2;
+	}
+
+	/* From here on the call is debunpack's: no more handing on. */
+	if ((log = dpkgargs_value(&s.a, DPKGARGS_ID_LOG)) != NULL) {
+		if ((fp = fopen(log, "ae")) != NULL) {
+			shim_logf(fp, "startup archives %s", s.a.action->name);
+			fclose(fp);
+		}
 	}
 	rc = shim_run(s.debunpack, av.v);
 	argvec_free(&av);
-	/* dpkg -i configures what unpacked, even when some did not. */
-	if (pkgs != NULL && rc <= 1) {
-		r = shim_configure(&s, pkgs);
-		rc = r > rc ? r : rc;
+	if (rc <= 1 && (r = shim_status(&s, &after)) != 0) {
+		fprintf(stderr, "dpkg: error: cannot read '%s/status' after"
+		    " the unpack: %s\n", s.admindir, strerror(-r));
+		rc = 2;
+	} else if (rc <= 1) {
+		if (log != NULL)
+			shim_log(&s, log, &before, &after, pkgs);
+		/* dpkg -i configures what unpacked, even when some did not. */
+		if (s.a.action->id == DPKGARGS_ID_INSTALL) {
+			r = shim_configure(&s, &after, pkgs);
+			rc = r > rc ? r : rc;
+		}
 	}
-	if (pkgs != NULL)
-		shimpkg_free(pkgs, s.debs.n);
-	argvec_free(&s.debs);
-	free(s.help);
-	free(s.instdir);
-	free(s.admindir);
-	dpkgargs_free(&s.a);
+	dpkgstatus_clear(&before);
+	dpkgstatus_clear(&after);
+	shim_free(&s, pkgs);
 	return rc;
 }
