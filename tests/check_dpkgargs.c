@@ -345,6 +345,33 @@ START_TEST(test_dpkgargs_table_verdicts)
 }
 END_TEST
 
+START_TEST(test_dpkgargs_force_string)
+{
+	char *argv[] = { "dpkg", "--force-overwrite,confold", "-G", NULL };
+	char *all[] = { "dpkg", "--force-all", "--refuse-confask", NULL };
+	struct dpkgargs a;
+	char *f;
+
+	/* dpkg's order, not the command line's. */
+	ck_assert_int_eq(parse(&a, argv), 0);
+	ck_assert_str_eq((f = dpkgargs_force_string(&a)),
+	    "security-mac,overwrite,confold");
+	free(f);
+	dpkgargs_free(&a);
+	ck_assert_int_eq(parse(&a, all), 0);
+	f = dpkgargs_force_string(&a);
+	ck_assert_ptr_eq(strstr(f, "all"), NULL);
+	ck_assert_ptr_eq(strstr(f, "confask"), NULL);
+	ck_assert(strncmp(f, "security-mac,downgrade,configure-any,", 37) == 0);
+	free(f);
+	dpkgargs_free(&a);
+	ck_assert_int_eq(dpkgargs_init(&a, ""), 0);
+	ck_assert_str_eq((f = dpkgargs_force_string(&a)), "");
+	free(f);
+	dpkgargs_free(&a);
+}
+END_TEST
+
 START_TEST(test_dpkgargs_int)
 {
 	struct dpkgargs a;
@@ -380,6 +407,7 @@ dpkgargs_suite(void)
 	tcase_add_test(tc, test_dpkgargs_force_env);
 	tcase_add_test(tc, test_dpkgargs_actions);
 	tcase_add_test(tc, test_dpkgargs_table_verdicts);
+	tcase_add_test(tc, test_dpkgargs_force_string);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");

@@ -347,6 +347,30 @@ START_TEST(test_devstat_find)
 }
 END_TEST
 
+START_TEST(test_stats_nosync)
+{
+	struct stats st;
+	char *s;
+
+	/* Said only when the run was under debunpack-nosync. */
+	memset(&st, 0, sizeof(st));
+	st.mode = "syncfs";
+	s = report(stats_write_text, &st);
+	ck_assert_ptr_null(strstr(s, "nosync"));
+	free(s);
+	s = report(stats_write_json, &st);
+	assert_has(s, "{\"sync_mode\":\"syncfs\",\"nosync\":false,");
+	free(s);
+	st.nosync = true;
+	s = report(stats_write_text, &st);
+	assert_has(s, "sync mode:  syncfs\nnosync:     yes ");
+	free(s);
+	s = report(stats_write_json, &st);
+	assert_has(s, "{\"sync_mode\":\"syncfs\",\"nosync\":true,");
+	free(s);
+}
+END_TEST
+
 static Suite *
 stats_suite(void)
 {
@@ -360,6 +384,7 @@ stats_suite(void)
 	tcase_add_test(tc, test_stats_filesystems);
 	tcase_add_test(tc, test_devstat_find);
 	tcase_add_test(tc, test_stats_text_sync_mode);
+	tcase_add_test(tc, test_stats_nosync);
 	tcase_add_test(tc, test_stats_now_monotonic);
 	suite_add_tcase(s, tc);
 

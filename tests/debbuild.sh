@@ -66,6 +66,8 @@ for f in ./usr/bin/debunpack ./usr/share/man/man1/debunpack.1.gz \
     ./usr/share/bash-completion/completions/debunpack \
     ./usr/bin/debunpack-bootstrap ./usr/share/man/man1/debunpack-bootstrap.1.gz \
     ./usr/libexec/debunpack/debunpack-nosync \
+    ./usr/libexec/debunpack/dpkg ./usr/share/man/man8/debunpack-dpkg.8.gz \
+    ./usr/share/doc/debunpack/examples/apt.conf.d/50debunpack \
     ./usr/share/debunpack/mmdebstrap/extract00.sh; do
 	grep -qx "$f" "$tmp/contents" || fail "$f not in $(basename "$deb")"
 done
@@ -76,6 +78,13 @@ dpkg-deb --fsys-tarfile "$deb" |
     tar -xOf - ./usr/share/man/man1/debunpack-bootstrap.1.gz | gzip -dc |
     grep -q '^\.Fl -hook-dir Ns = Ns Pa /usr/share/debunpack/mmdebstrap ,$' ||
     fail "the man page does not name /usr/share/debunpack/mmdebstrap"
+
+# apt's setting, not enabled, names the packaged shim.
+dpkg-deb --fsys-tarfile "$deb" |
+    tar -xOf - ./usr/share/doc/debunpack/examples/apt.conf.d/50debunpack |
+    grep -qx 'Dir::Bin::dpkg "/usr/libexec/debunpack/dpkg";' ||
+    fail "50debunpack does not name /usr/libexec/debunpack/dpkg"
+! grep -qx '\./etc/apt/.*' "$tmp/contents" || fail "the package enables apt's setting"
 
 # Install it as a user would, dpkg's database too when this debunpack
 # keeps one.

@@ -27,13 +27,16 @@ cat > "$T/bin/dpkg" <<'EOF'
 for a; do printf '%s\0' "$a"; done > "$T/handed"
 exit "${FAKE_DPKG_RC:-0}"
 EOF
-# A debunpack whose --help is the real one's plus the options the shim
-# needs that it may lack ($FAKE_ADD), and which records its arguments.
+# A debunpack whose --help is the real one's without the options other
+# parts add, plus those of them in $FAKE_ADD, and which records its
+# arguments.
 cat > "$T/bin/debunpack" <<'EOF'
 #!/bin/sh
 if [ "$1" = --help ]; then
-	"$REAL_DEBUNPACK" --help
-	for o in ${FAKE_ADD-"--maintscripts --dpkg-messages --path-exclude --path-include"}; do
+	"$REAL_DEBUNPACK" --help | grep -v -E \
+	    '^ +--(maintscripts|dpkg-messages|path-exclude|path-include|force-script-chrootless)( |$)'
+	all="--maintscripts --dpkg-messages --path-exclude --path-include"
+	for o in ${FAKE_ADD-$all}; do
 		printf '      %s  (added by the test)\n' "$o"
 	done
 	exit 0
@@ -144,12 +147,13 @@ rm -f "$T/handed"
 # An unpack with an option debunpack does not do as dpkg does.
 for opt in --no-act --dry-run --simulate -E --skip-same-version -O -N \
     --force-overwrite-dir --force-overwrite-diverted --force-all \
-    --force-architecture --force-bad-version --force-script-chrootless \
-    -G --refuse-downgrade --no-force-downgrade --pre-invoke=true \
-    --post-invoke=true --status-logger=cat -D1 --debug=1 -a; do
+    --force-architecture --force-bad-version \
+    -G --refuse-downgrade --no-force-downgrade \
+    --status-logger=cat -D1 --debug=1 -a; do
 	handed_on --root="$R" --no-debsig $opt --unpack "$A"
 done
 handed_on --root="$R" --no-debsig --abort-after=1 --unpack "$A" "$B"
+handed_on --root="$R" --no-debsig --status-fd=1 --status-fd=2 --unpack "$A"
 handed_on --root="$R" --no-debsig --admindir="$T" --unpack "$A"
 handed_on --instdir="$R" --no-debsig --unpack "$A"
 handed_on --root="$R" --no-debsig --unpack "$T/missing.deb"
@@ -167,12 +171,32 @@ DEBUNPACK_DPKG=$T/nodpkg "$DPKGSHIM" --bogus 2> "$T/err" && rc=0 || rc=$?
 [ "$rc" = 2 ] || fail "bad usage without dpkg: exit $rc, want 2"
 grep -qx "dpkg: error: unknown option --bogus" "$T/err" ||
     fail "bad usage without dpkg: $(cat "$T/err")"
+# The real dpkg's usage error, as it would have said it.
+DEBUNPACK_DPKG=$(command -v dpkg) "$DPKGSHIM" --unpack --bogus 2> "$T/err" &&
+    rc=0 || rc=$?
+[ "$rc" = 2 ] && [ "$(head -n 1 "$T/err")" = \
+    "dpkg: error: unknown option --bogus" ] ||
+    fail "real dpkg's usage error: exit $rc, $(cat "$T/err")"
 DEBUNPACK_DPKG=$T/nodpkg "$DPKGSHIM" --configure -a 2> "$T/err" && rc=0 ||
     rc=$?
 [ "$rc" = 2 ] && grep -q "^dpkg: error: cannot execute '$T/nodpkg'" \
     "$T/err" || fail "no dpkg: exit $rc, $(cat "$T/err")"
-# A debunpack without --maintscripts and --dpkg-messages: dpkg unpacks.
+# A debunpack without --maintscripts and --dpkg-messages: dpkg unpacks,
+# and DEBUNPACK_DPKG_DEBUG says why in one line (tests/aptshim.sh reads it).
 FAKE_ADD="" handed_on --root="$R" --no-debsig --unpack "$A"
+FAKE_ADD="" DEBUNPACK_DPKG_DEBUG=1 "$DPKGSHIM" --root="$R" --no-debsig \
+    --unpack "$A" 2> "$T/err" || fail "debug: $(cat "$T/err")"
+[ "$(cat "$T/err")" = "debunpack-dpkg: handed to $T/bin/dpkg: debunpack\
+ lacks --dpkg-db, --maintscripts or --dpkg-messages" ] || fail "debug: $(cat "$T/err")"
+FAKE_ADD="--maintscripts --dpkg-messages" DEBUNPACK_DPKG_DEBUG=1 \
+    "$DPKGSHIM" --root="$R" --no-debsig --path-include=/x --unpack "$A" \
+    2> "$T/err" || fail "debug: $(cat "$T/err")"
+[ "$(cat "$T/err")" = "debunpack-dpkg: handed to $T/bin/dpkg: debunpack\
+ lacks --path-include" ] || fail "debug: $(cat "$T/err")"
+DEBUNPACK_DPKG_DEBUG=1 "$DPKGSHIM" --root="$R" --no-debsig -E --unpack \
+    "$A" 2> "$T/err" || fail "debug: $(cat "$T/err")"
+[ "$(cat "$T/err")" = "debunpack-dpkg: handed to $T/bin/dpkg: option\
+ --skip-same-version" ] || fail "debug: $(cat "$T/err")"
 FAKE_ADD="--maintscripts --dpkg-messages" handed_on --root="$R" \
     --no-debsig '--path-exclude=/usr/share/doc/*' --unpack "$A"
 # And the debunpack of this tree: unpacked once it has them, else handed on.
@@ -254,6 +278,46 @@ $R
 --
 $A
 " --root="$R" --no-debsig --unpack "$A"
+# Under debunpack-nosync, debunpack's --stats says its syncs did nothing.
+if [ -x "${DEBUNPACK_NOSYNC:-}" ] &&
+    "$DEBUNPACK_NOSYNC" true 2>/dev/null; then
+	mkdir "$T/ns"
+	"$DEBUNPACK_NOSYNC" "$REAL_DEBUNPACK" --root "$T/ns" --stats "$A" \
+	    > "$T/stats" || fail "debunpack under debunpack-nosync"
+	grep -q '^nosync:     yes ' "$T/stats" || fail "stats: $(cat "$T/stats")"
+	rm -rf "$T/ns"
+	mkdir "$T/ns"
+	"$REAL_DEBUNPACK" --root "$T/ns" --stats=json "$A" > "$T/stats"
+	grep -q '"nosync":false,' "$T/stats" || fail "stats: $(cat "$T/stats")"
+	rm -rf "$T/ns"
+fi
+# Hooks around an unpack, in order, with dpkg's environment; a failing
+# pre-invoke hook is fatal before anything is unpacked.  Around an install
+# they are dpkg's (its --configure would run them again).
+rm -f "$T/hooks" "$T/unpacked"
+unpacked "$base--
+$A
+" --root="$R" --no-debsig --force-confold \
+    --pre-invoke='echo "1 $DPKG_HOOK_ACTION $DPKG_ROOT $DPKG_ADMINDIR $DPKG_FORCE $(ls "$T/unpacked" 2>/dev/null)" >> "$T/hooks"' \
+    --post-invoke='echo "3 $DPKG_HOOK_ACTION $(ls "$T/unpacked")" >> "$T/hooks"' \
+    --pre-invoke='echo 2 >> "$T/hooks"' --unpack "$A"
+printf '%s\n' "1 unpack $R $R/var/lib/dpkg security-mac,downgrade,confold " \
+    2 "3 unpack $T/unpacked" | diff -u - "$T/hooks" || fail "hooks"
+rm -f "$T/unpacked"
+"$DPKGSHIM" --root="$R" --no-debsig --pre-invoke='exit 3' --unpack "$A" \
+    2> "$T/err" && rc=0 || rc=$?
+[ "$rc" = 2 ] && [ ! -f "$T/unpacked" ] &&
+    grep -qx "dpkg: error: error executing hook 'exit 3', exit code 768" \
+    "$T/err" || fail "failing hook: exit $rc, $(cat "$T/err")"
+handed_on --root="$R" --no-debsig --post-invoke=true -i "$A"
+# A force debunpack has, given to it when it has it.
+FAKE_ADD="--maintscripts --dpkg-messages --force-script-chrootless" \
+    unpacked "$base--force-script-chrootless
+--
+$A
+" --root="$R" --no-debsig --force-script-chrootless --unpack "$A"
+FAKE_ADD="--maintscripts --dpkg-messages" handed_on --root="$R" --no-debsig \
+    --force-script-chrootless --unpack "$A"
 # Exit statuses: debunpack's 1 (a package failed) and 2 are dpkg's.
 for rc in 1 2; do
 	FAKE_DEBUNPACK_RC=$rc "$DPKGSHIM" --root="$R" --no-debsig --unpack \
@@ -280,7 +344,7 @@ $A
 " --root="$R" --path-include=/e --unpack "$A"
 # Options of the configuration that debunpack does not do hand on, and
 # so does a configuration dpkg would refuse (dpkg says why).
-printf 'pre-invoke=true\n' > "$T/etc/dpkg.cfg.d/50hook"
+printf 'status-logger=cat\n' > "$T/etc/dpkg.cfg.d/50hook"
 handed_on --root="$R" --unpack "$A"
 printf 'refuse-downgrade\n' > "$T/etc/dpkg.cfg.d/50hook"
 handed_on --root="$R" --unpack "$A"
@@ -317,6 +381,22 @@ $T/apt/11-pkg.deb
 " --root="$R" --no-debsig --recursive --unpack "$T/tree" "$T/apt"
 mkdir "$T/empty"
 handed_on --root="$R" --no-debsig -R --unpack "$T/empty"
+# The same order as dpkg's own walk, which --no-act tells (the paths cut
+# to their end: ".../tree/a/z.deb").
+dpkg_in "$R" --no-act -R --unpack "$T/tree" "$T/apt/" |
+    sed -n 's/^Preparing to unpack \.*\(.*\) \.\.\.$/\1/p' > "$T/dpkg-order"
+[ "$(wc -l < "$T/dpkg-order")" = 9 ] || fail "dpkg's order: $(cat "$T/dpkg-order")"
+DEBUNPACK_DPKG_DEBUG=1 "$DPKGSHIM" --root="$R" --no-debsig -R --unpack \
+    "$T/tree" "$T/apt/" > "$T/out" 2>&1 || fail "shim: $(cat "$T/out")"
+tr '\0' '\n' < "$T/unpacked" | sed '1,/^--$/d' > "$T/shim-order"
+paste -d '\t' "$T/shim-order" "$T/dpkg-order" | while IFS="$(printf '\t')" \
+    read -r ours theirs; do
+	case $ours in
+	*"$theirs") ;;
+	*) fail "order differs from dpkg's: $(tr '\n' ' ' < "$T/shim-order") /" \
+	    "$(tr '\n' ' ' < "$T/dpkg-order")" ;;
+	esac
+done
 
 # --install: debunpack unpacks (its record is there), then the real dpkg
 # configures what unpacked with the caller's options; dpkg.log has the

@@ -68,9 +68,13 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	A("compare-versions", 0, 0, HANDON, NONE),
 	A("help", '?', 0, HANDON, NONE),
 	A("version", 0, 0, HANDON, NONE),
-	/* Hooks run around the action by dpkg, with its environment. */
-	O("pre-invoke", 0, 1, HANDON, NONE, NULL),
-	O("post-invoke", 0, 1, HANDON, NONE, NULL),
+	/*
+	 * Commands run before and after the action, with dpkg's environment:
+	 * the shim runs them around an unpack (an install is dpkg's: its
+	 * --configure would run them a second time).
+	 */
+	O("pre-invoke", 0, 1, SHIM, PRE_INVOKE, NULL),
+	O("post-invoke", 0, 1, SHIM, POST_INVOKE, NULL),
 	/* The filters of dpkg.cfg.d/excludes: debunpack's, same semantics. */
 	O("path-exclude", 0, 1, MAP, NONE, "--path-exclude"),
 	O("path-include", 0, 1, MAP, NONE, "--path-include"),
@@ -78,7 +82,10 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	O("verify-format", 0, 1, SAME, NONE, NULL),
 	/* A logger fed the status lines: dpkg starts it. */
 	O("status-logger", 0, 1, HANDON, NONE, NULL),
-	/* apt's progress: debunpack writes dpkg's lines there. */
+	/*
+	 * apt's progress: debunpack writes dpkg's lines there (to one
+	 * descriptor: several are handed on).
+	 */
 	O("status-fd", 0, 1, MAP, STATUS_FD, "--status-fd"),
 	/*
 	 * dpkg.log (Debian's dpkg.cfg sets it): the shim writes the unpack's
@@ -178,8 +185,8 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	 * chooses otherwise).
 	 */
 	F("unsafe-io", false, SAME, NONE, NULL),
-	/* Scripts run outside a chroot: dpkg's way of running them. */
-	F("script-chrootless", false, HANDON, NONE, NULL),
+	/* Scripts run outside the root's chroot, DPKG_ROOT set: debunpack's. */
+	F("script-chrootless", false, MAP, NONE, "--force-script-chrootless"),
 	/* Conffile questions are asked at --configure. */
 	F("confnew", false, SAME, NONE, NULL),
 	F("confold", false, SAME, NONE, NULL),
@@ -599,6 +606,29 @@ dpkgargs_parse(struct dpkgargs *a, int argc, char *const *argv)
 	a->operands = av;
 	a->noperands = (int)(argc - (av - argv));
 	return 0;
+}
+
+char *
+dpkgargs_force_string(const struct dpkgargs *a)
+{
+	size_t i, len = 0;
+	char *s;
+
+	for (i = 0; i < DPKGARGS_NROWS; i++)
+		if (dpkgargs_table[i].kind == DPKGARGS_FORCE && a->force[i])
+			len += strlen(dpkgargs_table[i].name) + 1;
+	if ((s = malloc(len + 1)) == NULL)
+		return NULL;
+	s[0] = '\0';
+	/* "all" is no force of its own: the others it set are named. */
+	for (i = 0; i < DPKGARGS_NROWS; i++)
+		if (dpkgargs_table[i].kind == DPKGARGS_FORCE && a->force[i] &&
+		    strcmp(dpkgargs_table[i].name, "all") != 0) {
+			if (s[0] != '\0')
+				strcat(s, ",");
+			strcat(s, dpkgargs_table[i].name);
+		}
+	return s;
 }
 
 const char *

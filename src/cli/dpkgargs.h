@@ -38,6 +38,8 @@ enum dpkgargs_id {
 	DPKGARGS_ID_ABORT_AFTER,
 	DPKGARGS_ID_NO_DEBSIG,
 	DPKGARGS_ID_LOG,
+	DPKGARGS_ID_PRE_INVOKE,
+	DPKGARGS_ID_POST_INVOKE,
 	DPKGARGS_ID_FORCE,		/* --force-LIST */
 	DPKGARGS_ID_REFUSE,		/* --refuse-LIST, --no-force-LIST */
 	DPKGARGS_ID_REFUSE_DOWNGRADE,	/* -G */
@@ -112,6 +114,13 @@ int dpkgargs_parse(struct dpkgargs *a, int argc, char *const *argv);
 
 /* The row of force NAME (LEN bytes), or NULL. */
 const struct dpkgargs_def *dpkgargs_force(const char *name, size_t len);
+
+/*
+ * The forces on, as dpkg puts them in DPKG_FORCE for what it runs: their
+ * names in dpkg's order, commas between.  The caller frees it; NULL when
+ * out of memory.
+ */
+char *dpkgargs_force_string(const struct dpkgargs *a);
 
 /* The last value of option ID, or NULL when not given. */
 const char *dpkgargs_value(const struct dpkgargs *a, enum dpkgargs_id id);

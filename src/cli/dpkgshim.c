@@ -223,27 +223,32 @@ shim_dirs(struct shim *s)
 	if (s->admindir == NULL &&
 	    (s->admindir = shim_admin_default(s->instdir)) == NULL)
 		return -ENOMEM;
-	if (s->instdir[0] == '\0') {
-		free(s->instdir);
-		if ((s->instdir = strdup("/")) == NULL)
-			return -ENOMEM;
-	}
 	return 0;
 }
 
-/* Whether debunpack's --help lists option OPT ("--x"). */
+/*
+ * Whether debunpack's --help lists option OPT ("--x"): at the start of
+ * one of its option lines ("      --x ..." or "  -x, --x ..."), not
+ * named in the help of another.
+ */
 static bool
 shim_has(const struct shim *s, const char *opt)
 {
 	size_t l = strlen(opt);
-	const char *p;
+	const char *p, *q;
+	char c;
 
 	for (p = s->help; (p = strstr(p, opt)) != NULL; p += l) {
-		char c = p[l];
-
-		if ((p == s->help || p[-1] == ' ' || p[-1] == '[' ||
-		    p[-1] == '\n' || p[-1] == '|') && !(c >= 'a' && c <= 'z') &&
-		    !(c >= '0' && c <= '9') && c != '-')
+		c = p[l];
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    c == '-')
+			continue;
+		for (q = p; q > s->help && q[-1] == ' '; q--)
+			;
+		if (q >= s->help + 3 && q[-1] == ',' && q[-3] == '-')
+			for (q -= 3; q > s->help && q[-1] == ' '; q--)
+				;
+		if (q == s->help || q[-1] == '\n')
 			return true;
 	}
 	return false;
@@ -444,7 +449,7 @@ shim_judge(struct shim *s, char *why, size_t n)
 			return why;
 		}
 		if (d->verdict == DPKGARGS_MAP && !shim_has(s, d->debunpack)) {
-			snprintf(why, n, "debunpack has no %s", d->debunpack);
+			snprintf(why, n, "debunpack lacks %s", d->debunpack);
 			return why;
 		}
 	}
@@ -458,10 +463,21 @@ shim_judge(struct shim *s, char *why, size_t n)
 			return why;
 		}
 		if (d->verdict == DPKGARGS_MAP && !shim_has(s, d->debunpack)) {
-			snprintf(why, n, "debunpack has no %s", d->debunpack);
+			snprintf(why, n, "debunpack lacks %s", d->debunpack);
 			return why;
 		}
 	}
+	/* dpkg writes its status lines to every --status-fd, debunpack to one. */
+	for (i = 0, r = 0; i < s->a.nuse; i++)
+		if (s->a.use[i].def->id == DPKGARGS_ID_STATUS_FD)
+			r++;
+	if (r > 1)
+		return "more than one --status-fd";
+	/* dpkg -i would run the hooks once, the shim's two calls twice. */
+	if (s->a.action->id == DPKGARGS_ID_INSTALL &&
+	    (dpkgargs_given(&s->a, DPKGARGS_ID_PRE_INVOKE) ||
+	    dpkgargs_given(&s->a, DPKGARGS_ID_POST_INVOKE)))
+		return "hooks around an install";
 	/* Without --force-not-root dpkg refuses whoever is not root. */
 	d = dpkgargs_force("not-root", 8);
 	if (geteuid() != 0 && !s->a.force[d - dpkgargs_table])
@@ -477,7 +493,7 @@ shim_judge(struct shim *s, char *why, size_t n)
 		    " --dpkg-messages";
 	if (getenv("DEBUNPACK_SYNC_MODE") != NULL &&
 	    !shim_has(s, "--sync-mode"))
-		return "debunpack has no --sync-mode";
+		return "debunpack lacks --sync-mode";
 	if ((r = shim_dirs(s)) != 0)
 		return "out of memory";
 	/* debunpack keeps dpkg's database in ROOT/var/lib/dpkg alone. */
@@ -495,6 +511,54 @@ shim_judge(struct shim *s, char *why, size_t n)
 	    (size_t)strtol(v, NULL, 0) < s->debs.n)
 		return "--abort-after stops before the last package";
 	return NULL;
+}
+
+/*
+ * What dpkg sets for everything it runs, hooks and scripts: the
+ * database, the root ("" for /) and the forces.  0 or -errno.
+ */
+static int
+shim_setenv(struct shim *s, const char *instdir)
+{
+	char *force;
+	int r = 0;
+
+	if ((force = dpkgargs_force_string(&s->a)) == NULL)
+		return -ENOMEM;
+	if (setenv("DPKG_ADMINDIR", s->admindir, 1) != 0 ||
+	    setenv("DPKG_ROOT", instdir, 1) != 0 ||
+	    setenv("DPKG_FORCE", force, 1) != 0)
+		r = -errno;
+	free(force);
+	return r;
+}
+
+/*
+ * The --pre-invoke or --post-invoke commands (ID) in their order, each
+ * through the shell with DPKG_HOOK_ACTION set, as dpkg runs them: one
+ * failing is fatal, in dpkg's words.  0, or 2 for the exit status.
+ */
+static int
+shim_hooks(struct shim *s, enum dpkgargs_id id)
+{
+	size_t i;
+	int st;
+
+	if (setenv("DPKG_HOOK_ACTION", s->a.action->name, 1) != 0)
+		return 2;
+	for (i = 0; i < s->a.nuse; i++) {
+		if (s->a.use[i].def->id != id)
+			continue;
+		fflush(NULL);
+		if ((st = system(s->a.use[i].value)) != 0) {
+			/* dpkg says system()'s status as it is. */
+			fprintf(stderr, "dpkg: error: error executing hook"
+			    " '%s', exit code %d\n", s->a.use[i].value, st);
+			return 2;
+		}
+	}
+	unsetenv("DPKG_HOOK_ACTION");
+	return 0;
 }
 
 /* Run ARGV (ARGV[0] is the program) and wait: its exit status, 2 when killed. */
@@ -537,7 +601,8 @@ shim_unpack_argv(struct shim *s, struct argvec *av)
 
 	r |= argvec_add(av, s->debunpack);
 	r |= argvec_add(av, "--root");
-	r |= argvec_add(av, s->instdir);
+	/* dpkg's "" is the root directory. */
+	r |= argvec_add(av, s->instdir[0] != '\0' ? s->instdir : "/");
 	r |= argvec_add(av, "--dpkg-db");
 	r |= argvec_add(av, "--maintscripts");
 	r |= argvec_add(av, "--dpkg-messages");
@@ -840,6 +905,20 @@ main(int argc, char **argv)
 	}
 
 	/* From here on the call is debunpack's: no more handing on. */
+	if (shim_setenv(&s, s.instdir) != 0) {
+		fprintf(stderr, "dpkg: error: unable to setenv for"
+		    " subprocesses\n");
+		argvec_free(&av);
+		dpkgstatus_clear(&before);
+		shim_free(&s, pkgs);
+		return 2;
+	}
+	if ((rc = shim_hooks(&s, DPKGARGS_ID_PRE_INVOKE)) != 0) {
+		argvec_free(&av);
+		dpkgstatus_clear(&before);
+		shim_free(&s, pkgs);
+		return rc;
+	}
 	if ((log = dpkgargs_value(&s.a, DPKGARGS_ID_LOG)) != NULL) {
 		if ((fp = fopen(log, "ae")) != NULL) {
 			shim_logf(fp, "startup archives %s", s.a.action->name);
@@ -861,6 +940,9 @@ main(int argc, char **argv)
 			rc = r > rc ? r : rc;
 		}
 	}
+	/* As dpkg: after an action that ran to its end, failed packages or not. */
+	if (rc <= 1 && (r = shim_hooks(&s, DPKGARGS_ID_POST_INVOKE)) != 0)
+		rc = r;
 	dpkgstatus_clear(&before);
 	dpkgstatus_clear(&after);
 	shim_free(&s, pkgs);

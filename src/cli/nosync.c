@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -56,6 +57,12 @@ main(int argc, char **argv)
 	if (r != 0) {
 		fprintf(stderr, "debunpack-nosync: cannot install the seccomp"
 		    " filter: %s\n", strerror(-r));
+		return 1;
+	}
+	/* debunpack --stats tells that its syncs did nothing. */
+	if (setenv("DEBUNPACK_NOSYNC_ACTIVE", "1", 1) != 0) {
+		fprintf(stderr, "debunpack-nosync: cannot set the"
+		    " environment: %s\n", strerror(errno));
 		return 1;
 	}
 	execvp(argv[1], argv + 1);

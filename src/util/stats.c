@@ -36,6 +36,9 @@ stats_write_text(FILE *fp, const struct stats *st)
 	int i;
 
 	fprintf(fp, "sync mode:  %s\n", st->mode);
+	if (st->nosync)
+		fprintf(fp, "nosync:     yes (debunpack-nosync: the sync calls"
+		    " did nothing, nothing was made durable)\n");
 	fprintf(fp, "packages:   %lu\n", st->packages);
 	fprintf(fp, "entries:   ");
 	for (i = 0; i < ST_NENTRY; i++)
@@ -67,8 +70,9 @@ stats_write_json(FILE *fp, const struct stats *st)
 	double total = 0;
 	int i;
 
-	fprintf(fp, "{\"sync_mode\":\"%s\",\"packages\":%lu,\"entries\":{",
-	    st->mode, st->packages);
+	fprintf(fp, "{\"sync_mode\":\"%s\",\"nosync\":%s,\"packages\":%lu,"
+	    "\"entries\":{", st->mode, st->nosync ? "true" : "false",
+	    st->packages);
 	for (i = 0; i < ST_NENTRY; i++)
 		fprintf(fp, "%s\"%s\":%lu", i ? "," : "", stats_entry_names[i],
 		    st->entries[i]);

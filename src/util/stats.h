@@ -3,6 +3,7 @@
 #ifndef DEBUNPACK_STATS_H
 #define DEBUNPACK_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -24,6 +25,11 @@ enum stats_phase {
 
 struct stats {
 	const char *mode;
+	/*
+	 * Run under debunpack-nosync (which sets DEBUNPACK_NOSYNC_ACTIVE):
+	 * the mode's sync calls were made and did nothing.
+	 */
+	bool nosync;
 	unsigned long packages;
 	unsigned long entries[ST_NENTRY];
 	uint64_t bytes;
