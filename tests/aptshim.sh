@@ -102,7 +102,6 @@ src="deb [trusted=yes] file:$mirror ./"
 timed bootstrap "$BOOTSTRAP" -q --variant=minbase "" "$T/a/root" "$src" ||
     fail "bootstrap: $(tail -n 5 "$T/bootstrap.log")"
 cp -a "$T/a/root" "$T/b/root" || fail "cannot copy the root to its twin"
-A=$T/a/root B=$T/b/root
 
 # apt's dpkg in each root, observable: each call logged in $T/calls.log
 # with the flushes of its device; DEBUNPACK, which the shim runs, logs
