@@ -29,7 +29,8 @@ fi
 # fuse3 for the power-loss recorder (tests/crash), bindfs for a FUSE mount
 # inside a root (tests/mounts.sh), clang and its libFuzzer runtime for
 # the fuzz target (tests/fuzz), debhelper, dpkg-dev and fakeroot to build
-# debunpack's own .deb (tests/debbuild.sh), GNU time for peak memory
+# debunpack's own .deb (tests/debbuild.sh; dpkg-dev's dpkg-source also
+# unpacks dpkg's source for make check-dpkg-suite), GNU time for peak memory
 # (tests/xzblocks.sh), apt-utils for the test mirrors and uidmap for the
 # rootless builds of debunpack-bootstrap (tests/bootstrap*.sh), with
 # libarchive-tools for the device nodes of their tarballs, and mmdebstrap

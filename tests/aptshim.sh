@@ -1,0 +1,317 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Real apt-get runs with the dpkg for apt (DPKGSHIM) as apt's dpkg: a
+# minbase root (debunpack-bootstrap from a flat mirror of real packages)
+# and its twin, each on an ext4 loop device of its own; in both, apt-get
+# installs eight packages with maintainer scripts and conffiles (more
+# than five: apt hands dpkg a --recursive directory), upgrades three to
+# newer versions added to the mirror (bookworm's tzdata to
+# bookworm-security's, openssl and libssl3 from bookworm-updates to
+# bookworm-security) and removes and purges two, the root with the shim,
+# the twin with the real dpkg.  After each step: apt exits 0 without
+# "APT had planned for dpkg to do more than it reported back", dpkg
+# --audit is clean, dpkg -l and the trees (contents, modes, owners, the
+# packaged files' mtimes) are the twin's, and every unpack call apt made
+# ran debunpack (unless the shim says debunpack lacks the options it
+# needs); the device flushes of the unpack calls are counted for both.  APTSHIM_STEPS=install stops after the first step.
+. "${srcdir:-.}/tests/lib.sh"
+
+is_root || skip "not root: apt, the bootstrap and the loop devices need root"
+for c in apt-get apt-ftparchive dpkg-scanpackages dpkg chroot losetup mkfs.ext4; do
+	command -v "$c" > /dev/null || skip "$c missing"
+done
+[ -x "${BOOTSTRAP:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] ||
+    skip "debunpack-bootstrap not built"
+[ -n "${DPKGSHIM:-}" ] && [ -x "$DPKGSHIM" ] ||
+    fail "the dpkg for apt is not built: DPKGSHIM='${DPKGSHIM:-}'"
+"$DEBUNPACK_NOSYNC" true 2> "$T/nosync.err" ||
+    skip "no seccomp filter here: $(cat "$T/nosync.err")"
+[ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
+real_dpkg=$(command -v dpkg)
+TMPDIR=$T
+export TMPDIR DEBUNPACK DEBUNPACK_NOSYNC
+
+# The packages beyond minbase: cached like minbase's, so that every run
+# installs the same versions.  "old" ones are in the mirror from the
+# start, "new" ones are added for the upgrade.
+old="tzdata=2026b-0+deb12u1 openssl=3.0.17-1~deb12u2 libssl3=3.0.17-1~deb12u2
+less=590-2.1~deb12u2 netbase=6.4 readline-common=8.2-1.3 libreadline8=8.2-1.3
+sensible-utils=0.0.17+nmu1 ucf=3.0043+nmu1+deb12u1"
+new="tzdata=2026f-0+deb12u1 openssl=3.0.22-1~deb12u2 libssl3=3.0.22-1~deb12u2"
+minbase_debs
+xcache=${APTSHIM_CACHE:-/var/cache/debunpack-tests/aptshim}
+mkdir -p "$xcache"
+# deb_of NAME=VERSION: the cached file's path (apt's name: the epoch's
+# colon as %3a, none here).
+deb_of() {
+	echo "$xcache/${1%%=*}_${1#*=}_"*.deb
+}
+missing=""
+for pv in $old $new; do
+	[ -f "$(deb_of "$pv")" ] || missing="$missing $pv"
+done
+if [ -n "$missing" ]; then
+	# shellcheck disable=SC2086 # one word per package
+	timed xdownload sh -c 'cd "$1" && shift && exec apt-get download -q \
+	    -o APT::Sandbox::User=root "$@"' sh "$xcache" $missing ||
+	    skip "cannot download$missing: $(tail -n 1 "$T/xdownload.log")"
+fi
+
+# The mirror: minbase with bookworm's tzdata, and the "old" packages.
+mirror=$T/mirror
+mkdir -p "$mirror"
+# shellcheck disable=SC2086 # one word per file
+for d in $debs; do
+	case $(basename "$d") in tzdata_*) continue ;; esac
+	cp "$d" "$mirror/"
+done
+for pv in $old; do
+	cp "$(deb_of "$pv")" "$mirror/"
+done
+reindex() {
+	sh "${srcdir:-.}/bench/override.sh" "$mirror"/*.deb > "$mirror/.override"
+	(cd "$mirror" && dpkg-scanpackages -m . .override > Packages 2> /dev/null &&
+	    apt-ftparchive release . > Release) || fail "cannot index the mirror $mirror"
+}
+reindex
+
+# Two ext4 file systems on loop devices of our own: the root (the shim)
+# and its twin (the real dpkg).
+# shellcheck disable=SC2317 # called through cleanup_hooks
+unmount_all() {
+	for m in "$T/a" "$T/b"; do
+		umount "$m" 2> /dev/null
+	done
+}
+cleanup_hooks="unmount_all; $cleanup_hooks"
+for side in a b; do
+	truncate -s 1G "$T/$side.img"
+	mkfs.ext4 -q -F -b 4096 "$T/$side.img" || fail "mkfs.ext4 $side"
+	loop_attach "$T/$side.img" || skip "no loop device"
+	eval "dev_$side=${loop#/dev/}"
+	mkdir "$T/$side"
+	mount "$loop" "$T/$side" || fail "cannot mount $loop"
+done
+# flushes DEV: flush requests completed by the device so far (field 16).
+flushes() {
+	awk '{ print $16 }' "/sys/block/$1/stat"
+}
+[ -n "$(flushes "$dev_a")" ] || skip "the kernel does not count flushes in /sys/block/$dev_a/stat"
+
+src="deb [trusted=yes] file:$mirror ./"
+timed bootstrap "$BOOTSTRAP" -q --variant=minbase "" "$T/a/root" "$src" ||
+    fail "bootstrap: $(tail -n 5 "$T/bootstrap.log")"
+cp -a "$T/a/root" "$T/b/root" || fail "cannot copy the root to its twin"
+
+# apt's dpkg in each root, observable: each call logged in $T/calls.log
+# with the flushes of its device; DEBUNPACK, which the shim runs, logs
+# the same.  The shim finds the real dpkg through DEBUNPACK_DPKG.  For an
+# unpack call, the shim is asked first why it would hand it on
+# (DEBUNPACK_DPKG_DEBUG, with a dpkg and a debunpack that do nothing but
+# answer --help): its reason on a "why" line.
+mkdir "$T/bin"
+cat > "$T/bin/shim" <<EOF
+#!/bin/sh
+echo "shim \$(awk '{ print \$16 }' /sys/block/$dev_a/stat) \$*" >> "$T/calls.log"
+case " \$* " in
+*" --unpack "* | *" --install "* | *" -i "*)
+	why=\$(DEBUNPACK_DPKG_DEBUG=1 DEBUNPACK_DPKG=/bin/true DEBUNPACK="$T/bin/probe" \\
+	    "$DPKGSHIM" "\$@" 2>&1 < /dev/null > /dev/null |
+	    sed -n 's/^debunpack-dpkg: handed to [^:]*: //p' | head -n 1)
+	[ -z "\$why" ] || echo "why \$why" >> "$T/calls.log"
+esac
+DEBUNPACK="$T/bin/debunpack" DEBUNPACK_DPKG="$real_dpkg" "$DPKGSHIM" "\$@"
+rc=\$?
+echo "shim-end \$(awk '{ print \$16 }' /sys/block/$dev_a/stat) \$rc" >> "$T/calls.log"
+exit \$rc
+EOF
+cat > "$T/bin/probe" <<EOF
+#!/bin/sh
+case \$1 in --help | --version) exec "$DEBUNPACK" "\$@" ;; esac
+exit 1
+EOF
+cat > "$T/bin/debunpack" <<EOF
+#!/bin/sh
+echo "debunpack \$(awk '{ print \$16 }' /sys/block/$dev_a/stat) \$*" >> "$T/calls.log"
+"$DEBUNPACK" "\$@"
+rc=\$?
+echo "debunpack-end \$(awk '{ print \$16 }' /sys/block/$dev_a/stat) \$rc" >> "$T/calls.log"
+exit \$rc
+EOF
+cat > "$T/bin/dpkg" <<EOF
+#!/bin/sh
+echo "dpkg \$(awk '{ print \$16 }' /sys/block/$dev_b/stat) \$*" >> "$T/calls.log"
+"$real_dpkg" "\$@"
+rc=\$?
+echo "dpkg-end \$(awk '{ print \$16 }' /sys/block/$dev_b/stat) \$rc" >> "$T/calls.log"
+exit \$rc
+EOF
+chmod +x "$T/bin/shim" "$T/bin/probe" "$T/bin/debunpack" "$T/bin/dpkg"
+
+# apt from outside each root (Dir), as mmdebstrap runs it: the root's own
+# apt.conf.d is left out (its debconf hook would preconfigure into the
+# host's debconf database); dpkg gets --root, so that the maintainer
+# scripts run chrooted.  DPkg::Chroot-Directory would need the shim and
+# debunpack, with their libraries, inside the root.
+mkdir "$T/parts"
+for side in a b; do
+	R=$T/$side/root
+	if [ $side = a ]; then d=$T/bin/shim; else d=$T/bin/dpkg; fi
+	cat > "$T/apt-$side.conf" <<EOF
+Dir "$R/";
+Dir::State::status "$R/var/lib/dpkg/status";
+Dir::Etc::Parts "$T/parts/";
+Dir::Bin::dpkg "$d";
+DPkg::Options { "--root=$R"; "--force-confdef"; "--force-confold"; };
+DPkg::Use-Pty "0";
+APT::Sandbox::User "root";
+APT::Install-Recommends "false";
+Acquire::Languages "none";
+EOF
+done
+
+# apt SIDE NAME ARG...: apt-get ARG... in SIDE's root, its output in
+# $T/NAME-SIDE.log; exit 0 and no "APT had planned" (apt's complaint when
+# dpkg's status lines miss some of the work it asked for).
+apt() {
+	ap_side=$1 ap_name=$2
+	shift 2
+	echo "step $ap_name $ap_side" >> "$T/calls.log"
+	APT_CONFIG=$T/apt-$ap_side.conf DEBIAN_FRONTEND=noninteractive \
+	    timed "$ap_name-$ap_side" apt-get -q -y "$@" ||
+	    fail "$ap_name ($ap_side): apt-get $*: exit $?: $(tail -n 5 "$T/$ap_name-$ap_side.log")"
+	! grep -q 'APT had planned for dpkg to do more than it reported back' \
+	    "$T/$ap_name-$ap_side.log" ||
+	    fail "$ap_name ($ap_side): apt says dpkg reported back less than planned"
+}
+
+# listing ROOT: what must be alike in the two roots: every path's type,
+# mode, owner, size (not a directory's), link target and contents, and the
+# mtimes of the packages' regular files (the scripts' own files carry the
+# time of their run), but for ldconfig's aux-cache (inode numbers and
+# ctimes, which no two file systems share).  Left out: apt's and dpkg's logs, apt's caches and
+# lists, dpkg's and debconf's -old copies (one per run of each), and
+# debunpack's own records, which only the shim's root has more of.
+listing() {
+	(cd "$1" && find . -mindepth 1 \
+	    \( -path ./var/log -o -path ./var/cache/apt -o -path ./var/lib/apt/lists \
+	    -o -path ./var/lib/debunpack \) -prune -o \
+	    \( -path './var/lib/dpkg/*-old' -o -path './var/cache/debconf/*-old' \) -prune -o \
+	    -printf '%p %y %m %u %g %s %l\n') |
+	    awk '$2 == "d" { $6 = "-" } { print }' | LC_ALL=C sort
+	(cd "$1" && find . -mindepth 1 \
+	    \( -path ./var/log -o -path ./var/cache/apt -o -path ./var/lib/apt/lists \
+	    -o -path ./var/lib/debunpack \) -prune -o \
+	    \( -path './var/lib/dpkg/*-old' -o -path './var/cache/debconf/*-old' \) -prune -o \
+	    -path ./var/cache/ldconfig/aux-cache -prune -o \
+	    -type f -print0 | xargs -0 -r sha256sum) | LC_ALL=C sort -k2
+	cat "$1"/var/lib/dpkg/info/*.list > "$T/packaged"
+	(cd "$1" && find . -type f -printf '%p %T@\n') |
+	    awk -v list="$T/packaged" '
+		BEGIN { while ((getline l < list) > 0) packaged["." l] = 1 }
+		$1 in packaged { sub(/\.0+$/, "", $2); print "mtime " $1 " " $2 }' |
+	    LC_ALL=C sort
+}
+
+# alike STEP: the checks of the step above in both roots.
+alike() {
+	for side in a b; do
+		R=$T/$side/root
+		LC_ALL=C chroot "$R" dpkg --audit > "$T/audit-$side" 2>&1 ||
+		    fail "$1 ($side): dpkg --audit: $(cat "$T/audit-$side")"
+		[ ! -s "$T/audit-$side" ] || fail "$1 ($side): dpkg --audit: $(cat "$T/audit-$side")"
+		LC_ALL=C chroot "$R" dpkg-query -W \
+		    -f '${db:Status-Abbrev} ${Package} ${Version}\n' > "$T/l-$side" ||
+		    fail "$1 ($side): dpkg-query"
+		listing "$R" > "$T/tree-$side"
+	done
+	diff -u "$T/l-b" "$T/l-a" || fail "$1: dpkg -l with the shim differs from dpkg's"
+	diff -u "$T/tree-b" "$T/tree-a" > "$T/tree.diff" ||
+	    fail "$1: the root differs from the twin's: $(head -n 40 "$T/tree.diff")"
+}
+
+# unpack_flushes STEP: the unpack calls of STEP in the two roots and
+# their device flushes: "shim" for the root, "dpkg" for the twin.  Every
+# unpack the shim was given ran debunpack, in at most 32 flushes (the
+# real dpkg's grow with the files), unless the shim's reason for handing
+# one on is that debunpack lacks the options it needs (--maintscripts
+# and --dpkg-messages, another part's): that is said, not failed.
+unpack_flushes() {
+	awk -v step="$1" '
+	$1 == "step" { on = ($2 == step); next }
+	!on { next }
+	($1 == "shim" || $1 == "dpkg") {
+		who = $1; before = $2; unpack = 0; deb = 0; why = ""
+		for (i = 3; i <= NF; i++)
+			if ($i == "--unpack" || $i == "--install" || $i == "-i") unpack = 1
+		if (unpack) calls[who]++
+		next
+	}
+	$1 == "why" { $1 = ""; why = substr($0, 2); next }
+	# The shim asks debunpack for --help (its options): no unpack.
+	$1 == "debunpack" { if (unpack && $3 != "--help" && $3 != "--version") deb++; next }
+	($1 == "shim-end" || $1 == "dpkg-end") {
+		if (unpack) {
+			fl[who] += $2 - before
+			if (who == "shim" && deb == 0) {
+				handed++
+				if (why !~ /^debunpack lacks /) bad = bad " [" why "]"
+				else lacks = why
+			} else if (who == "shim" && $2 - before > 32) {
+				bad = bad " [" $2 - before " flushes]"
+			}
+		}
+		unpack = 0
+	}
+	END {
+		printf "%s: unpack calls: shim %d (flushes %d, %d handed on%s), dpkg %d (flushes %d)\n",
+		    step, calls["shim"], fl["shim"], handed, lacks == "" ? "" : ": " lacks,
+		    calls["dpkg"], fl["dpkg"]
+		if (bad != "") { print "wrong:" bad; exit 1 }
+	}' "$T/calls.log" > "$T/flushes" || fail "$1: $(cat "$T/flushes")"
+	cat "$T/flushes"
+}
+
+: > "$T/calls.log"
+alike bootstrap
+echo "ok the root and its twin"
+
+# 1. A fresh install: eight packages, maintainer scripts (less's
+#    alternatives, ucf's debconf), conffiles (netbase's, openssl's).
+for side in a b; do
+	apt $side update update
+	apt $side install install less netbase libreadline8 ucf openssl
+done
+grep -q -- '--recursive' "$T/calls.log" ||
+    fail "apt made no --recursive call: $(grep '^shim' "$T/calls.log")"
+alike install
+unpack_flushes install
+echo "ok apt-get install of eight packages"
+[ "${APTSHIM_STEPS:-all}" != install ] || exit 0
+
+# 2. An upgrade: the newer versions added to the mirror.
+for pv in $new; do
+	cp "$(deb_of "$pv")" "$mirror/"
+done
+reindex
+for side in a b; do
+	apt $side update2 update
+	apt $side upgrade dist-upgrade
+done
+alike upgrade
+for pv in $new; do
+	awk -v p="${pv%%=*}" -v v="${pv#*=}" '$1 == "ii" && $2 == p && $3 == v { f = 1 }
+	    END { exit !f }' "$T/l-a" || fail "upgrade: ${pv%%=*} is not ${pv#*=} and installed"
+done
+unpack_flushes upgrade
+echo "ok apt-get dist-upgrade of three packages"
+
+# 3. A removal and a purge (the shim passes them on to dpkg).
+for side in a b; do
+	apt $side remove remove less
+	apt $side purge purge netbase
+done
+alike remove
+! awk '($1 == "ii" && $2 == "less") || $2 == "netbase"' "$T/l-a" | grep -q . ||
+    fail "remove: less or netbase left: $(cat "$T/l-a")"
+echo "ok apt-get remove and purge"
