@@ -25,6 +25,25 @@ grep -q "^f${tab:=$(printf '\t')}c${tab}0644${tab}.*${tab}/etc/app.conf$" "$root
 [ ! -e "$root/etc/app.conf.debunpack-dist" ] || fail "dist file for an unchanged conffile"
 [ ! -s "$T/err" ] || fail "warning for an unchanged conffile: $(cat "$T/err")"
 
+# Unchanged, and the same in the new version (2 again, as an upgrade that
+# keeps it): left as it is, its inode and time too, as dpkg's configure
+# keeps it; the other files upgraded, the record still lists it.
+sed -e 's/Version 2/Version 2a/' -e 's/program2/program2a/' "$T/app2.desc" > "$T/app2a.desc"
+build_deb app2a "$T/app2a.desc" > /dev/null
+touch -d @1000000000 "$root/etc/app.conf"
+before=$(stat -c '%i %Y' "$root/etc/app.conf")
+"$DEBUNPACK" --root "$root" "$T/app2a.deb" 2> "$T/err" || fail "upgrade to 2a"
+[ "$(stat -c '%i %Y' "$root/etc/app.conf")" = "$before" ] ||
+    fail "an unchanged conffile the same in the new version was written"
+[ "$(cat "$root/usr/app")" = program2a ] || fail "2a: other files not upgraded"
+[ ! -s "$T/err" ] || fail "2a: said $(cat "$T/err")"
+grep -q "${tab}/etc/app.conf$" "$root/var/lib/debunpack/app.record" ||
+    fail "2a: the conffile left the record"
+no_temps "$root"
+"$DEBUNPACK" --root "$root" --verify > "$T/out" 2>&1 || fail "2a: verify: $(cat "$T/out")"
+"$DEBUNPACK" --root "$root" --dry-run "$T/app2.deb" > "$T/out" 2>&1 || fail "2a: dry run"
+grep -q "^keep /etc/app.conf: unchanged conffile" "$T/out" || fail "2a: plan: $(cat "$T/out")"
+
 # Changed by the user: kept, the new version beside it, with a warning.
 echo mine > "$root/etc/app.conf"
 "$DEBUNPACK" --root "$root" "$T/app3.deb" 2> "$T/err" || fail "upgrade to 3"

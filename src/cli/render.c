@@ -128,6 +128,7 @@ static const char *const render_verdicts[] = {
 	[PLAN_REMOVE] = "remove", [PLAN_CREATE_DIR] = "create",
 	[PLAN_KEEP_CONFFILE] = "keep", [PLAN_KEEP_DELETED] = "keep",
 	[PLAN_KEEP_NOT_EMPTY] = "keep", [PLAN_KEEP_OWNED] = "keep",
+	[PLAN_KEEP_UNCHANGED] = "keep",
 };
 
 /*
@@ -167,6 +168,9 @@ render_plan_json(struct cli_opts *o, const struct install_note *n)
 		break;
 	case PLAN_KEEP_NOT_EMPTY:
 		fputs(", \"reason\": \"not empty\"", stdout);
+		break;
+	case PLAN_KEEP_UNCHANGED:
+		fputs(", \"reason\": \"unchanged\"", stdout);
 		break;
 	case PLAN_KEEP_OWNED:
 		fputs(", \"reason\": \"owned\", \"package\": ", stdout);
@@ -209,6 +213,10 @@ render_plan(const struct install_note *n)
 		break;
 	case PLAN_KEEP_NOT_EMPTY:
 		printf("keep /%s: not empty\n", path);
+		break;
+	case PLAN_KEEP_UNCHANGED:
+		printf("keep /%s: unchanged conffile, the same in the new"
+		    " version\n", path);
 		break;
 	case PLAN_KEEP_OWNED:
 		printf("keep /%s: also in package '%s'\n", path, detail);

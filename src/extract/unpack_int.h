@@ -111,6 +111,8 @@ struct unpack_target {
 #define UNPACK_CONF_PLAIN	0	/* written as any file */
 #define UNPACK_CONF_KEPT	1	/* the user's kept, the new one beside */
 #define UNPACK_CONF_DELETED	2	/* deleted by the user: stays deleted */
+#define UNPACK_CONF_UNCHANGED	3	/* as installed: the new one replaces it,
+					   unless it is the same (left alone) */
 
 /*
  * Conffile T's new version is written (its SHA-256 DIGEST, its MD5 when

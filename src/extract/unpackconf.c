@@ -158,8 +158,10 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 		    e, &same)) != 0)
 			return dbp_err(err, -r, t->path,
 			    "cannot read conffile");
-		if (e != NULL && same)
+		if (e != NULL && same) {
+			t->conf = UNPACK_CONF_UNCHANGED;
 			return 0;
+		}
 		t->conf = UNPACK_CONF_KEPT;
 	}
 	len = strlen(t->path);
@@ -276,6 +278,24 @@ unpack_conffile_done(struct unpack *u, struct unpack_target *t,
 		same = o != NULL && memcmp(digest, o->sha256, DIGEST_LEN) == 0;
 	if (t->conf == UNPACK_CONF_PLAIN)
 		return 0;
+	if (t->conf == UNPACK_CONF_UNCHANGED && u->opts.plan != NULL)
+		u->opts.plan(u->opts.warn_ctx, same ? PLAN_KEEP_UNCHANGED :
+		    PLAN_REPLACE, t->path, NULL);
+	if (t->conf == UNPACK_CONF_UNCHANGED && !same)
+		return 0;
+	/*
+	 * Neither the user nor the package changed it: dpkg's configure
+	 * keeps the file as it is (its time, its mode) and drops the new
+	 * copy, so the run does not write it either.  The conffile is then
+	 * held as a kept one is, its path the record's still.
+	 */
+	if (t->conf == UNPACK_CONF_UNCHANGED) {
+		memcpy(t->orig, t->path, strlen(t->path) + 1);
+		if ((r = syncbatch_drop(u->sb, t->item, err)) != 0)
+			return r;
+		manifest_forget_path(u->man, t->dir, t->name);
+		return unpack_hold(u, t, false, err);
+	}
 	/* Its verdict now that the run knows whether anything goes beside. */
 	if (u->opts.plan != NULL)
 		u->opts.plan(u->opts.warn_ctx, t->conf == UNPACK_CONF_KEPT ?

@@ -101,8 +101,12 @@ unpack_register(struct unpack *u, struct unpack_target *t, unsigned type,
 {
 	int r;
 
-	/* A conffile kept for the user: unpack_conffile_done tells it. */
-	if (u->opts.plan != NULL && t->record_path == t->path)
+	/*
+	 * A conffile kept for the user, or one that may stay as it is:
+	 * unpack_conffile_done tells it.
+	 */
+	if (u->opts.plan != NULL && t->record_path == t->path &&
+	    t->conf != UNPACK_CONF_UNCHANGED)
 		u->opts.plan(u->opts.warn_ctx, t->existed ? PLAN_REPLACE :
 		    PLAN_CREATE, t->path, NULL);
 

@@ -21,6 +21,8 @@ enum plan_verdict {
 	PLAN_KEEP_NOT_EMPTY,	/* an old directory that still holds files */
 	PLAN_KEEP_OWNED,	/* an old path that another package has;
 				   DETAIL: its name */
+	PLAN_KEEP_UNCHANGED,	/* a conffile as installed, whose new
+				   version is the same: left as it is */
 };
 
 /* PATH is root-relative, without its leading slash. */
