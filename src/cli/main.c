@@ -19,6 +19,7 @@
 #include "cli/render.h"
 #include "durable/rootfs.h"
 #include "run/install.h"
+#include "run/unpackseq.h"
 #include "util/error.h"
 #include "util/stats.h"
 
@@ -113,6 +114,32 @@ main(int argc, char **argv)
 	/* The disk's counters before and after: what the run cost it. */
 	if (o.stats != 0 && devstat_open(&ds, o.in.root) != 0)
 		ds.name[0] = '\0';
+	if (o.maintscripts) {
+		unsigned failed = 0;
+
+		progress_set_seq(o.pg);
+		r = unpackseq_run(&o.in, files, nfiles, &st, &failed, &err);
+		progress_phase(o.pg, PROGRESS_DONE);
+		progress_free(o.pg);
+		render_errors(&o);
+		for (i = 0; i < o.nnames; i++)
+			free(o.names[i]);
+		free(o.names);
+		free(o.states);
+		operands_free(expanded, expanded != NULL ? nfiles : 0);
+		/* dpkg's: 1 when a package failed, 2 when the call could not go on. */
+		if (r != 0) {
+			render_error(&err);
+			return 2;
+		}
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			dbp_err(&err, errno, NULL, "cannot write to standard"
+			    " output");
+			render_error(&err);
+			return 2;
+		}
+		return failed > 0 ? 1 : 0;
+	}
 	r = install_run(&o.in, files, nfiles, &st, &err);
 	/* A failure after some verdicts still ends the array it began. */
 	if (o.fmt == QUERY_JSON && (r == 0 || o.nplan > 0))

@@ -209,6 +209,15 @@ options_run_preinst(struct cli_opts *o, const struct cli_option *opt,
 }
 
 static int
+options_maintscripts(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	(void)opt, (void)arg;
+	o->in.dpkg_db = o->maintscripts = true;
+	return 0;
+}
+
+static int
 options_merged_usr(struct cli_opts *o, const struct cli_option *opt,
     const char *arg)
 {
@@ -242,6 +251,15 @@ options_status_fd(struct cli_opts *o, const struct cli_option *opt,
 	 */
 	(void)fcntl(o->status_fd, F_SETFD, fcntl(o->status_fd, F_GETFD) |
 	    FD_CLOEXEC);
+	return 0;
+}
+
+static int
+options_dpkg_force(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	(void)opt;
+	o->in.dpkg_force = arg;
 	return 0;
 }
 
@@ -305,6 +323,11 @@ static const struct cli_option options_table[] = {
 	    options_admindir, 0 },
 	{ "contents", 0, no_argument, "", "list the entries of package files",
 	    options_action, 0 },
+	{ "dpkg-force", 0, required_argument, "=LIST", "DPKG_FORCE for the"
+	    " maintainer scripts\n(--maintscripts; dpkg's force list)",
+	    options_dpkg_force, 0 },
+	{ "dpkg-messages", 0, no_argument, "", "print dpkg's messages and"
+	    " errors, not\ndebunpack's (--maintscripts)", FLAG(dpkg_messages) },
 	{ "dpkg-db", 0, no_argument, "", "keep dpkg's database"
 	    " (ROOT/var/lib/dpkg) too:\npackages end up unpacked, for dpkg"
 	    " --configure", FLAG(in.dpkg_db) },
@@ -317,6 +340,9 @@ static const struct cli_option options_table[] = {
 	    options_action, 0 },
 	{ "force-depends", 0, no_argument, "", "remove a package others"
 	    " depend on", FLAG(in.rm.force_depends) },
+	{ "force-script-chrootless", 0, no_argument, "", "run the maintainer"
+	    " scripts without chroot,\nDPKG_ROOT set (--maintscripts)",
+	    FLAG(in.script_chrootless) },
 	{ "force-overwrite", 0, no_argument, "", "take over paths of other"
 	    " packages", FLAG(in.force_overwrite) },
 	{ "force-remove-essential", 0, no_argument, "", "remove an essential"
@@ -330,6 +356,9 @@ static const struct cli_option options_table[] = {
 	    " --dry-run write\na JSON array", options_json, 0 },
 	{ "list", 0, no_argument, "", "list the installed packages (those"
 	    " the\npatterns name, as dpkg-query -l)", options_action, 0 },
+	{ "maintscripts", 0, no_argument, "", "run prerm, preinst and postrm"
+	    " as dpkg --unpack\nruns them (implies --dpkg-db)",
+	    options_maintscripts, 0 },
 	{ "merged-usr", 0, optional_argument, "[=WHEN]", "make bin, sbin,"
 	    " lib... links to usr/ in a new\nroot: auto (default: for bookworm"
 	    " or later),\nyes, no", options_merged_usr, 0 },
@@ -388,6 +417,8 @@ options_usage(FILE *fp)
 	    "                 [--sync-mode auto|syncfs|batched|perfile|none]\n"
 	    "                 [--dpkg-db] [--dpkg-dist] [--merged-usr[=auto|yes|no]]\n"
 	    "                 [--run-preinst] [--status-fd N] [--no-progress]\n"
+	    "                 [--maintscripts [--dpkg-messages] [--dpkg-force=LIST]\n"
+	    "                 [--force-script-chrootless]]\n"
 	    "                 [-j N] [-q | -v] [-R] PKG.deb|DIR|-...\n"
 	    "       debunpack --root DIR [--admindir DIR] [--dry-run] [--dpkg-db]\n"
 	    "                 [--no-scripts] [--force-depends]\n"
@@ -465,6 +496,24 @@ options_check(int argc, struct cli_opts *o)
 		fprintf(stderr, "debunpack: --root is required to %s (--root /"
 		    " for the running system)\n", o->in.remove ? (o->in.rm.purge ?
 		    "purge" : "remove") : o->cmd->verb);
+		return -1;
+	}
+	if (o->maintscripts && (o->in.remove || o->in.run_preinst ||
+	    o->action != ACT_INSTALL)) {
+		fprintf(stderr, "debunpack: --maintscripts goes with an install"
+		    " only, not with --remove, --purge, --dry-run,\n"
+		    "--run-preinst nor queries\n");
+		return -1;
+	}
+	if ((o->dpkg_messages || o->in.script_chrootless ||
+	    o->in.dpkg_force != NULL) && !o->maintscripts) {
+		fprintf(stderr, "debunpack: --dpkg-messages, --dpkg-force and"
+		    " --force-script-chrootless go with --maintscripts\n");
+		return -1;
+	}
+	if (o->maintscripts && !o->in.script_chrootless && geteuid() != 0) {
+		fprintf(stderr, "debunpack: --maintscripts needs root (it runs"
+		    " the scripts with chroot) or --force-script-chrootless\n");
 		return -1;
 	}
 	/* The scripts run in a chroot, which only root may enter. */

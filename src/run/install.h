@@ -37,6 +37,21 @@ enum install_event {
 				   removed (PATH "remove") or purged
 				   ("purge"), to state MSG: "config-files"
 				   or "not-installed" */
+	INSTALL_SEQ,		/* --maintscripts (unpackseq.h): step SEQ of
+				   package NAME, file PKG, version VERSION
+				   (over OLD_VERSION when UPGRADE) */
+};
+
+/* The steps of dpkg's --unpack that its front ends see (unpackseq.c). */
+enum unpackseq_step {
+	UNPACKSEQ_SELECTING,	/* NAME was not installed before */
+	UNPACKSEQ_PREPARING,	/* PKG is next */
+	UNPACKSEQ_PROCESSING,	/* dpkg's "processing:" line */
+	UNPACKSEQ_STATUS,	/* NAME's state is now MSG */
+	UNPACKSEQ_UNPACKING,	/* NAME's files go in next */
+	UNPACKSEQ_FAILED,	/* PKG failed: MSG, dpkg's words */
+	UNPACKSEQ_NOTICE,	/* MSG: dpkg's notices ("trying script
+				   from the new package instead ...") */
 };
 
 /* Where a run is, past the extraction. */
@@ -59,6 +74,8 @@ struct install_note {
 	unsigned long long bytes;
 	enum install_phase phase;
 	enum plan_verdict verdict;
+	enum unpackseq_step seq;	/* SEQ */
+	const char *version;		/* SEQ */
 };
 
 struct install_opts {
@@ -74,6 +91,9 @@ struct install_opts {
 	bool dpkg_db;		/* keep dpkg's database in the root too */
 	enum usrmerge_mode usrmerge;	/* merged-/usr links in a new root */
 	bool run_preinst;	/* then run the preinsts (maintscript.h) */
+	/* --maintscripts (unpackseq.h): scripts chrootless, DPKG_FORCE */
+	bool script_chrootless;
+	const char *dpkg_force;
 	/*
 	 * Remove the packages named instead of installing files: RM says
 	 * how (remove.h; its warn and ctx are the run's).

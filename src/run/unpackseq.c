@@ -1,0 +1,1013 @@
+/* SPDX-License-Identifier: MIT */
+/* unpackseq: dpkg --unpack's maintainer scripts and states around debunpack's batch. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "db/dpkgdb.h"
+#include "db/dpkgfmt.h"
+#include "db/dpkgstatus.h"
+#include "deb/deb.h"
+#include "durable/fileat.h"
+#include "durable/rootfs.h"
+#include "run/maintscript.h"
+#include "run/pkgfiles.h"
+#include "run/unpackseq.h"
+
+/*
+ * dpkg --unpack runs, for each package in turn: the old prerm, the new
+ * preinst, the files, the old postrm (src/main/unpack.c).  debunpack
+ * puts the files of all the packages of a call in one batch, made
+ * durable by one barrier, so the scripts are grouped around it: every
+ * prerm and preinst of a group first, then the batch, then every
+ * postrm.  Debian Policy allows it:
+ *
+ *   - a preinst may rely only on Essential packages and on its
+ *     Pre-Depends (§3.5, §7.2), and apt configures Pre-Depends in an
+ *     earlier dpkg call; an Essential package works while merely
+ *     unpacked, and its old version works until its files are replaced;
+ *   - a postrm may rely only on Essential packages (§6.5);
+ *   - a prerm runs while its package's files are all there, whatever
+ *     the other packages of the call do.
+ *
+ * So no script of a group can tell whether another package of the group
+ * was unpacked before it ran, except where a package of the call is
+ * Essential (the old version of an Essential package is gone once its
+ * batch commits, and a later preinst expects the new one) or is
+ * Pre-Depended on by a later package of the call (which apt does not do,
+ * but dpkg would honour the order).  Such a package ends its group: the
+ * packages after it form the next group, with a batch of their own, so
+ * that their scripts see it unpacked, as with dpkg.
+ */
+
+#define SEQ_ADMIN	DPKGDB_DIR
+#define SEQ_CI		"tmp.ci"		/* dpkg's name for it */
+#define SEQ_OLD		"tmp.debunpack-old"	/* old postrms, kept */
+
+enum seq_state {
+	SEQ_TODO,	/* not yet run */
+	SEQ_FAILED,	/* failed, unwound as dpkg unwinds it */
+	SEQ_READY,	/* its preinst ran: into the batch */
+	SEQ_DONE,	/* committed */
+};
+
+struct seq_pkg {
+	const char *file;
+	struct control *ctl;
+	const char *name, *arch, *ma, *version;	/* owned by CTL */
+	char *infoname;		/* info/ file stem */
+	char shown[256];	/* as dpkg names it: NAME[:ARCH] */
+	struct deb_info *info;
+	size_t ninfo;
+	bool essential;
+	/* Before the call: its stanza verbatim, its state, its version. */
+	char *old_text;
+	char *old_version;	/* as dpkg prints it, or NULL */
+	char *old_cversion;
+	const char *old_state;	/* static: "installed", ..., "not-installed" */
+	bool upgrade;		/* an old version's files are there */
+	bool prerm_ran;
+	bool keep_postrm;	/* its old postrm copied aside */
+	enum seq_state state;
+};
+
+struct seq {
+	const struct install_opts *o;
+	struct install_opts in;	/* the batches' options */
+	struct stats *st;
+	char root[PATH_MAX];
+	struct rootfs rf;
+	int adfd;		/* ROOT/var/lib/dpkg */
+	char *running;		/* the root's dpkg version, or NULL */
+	struct seq_pkg *v;
+	size_t n;
+	unsigned failed;
+};
+
+static void
+seq_say(struct seq *s, enum unpackseq_step step, const struct seq_pkg *p,
+    const char *msg)
+{
+	struct install_note n = { .event = INSTALL_SEQ, .seq = step,
+	    .msg = msg };
+
+	if (p != NULL) {
+		n.pkg = p->file;
+		n.name = p->shown;
+		n.version = p->version != NULL ? dpkgfmt_version(p->version) :
+		    NULL;
+		n.old_version = p->old_version;
+		n.upgrade = p->upgrade;
+	}
+	if (s->o->note != NULL)
+		s->o->note(s->o->ctx, &n);
+}
+
+static void
+seq_status(struct seq *s, const struct seq_pkg *p, const char *state)
+{
+	seq_say(s, UNPACKSEQ_STATUS, p, state);
+}
+
+/* Package P failed: MSG (dpkg's words) told, the failure counted. */
+static void
+seq_fail(struct seq *s, struct seq_pkg *p, const char *msg)
+{
+	p->state = SEQ_FAILED;
+	s->failed++;
+	seq_say(s, UNPACKSEQ_FAILED, p, msg);
+}
+
+/*
+ * dpkg's status file rewritten with the stanza of each package in P (N)
+ * replaced by TEXT[i] (NULL: left out), written and synced before it
+ * replaces the old one, and the directory synced: one barrier for all.
+ */
+static int
+seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
+    size_t n, struct dbp_error *err)
+{
+	struct dpkgstatus status = { NULL, 0 };
+	struct dpkgstatus_add *add;
+	char *old = NULL, *out = NULL;
+	size_t len = 0, olen, nadd = 0, i;
+	int fd = -1, r;
+
+	if ((r = fileat_read(s->adfd, "status", &old, &len)) != 0 &&
+	    r != -ENOENT)
+		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot read");
+	if ((r = dpkgstatus_parse(&status, old != NULL ? old : "", len)) != 0) {
+		free(old);
+		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot parse");
+	}
+	free(old);
+	if ((add = calloc(n + 1, sizeof(*add))) == NULL) {
+		dpkgstatus_clear(&status);
+		return dbp_err(err, ENOMEM, NULL, "cannot write status");
+	}
+	for (i = 0; i < n; i++) {
+		(void)dpkgstatus_take(&status, p[i]->name, p[i]->arch,
+		    p[i]->ma);
+		if (text[i] != NULL) {
+			add[nadd].name = p[i]->name;
+			add[nadd].arch = p[i]->arch;
+			add[nadd++].text = text[i];
+		}
+	}
+	r = dpkgstatus_merge(&status, add, nadd, &out, &olen);
+	free(add);
+	dpkgstatus_clear(&status);
+	if (r != 0)
+		return dbp_err(err, -r, NULL, "cannot write status");
+	/* dpkg's own temporary name: dpkg removes it if we leave it. */
+	if ((fd = openat(s->adfd, "status-new", O_WRONLY | O_CREAT | O_TRUNC |
+	    O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)
+		r = -errno;
+	else {
+		const char *q = out;
+		size_t left = olen;
+		ssize_t w;
+
+		while (r == 0 && left > 0) {
+			if ((w = write(fd, q, left)) < 0) {
+				if (errno != EINTR)
+					r = -errno;
+				continue;
+			}
+			q += w;
+			left -= (size_t)w;
+		}
+		if (r == 0 && fdatasync(fd) != 0)
+			r = -errno;
+		if (close(fd) != 0 && r == 0)
+			r = -errno;
+		if (r == 0 && renameat(s->adfd, "status-new", s->adfd,
+		    "status") != 0)
+			r = -errno;
+		if (r == 0 && fsync(s->adfd) != 0)
+			r = -errno;
+	}
+	free(out);
+	return r != 0 ? dbp_err(err, -r, SEQ_ADMIN "/status", "cannot write")
+	    : 0;
+}
+
+/*
+ * P's stanza in STATE (dpkg's "half-installed", ...), with the eflag
+ * reinstreq as dpkg sets it while it works on a package: over stanza
+ * BASE (P's before the call when NULL), or (not installed before) the
+ * few fields dpkg keeps then.  A configured version becomes
+ * Config-Version, as dpkg notes it once the package is no longer
+ * installed.  The caller frees it; NULL when out of memory.
+ */
+static char *
+seq_stanza(const struct seq_pkg *p, const char *base, const char *state)
+{
+	const char *line, *end;
+	char *t = NULL;
+	size_t len;
+	FILE *fp;
+
+	if (base == NULL && strcmp(p->old_state, "not-installed") != 0)
+		base = p->old_text;
+	if ((fp = open_memstream(&t, &len)) == NULL)
+		return NULL;
+	if (base == NULL) {
+		fprintf(fp, "Package: %s\nStatus: install reinstreq %s\n"
+		    "Architecture: %s\n", p->name, state, p->arch != NULL ?
+		    p->arch : "");
+		if (p->ma != NULL)
+			fprintf(fp, "Multi-Arch: %s\n", p->ma);
+		fprintf(fp, "Version: %s\n", p->version);
+	} else
+		for (line = base; *line != '\0'; line = end) {
+			end = strchr(line, '\n');
+			end = end != NULL ? end + 1 : line + strlen(line);
+			if (strncmp(line, "Status: ", 8) == 0) {
+				/* The want stays, the eflag is dpkg's. */
+				fprintf(fp, "Status: %.*s reinstreq %s\n",
+				    (int)strcspn(line + 8, " \n"), line + 8,
+				    state);
+				continue;
+			}
+			if (strncmp(line, "Config-Version: ", 16) == 0 &&
+			    base != p->old_text)
+				continue;
+			fwrite(line, 1, (size_t)(end - line), fp);
+			if (strncmp(line, "Version: ", 9) == 0 &&
+			    base == p->old_text && p->old_cversion == NULL &&
+			    strcmp(p->old_state, "installed") == 0)
+				fprintf(fp, "Config-Version: %s\n",
+				    p->old_version);
+		}
+	if (fclose(fp) != 0) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* P's stanza in dpkg's status as it is now, or NULL.  The caller frees it. */
+static char *
+seq_current(struct seq *s, const struct seq_pkg *p)
+{
+	struct dpkgstatus status = { NULL, 0 };
+	const struct dpkgstatus_stanza *o;
+	char *text = NULL, *t = NULL;
+	size_t len = 0;
+
+	if (fileat_read(s->adfd, "status", &text, &len) != 0)
+		return NULL;
+	if (dpkgstatus_parse(&status, text, len) == 0 &&
+	    (o = dpkgstatus_peek(&status, p->name, p->arch, p->ma)) != NULL)
+		t = strndup(o->text, o->len);
+	dpkgstatus_clear(&status);
+	free(text);
+	return t;
+}
+
+/* What dpkg leaves of a package whose new install was undone. */
+static char *
+seq_not_installed(const struct seq_pkg *p)
+{
+	char *t;
+
+	if (p->old_text != NULL && strcmp(p->old_state, "not-installed") != 0)
+		return strdup(p->old_text);
+	if (asprintf(&t, "Package: %s\nStatus: install ok not-installed\n"
+	    "Architecture: %s\n", p->name, p->arch != NULL ? p->arch : "") < 0)
+		return NULL;
+	return t;
+}
+
+/* Write one package's stanza: TEXT taken (freed), NULL out of memory. */
+static int
+seq_status_one(struct seq *s, struct seq_pkg *p, char *text,
+    struct dbp_error *err)
+{
+	int r;
+
+	if (text == NULL)
+		return dbp_err(err, ENOMEM, NULL, "cannot write status");
+	r = seq_status_write(s, &p, &text, 1, err);
+	free(text);
+	return r;
+}
+
+/* Remove directory NAME of the admin directory and what it holds. */
+static void
+seq_rmdir(struct seq *s, const char *name)
+{
+	char path[PATH_MAX];
+	struct seq_pkg *p;
+	size_t i, j;
+	int dfd;
+
+	if ((dfd = openat(s->adfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return;
+	/* What this run writes there: each package's control files. */
+	for (i = 0; i < s->n; i++) {
+		p = &s->v[i];
+		for (j = 0; j < p->ninfo; j++) {
+			(void)unlinkat(dfd, p->info[j].name, 0);
+			snprintf(path, sizeof(path), "%s.postrm", p->infoname);
+			(void)unlinkat(dfd, path, 0);
+		}
+		snprintf(path, sizeof(path), "%s.postrm", p->infoname);
+		(void)unlinkat(dfd, path, 0);
+	}
+	(void)unlinkat(dfd, "control", 0);
+	close(dfd);
+	(void)unlinkat(s->adfd, name, AT_REMOVEDIR);
+}
+
+/*
+ * The new package's control area, where dpkg runs its new scripts from:
+ * ADMIN/tmp.ci with P's control files.
+ */
+static int
+seq_ci(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
+{
+	size_t i;
+	int dfd, fd, r = 0;
+
+	seq_rmdir(s, SEQ_CI);
+	if (mkdirat(s->adfd, SEQ_CI, 0755) != 0)
+		return dbp_err(err, errno, SEQ_ADMIN "/" SEQ_CI, "cannot create");
+	if ((dfd = openat(s->adfd, SEQ_CI, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return dbp_err(err, errno, SEQ_ADMIN "/" SEQ_CI, "cannot open");
+	for (i = 0; r == 0 && i < p->ninfo; i++) {
+		const struct deb_info *f = &p->info[i];
+
+		if (strchr(f->name, '/') != NULL)
+			continue;
+		if ((fd = openat(dfd, f->name, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, f->mode & 0777)) < 0 ||
+		    write(fd, f->data, f->len) != (ssize_t)f->len ||
+		    fchmod(fd, f->mode & 0777) != 0)
+			r = dbp_err(err, errno != 0 ? errno : EIO, f->name,
+			    "cannot write control file");
+		if (fd >= 0)
+			close(fd);
+	}
+	close(dfd);
+	return r;
+}
+
+static const struct deb_info *
+seq_info(const struct seq_pkg *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->ninfo; i++)
+		if (strcmp(p->info[i].name, name) == 0)
+			return &p->info[i];
+	return NULL;
+}
+
+/* dpkg's words for a script: "pre-installation". */
+static const char *
+seq_desc(const char *script)
+{
+	return strcmp(script, "preinst") == 0 ? "pre-installation" :
+	    strcmp(script, "postinst") == 0 ? "post-installation" :
+	    strcmp(script, "prerm") == 0 ? "pre-removal" : "post-removal";
+}
+
+/*
+ * Run script SCRIPT of P: the new one (NEW, from tmp.ci, which the
+ * caller made) or the installed one (info/), or KEPT: the old postrm
+ * copied aside before the batch replaced info/.  With up to three
+ * arguments.  1 when it is not there, 0 when it ran and succeeded, -1
+ * when it failed (MSG: dpkg's words), or -errno with ERR.
+ */
+static int
+seq_script(struct seq *s, struct seq_pkg *p, const char *script,
+    const char *where, const char *a1, const char *a2, const char *a3,
+    char *msg, size_t msglen, struct dbp_error *err)
+{
+	struct maintscript_env e = { .root = s->root,
+	    .chrootless = s->o->script_chrootless, .pkg = p->name,
+	    .arch = p->arch, .script = script,
+	    .running_version = s->running, .force = s->o->dpkg_force,
+	    .debconf = strcmp(where, "new") == 0 };
+	char path[PATH_MAX], why[128];
+	char *argv[5] = { path, (char *)a1, (char *)a2, (char *)a3, NULL };
+	struct stat st;
+	int status, r;
+
+	if (strcmp(where, "new") == 0)
+		snprintf(path, sizeof(path), "/" SEQ_ADMIN "/" SEQ_CI "/%s",
+		    script);
+	else
+		snprintf(path, sizeof(path), "/" SEQ_ADMIN "/%s/%s.%s",
+		    strcmp(where, "kept") == 0 ? SEQ_OLD : "info",
+		    p->infoname, script);
+	if (fstatat(s->adfd, path + sizeof(SEQ_ADMIN) + 1, &st, 0) != 0)
+		return errno == ENOENT ? 1 : dbp_err(err, errno, path + 1,
+		    "cannot find script");
+	if ((r = maintscript_run(&e, path, argv, &status, err)) != 0)
+		return r;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	maintscript_status_text(status, why, sizeof(why));
+	snprintf(msg, msglen, "%s %s package %s script subprocess %s",
+	    strcmp(where, "new") == 0 ? "new" : strcmp(where, "kept") == 0 ?
+	    "old" : "installed", p->shown, seq_desc(script), why);
+	return -1;
+}
+
+/*
+ * dpkg's maintscript_fallback: the old SCRIPT with "IFOK NEWVER"; if that
+ * fails, the new one with "IFFALLBACK OLDVER NEWVER".  As seq_script.
+ */
+static int
+seq_fallback(struct seq *s, struct seq_pkg *p, const char *script,
+    const char *old_where, const char *ifok, const char *iffallback,
+    char *msg, size_t msglen, struct dbp_error *err)
+{
+	const char *nv = dpkgfmt_version(p->version);
+	int r;
+
+	if ((r = seq_script(s, p, script, old_where, ifok, nv, NULL, msg,
+	    msglen, err)) >= 0 || r != -1)
+		return r == 1 ? 0 : r;
+	seq_say(s, UNPACKSEQ_NOTICE, p, msg);
+	seq_say(s, UNPACKSEQ_NOTICE, p, "trying script from the new package"
+	    " instead ...");
+	if ((r = seq_ci(s, p, err)) != 0)
+		return r;
+	r = seq_script(s, p, script, "new", iffallback, p->old_version, nv,
+	    msg, msglen, err);
+	if (r == 1) {
+		snprintf(msg, msglen, "there is no script in the new version"
+		    " of the package - giving up");
+		return -1;
+	}
+	if (r == 0)
+		seq_say(s, UNPACKSEQ_NOTICE, p, "... it looks like that went"
+		    " OK");
+	return r;
+}
+
+/* Read P's control and control files; P->ctl NULL and MSG on failure. */
+static int
+seq_read(struct seq_pkg *p, struct dbp_error *err)
+{
+	struct deb *d;
+	const char *e;
+	char buf[256];
+	int r;
+
+	if ((r = deb_open(&d, p->file, err)) != 0)
+		return r;
+	deb_keep_info(d);
+	if ((r = deb_read_control(d, &p->ctl, err)) == 0 &&
+	    (r = dpkgstatus_check(p->ctl, err)) != 0) {
+		control_free(p->ctl);
+		p->ctl = NULL;
+	}
+	if (r == 0)
+		deb_take_info(d, &p->info, &p->ninfo);
+	deb_close(d);
+	if (r != 0)
+		return r;
+	p->name = control_get(p->ctl, "Package");
+	p->arch = control_get(p->ctl, "Architecture");
+	p->ma = control_get(p->ctl, "Multi-Arch");
+	p->version = control_get(p->ctl, "Version");
+	if (p->name == NULL || p->version == NULL)
+		return dbp_err(err, 0, "", "no Package or Version field");
+	e = control_get(p->ctl, "Essential");
+	p->essential = e != NULL && strcmp(e, "yes") == 0;
+	pkgfiles_name(p->ctl, buf, sizeof(buf));
+	snprintf(p->shown, sizeof(p->shown), "%s", buf);
+	if ((p->infoname = dpkgstatus_infoname(p->name, p->arch, p->ma)) ==
+	    NULL)
+		return dbp_err(err, ENOMEM, NULL, "cannot read package");
+	return 0;
+}
+
+/* P's state before the call, from dpkg's status S. */
+static int
+seq_old(struct seq_pkg *p, struct dpkgstatus *s)
+{
+	const struct dpkgstatus_stanza *o;
+
+	p->old_state = "not-installed";
+	if ((o = dpkgstatus_peek(s, p->name, p->arch, p->ma)) == NULL)
+		return 0;
+	if ((p->old_text = strndup(o->text, o->len)) == NULL)
+		return -ENOMEM;
+	{
+		static const char *const states[] = { "installed",
+		    "config-files", "unpacked", "half-installed",
+		    "half-configured", "triggers-awaited",
+		    "triggers-pending" };
+		size_t k;
+
+		for (k = 0; k < sizeof(states) / sizeof(states[0]); k++)
+			if (strcmp(dpkgstatus_state(o), states[k]) == 0)
+				p->old_state = states[k];
+	}
+	if (o->version != NULL &&
+	    (p->old_version = strdup(dpkgfmt_version(o->version))) == NULL)
+		return -ENOMEM;
+	if (o->cversion != NULL && (p->old_cversion = strdup(o->cversion)) ==
+	    NULL)
+		return -ENOMEM;
+	p->upgrade = dpkgstatus_installed(o);
+	return 0;
+}
+
+/*
+ * Before any script: every package read, its old state from dpkg's
+ * status, the root's dpkg version (DPKG_RUNNING_VERSION).  A package
+ * that cannot be read fails alone, as with dpkg.
+ */
+static int
+seq_load(struct seq *s, struct dbp_error *err)
+{
+	struct dpkgstatus status = { NULL, 0 };
+	const struct dpkgstatus_stanza *d;
+	struct dbp_error perr;
+	char *text = NULL, line[3 * PATH_MAX];
+	size_t len = 0, i;
+	int r;
+
+	if ((r = fileat_read(s->adfd, "status", &text, &len)) != 0 &&
+	    r != -ENOENT)
+		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot read");
+	r = dpkgstatus_parse(&status, text != NULL ? text : "", len);
+	free(text);
+	if (r != 0)
+		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot parse");
+	if ((d = dpkgstatus_peek(&status, "dpkg", NULL, NULL)) != NULL &&
+	    d->version != NULL)
+		s->running = strdup(dpkgfmt_version(d->version));
+	for (i = 0; r == 0 && i < s->n; i++) {
+		struct seq_pkg *p = &s->v[i];
+
+		dbp_err_clear(&perr);
+		if (seq_read(p, &perr) != 0) {
+			snprintf(line, sizeof(line), "%s%s%s%s", perr.path[0] !=
+			    '\0' ? perr.path : "", perr.path[0] != '\0' ?
+			    ": " : "", perr.msg, "");
+			if (perr.errnum != 0)
+				snprintf(line + strlen(line), sizeof(line) -
+				    strlen(line), ": %s", strerror(perr.errnum));
+			seq_fail(s, p, line);
+			continue;
+		}
+		if ((r = seq_old(p, &status)) != 0)
+			r = dbp_err(err, -r, NULL, "cannot read status");
+	}
+	dpkgstatus_clear(&status);
+	return r;
+}
+
+/*
+ * Whether P must end its group (see the top of the file): it is
+ * Essential, or a later package of the call Pre-Depends on it.
+ */
+static bool
+seq_ends_group(const struct seq *s, size_t i)
+{
+	const struct seq_pkg *p = &s->v[i];
+	size_t j, l;
+
+	if (p->essential)
+		return true;
+	l = strlen(p->name);
+	for (j = i + 1; j < s->n; j++) {
+		const char *pd = s->v[j].ctl != NULL ?
+		    control_get(s->v[j].ctl, "Pre-Depends") : NULL;
+		const char *q;
+
+		for (q = pd; q != NULL && (q = strstr(q, p->name)) != NULL;
+		    q += l)
+			if ((q == pd || strchr(" ,|\t\n", q[-1]) != NULL) &&
+			    strchr(" ,|(:\t\n", q[l]) != NULL)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The unwind of an upgrade whose prerm ran: the old postinst
+ * abort-upgrade NEWVER (dpkg's cu_prermupgrade), the stanza back as it
+ * was, or left half-configured when that fails too.
+ */
+static int
+seq_unwind_prerm(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
+{
+	char msg[512];
+	int r;
+
+	if (!p->prerm_ran)
+		return 0;
+	r = seq_script(s, p, "postinst", "info", "abort-upgrade",
+	    dpkgfmt_version(p->version), NULL, msg, sizeof(msg), err);
+	if (r < -1)
+		return r;
+	if (r == -1) {
+		seq_say(s, UNPACKSEQ_NOTICE, p, msg);
+		seq_status(s, p, "half-configured");
+		return seq_status_one(s, p, seq_stanza(p, NULL, "half-configured"),
+		    err);
+	}
+	seq_status(s, p, p->old_state);
+	return seq_status_one(s, p, strdup(p->old_text), err);
+}
+
+/*
+ * Step 1 of a group: the old prerm upgrade of each upgrade of an
+ * installed (configured) version, with dpkg's fallback and unwind.
+ */
+static int
+seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
+{
+	char msg[512];
+	size_t i;
+	int r;
+
+	for (i = from; i < to; i++) {
+		struct seq_pkg *p = &s->v[i];
+
+		if (p->state != SEQ_TODO)
+			continue;
+		if (!p->upgrade)
+			seq_say(s, UNPACKSEQ_SELECTING, p, NULL);
+		seq_say(s, UNPACKSEQ_PREPARING, p, NULL);
+		seq_say(s, UNPACKSEQ_PROCESSING, p, NULL);
+		/* dpkg runs it over a version that was configured. */
+		if (strcmp(p->old_state, "installed") != 0 &&
+		    strcmp(p->old_state, "half-configured") != 0 &&
+		    strncmp(p->old_state, "triggers-", 9) != 0)
+			continue;
+		seq_status(s, p, "half-configured");
+		p->prerm_ran = true;
+		r = seq_fallback(s, p, "prerm", "info", "upgrade",
+		    "failed-upgrade", msg, sizeof(msg), err);
+		if (r < -1)
+			return r;
+		if (r == -1) {
+			seq_fail(s, p, msg);
+			if ((r = seq_unwind_prerm(s, p, err)) != 0)
+				return r;
+			continue;
+		}
+		seq_status(s, p, "unpacked");
+	}
+	return 0;
+}
+
+/*
+ * Step 2: every package of the group half-installed in dpkg's status,
+ * in one write and one barrier, before any preinst can change anything.
+ */
+static int
+seq_half_installed(struct seq *s, size_t from, size_t to,
+    struct dbp_error *err)
+{
+	struct seq_pkg **pv;
+	char **tv;
+	size_t i, n = 0;
+	int r = 0;
+
+	pv = calloc(to - from + 1, sizeof(*pv));
+	tv = calloc(to - from + 1, sizeof(*tv));
+	for (i = from; pv != NULL && tv != NULL && r == 0 && i < to; i++) {
+		if (s->v[i].state != SEQ_TODO)
+			continue;
+		pv[n] = &s->v[i];
+		if ((tv[n++] = seq_stanza(&s->v[i], NULL,
+		    "half-installed")) == NULL)
+			r = -ENOMEM;
+	}
+	if (pv == NULL || tv == NULL || r != 0)
+		r = dbp_err(err, ENOMEM, NULL, "cannot write status");
+	else if (n > 0 && (r = seq_status_write(s, pv, tv, n, err)) == 0)
+		for (i = 0; i < n; i++)
+			seq_status(s, pv[i], "half-installed");
+	for (i = 0; tv != NULL && i < n; i++)
+		free(tv[i]);
+	free(pv);
+	free(tv);
+	return r;
+}
+
+/*
+ * Undo P's new version before its files: the new postrm abort-install
+ * or abort-upgrade (dpkg's cu_preinst*), the status back, then the
+ * prerm's unwind.
+ */
+static int
+seq_unwind_preinst(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
+{
+	const char *nv = dpkgfmt_version(p->version);
+	char msg[512];
+	int r;
+
+	if ((r = seq_ci(s, p, err)) != 0)
+		return r;
+	if (p->upgrade)
+		r = seq_script(s, p, "postrm", "new", "abort-upgrade",
+		    p->old_version, nv, msg, sizeof(msg), err);
+	else
+		r = seq_script(s, p, "postrm", "new", "abort-install",
+		    p->old_version != NULL ? p->old_version : NULL,
+		    p->old_version != NULL ? nv : NULL, msg, sizeof(msg), err);
+	seq_rmdir(s, SEQ_CI);
+	if (r < -1)
+		return r;
+	if (r == -1) {
+		/* dpkg leaves it half-installed, to be reinstalled. */
+		seq_say(s, UNPACKSEQ_NOTICE, p, msg);
+		return 0;
+	}
+	if (p->prerm_ran) {
+		seq_status(s, p, "unpacked");
+		return seq_unwind_prerm(s, p, err);
+	}
+	seq_status(s, p, p->upgrade ? p->old_state : strcmp(p->old_state,
+	    "config-files") == 0 ? "config-files" : "not-installed");
+	return seq_status_one(s, p, seq_not_installed(p), err);
+}
+
+/* Copy P's installed postrm aside: the batch replaces info/ with the new. */
+static int
+seq_keep_postrm(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
+{
+	char from[PATH_MAX], to[PATH_MAX], *text;
+	size_t len;
+	int fd, r;
+
+	snprintf(from, sizeof(from), "info/%s.postrm", p->infoname);
+	if ((r = fileat_read(s->adfd, from, &text, &len)) == -ENOENT)
+		return 0;
+	if (r != 0)
+		return dbp_err(err, -r, from, "cannot read");
+	if (mkdirat(s->adfd, SEQ_OLD, 0755) != 0 && errno != EEXIST) {
+		free(text);
+		return dbp_err(err, errno, SEQ_ADMIN "/" SEQ_OLD,
+		    "cannot create");
+	}
+	snprintf(to, sizeof(to), SEQ_OLD "/%s.postrm", p->infoname);
+	(void)unlinkat(s->adfd, to, 0);
+	r = 0;
+	if ((fd = openat(s->adfd, to, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0755)) < 0 ||
+	    write(fd, text, len) != (ssize_t)len)
+		r = dbp_err(err, errno != 0 ? errno : EIO, to, "cannot write");
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	p->keep_postrm = r == 0;
+	return r;
+}
+
+/* Step 3: the new preinsts, each from its control area. */
+static int
+seq_preinsts(struct seq *s, size_t from, size_t to, struct dbp_error *err)
+{
+	const char *nv;
+	char msg[512];
+	size_t i;
+	int r;
+
+	for (i = from; i < to; i++) {
+		struct seq_pkg *p = &s->v[i];
+
+		if (p->state != SEQ_TODO)
+			continue;
+		nv = dpkgfmt_version(p->version);
+		r = 1;
+		if (seq_info(p, "preinst") != NULL) {
+			if ((r = seq_ci(s, p, err)) != 0)
+				return r;
+			if (p->upgrade)
+				r = seq_script(s, p, "preinst", "new",
+				    "upgrade", p->old_version, nv, msg,
+				    sizeof(msg), err);
+			else
+				r = seq_script(s, p, "preinst", "new",
+				    "install", p->old_version,
+				    p->old_version != NULL ? nv : NULL,
+				    msg, sizeof(msg), err);
+			seq_rmdir(s, SEQ_CI);
+		}
+		if (r < -1)
+			return r;
+		if (r == -1) {
+			seq_fail(s, p, msg);
+			if ((r = seq_unwind_preinst(s, p, err)) != 0)
+				return r;
+			continue;
+		}
+		if (p->upgrade && (r = seq_keep_postrm(s, p, err)) != 0)
+			return r;
+		p->state = SEQ_READY;
+		seq_say(s, UNPACKSEQ_UNPACKING, p, NULL);
+	}
+	return 0;
+}
+
+/*
+ * Step 4: the batch of the group's ready packages.  A package the batch
+ * blames (a file conflict, a damaged archive) fails alone: unwound as
+ * after its preinst, and the batch is run again without it, as dpkg
+ * goes on with the next package.  Any other error stops the call.
+ */
+static int
+seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
+{
+	struct dbp_error berr;
+	char **files, line[3 * PATH_MAX];
+	size_t i, n;
+	int r;
+
+	if ((files = calloc(to - from + 1, sizeof(*files))) == NULL)
+		return dbp_err(err, ENOMEM, NULL, "cannot start");
+	for (;;) {
+		struct seq_pkg *blamed = NULL;
+
+		for (i = from, n = 0; i < to; i++)
+			if (s->v[i].state == SEQ_READY)
+				files[n++] = (char *)s->v[i].file;
+		if (n == 0) {
+			r = 0;
+			break;
+		}
+		dbp_err_clear(&berr);
+		if ((r = install_run(&s->in, files, n, s->st, &berr)) == 0) {
+			for (i = from; i < to; i++)
+				if (s->v[i].state == SEQ_READY)
+					s->v[i].state = SEQ_DONE;
+			break;
+		}
+		for (i = from; berr.pkg[0] != '\0' && i < to; i++)
+			if (s->v[i].state == SEQ_READY &&
+			    strcmp(s->v[i].file, berr.pkg) == 0)
+				blamed = &s->v[i];
+		if (blamed == NULL) {
+			*err = berr;
+			break;
+		}
+		snprintf(line, sizeof(line), "%s%s%s%s", berr.path[0] != '\0' ?
+		    "'" : "", berr.path, berr.path[0] != '\0' ? "': " : "",
+		    berr.msg);
+		if (berr.errnum != 0)
+			snprintf(line + strlen(line), sizeof(line) -
+			    strlen(line), ": %s", strerror(berr.errnum));
+		seq_fail(s, blamed, line);
+		if ((r = seq_unwind_preinst(s, blamed, err)) != 0)
+			break;
+	}
+	free(files);
+	return r;
+}
+
+/*
+ * Step 5, past the commit: the old postrm upgrade NEWVER, or the new
+ * postrm failed-upgrade OLDVER NEWVER.  When both fail dpkg would undo
+ * the unpack, putting the old files back; this run's are committed, so
+ * the package is left half-installed and reinstreq, to be installed
+ * again, and fails.
+ */
+static int
+seq_postrms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
+{
+	char msg[512];
+	size_t i;
+	int r;
+
+	for (i = from; i < to; i++) {
+		struct seq_pkg *p = &s->v[i];
+
+		if (p->state != SEQ_DONE)
+			continue;
+		/* Without an old postrm, dpkg runs no new one either. */
+		if (p->upgrade && p->keep_postrm) {
+			r = seq_fallback(s, p, "postrm", "kept", "upgrade",
+			    "failed-upgrade", msg, sizeof(msg), err);
+			seq_rmdir(s, SEQ_CI);
+			if (r < -1)
+				return r;
+			if (r == -1) {
+				seq_fail(s, p, msg);
+				char *now = seq_current(s, p);
+
+				seq_status(s, p, "half-installed");
+				r = seq_status_one(s, p, seq_stanza(p, now,
+				    "half-installed"), err);
+				free(now);
+				if (r != 0)
+					return r;
+				continue;
+			}
+		}
+		seq_status(s, p, "unpacked");
+	}
+	seq_rmdir(s, SEQ_OLD);
+	return 0;
+}
+
+static void
+seq_free(struct seq *s)
+{
+	size_t i;
+
+	for (i = 0; s->v != NULL && i < s->n; i++) {
+		struct seq_pkg *p = &s->v[i];
+
+		control_free(p->ctl);
+		deb_info_free(p->info, p->ninfo);
+		free(p->infoname);
+		free(p->old_text);
+		free(p->old_version);
+		free(p->old_cversion);
+	}
+	free(s->v);
+	free(s->running);
+	if (s->adfd >= 0)
+		close(s->adfd);
+	rootfs_close(&s->rf);
+}
+
+int
+unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
+    struct stats *st, unsigned *failed, struct dbp_error *err)
+{
+	struct seq s = { .o = o, .st = st, .rf = { -1, false }, .adfd = -1 };
+	char **files = NULL;
+	size_t nfiles = 0, i, from;
+	int r;
+
+	*failed = 0;
+	s.in = *o;
+	s.in.dpkg_db = true;
+	s.in.run_preinst = false;
+	if ((r = pkgfiles_last(o, all, nall, &files, &nfiles, err)) != 0)
+		return r;
+	if (realpath(o->root, s.root) == NULL) {
+		free(files);
+		return dbp_err(err, errno, o->root, "cannot open root");
+	}
+	if ((r = rootfs_open(&s.rf, s.root, err)) != 0)
+		goto out;
+	/* dpkg's database, made as --dpkg-db makes it for a new root. */
+	(void)mkdirat(s.rf.fd, "var", 0755);
+	(void)mkdirat(s.rf.fd, "var/lib", 0755);
+	(void)mkdirat(s.rf.fd, SEQ_ADMIN, 0755);
+	if ((s.adfd = rootfs_resolve(&s.rf, SEQ_ADMIN, O_RDONLY |
+	    O_DIRECTORY)) < 0) {
+		r = dbp_err(err, -s.adfd, SEQ_ADMIN, "cannot open");
+		goto out;
+	}
+	if ((s.v = calloc(nfiles + 1, sizeof(*s.v))) == NULL) {
+		r = dbp_err(err, ENOMEM, NULL, "cannot start");
+		goto out;
+	}
+	s.n = nfiles;
+	for (i = 0; i < nfiles; i++)
+		s.v[i].file = files[i];
+	/* What an interrupted call left aside is of no use now. */
+	seq_rmdir(&s, SEQ_CI);
+	seq_rmdir(&s, SEQ_OLD);
+	if ((r = seq_load(&s, err)) != 0)
+		goto out;
+	for (from = 0; r == 0 && from < s.n; from = i) {
+		for (i = from; i < s.n; i++)
+			if (s.v[i].state == SEQ_TODO && seq_ends_group(&s, i)) {
+				i++;
+				break;
+			}
+		if ((r = seq_prerms(&s, from, i, err)) != 0 ||
+		    (r = seq_half_installed(&s, from, i, err)) != 0 ||
+		    (r = seq_preinsts(&s, from, i, err)) != 0 ||
+		    (r = seq_batch(&s, from, i, err)) != 0 ||
+		    (r = seq_postrms(&s, from, i, err)) != 0)
+			break;
+	}
+	*failed = s.failed;
+out:
+	if (s.adfd >= 0) {
+		seq_rmdir(&s, SEQ_CI);
+		seq_rmdir(&s, SEQ_OLD);
+	}
+	seq_free(&s);
+	free(files);
+	return r;
+}

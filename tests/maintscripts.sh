@@ -1,0 +1,146 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# --maintscripts: dpkg --unpack's maintainer scripts, states, status-fd lines
+# and exit codes, compared with dpkg's on the same packages in twin roots.
+# The scripts run chrootless (--force-script-chrootless, as dpkg_in runs
+# dpkg): a test root has no shell.
+. "$(dirname "$0")/lib.sh"
+
+command -v dpkg > /dev/null || skip "no dpkg"
+
+# Each script logs its name, arguments and dpkg's variables, and fails
+# when a file fail-PKG-SCRIPT-ARG1 is in the root.
+S='#!/bin/sh\necho "$(basename $0) $* P=$DPKG_MAINTSCRIPT_PACKAGE A=$DPKG_MAINTSCRIPT_ARCH N=$DPKG_MAINTSCRIPT_NAME R=$DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT AD=$DPKG_ADMINDIR RT=$DPKG_ROOT dir=$(basename $(dirname $0))" >> "$DPKG_ROOT/log"\n[ ! -e "$DPKG_ROOT/fail-$DPKG_MAINTSCRIPT_PACKAGE-$DPKG_MAINTSCRIPT_NAME-$1" ] || exit 3\nexit 0\n'
+pkg() {	# NAME VERSION [FIELD VALUE]
+	{
+		[ $# -lt 4 ] || printf 'control-field %s %s\n' "$3" "$4"
+		for s in preinst postinst prerm postrm; do
+			printf '%s\n' "control-file $s 0755 $S"
+		done
+		printf '%s\n' "dir ./usr 0755" "dir ./usr/share 0755" \
+		    "file ./usr/share/$1-$2 0644 text:$2" \
+		    "file ./usr/share/$1 0644 text:$1 $2"
+	} | make_pkg -m "T <t@example.org>" -d test "$1" "$2" -
+}
+a1=$(pkg a 1) a2=$(pkg a 2) b1=$(pkg b 1) b2=$(pkg b 2) c1=$(pkg c 1)
+e1=$(pkg e 1 Essential yes) e2=$(pkg e 2 Essential yes)
+
+D=$T/dpkg U=$T/debunpack
+empty_dpkg_db "$D"
+empty_dpkg_db "$U"
+
+# run WHAT DEB...: both unpack; their exit codes, logs (scripts' paths
+# and roots made alike: debunpack keeps an old postrm aside, where dpkg
+# runs it from info/), status files, status-fd lines (each package's own
+# in order: debunpack groups the packages' steps) and trees compared.
+run() {
+	what=$1
+	shift
+	: > "$D/log"
+	: > "$U/log"
+	dpkg_in "$D" --status-fd 3 --unpack "$@" 3> "$T/sfd.dpkg" \
+	    > "$T/out.dpkg" 2>&1 && rd=0 || rd=$?
+	"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless \
+	    --dpkg-messages --status-fd 3 "$@" 3> "$T/sfd.deb" \
+	    > "$T/out.deb" 2>&1 && ru=0 || ru=$?
+	[ "$rd" = "$ru" ] || { cat "$T/out.dpkg" "$T/out.deb"; fail "$what: exit $rd from dpkg, $ru from debunpack"; }
+	sed "s|$D|ROOT|g" "$D/log" > "$T/log.dpkg"
+	sed "s|$U|ROOT|g; s|dir=tmp.debunpack-old|dir=info|" "$U/log" > "$T/log.deb"
+	# Grouped: compare each package's own scripts, in order.
+	for p in a b c e; do
+		grep "P=$p " "$T/log.dpkg" > "$T/l1" || true
+		grep "P=$p " "$T/log.deb" > "$T/l2" || true
+		diff -u "$T/l1" "$T/l2" || fail "$what: scripts of $p differ"
+		grep -v '^progress:' "$T/sfd.dpkg" | grep -E ": $p:|^status: [^ ]*$p[-_][^ ]* : error" > "$T/l1" || true
+		grep -v '^progress:' "$T/sfd.deb" | grep -E ": $p:|^status: [^ ]*$p[-_][^ ]* : error" > "$T/l2" || true
+		diff -u "$T/l1" "$T/l2" || fail "$what: status-fd lines of $p differ"
+	done
+	diff -u "$D/var/lib/dpkg/status" "$U/var/lib/dpkg/status" ||
+	    fail "$what: dpkg's status differs"
+	for r in "$D" "$U"; do
+		(cd "$r" && find usr -printf '%y %p\n' 2>/dev/null | sort)
+	done > /dev/null
+	(cd "$D" && find usr -printf '%y %p\n' | sort) > "$T/t1"
+	(cd "$U" && find usr -printf '%y %p\n' | sort) > "$T/t2"
+	diff -u "$T/t1" "$T/t2" || fail "$what: trees differ"
+	for f in $(cd "$D/usr/share" && ls); do
+		cmp -s "$D/usr/share/$f" "$U/usr/share/$f" || fail "$what: $f differs"
+	done
+	[ ! -e "$U/var/lib/dpkg/tmp.ci" ] && [ ! -e "$U/var/lib/dpkg/tmp.debunpack-old" ] ||
+	    fail "$what: control areas left"
+}
+configure() {
+	dpkg_root "$D" --configure -a
+	dpkg_root "$U" --configure -a
+}
+failed() {	# the last run failed, as dpkg's did: exit 1
+	[ "$ru" = 1 ] || fail "exit $ru, not 1, after a failure"
+}
+fails() {	# PKG SCRIPT ARG: that script fails in both roots
+	touch "$D/fail-$1-$2-$3" "$U/fail-$1-$2-$3"
+}
+unfail() {
+	rm -f "$D"/fail-* "$U"/fail-*
+}
+
+# 1. New packages: preinst install, half-installed then unpacked.
+run install "$a1" "$b1"
+grep -q '^preinst install P=a A=all N=preinst R=1 AD=ROOT/var/lib/dpkg RT=ROOT dir=tmp.ci$' "$T/log.deb" ||
+    fail "preinst not run from the control area with dpkg's variables"
+grep -q '^Selecting previously unselected package a\.$' "$T/out.deb" &&
+    grep -q '^Unpacking b (1) \.\.\.$' "$T/out.deb" || fail "dpkg's messages: $(cat "$T/out.deb")"
+configure
+
+# 2. Upgrades of configured packages: prerm upgrade, preinst upgrade,
+# postrm upgrade.
+run upgrade "$a2" "$b2"
+grep -q '^a.prerm upgrade 2 P=a' "$T/log.deb" && grep -q '^b.postrm upgrade 2 P=b' "$T/log.deb" ||
+    fail "no prerm or postrm upgrade: $(cat "$T/log.deb")"
+grep -q '^Unpacking a (2) over (1) \.\.\.$' "$T/out.deb" || fail "no 'over' line"
+configure
+
+# 3. Failures, each of one package while the other goes on: exit 1.
+fails a preinst upgrade
+run "preinst upgrade fails" "$a1" "$b1"
+failed
+grep -q 'Errors were encountered while processing:' "$T/out.deb" || fail "no dpkg error summary"
+unfail
+configure
+fails a prerm upgrade
+run "prerm upgrade fails, failed-upgrade works" "$a1" "$b2"
+configure
+fails a prerm upgrade
+fails a prerm failed-upgrade
+run "prerm and failed-upgrade fail" "$a2" "$b1"
+failed
+unfail
+configure
+fails b postrm upgrade
+run "postrm upgrade fails, failed-upgrade works" "$a2" "$b1"
+unfail
+configure
+fails c preinst install
+run "preinst install fails" "$c1" "$a1"
+failed
+unfail
+fails c preinst install
+fails c postrm abort-install
+run "preinst and postrm abort-install fail" "$c1"
+failed
+unfail
+run "install after a failure" "$c1"
+configure
+
+# 4. An Essential package ends its group: the packages after it are
+# unpacked in a batch of their own, after it, as with dpkg.
+run essential "$e1" "$a2" "$b2"
+"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless --status-fd 3 \
+    "$e2" "$a1" 3> "$T/sfd" > /dev/null 2>&1 || fail "essential upgrade"
+grep -n 'status: [ae]: unpacked\|status: a: half-installed' "$T/sfd" | tr '\n' ' ' > "$T/order"
+grep -q '^[0-9]*:status: e: unpacked [0-9]*:status: a: half-installed' "$T/order" ||
+    fail "a was not unpacked after e: $(cat "$T/order")"
+
+# 5. Not where dpkg can go: usage errors, exit 2.
+"$DEBUNPACK" --root "$U" --dpkg-messages "$a1" 2> "$T/err" && fail "--dpkg-messages alone"
+grep -q 'go with --maintscripts' "$T/err" || fail "message: $(cat "$T/err")"
+exit 0
