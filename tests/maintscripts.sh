@@ -39,11 +39,19 @@ run() {
 	: > "$D/log"
 	: > "$U/log"
 	dpkg_in "$D" --status-fd 3 --unpack "$@" 3> "$T/sfd.dpkg" \
-	    > "$T/out.dpkg" 2>&1 && rd=0 || rd=$?
+	    > "$T/out.dpkg" 2> "$T/err.dpkg" && rd=0 || rd=$?
 	"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless \
 	    --dpkg-messages --status-fd 3 "$@" 3> "$T/sfd.deb" \
-	    > "$T/out.deb" 2>&1 && ru=0 || ru=$?
-	[ "$rd" = "$ru" ] || { cat "$T/out.dpkg" "$T/out.deb"; fail "$what: exit $rd from dpkg, $ru from debunpack"; }
+	    > "$T/out.deb" 2> "$T/err.deb" && ru=0 || ru=$?
+	[ "$rd" = "$ru" ] || { cat "$T/out.dpkg" "$T/err.dpkg" "$T/out.deb" "$T/err.deb"; fail "$what: exit $rd from dpkg, $ru from debunpack"; }
+	# dpkg's lines, those of each package in dpkg's order (the
+	# packages' steps are grouped: the lines, not their order, match).
+	sort "$T/out.dpkg" > "$T/l1"
+	sort "$T/out.deb" > "$T/l2"
+	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's messages differ"
+	sort "$T/err.dpkg" > "$T/l1"
+	sort "$T/err.deb" > "$T/l2"
+	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's errors differ"
 	sed "s|$D|ROOT|g" "$D/log" > "$T/log.dpkg"
 	sed "s|$U|ROOT|g; s|dir=tmp.debunpack-old|dir=info|" "$U/log" > "$T/log.deb"
 	# Grouped: compare each package's own scripts, in order.
@@ -103,7 +111,7 @@ configure
 fails a preinst upgrade
 run "preinst upgrade fails" "$a1" "$b1"
 failed
-grep -q 'Errors were encountered while processing:' "$T/out.deb" || fail "no dpkg error summary"
+grep -q "Errors were encountered while processing:" "$T/err.deb" || fail "no dpkg error summary"
 unfail
 configure
 fails a prerm upgrade

@@ -332,6 +332,14 @@ render_seq(struct cli_opts *o, const struct install_note *n)
 		else
 			fprintf(stderr, "debunpack: %s: %s\n", file, msg);
 		return;
+	case UNPACKSEQ_CLEANUP:
+		if (o->dpkg_messages)
+			fprintf(stderr, "dpkg: error while cleaning up:\n %s\n",
+			    msg);
+		else
+			fprintf(stderr, "debunpack: %s: error while cleaning"
+			    " up: %s\n", file, msg);
+		return;
 	case UNPACKSEQ_NOTICE:
 		if (o->verbose >= 0)
 			fprintf(stderr, "%s: %s\n", o->dpkg_messages ? "dpkg" :
@@ -348,6 +356,11 @@ render_seq(struct cli_opts *o, const struct install_note *n)
 	switch (n->seq) {
 	case UNPACKSEQ_SELECTING:
 		printf("Selecting previously unselected package %s.\n", name);
+		break;
+	case UNPACKSEQ_DATABASE:
+		printf("(Reading database ... %zu %s currently installed.)\n",
+		    n->count, n->count == 1 ? "file or directory" :
+		    "files and directories");
 		break;
 	case UNPACKSEQ_PREPARING:
 		printf("Preparing to unpack %s ...\n", render_summarize(file,

@@ -45,11 +45,13 @@ enum install_event {
 /* The steps of dpkg's --unpack that its front ends see (unpackseq.c). */
 enum unpackseq_step {
 	UNPACKSEQ_SELECTING,	/* NAME was not installed before */
+	UNPACKSEQ_DATABASE,	/* dpkg's file lists hold COUNT paths */
 	UNPACKSEQ_PREPARING,	/* PKG is next */
 	UNPACKSEQ_PROCESSING,	/* dpkg's "processing:" line */
 	UNPACKSEQ_STATUS,	/* NAME's state is now MSG */
 	UNPACKSEQ_UNPACKING,	/* NAME's files go in next */
 	UNPACKSEQ_FAILED,	/* PKG failed: MSG, dpkg's words */
+	UNPACKSEQ_CLEANUP,	/* undoing PKG failed too: MSG */
 	UNPACKSEQ_NOTICE,	/* MSG: dpkg's notices ("trying script
 				   from the new package instead ...") */
 };

@@ -16,6 +16,7 @@
 #include "db/dpkgdb.h"
 #include "db/dpkgfmt.h"
 #include "db/dpkgstatus.h"
+#include "db/version.h"
 #include "deb/deb.h"
 #include "durable/fileat.h"
 #include "durable/rootfs.h"
@@ -91,6 +92,8 @@ struct seq {
 	struct seq_pkg *v;
 	size_t n;
 	unsigned failed;
+	long ninstalled;	/* paths dpkg's file lists hold, or -1 */
+	bool said_db;		/* the count was told */
 };
 
 static void
@@ -386,8 +389,9 @@ seq_desc(const char *script)
 }
 
 /*
- * Run script SCRIPT of P: the new one (NEW, from tmp.ci, which the
- * caller made) or the installed one (info/), or KEPT: the old postrm
+ * Run script SCRIPT of P, WHERE: the new one ("new", from tmp.ci, which
+ * the caller made), the installed one ("info", or "old" for the old
+ * version's: info/ too, dpkg's words differ), or "kept": the old postrm
  * copied aside before the batch replaced info/.  With up to three
  * arguments.  1 when it is not there, 0 when it ran and succeeded, -1
  * when it failed (MSG: dpkg's words), or -errno with ERR.
@@ -423,8 +427,8 @@ seq_script(struct seq *s, struct seq_pkg *p, const char *script,
 		return 0;
 	maintscript_status_text(status, why, sizeof(why));
 	snprintf(msg, msglen, "%s %s package %s script subprocess %s",
-	    strcmp(where, "new") == 0 ? "new" : strcmp(where, "kept") == 0 ?
-	    "old" : "installed", p->shown, seq_desc(script), why);
+	    strcmp(where, "info") == 0 ? "installed" : where[0] == 'n' ?
+	    "new" : "old", p->shown, seq_desc(script), why);
 	return -1;
 }
 
@@ -443,7 +447,12 @@ seq_fallback(struct seq *s, struct seq_pkg *p, const char *script,
 	if ((r = seq_script(s, p, script, old_where, ifok, nv, NULL, msg,
 	    msglen, err)) >= 0 || r != -1)
 		return r == 1 ? 0 : r;
-	seq_say(s, UNPACKSEQ_NOTICE, p, msg);
+	{
+		char warn[600];
+
+		snprintf(warn, sizeof(warn), "warning: %s", msg);
+		seq_say(s, UNPACKSEQ_NOTICE, p, warn);
+	}
 	seq_say(s, UNPACKSEQ_NOTICE, p, "trying script from the new package"
 	    " instead ...");
 	if ((r = seq_ci(s, p, err)) != 0)
@@ -531,6 +540,75 @@ seq_old(struct seq_pkg *p, struct dpkgstatus *s)
 	return 0;
 }
 
+static int
+seq_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * How many paths the file lists of the packages in S hold, each once, as
+ * dpkg counts them when it reads them ("N files and directories
+ * currently installed"): -1 when a list cannot be read.
+ */
+static long
+seq_count_files(struct seq *s, const struct dpkgstatus *st)
+{
+	char **v = NULL, **nv, *text, *line, *nl, *infoname, file[NAME_MAX + 1];
+	char **texts = NULL, **nt;
+	size_t n = 0, ntexts = 0, i, len;
+	long count = 0;
+	int r;
+
+	for (i = 0; count >= 0 && i < st->n; i++) {
+		if (strcmp(dpkgstatus_state(&st->v[i]), "not-installed") == 0)
+			continue;
+		if ((infoname = dpkgstatus_infoname(st->v[i].name,
+		    st->v[i].arch, st->v[i].ma)) == NULL) {
+			count = -1;
+			break;
+		}
+		snprintf(file, sizeof(file), "info/%s.list", infoname);
+		free(infoname);
+		if ((r = fileat_read(s->adfd, file, &text, &len)) == -ENOENT)
+			continue;
+		if (r != 0 || (nt = realloc(texts, (ntexts + 1) *
+		    sizeof(*nt))) == NULL) {
+			if (r == 0)
+				free(text);
+			count = -1;
+			break;
+		}
+		texts = nt;
+		texts[ntexts++] = text;
+		for (line = text; count >= 0 && *line != '\0'; line = nl + 1) {
+			if ((nl = strchr(line, '\n')) == NULL)
+				break;
+			*nl = '\0';
+			/* The root itself, "/.", is no entry of dpkg's. */
+			if (*line == '\0' || strcmp(line, "/.") == 0)
+				continue;
+			if ((nv = realloc(v, (n + 1) * sizeof(*v))) == NULL)
+				count = -1;
+			else {
+				v = nv;
+				v[n++] = line;
+			}
+		}
+	}
+	if (count >= 0 && n > 0) {
+		qsort(v, n, sizeof(*v), seq_cmp_str);
+		for (i = 0; i < n; i++)
+			if (i == 0 || strcmp(v[i], v[i - 1]) != 0)
+				count++;
+	}
+	for (i = 0; i < ntexts; i++)
+		free(texts[i]);
+	free(texts);
+	free(v);
+	return count;
+}
+
 /*
  * Before any script: every package read, its old state from dpkg's
  * status, the root's dpkg version (DPKG_RUNNING_VERSION).  A package
@@ -553,6 +631,7 @@ seq_load(struct seq *s, struct dbp_error *err)
 	free(text);
 	if (r != 0)
 		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot parse");
+	s->ninstalled = seq_count_files(s, &status);
 	if ((d = dpkgstatus_peek(&status, "dpkg", NULL, NULL)) != NULL &&
 	    d->version != NULL)
 		s->running = strdup(dpkgfmt_version(d->version));
@@ -622,7 +701,7 @@ seq_unwind_prerm(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 	if (r < -1)
 		return r;
 	if (r == -1) {
-		seq_say(s, UNPACKSEQ_NOTICE, p, msg);
+		seq_say(s, UNPACKSEQ_CLEANUP, p, msg);
 		seq_status(s, p, "half-configured");
 		return seq_status_one(s, p, seq_stanza(p, NULL, "half-configured"),
 		    err);
@@ -647,8 +726,30 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 
 		if (p->state != SEQ_TODO)
 			continue;
-		if (!p->upgrade)
+		/* dpkg selects what was not wanted (its want, Status' first word). */
+		if (p->old_text == NULL || (strstr(p->old_text,
+		    "\nStatus: install ") == NULL && strstr(p->old_text,
+		    "\nStatus: hold ") == NULL))
 			seq_say(s, UNPACKSEQ_SELECTING, p, NULL);
+		/* dpkg reads its file lists for the first package it unpacks. */
+		if (!s->said_db && s->ninstalled >= 0) {
+			struct install_note n = { .event = INSTALL_SEQ,
+			    .seq = UNPACKSEQ_DATABASE,
+			    .count = (size_t)s->ninstalled };
+
+			s->said_db = true;
+			if (s->o->note != NULL)
+				s->o->note(s->o->ctx, &n);
+		}
+		if (p->upgrade && p->old_version != NULL &&
+		    strstr(p->old_text, " reinstreq ") == NULL &&
+		    strcmp(p->old_state, "half-installed") != 0 &&
+		    version_cmp(p->version, p->old_version) < 0) {
+			snprintf(msg, sizeof(msg), "warning: downgrading %s"
+			    " from %s to %s", p->shown, p->old_version,
+			    dpkgfmt_version(p->version));
+			seq_say(s, UNPACKSEQ_NOTICE, p, msg);
+		}
 		seq_say(s, UNPACKSEQ_PREPARING, p, NULL);
 		seq_say(s, UNPACKSEQ_PROCESSING, p, NULL);
 		/* dpkg runs it over a version that was configured. */
@@ -658,7 +759,7 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 			continue;
 		seq_status(s, p, "half-configured");
 		p->prerm_ran = true;
-		r = seq_fallback(s, p, "prerm", "info", "upgrade",
+		r = seq_fallback(s, p, "prerm", "old", "upgrade",
 		    "failed-upgrade", msg, sizeof(msg), err);
 		if (r < -1)
 			return r;
@@ -734,7 +835,7 @@ seq_unwind_preinst(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 		return r;
 	if (r == -1) {
 		/* dpkg leaves it half-installed, to be reinstalled. */
-		seq_say(s, UNPACKSEQ_NOTICE, p, msg);
+		seq_say(s, UNPACKSEQ_CLEANUP, p, msg);
 		return 0;
 	}
 	if (p->prerm_ran) {
