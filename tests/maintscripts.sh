@@ -184,6 +184,41 @@ grep -n 'status: [bf]: unpacked\|status: f: half-installed' "$T/sfd" | tr '\n' '
 grep -q '^[0-9]*:status: b: unpacked [0-9]*:status: f: half-installed' "$T/order" ||
     fail "f was not unpacked after b: $(cat "$T/order")"
 
+# Chrooted, as root: the root's own /bin/sh runs the scripts, with
+# DPKG_ROOT empty and DPKG_ADMINDIR /var/lib/dpkg.
+if is_root; then
+	C='#!/bin/sh\necho "$0 $* R=$DPKG_ROOT AD=$DPKG_ADMINDIR N=$DPKG_MAINTSCRIPT_NAME" >> /log\n'
+	for v in 1 2; do
+		{
+			for s in preinst postinst prerm postrm; do
+				printf '%s\n' "control-file $s 0755 $C"
+			done
+			printf '%s\n' "file ./g 0644 text:$v"
+		} | make_pkg -m "T <t@example.org>" -d test g $v - > /dev/null
+	done
+	for r in "$T/cd" "$T/cu"; do
+		empty_dpkg_db "$r"
+		mkdir -p "$r/bin"
+		cp /bin/sh "$r/bin/sh"
+		for l in $(ldd /bin/sh | grep -o '/[^ ]*'); do
+			mkdir -p "$r$(dirname "$l")"
+			cp "$l" "$r$l"
+		done
+	done
+	PATH=$PATH:/usr/sbin:/sbin dpkg --root="$T/cd" --log=/dev/null --unpack "$T/g-1.deb" > /dev/null ||
+	    fail "dpkg chrooted"
+	"$DEBUNPACK" --root "$T/cu" --maintscripts "$T/g-1.deb" > /dev/null || fail "chrooted"
+	PATH=$PATH:/usr/sbin:/sbin dpkg --root="$T/cd" --log=/dev/null --unpack "$T/g-2.deb" > /dev/null ||
+	    fail "dpkg chrooted"
+	"$DEBUNPACK" --root "$T/cu" --maintscripts "$T/g-2.deb" > /dev/null || fail "chrooted"
+	sed 's|^/var/lib/dpkg/tmp.debunpack-old/|/var/lib/dpkg/info/|' "$T/cu/log" > "$T/l2"
+	diff -u "$T/cd/log" "$T/l2" || fail "chrooted scripts differ"
+	grep -q '^/var/lib/dpkg/tmp.ci/preinst upgrade 1 2 R= AD=/var/lib/dpkg N=preinst$' "$T/l2" ||
+	    fail "chrooted preinst: $(cat "$T/l2")"
+else
+	echo "not root: chrooted scripts not tried"
+fi
+
 # 5. Not where dpkg can go: usage errors, exit 2.
 "$DEBUNPACK" --root "$U" --dpkg-messages "$a1" 2> "$T/err" && fail "--dpkg-messages alone"
 grep -q 'go with --maintscripts' "$T/err" || fail "message: $(cat "$T/err")"
