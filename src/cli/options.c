@@ -323,30 +323,30 @@ static const struct cli_option options_table[] = {
 	    options_admindir, 0 },
 	{ "contents", 0, no_argument, "", "list the entries of package files",
 	    options_action, 0 },
-	{ "dpkg-force", 0, required_argument, "=LIST", "DPKG_FORCE for the"
-	    " maintainer scripts\n(--maintscripts; dpkg's force list)",
-	    options_dpkg_force, 0 },
-	{ "dpkg-messages", 0, no_argument, "", "print dpkg's messages and"
-	    " errors, not\ndebunpack's (--maintscripts)", FLAG(dpkg_messages) },
 	{ "dpkg-db", 0, no_argument, "", "keep dpkg's database"
 	    " (ROOT/var/lib/dpkg) too:\npackages end up unpacked, for dpkg"
 	    " --configure", FLAG(in.dpkg_db) },
 	{ "dpkg-dist", 0, no_argument, "", "name a kept conffile's new"
 	    " version\nNAME.dpkg-dist, as dpkg does (default:\n"
 	    "NAME.debunpack-dist)", FLAG(in.dpkg_dist) },
+	{ "dpkg-force", 0, required_argument, "=LIST", "DPKG_FORCE for the"
+	    " maintainer scripts\n(--maintscripts; dpkg's force list)",
+	    options_dpkg_force, 0 },
+	{ "dpkg-messages", 0, no_argument, "", "print dpkg's messages and"
+	    " errors, not\ndebunpack's (--maintscripts)", FLAG(dpkg_messages) },
 	{ "dry-run", 0, no_argument, "", "say what an install would do,"
 	    " write nothing", options_action, 0 },
 	{ "files", 0, no_argument, "", "list the paths of installed packages",
 	    options_action, 0 },
 	{ "force-depends", 0, no_argument, "", "remove a package others"
 	    " depend on", FLAG(in.rm.force_depends) },
-	{ "force-script-chrootless", 0, no_argument, "", "run the maintainer"
-	    " scripts without chroot,\nDPKG_ROOT set (--maintscripts)",
-	    FLAG(in.script_chrootless) },
 	{ "force-overwrite", 0, no_argument, "", "take over paths of other"
 	    " packages", FLAG(in.force_overwrite) },
 	{ "force-remove-essential", 0, no_argument, "", "remove an essential"
 	    " or protected\npackage", FLAG(in.rm.force_essential) },
+	{ "force-script-chrootless", 0, no_argument, "", "run the maintainer"
+	    " scripts without chroot,\nDPKG_ROOT set (--maintscripts)",
+	    FLAG(in.script_chrootless) },
 	{ "help", 'h', no_argument, "", "show this help and exit",
 	    options_help, 0 },
 	{ "jobs", 'j', required_argument, " N", "decompress with N threads"
