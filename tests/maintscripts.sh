@@ -219,7 +219,14 @@ else
 	echo "not root: chrooted scripts not tried"
 fi
 
-# 5. Not where dpkg can go: usage errors, exit 2.
+# 5. Not where dpkg can go: exit 2, nothing run.
+: > "$U/var/lib/dpkg/updates/0001"
+: > "$U/log"
+"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless "$a1" 2> "$T/err" && ru=0 || ru=$?
+[ "$ru" = 2 ] || fail "pending updates: exit $ru"
+grep -q "dpkg was interrupted" "$T/err" || fail "message: $(cat "$T/err")"
+[ ! -s "$U/log" ] || fail "a script ran: $(cat "$U/log")"
+rm "$U/var/lib/dpkg/updates/0001"
 "$DEBUNPACK" --root "$U" --dpkg-messages "$a1" 2> "$T/err" && fail "--dpkg-messages alone"
 grep -q 'go with --maintscripts' "$T/err" || fail "message: $(cat "$T/err")"
 exit 0

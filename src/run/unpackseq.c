@@ -624,6 +624,9 @@ seq_load(struct seq *s, struct dbp_error *err)
 	size_t len = 0, i;
 	int r;
 
+	/* Before any script: the batch would refuse it after them. */
+	if ((r = dpkgdb_check_updates(s->adfd, err)) != 0)
+		return r;
 	if ((r = fileat_read(s->adfd, "status", &text, &len)) != 0 &&
 	    r != -ENOENT)
 		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot read");
