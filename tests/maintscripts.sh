@@ -10,7 +10,7 @@ command -v dpkg > /dev/null || skip "no dpkg"
 
 # Each script logs its name, arguments and dpkg's variables, and fails
 # when a file fail-PKG-SCRIPT-ARG1 is in the root.
-S='#!/bin/sh\necho "$(basename $0) $* P=$DPKG_MAINTSCRIPT_PACKAGE A=$DPKG_MAINTSCRIPT_ARCH N=$DPKG_MAINTSCRIPT_NAME R=$DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT AD=$DPKG_ADMINDIR RT=$DPKG_ROOT dir=$(basename $(dirname $0))" >> "$DPKG_ROOT/log"\n[ ! -e "$DPKG_ROOT/fail-$DPKG_MAINTSCRIPT_PACKAGE-$DPKG_MAINTSCRIPT_NAME-$1" ] || exit 3\nexit 0\n'
+S='#!/bin/sh\n[ "$(basename $(dirname $0))" != tmp.ci ] || grep -qx "Package: $DPKG_MAINTSCRIPT_PACKAGE" "$(dirname $0)/control" || echo "no control in tmp.ci P=$DPKG_MAINTSCRIPT_PACKAGE " >> "$DPKG_ROOT/log"\necho "$(basename $0) $* P=$DPKG_MAINTSCRIPT_PACKAGE A=$DPKG_MAINTSCRIPT_ARCH N=$DPKG_MAINTSCRIPT_NAME R=$DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT AD=$DPKG_ADMINDIR RT=$DPKG_ROOT dir=$(basename $(dirname $0))" >> "$DPKG_ROOT/log"\n[ ! -e "$DPKG_ROOT/fail-$DPKG_MAINTSCRIPT_PACKAGE-$DPKG_MAINTSCRIPT_NAME-$1" ] || exit 3\nexit 0\n'
 pkg() {	# NAME VERSION [FIELD VALUE]
 	{
 		[ $# -lt 4 ] || printf 'control-field %s %s\n' "$3" "$4"

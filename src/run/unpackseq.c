@@ -350,6 +350,22 @@ seq_ci(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 	if ((dfd = openat(s->adfd, SEQ_CI, O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return dbp_err(err, errno, SEQ_ADMIN "/" SEQ_CI, "cannot open");
+	/* The control file too, as the package has it: debconf reads it. */
+	if ((fd = openat(dfd, "control", O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0644)) < 0)
+		r = dbp_err(err, errno, "control", "cannot write control file");
+	else {
+		FILE *fp = fdopen(fd, "w");
+
+		for (i = 0; fp != NULL && i < p->ctl->nfields; i++)
+			fprintf(fp, "%s: %s\n", p->ctl->fields[i].name,
+			    p->ctl->fields[i].value);
+		if (fp == NULL || fclose(fp) != 0)
+			r = dbp_err(err, errno != 0 ? errno : EIO, "control",
+			    "cannot write control file");
+		if (fp == NULL)
+			close(fd);
+	}
 	for (i = 0; r == 0 && i < p->ninfo; i++) {
 		const struct deb_info *f = &p->info[i];
 
