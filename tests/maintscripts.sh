@@ -20,10 +20,12 @@ pkg() {	# NAME VERSION [FIELD VALUE]
 		printf '%s\n' "dir ./usr 0755" "dir ./usr/share 0755" \
 		    "file ./usr/share/$1-$2 0644 text:$2" \
 		    "file ./usr/share/$1 0644 text:$1 $2"
-	} | make_pkg -m "T <t@example.org>" -d test "$1" "$2" -
+	} | make_pkg -a "${A:-all}" -m "T <t@example.org>" -d test "$1" "$2" -
 }
 a1=$(pkg a 1) a2=$(pkg a 2) b1=$(pkg b 1) b2=$(pkg b 2) c1=$(pkg c 1)
 e1=$(pkg e 1 Essential yes) e2=$(pkg e 2 Essential yes)
+arch=$(dpkg --print-architecture)
+m1=$(A=$arch pkg m 1 Multi-Arch same) m2=$(A=$arch pkg m 2 Multi-Arch same)
 
 D=$T/dpkg U=$T/debunpack
 empty_dpkg_db "$D"
@@ -56,7 +58,7 @@ run() {
 	sed "s|$D|ROOT|g" "$D/log" > "$T/log.dpkg"
 	sed "s|$U|ROOT|g; s|dir=tmp.debunpack-old|dir=info|" "$U/log" > "$T/log.deb"
 	# Grouped: compare each package's own scripts, in order.
-	for p in a b c e; do
+	for p in a b c e m; do
 		grep "P=$p " "$T/log.dpkg" > "$T/l1" || true
 		grep "P=$p " "$T/log.deb" > "$T/l2" || true
 		diff -u "$T/l1" "$T/l2" || fail "$what: scripts of $p differ"
@@ -165,6 +167,17 @@ unfail
 "$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless "$a2" \
     > "$T/out" 2>&1 || fail "reinstalling a: $(cat "$T/out")"
 dpkg_root "$D" --unpack "$a2"
+configure
+
+# A Multi-Arch: same package: NAME:ARCH in the status lines and info/.
+run "multi-arch install" "$m1"
+grep -q "^status: m:$arch: unpacked" "$T/sfd.deb" || fail "m:$arch not named"
+configure
+fails m preinst upgrade
+run "multi-arch upgrade fails" "$m2"
+failed
+unfail
+run "multi-arch upgrade" "$m2"
 configure
 
 # 4. An Essential package ends its group: the packages after it are
