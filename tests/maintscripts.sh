@@ -58,7 +58,7 @@ run() {
 	sed "s|$D|ROOT|g" "$D/log" > "$T/log.dpkg"
 	sed "s|$U|ROOT|g; s|dir=tmp.debunpack-old|dir=info|" "$U/log" > "$T/log.deb"
 	# Grouped: compare each package's own scripts, in order.
-	for p in a b c e m; do
+	for p in a b c e h i m; do
 		grep "P=$p " "$T/log.dpkg" > "$T/l1" || true
 		grep "P=$p " "$T/log.deb" > "$T/l2" || true
 		diff -u "$T/l1" "$T/l2" || fail "$what: scripts of $p differ"
@@ -167,6 +167,20 @@ unfail
 "$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless "$a2" \
     > "$T/out" 2>&1 || fail "reinstalling a: $(cat "$T/out")"
 dpkg_root "$D" --unpack "$a2"
+configure
+
+# A package whose every file another takes (Replaces) disappears:
+# postrm disappear OVERWRITER VERSION, its stanza gone.
+h1=$(make_pkg -m "T <t@example.org>" -d test h 1 "control-file postrm 0755 $S" \
+    "dir ./usr 0755" "dir ./usr/share 0755" "file ./usr/share/h 0644 text:h")
+i1=$(make_pkg -m "T <t@example.org>" -d test i 1 "control-field Replaces h" \
+    "dir ./usr 0755" "dir ./usr/share 0755" "file ./usr/share/h 0644 text:i")
+run "to disappear" "$h1"
+configure
+run "disappearance" "$i1"
+grep -q '^h.postrm disappear i 1 P=h A=all N=postrm' "$T/log.deb" ||
+    fail "no postrm disappear: $(cat "$T/log.deb")"
+grep -q '^processing: disappear: h$' "$T/sfd.deb" || fail "no processing: disappear line"
 configure
 
 # A Multi-Arch: same package: NAME:ARCH in the status lines and info/.

@@ -114,6 +114,8 @@ render_progress(struct cli_opts *o, const struct install_note *n)
 		if (n->seq == UNPACKSEQ_PROCESSING)
 			progress_processing(o->pg, n->upgrade ? "upgrade" :
 			    "install", n->name);
+		else if (n->seq == UNPACKSEQ_DISAPPEAR)
+			progress_processing(o->pg, "disappear", n->name);
 		else if (n->seq == UNPACKSEQ_STATUS)
 			progress_state(o->pg, n->name, n->msg);
 		else if (n->seq == UNPACKSEQ_FAILED)
@@ -357,6 +359,9 @@ render_seq(struct cli_opts *o, const struct install_note *n)
 	case UNPACKSEQ_SELECTING:
 		printf("Selecting previously unselected package %s.\n", name);
 		break;
+	case UNPACKSEQ_SAY:
+		printf("%s\n", msg);
+		break;
 	case UNPACKSEQ_DATABASE:
 		printf("(Reading database ... %zu %s currently installed.)\n",
 		    n->count, n->count == 1 ? "file or directory" :
@@ -431,6 +436,10 @@ render_note(void *ctx, const struct install_note *n)
 		    escape_name(n->path != NULL ? n->path : "", path,
 		    sizeof(path)), n->msg);
 		break;
+	case INSTALL_DISAPPEARS:
+		if (o->dpkg_messages)
+			break;	/* told by its INSTALL_SEQ steps */
+		/* FALLTHROUGH */
 	case INSTALL_WARN:
 		fprintf(stderr, "debunpack: warning: %s\n", n->msg);
 		break;

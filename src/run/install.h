@@ -37,6 +37,10 @@ enum install_event {
 				   removed (PATH "remove") or purged
 				   ("purge"), to state MSG: "config-files"
 				   or "not-installed" */
+	INSTALL_DISAPPEARS,	/* package NAME (control CTL), every file of
+				   it another's now, goes in this batch
+				   (MSG: that, in words), its dpkg info
+				   files still there */
 	INSTALL_SEQ,		/* --maintscripts (unpackseq.h): step SEQ of
 				   package NAME, file PKG, version VERSION
 				   (over OLD_VERSION when UPGRADE) */
@@ -51,6 +55,9 @@ enum unpackseq_step {
 	UNPACKSEQ_STATUS,	/* NAME's state is now MSG */
 	UNPACKSEQ_UNPACKING,	/* NAME's files go in next */
 	UNPACKSEQ_FAILED,	/* PKG failed: MSG, dpkg's words */
+	UNPACKSEQ_SAY,		/* MSG: a line of dpkg's on its standard
+				   output ("Replacing files in old package") */
+	UNPACKSEQ_DISAPPEAR,	/* dpkg's "processing: disappear:" line */
 	UNPACKSEQ_CLEANUP,	/* undoing PKG failed too: MSG */
 	UNPACKSEQ_NOTICE,	/* MSG: dpkg's notices ("trying script
 				   from the new package instead ...") */

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -81,6 +82,21 @@ struct seq_pkg {
 	enum seq_state state;
 };
 
+/* A package the batch makes disappear: its postrm and list kept aside. */
+struct seq_gone {
+	char *name, *arch, *infoname, *version;
+	char shown[256];
+	bool postrm;		/* SEQ_OLD/INFONAME.postrm is there */
+	char *list;		/* its file list, or NULL */
+};
+
+/* A package a package of the call Replaces: its file list before the batch. */
+struct seq_repl {
+	size_t by;		/* the replacing package, in seq.v */
+	char shown[256];
+	char *version, *list;
+};
+
 struct seq {
 	const struct install_opts *o;
 	struct install_opts in;	/* the batches' options */
@@ -93,6 +109,10 @@ struct seq {
 	size_t n;
 	unsigned failed;
 	long ninstalled;	/* paths dpkg's file lists hold, or -1 */
+	struct seq_repl *repl;	/* what the batch's packages replace */
+	size_t nrepl;
+	struct seq_gone *gone;	/* the batch's disappearing packages */
+	size_t ngone;
 	bool said_db;		/* the count was told */
 };
 
@@ -306,31 +326,26 @@ seq_status_one(struct seq *s, struct seq_pkg *p, char *text,
 	return r;
 }
 
-/* Remove directory NAME of the admin directory and what it holds. */
+/* Remove directory NAME of the admin directory and the files it holds. */
 static void
 seq_rmdir(struct seq *s, const char *name)
 {
-	char path[PATH_MAX];
-	struct seq_pkg *p;
-	size_t i, j;
+	struct dirent *de;
+	DIR *dir;
 	int dfd;
 
 	if ((dfd = openat(s->adfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
 		return;
-	/* What this run writes there: each package's control files. */
-	for (i = 0; i < s->n; i++) {
-		p = &s->v[i];
-		for (j = 0; j < p->ninfo; j++) {
-			(void)unlinkat(dfd, p->info[j].name, 0);
-			snprintf(path, sizeof(path), "%s.postrm", p->infoname);
-			(void)unlinkat(dfd, path, 0);
-		}
-		snprintf(path, sizeof(path), "%s.postrm", p->infoname);
-		(void)unlinkat(dfd, path, 0);
+	if ((dir = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return;
 	}
-	(void)unlinkat(dfd, "control", 0);
-	close(dfd);
+	/* Only files are made there: control files, kept scripts. */
+	while ((de = readdir(dir)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			(void)unlinkat(dirfd(dir), de->d_name, 0);
+	closedir(dir);
 	(void)unlinkat(s->adfd, name, AT_REMOVEDIR);
 }
 
@@ -866,17 +881,21 @@ seq_unwind_preinst(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 	return seq_status_one(s, p, seq_not_installed(p), err);
 }
 
-/* Copy P's installed postrm aside: the batch replaces info/ with the new. */
+/*
+ * Copy info/INFONAME.WHAT aside, into SEQ_OLD: the batch replaces or
+ * removes info/.  1 when there is none, 0 when copied, or -errno with ERR.
+ */
 static int
-seq_keep_postrm(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
+seq_keep(struct seq *s, const char *infoname, const char *what,
+    struct dbp_error *err)
 {
 	char from[PATH_MAX], to[PATH_MAX], *text;
 	size_t len;
 	int fd, r;
 
-	snprintf(from, sizeof(from), "info/%s.postrm", p->infoname);
+	snprintf(from, sizeof(from), "info/%s.%s", infoname, what);
 	if ((r = fileat_read(s->adfd, from, &text, &len)) == -ENOENT)
-		return 0;
+		return 1;
 	if (r != 0)
 		return dbp_err(err, -r, from, "cannot read");
 	if (mkdirat(s->adfd, SEQ_OLD, 0755) != 0 && errno != EEXIST) {
@@ -884,7 +903,7 @@ seq_keep_postrm(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 		return dbp_err(err, errno, SEQ_ADMIN "/" SEQ_OLD,
 		    "cannot create");
 	}
-	snprintf(to, sizeof(to), SEQ_OLD "/%s.postrm", p->infoname);
+	snprintf(to, sizeof(to), SEQ_OLD "/%s.%s", infoname, what);
 	(void)unlinkat(s->adfd, to, 0);
 	r = 0;
 	if ((fd = openat(s->adfd, to, O_WRONLY | O_CREAT | O_EXCL |
@@ -894,8 +913,179 @@ seq_keep_postrm(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 	if (fd >= 0)
 		close(fd);
 	free(text);
-	p->keep_postrm = r == 0;
 	return r;
+}
+
+/* Copy P's installed postrm aside: the batch replaces info/ with the new. */
+static int
+seq_keep_postrm(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
+{
+	int r = seq_keep(s, p->infoname, "postrm", err);
+
+	p->keep_postrm = r == 0;
+	return r < 0 ? r : 0;
+}
+
+static void
+seq_gone_clear(struct seq *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ngone; i++) {
+		free(s->gone[i].name);
+		free(s->gone[i].arch);
+		free(s->gone[i].infoname);
+		free(s->gone[i].version);
+		free(s->gone[i].list);
+	}
+	free(s->gone);
+	s->gone = NULL;
+	s->ngone = 0;
+}
+
+/*
+ * The batch's events, passed on; of a package that disappears, its
+ * postrm and file list are kept while dpkg's info files still have them.
+ * A copy that fails leaves the package without its postrm disappear,
+ * told.
+ */
+static void
+seq_note(void *ctx, const struct install_note *n)
+{
+	struct seq *s = ctx;
+	struct seq_gone *v, *g;
+	struct dbp_error kerr;
+	const char *ma;
+	size_t len;
+	int r;
+
+	if (s->o->note != NULL)
+		s->o->note(s->o->ctx, n);
+	if (n->event != INSTALL_DISAPPEARS || n->ctl == NULL)
+		return;
+	if ((v = realloc(s->gone, (s->ngone + 1) * sizeof(*v))) == NULL)
+		return;
+	s->gone = v;
+	g = memset(&v[s->ngone], 0, sizeof(*g));
+	ma = control_get(n->ctl, "Multi-Arch");
+	g->name = strdup(n->name);
+	g->arch = control_get(n->ctl, "Architecture") != NULL ?
+	    strdup(control_get(n->ctl, "Architecture")) : NULL;
+	g->version = control_get(n->ctl, "Version") != NULL ?
+	    strdup(dpkgfmt_version(control_get(n->ctl, "Version"))) : NULL;
+	g->infoname = dpkgstatus_infoname(n->name, g->arch, ma);
+	if (g->name == NULL || g->infoname == NULL)
+		return;
+	s->ngone++;
+	dpkgstatus_name(n->name, g->arch, ma, g->shown, sizeof(g->shown));
+	dbp_err_clear(&kerr);
+	if ((r = seq_keep(s, g->infoname, "postrm", &kerr)) < 0) {
+		struct install_note w = { .event = INSTALL_WARN,
+		    .msg = "cannot keep the postrm of a disappearing package:"
+		    " it does not run" };
+
+		if (s->o->note != NULL)
+			s->o->note(s->o->ctx, &w);
+	}
+	g->postrm = r == 0;
+	{
+		char file[PATH_MAX];
+
+		snprintf(file, sizeof(file), "info/%s.list", g->infoname);
+		if (fileat_read(s->adfd, file, &g->list, &len) != 0)
+			g->list = NULL;
+	}
+}
+
+/*
+ * The package of the group dpkg would name as the one G disappeared in
+ * favour of: the last one, in the call's order, whose file list now has
+ * a non-directory path G's had.  NULL when none does.
+ */
+static struct seq_pkg *
+seq_infavour(struct seq *s, const struct seq_gone *g, size_t from, size_t to)
+{
+	char file[PATH_MAX], *list, *line, *nl, *hit;
+	struct seq_pkg *found = NULL;
+	struct stat st;
+	size_t i, len, l;
+
+	for (i = from; g->list != NULL && i < to; i++) {
+		if (s->v[i].state != SEQ_DONE)
+			continue;
+		snprintf(file, sizeof(file), "info/%s.list", s->v[i].infoname);
+		if (fileat_read(s->adfd, file, &list, &len) != 0)
+			continue;
+		for (line = g->list; *line != '\0'; line = nl + 1) {
+			if ((nl = strchr(line, '\n')) == NULL)
+				break;
+			l = (size_t)(nl - line);
+			if (l < 2 || line[0] != '/')
+				continue;
+			snprintf(file, sizeof(file), "%.*s", (int)l - 1,
+			    line + 1);
+			if (fstatat(s->rf.fd, file, &st, AT_SYMLINK_NOFOLLOW)
+			    == 0 && S_ISDIR(st.st_mode))
+				continue;
+			/* The whole line, in the other list. */
+			for (hit = strstr(list, file); hit != NULL;
+			    hit = strstr(hit + 1, file))
+				if (hit > list && hit[-1] == '/' &&
+				    (hit - 1 == list || hit[-2] == '\n') &&
+				    hit[l - 1] == '\n')
+					break;
+			if (hit != NULL) {
+				found = &s->v[i];
+				break;
+			}
+		}
+		free(list);
+	}
+	return found;
+}
+
+/*
+ * Past the commit: each package that disappeared gets its postrm
+ * disappear OVERWRITER VERSION, from the copy kept before the batch, as
+ * dpkg runs it; a failure is told, the package is gone all the same.
+ */
+static int
+seq_disappear(struct seq *s, size_t from, size_t to, struct dbp_error *err)
+{
+	struct seq_pkg gp, *by;
+	char msg[512], line[600];
+	size_t i;
+	int r;
+
+	for (i = 0; i < s->ngone; i++) {
+		struct seq_gone *g = &s->gone[i];
+
+		by = seq_infavour(s, g, from, to);
+		memset(&gp, 0, sizeof(gp));
+		gp.name = g->name;
+		gp.arch = g->arch;
+		gp.infoname = g->infoname;
+		gp.version = g->version;
+		gp.old_state = "installed";
+		snprintf(gp.shown, sizeof(gp.shown), "%s", g->shown);
+		snprintf(line, sizeof(line), "(Noting disappearance of %s, which"
+		    " has been completely replaced.)", g->shown);
+		seq_say(s, UNPACKSEQ_SAY, &gp, line);
+		seq_say(s, UNPACKSEQ_DISAPPEAR, &gp, NULL);
+		if (g->postrm && by != NULL) {
+			r = seq_script(s, &gp, "postrm", "kept", "disappear",
+			    by->name, dpkgfmt_version(by->version), msg,
+			    sizeof(msg), err);
+			if (r < -1)
+				return r;
+			if (r == -1)
+				seq_say(s, UNPACKSEQ_CLEANUP, &gp, msg);
+		}
+		seq_status(s, &gp, "not-installed");
+	}
+	seq_gone_clear(s);
+	seq_rmdir(s, SEQ_OLD);
+	return 0;
 }
 
 /* Step 3: the new preinsts, each from its control area. */
@@ -944,6 +1134,141 @@ seq_preinsts(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 	return 0;
 }
 
+static void
+seq_repl_clear(struct seq *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrepl; i++) {
+		free(s->repl[i].version);
+		free(s->repl[i].list);
+	}
+	free(s->repl);
+	s->repl = NULL;
+	s->nrepl = 0;
+}
+
+/*
+ * Before a batch: the file lists of the installed packages that the
+ * batch's packages Replace, to tell afterwards whose files were taken.
+ */
+static void
+seq_repl_load(struct seq *s, size_t from, size_t to)
+{
+	struct dpkgstatus status = { NULL, 0 };
+	const struct dpkgstatus_stanza *o;
+	char *text = NULL, *names, *tok, *save, name[256], file[PATH_MAX];
+	struct seq_repl *v;
+	size_t len = 0, i;
+
+	seq_repl_clear(s);
+	if (fileat_read(s->adfd, "status", &text, &len) != 0 ||
+	    dpkgstatus_parse(&status, text, len) != 0) {
+		free(text);
+		return;
+	}
+	free(text);
+	for (i = from; i < to; i++) {
+		const char *rep = s->v[i].state == SEQ_READY ?
+		    control_get(s->v[i].ctl, "Replaces") : NULL;
+
+		if (rep == NULL || (names = strdup(rep)) == NULL)
+			continue;
+		for (tok = strtok_r(names, ",|", &save); tok != NULL;
+		    tok = strtok_r(NULL, ",|", &save)) {
+			/* "name[:arch] [(op version)]": the name alone. */
+			tok += strspn(tok, " \t\n");
+			snprintf(name, sizeof(name), "%.*s",
+			    (int)strcspn(tok, " \t\n(:"), tok);
+			if ((o = dpkgstatus_peek(&status, name, NULL,
+			    NULL)) == NULL || !dpkgstatus_installed(o) ||
+			    strcmp(name, s->v[i].name) == 0)
+				continue;
+			if ((v = realloc(s->repl, (s->nrepl + 1) *
+			    sizeof(*v))) == NULL)
+				break;
+			s->repl = v;
+			v = memset(&v[s->nrepl], 0, sizeof(*v));
+			v->by = i;
+			dpkgstatus_name(o->name, o->arch, o->ma, v->shown,
+			    sizeof(v->shown));
+			v->version = o->version != NULL ?
+			    strdup(dpkgfmt_version(o->version)) : NULL;
+			{
+				char *in = dpkgstatus_infoname(o->name,
+				    o->arch, o->ma);
+
+				snprintf(file, sizeof(file), "info/%s.list",
+				    in != NULL ? in : "");
+				free(in);
+			}
+			if (fileat_read(s->adfd, file, &v->list, &len) != 0)
+				v->list = NULL;
+			s->nrepl++;
+		}
+		free(names);
+	}
+	dpkgstatus_clear(&status);
+}
+
+/* Whether LIST has line LINE (LEN bytes, "/path"). */
+static bool
+seq_list_has(const char *list, const char *line, size_t len)
+{
+	const char *hit;
+
+	for (hit = strstr(list, "\n/") != NULL || list[0] == '/' ? list :
+	    NULL; hit != NULL && (hit = strstr(hit, line)) != NULL; hit++)
+		if ((hit == list || hit[-1] == '\n') && (hit[len] == '\n' ||
+		    hit[len] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * After a batch: dpkg's "Replacing files in old package" for each
+ * package whose non-directory path a package of the batch took.
+ */
+static void
+seq_repl_tell(struct seq *s)
+{
+	char file[PATH_MAX], line[600], *list, *l, *nl;
+	struct stat st;
+	size_t i, len;
+
+	for (i = 0; i < s->nrepl; i++) {
+		struct seq_repl *r = &s->repl[i];
+		bool took = false;
+
+		if (r->list == NULL || s->v[r->by].state != SEQ_DONE)
+			continue;
+		snprintf(file, sizeof(file), "info/%s.list",
+		    s->v[r->by].infoname);
+		if (fileat_read(s->adfd, file, &list, &len) != 0)
+			continue;
+		for (l = r->list; !took && *l != '\0'; l = nl + 1) {
+			if ((nl = strchr(l, '\n')) == NULL)
+				break;
+			if (nl - l < 2 || *l != '/')
+				continue;
+			snprintf(file, sizeof(file), "%.*s", (int)(nl - l - 1),
+			    l + 1);
+			if (fstatat(s->rf.fd, file, &st, AT_SYMLINK_NOFOLLOW) ==
+			    0 && S_ISDIR(st.st_mode))
+				continue;
+			took = seq_list_has(list, l, (size_t)(nl - l));
+		}
+		free(list);
+		if (!took)
+			continue;
+		snprintf(line, sizeof(line), "Replacing files in old package %s"
+		    " (%s) ...", r->shown, r->version != NULL ? r->version :
+		    "");
+		seq_say(s, UNPACKSEQ_SAY, &s->v[r->by], line);
+	}
+	seq_repl_clear(s);
+}
+
 /*
  * Step 4: the batch of the group's ready packages.  A package the batch
  * blames (a file conflict, a damaged archive) fails alone: unwound as
@@ -971,10 +1296,13 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 			break;
 		}
 		dbp_err_clear(&berr);
+		seq_gone_clear(s);
+		seq_repl_load(s, from, to);
 		if ((r = install_run(&s->in, files, n, s->st, &berr)) == 0) {
 			for (i = from; i < to; i++)
 				if (s->v[i].state == SEQ_READY)
 					s->v[i].state = SEQ_DONE;
+			seq_repl_tell(s);
 			break;
 		}
 		for (i = from; berr.pkg[0] != '\0' && i < to; i++)
@@ -1040,7 +1368,6 @@ seq_postrms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		}
 		seq_status(s, p, "unpacked");
 	}
-	seq_rmdir(s, SEQ_OLD);
 	return 0;
 }
 
@@ -1061,6 +1388,8 @@ seq_free(struct seq *s)
 	}
 	free(s->v);
 	free(s->running);
+	seq_gone_clear(s);
+	seq_repl_clear(s);
 	if (s->adfd >= 0)
 		close(s->adfd);
 	rootfs_close(&s->rf);
@@ -1079,6 +1408,8 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	s.in = *o;
 	s.in.dpkg_db = true;
 	s.in.run_preinst = false;
+	s.in.note = seq_note;
+	s.in.ctx = &s;
 	if ((r = pkgfiles_last(o, all, nall, &files, &nfiles, err)) != 0)
 		return r;
 	if (realpath(o->root, s.root) == NULL) {
@@ -1118,7 +1449,8 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 		    (r = seq_half_installed(&s, from, i, err)) != 0 ||
 		    (r = seq_preinsts(&s, from, i, err)) != 0 ||
 		    (r = seq_batch(&s, from, i, err)) != 0 ||
-		    (r = seq_postrms(&s, from, i, err)) != 0)
+		    (r = seq_postrms(&s, from, i, err)) != 0 ||
+		    (r = seq_disappear(&s, from, i, err)) != 0)
 			break;
 	}
 	*failed = s.failed;
