@@ -254,6 +254,9 @@ fi
 grep -q "dpkg was interrupted" "$T/err" || fail "message: $(cat "$T/err")"
 [ ! -s "$U/log" ] || fail "a script ran: $(cat "$U/log")"
 rm "$U/var/lib/dpkg/updates/0001"
+"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless - < "$a1" 2> "$T/err" && ru=0 || ru=$?
+[ "$ru" = 2 ] && grep -q "standard input" "$T/err" || fail "standard input: exit $ru, $(cat "$T/err")"
+[ ! -s "$U/log" ] || fail "a script ran: $(cat "$U/log")"
 "$DEBUNPACK" --root "$U" --dpkg-messages "$a1" 2> "$T/err" && fail "--dpkg-messages alone"
 grep -q 'go with --maintscripts' "$T/err" || fail "message: $(cat "$T/err")"
 exit 0

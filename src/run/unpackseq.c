@@ -562,6 +562,12 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	s.in.run_preinst = false;
 	s.in.note = seq_note;
 	s.in.ctx = &s;
+	/* Each package is read twice: its control area, then the batch. */
+	for (i = 0; i < nall; i++)
+		if (strcmp(all[i], "-") == 0)
+			return dbp_err(err, 0, "-", "a package on standard input"
+			    " cannot be unpacked with --maintscripts: give its"
+			    " file");
 	if ((r = pkgfiles_last(o, all, nall, &files, &nfiles, err)) != 0)
 		return r;
 	if (realpath(o->root, s.root) == NULL) {
