@@ -462,7 +462,20 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 			    strcmp(s->v[i].file, berr.pkg) == 0)
 				blamed = &s->v[i];
 		if (blamed == NULL) {
+			/*
+			 * The call stops here (the root was left as it was):
+			 * the packages whose preinst ran are unwound as
+			 * dpkg unwinds the one it was working on.
+			 */
 			*err = berr;
+			for (i = from; i < to; i++) {
+				struct dbp_error uerr;
+
+				if (s->v[i].state != SEQ_READY)
+					continue;
+				s->v[i].state = SEQ_FAILED;
+				(void)seq_unwind_preinst(s, &s->v[i], &uerr);
+			}
 			break;
 		}
 		snprintf(line, sizeof(line), "%s%s%s%s", berr.path[0] != '\0' ?
@@ -506,9 +519,9 @@ seq_postrms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 			if (r < -1)
 				return r;
 			if (r == -1) {
-				seq_fail(s, p, msg);
 				char *now = seq_current(s, p);
 
+				seq_fail(s, p, msg);
 				seq_status(s, p, "half-installed");
 				r = seq_status_one(s, p, seq_stanza(p, now,
 				    "half-installed"), err);
