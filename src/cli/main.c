@@ -20,6 +20,7 @@
 #include "extract/pathfilter.h"
 #include "durable/rootfs.h"
 #include "run/install.h"
+#include "run/unpackseq.h"
 #include "util/error.h"
 #include "util/stats.h"
 
@@ -57,6 +58,20 @@ main_recover(const struct cli_opts *o)
 }
 
 /* The whole invocation but the last release: main frees O's options. */
+/* The disk's counters since DS was opened, into ST (what the run cost). */
+static void
+main_devstat(struct devstat *ds, struct stats *st)
+{
+	struct devstat before = *ds;
+
+	if (ds->name[0] == '\0' || devstat_read(ds) != 0)
+		return;
+	snprintf(st->dev.name, sizeof(st->dev.name), "%s", ds->name);
+	st->dev.flushes = ds->flushes - before.flushes;
+	st->dev.flush_ms = ds->flush_ms - before.flush_ms;
+	st->dev.written = ds->written - before.written;
+}
+
 static int
 main_run(int argc, char **argv, struct cli_opts *op)
 {
@@ -114,21 +129,43 @@ main_run(int argc, char **argv, struct cli_opts *op)
 	/* The disk's counters before and after: what the run cost it. */
 	if (op->stats != 0 && devstat_open(&ds, op->in.root) != 0)
 		ds.name[0] = '\0';
+	if (op->maintscripts) {
+		unsigned failed = 0;
+
+		progress_set_seq(op->pg);
+		r = unpackseq_run(&op->in, files, nfiles, &st, &failed, &err);
+		progress_phase(op->pg, PROGRESS_DONE);
+		progress_free(op->pg);
+		render_errors(op);
+		for (i = 0; i < op->nnames; i++)
+			free(op->names[i]);
+		free(op->names);
+		free(op->states);
+		operands_free(expanded, expanded != NULL ? nfiles : 0);
+		/* dpkg's: 1 when a package failed, 2 when the call could not go on. */
+		if (r != 0) {
+			render_error(&err);
+			return 2;
+		}
+		main_devstat(&ds, &st);
+		if (op->stats == 1)
+			stats_write_text(stdout, &st);
+		else if (op->stats == 2)
+			stats_write_json(stdout, &st);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			dbp_err(&err, errno, NULL, "cannot write to standard"
+			    " output");
+			render_error(&err);
+			return 2;
+		}
+		return failed > 0 ? 1 : 0;
+	}
 	r = install_run(&op->in, files, nfiles, &st, &err);
 	/* A failure after some verdicts still ends the array it began. */
 	if (op->fmt == QUERY_JSON && (r == 0 || op->nplan > 0))
 		puts(op->nplan > 0 ? "]" : "[]");
-	if (r == 0 && ds.name[0] != '\0') {
-		struct devstat before = ds;
-
-		if (devstat_read(&ds) == 0) {
-			snprintf(st.dev.name, sizeof(st.dev.name), "%s",
-			    ds.name);
-			st.dev.flushes = ds.flushes - before.flushes;
-			st.dev.flush_ms = ds.flush_ms - before.flush_ms;
-			st.dev.written = ds.written - before.written;
-		}
-	}
+	if (r == 0)
+		main_devstat(&ds, &st);
 	if (r != 0 && op->pg != NULL) {
 		char line[3 * PATH_MAX + 1200];
 

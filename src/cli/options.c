@@ -210,6 +210,15 @@ options_run_preinst(struct cli_opts *o, const struct cli_option *opt,
 }
 
 static int
+options_maintscripts(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	(void)opt, (void)arg;
+	o->in.dpkg_db = o->maintscripts = true;
+	return 0;
+}
+
+static int
 options_merged_usr(struct cli_opts *o, const struct cli_option *opt,
     const char *arg)
 {
@@ -261,6 +270,15 @@ options_path_filter(struct cli_opts *o, const struct cli_option *opt,
 		return -1;
 	}
 	o->in.filters = o->filters;
+	return 0;
+}
+
+static int
+options_dpkg_force(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	(void)opt;
+	o->in.dpkg_force = arg;
 	return 0;
 }
 
@@ -330,6 +348,11 @@ static const struct cli_option options_table[] = {
 	{ "dpkg-dist", 0, no_argument, "", "name a kept conffile's new"
 	    " version\nNAME.dpkg-dist, as dpkg does (default:\n"
 	    "NAME.debunpack-dist)", FLAG(in.dpkg_dist) },
+	{ "dpkg-force", 0, required_argument, "=LIST", "DPKG_FORCE for the"
+	    " maintainer scripts\n(--maintscripts; dpkg's force list)",
+	    options_dpkg_force, 0 },
+	{ "dpkg-messages", 0, no_argument, "", "print dpkg's messages and"
+	    " errors, not\ndebunpack's (--maintscripts)", FLAG(dpkg_messages) },
 	{ "dry-run", 0, no_argument, "", "say what an install would do,"
 	    " write nothing", options_action, 0 },
 	{ "files", 0, no_argument, "", "list the paths of installed packages",
@@ -340,6 +363,9 @@ static const struct cli_option options_table[] = {
 	    " packages", FLAG(in.force_overwrite) },
 	{ "force-remove-essential", 0, no_argument, "", "remove an essential"
 	    " or protected\npackage", FLAG(in.rm.force_essential) },
+	{ "force-script-chrootless", 0, no_argument, "", "run the maintainer"
+	    " scripts without chroot,\nDPKG_ROOT set (--maintscripts)",
+	    FLAG(in.script_chrootless) },
 	{ "help", 'h', no_argument, "", "show this help and exit",
 	    options_help, 0 },
 	{ "jobs", 'j', required_argument, " N", "decompress with N threads"
@@ -349,6 +375,9 @@ static const struct cli_option options_table[] = {
 	    " --dry-run write\na JSON array", options_json, 0 },
 	{ "list", 0, no_argument, "", "list the installed packages (those"
 	    " the\npatterns name, as dpkg-query -l)", options_action, 0 },
+	{ "maintscripts", 0, no_argument, "", "run prerm, preinst and postrm"
+	    " as dpkg --unpack\nruns them (implies --dpkg-db)",
+	    options_maintscripts, 0 },
 	{ "merged-usr", 0, optional_argument, "[=WHEN]", "make bin, sbin,"
 	    " lib... links to usr/ in a new\nroot: auto (default: for bookworm"
 	    " or later),\nyes, no", options_merged_usr, 0 },
@@ -415,6 +444,8 @@ options_usage(FILE *fp)
 	    "                 [--dpkg-db] [--dpkg-dist] [--merged-usr[=auto|yes|no]]\n"
 	    "                 [--path-exclude=GLOB] [--path-include=GLOB]\n"
 	    "                 [--run-preinst] [--status-fd N] [--no-progress]\n"
+	    "                 [--maintscripts [--dpkg-messages] [--dpkg-force=LIST]\n"
+	    "                 [--force-script-chrootless]]\n"
 	    "                 [-j N] [-q | -v] [-R] PKG.deb|DIR|-...\n"
 	    "       debunpack --root DIR [--admindir DIR] [--dry-run] [--dpkg-db]\n"
 	    "                 [--no-scripts] [--force-depends]\n"
@@ -492,6 +523,24 @@ options_check(int argc, struct cli_opts *o)
 		fprintf(stderr, "debunpack: --root is required to %s (--root /"
 		    " for the running system)\n", o->in.remove ? (o->in.rm.purge ?
 		    "purge" : "remove") : o->cmd->verb);
+		return -1;
+	}
+	if (o->maintscripts && (o->in.remove || o->in.run_preinst ||
+	    o->action != ACT_INSTALL)) {
+		fprintf(stderr, "debunpack: --maintscripts goes with an install"
+		    " only, not with --remove, --purge, --dry-run,\n"
+		    "--run-preinst nor queries\n");
+		return -1;
+	}
+	if ((o->dpkg_messages || o->in.script_chrootless ||
+	    o->in.dpkg_force != NULL) && !o->maintscripts) {
+		fprintf(stderr, "debunpack: --dpkg-messages, --dpkg-force and"
+		    " --force-script-chrootless go with --maintscripts\n");
+		return -1;
+	}
+	if (o->maintscripts && !o->in.script_chrootless && geteuid() != 0) {
+		fprintf(stderr, "debunpack: --maintscripts needs root (it runs"
+		    " the scripts with chroot) or --force-script-chrootless\n");
 		return -1;
 	}
 	/* The scripts run in a chroot, which only root may enter. */

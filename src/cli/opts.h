@@ -23,6 +23,10 @@ struct cli_opts {
 	int verbose;		/* -1 quiet, 0 normal, 1 verbose */
 	int status_fd;		/* --status-fd, or -1 */
 	bool no_progress;
+	bool maintscripts;	/* dpkg --unpack's scripts (unpackseq.h) */
+	bool dpkg_messages;	/* dpkg's words on stdout and stderr */
+	char **errors;		/* --dpkg-messages: the files that failed */
+	size_t nerrors;
 	bool root_given;	/* --root was given, "/" or not */
 	bool recursive;		/* -R: directories stand for their *.deb */
 	enum query_format fmt;	/* --json, --verify-format=rpm */

@@ -20,6 +20,7 @@ struct progress {
 	FILE *tty;		/* NULL: no terminal line */
 	int status_fd;		/* -1: no status lines */
 	int status_err;		/* -errno of the first failed write, or 0 */
+	bool seq;		/* the states come from progress_state */
 	bool tty_failed;	/* a write to TTY failed: draw no more */
 	bool shown;		/* the line is on the terminal */
 	bool started;		/* a package was started: T_START is set */
@@ -315,9 +316,11 @@ progress_unpacking(struct progress *p, const char *name, bool upgrade)
 		p->t_start = p->now();
 	}
 	escape_name(name, p->name, sizeof(p->name));
-	progress_send(p, "processing: %s: %s", upgrade ? "upgrade" : "install",
-	    name);
-	progress_send(p, "status: %s: half-installed", name);
+	if (!p->seq) {
+		progress_send(p, "processing: %s: %s", upgrade ? "upgrade" :
+		    "install", name);
+		progress_send(p, "status: %s: half-installed", name);
+	}
 	progress_draw(p, false);
 }
 
@@ -348,6 +351,31 @@ progress_phase(struct progress *p, enum progress_phase ph)
 
 void
 progress_committed(struct progress *p, const char *name, const char *state)
+{
+	if (p == NULL || p->seq)
+		return;
+	progress_send(p, "status: %s: %s", name, state);
+}
+
+void
+progress_set_seq(struct progress *p)
+{
+	if (p != NULL)
+		p->seq = true;
+}
+
+void
+progress_processing(struct progress *p, const char *action,
+    const char *name)
+{
+	if (p == NULL)
+		return;
+	progress_erase(p);
+	progress_send(p, "processing: %s: %s", action, name);
+}
+
+void
+progress_state(struct progress *p, const char *name, const char *state)
 {
 	if (p == NULL)
 		return;

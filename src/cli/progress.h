@@ -123,6 +123,18 @@ void progress_error(struct progress *p, const char *name, const char *msg);
 void progress_clear(struct progress *p);
 
 /*
+ * The states of packages come from progress_processing and
+ * progress_state alone (--maintscripts, whose sequence knows them):
+ * progress_unpacking and progress_committed send no status lines.
+ */
+void progress_set_seq(struct progress *p);
+/* dpkg's "processing: ACTION: NAME" line. */
+void progress_processing(struct progress *p, const char *action,
+    const char *name);
+/* dpkg's "status: NAME: STATE" line. */
+void progress_state(struct progress *p, const char *name, const char *state);
+
+/*
  * Draw the terminal line COLS columns wide instead of asking the
  * terminal (TIOCGWINSZ, 80 when it cannot tell); 0 asks again.
  */

@@ -110,6 +110,19 @@ render_progress(struct cli_opts *o, const struct install_note *n)
 	case INSTALL_PHASE:
 		progress_phase(o->pg, phases[n->phase]);
 		break;
+	case INSTALL_SEQ:
+		if (n->seq == UNPACKSEQ_PROCESSING)
+			progress_processing(o->pg, n->upgrade ? "upgrade" :
+			    "install", n->name);
+		else if (n->seq == UNPACKSEQ_DISAPPEAR)
+			progress_processing(o->pg, "disappear", n->name);
+		else if (n->seq == UNPACKSEQ_STATUS)
+			progress_state(o->pg, n->name, n->msg);
+		else if (n->seq == UNPACKSEQ_FAILED)
+			progress_error(o->pg, n->pkg, n->msg);
+		else
+			progress_clear(o->pg);
+		break;
 	case INSTALL_COMMITTED:
 		for (i = 0; i < o->nnames; i++)
 			progress_committed(o->pg, o->names[i],
@@ -278,6 +291,125 @@ render_superseded(const struct install_note *n)
 }
 
 /* What the run tells: warnings unless -q, the rest with -v. */
+/*
+ * dpkg's name of package file FILE in its messages: as given, or its
+ * tail after ".../" when long (dpkg's summarize_filename).
+ */
+static const char *
+render_summarize(const char *file, char *buf, size_t n)
+{
+	const char *p = file;
+
+	while (strlen(p) > 30 && strchr(p, '/') != NULL)
+		p = strchr(p, '/') + 1;
+	if (p == file)
+		return file;
+	snprintf(buf, n, ".../%s", p);
+	return buf;
+}
+
+/* Keep FILE for the summary of errors at the end (render_errors). */
+static void
+render_keep_error(struct cli_opts *o, const char *file)
+{
+	char **v, *copy;
+
+	if ((copy = strdup(file)) == NULL)
+		return;
+	if ((v = realloc(o->errors, (o->nerrors + 1) * sizeof(*v))) == NULL) {
+		free(copy);
+		return;
+	}
+	o->errors = v;
+	o->errors[o->nerrors++] = copy;
+}
+
+/* --maintscripts: each step, in dpkg's words or debunpack's. */
+static void
+render_seq(struct cli_opts *o, const struct install_note *n)
+{
+	char file[PATH_MAX], name[256], msg[1024], short_name[PATH_MAX];
+
+	escape_name(n->pkg != NULL ? n->pkg : "", file, sizeof(file));
+	escape_name(n->name != NULL ? n->name : "", name, sizeof(name));
+	escape_name(n->msg != NULL ? n->msg : "", msg, sizeof(msg));
+	switch (n->seq) {
+	case UNPACKSEQ_FAILED:
+		render_keep_error(o, file);
+		if (o->dpkg_messages)
+			fprintf(stderr, "dpkg: error processing archive %s"
+			    " (--unpack):\n %s\n", file, msg);
+		else
+			fprintf(stderr, "debunpack: %s: %s\n", file, msg);
+		return;
+	case UNPACKSEQ_CLEANUP:
+		if (o->dpkg_messages)
+			fprintf(stderr, "dpkg: error while cleaning up:\n %s\n",
+			    msg);
+		else
+			fprintf(stderr, "debunpack: %s: error while cleaning"
+			    " up: %s\n", file, msg);
+		return;
+	case UNPACKSEQ_NOTICE:
+		if (o->verbose >= 0)
+			fprintf(stderr, "%s: %s\n", o->dpkg_messages ? "dpkg" :
+			    "debunpack", msg);
+		return;
+	default:
+		break;
+	}
+	if (!o->dpkg_messages) {
+		if (n->seq == UNPACKSEQ_UNPACKING && o->verbose > 0)
+			fprintf(stderr, "debunpack: unpacking %s\n", name);
+		return;
+	}
+	switch (n->seq) {
+	case UNPACKSEQ_SELECTING:
+		printf("Selecting previously unselected package %s.\n", name);
+		break;
+	case UNPACKSEQ_SAY:
+		printf("%s\n", msg);
+		break;
+	case UNPACKSEQ_DATABASE:
+		printf("(Reading database ... %zu %s currently installed.)\n",
+		    n->count, n->count == 1 ? "file or directory" :
+		    "files and directories");
+		break;
+	case UNPACKSEQ_PREPARING:
+		printf("Preparing to unpack %s ...\n", render_summarize(file,
+		    short_name, sizeof(short_name)));
+		break;
+	case UNPACKSEQ_UNPACKING:
+		if (n->upgrade)
+			printf("Unpacking %s (%s) over (%s) ...\n", name,
+			    n->version, n->old_version != NULL ?
+			    n->old_version : "");
+		else
+			printf("Unpacking %s (%s) ...\n", name, n->version);
+		break;
+	default:
+		break;
+	}
+	fflush(stdout);
+}
+
+void
+render_errors(struct cli_opts *o)
+{
+	size_t i;
+
+	if (o->dpkg_messages && o->nerrors > 0) {
+		fputs("Errors were encountered while processing:\n", stderr);
+		for (i = 0; i < o->nerrors; i++)
+			fprintf(stderr, " %s\n", o->errors[i]);
+	}
+	for (i = 0; i < o->nerrors; i++)
+		free(o->errors[i]);
+	free(o->errors);
+	o->errors = NULL;
+	o->nerrors = 0;
+}
+
 void
 render_note(void *ctx, const struct install_note *n)
 {
@@ -294,10 +426,16 @@ render_note(void *ctx, const struct install_note *n)
 			render_plan(n);
 		return;
 	}
+	if (n->event == INSTALL_SEQ) {
+		render_seq(o, n);
+		return;
+	}
 	if (o->verbose < 0)
 		return;
 	switch (n->event) {
 	case INSTALL_UNPACKING:
+		if (o->maintscripts)
+			break;	/* told by its INSTALL_SEQ steps */
 		render_unpacking(o, n);
 		break;
 	case INSTALL_WARN_PATH:
@@ -306,6 +444,10 @@ render_note(void *ctx, const struct install_note *n)
 		    escape_name(n->path != NULL ? n->path : "", path,
 		    sizeof(path)), n->msg);
 		break;
+	case INSTALL_DISAPPEARS:
+		if (o->dpkg_messages)
+			break;	/* told by its INSTALL_SEQ steps */
+		/* FALLTHROUGH */
 	case INSTALL_WARN:
 		fprintf(stderr, "debunpack: warning: %s\n", n->msg);
 		break;
@@ -352,6 +494,7 @@ render_note(void *ctx, const struct install_note *n)
 	case INSTALL_EXPECTED:
 	case INSTALL_PHASE:
 	case INSTALL_PLAN:
+	case INSTALL_SEQ:
 		break;
 	}
 }

@@ -27,5 +27,11 @@ void render_error(const struct dbp_error *err);
  * the rest with -v.
  */
 void render_note(void *ctx, const struct install_note *n);
+/*
+ * After a --maintscripts call: with --dpkg-messages, dpkg's summary of
+ * the package files that failed on standard error; the list freed.
+ */
+struct cli_opts;
+void render_errors(struct cli_opts *o);
 
 #endif

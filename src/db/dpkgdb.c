@@ -105,7 +105,7 @@ dpkgdb_lock(int dfd, const char *name, int *out, struct dbp_error *err)
  * dpkg journals its status changes in updates/ and folds them in when it
  * next opens the database: a status written now would be overridden.
  */
-static int
+int
 dpkgdb_check_updates(int dfd, struct dbp_error *err)
 {
 	struct dirent *de;

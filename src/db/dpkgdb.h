@@ -104,6 +104,13 @@ bool dpkgdb_has_script(struct dpkgdb *db, const struct record *rec,
 /* dpkg's status as the run found it (stanzas the run replaces marked). */
 const struct dpkgstatus *dpkgdb_status(const struct dpkgdb *db);
 
+/*
+ * Refuse dpkg's database in directory DFD when it has status changes
+ * pending in updates/ (dpkg was interrupted): a status written now would
+ * be overridden.  0 or -errno with ERR.
+ */
+int dpkgdb_check_updates(int dfd, struct dbp_error *err);
+
 /* Release dpkg's locks: the run is committed, scripts may take them. */
 void dpkgdb_unlock(struct dpkgdb *db);
 

@@ -252,12 +252,21 @@ dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 	const char *name = control_get(rec->ctl, "Package");
 	const char *arch = control_get(rec->ctl, "Architecture");
 	const char *ma = control_get(rec->ctl, "Multi-Arch");
+	const struct dpkgstatus_stanza *old;
 	struct dpkgdb_new *v, *p;
 	size_t i;
 	int e;
 
-	if ((e = dpkgown_check(db->own, rec, dpkgstatus_peek(&db->status,
-	    name, arch, ma), db->force_overwrite, err)) != 0) {
+	/*
+	 * A half-installed package is one to be installed again, as dpkg
+	 * installs it again (--maintscripts marks a new package so before
+	 * its preinst): not a version dpkg installed.
+	 */
+	old = dpkgstatus_peek(&db->status, name, arch, ma);
+	if (old != NULL && strcmp(dpkgstatus_state(old), "half-installed") == 0)
+		old = NULL;
+	if ((e = dpkgown_check(db->own, rec, old, db->force_overwrite,
+	    err)) != 0) {
 		deb_info_free(info, n);
 		return e;
 	}

@@ -561,13 +561,13 @@ install_removals(struct install *in, char *const *names, size_t n,
 /*
  * Packages that lost every file to the run's (Replaces, a moved
  * conffile) disappear, as dpkg makes them: their records and dpkg's
- * stanzas go in this batch, told.  dpkg would run their postrm with
- * "disappear"; debunpack runs no removal script.
+ * stanzas go in this batch, told (before it: --maintscripts keeps their
+ * postrm, for "postrm disappear" after the commit).
  */
 static int
 install_disappear(struct install *in, struct dbp_error *err)
 {
-	struct install_note n = { .event = INSTALL_WARN };
+	struct install_note n = { .event = INSTALL_DISAPPEARS };
 	struct record *staged, *inst, *gone;
 	const char *name;
 	char buf[512];
@@ -588,6 +588,8 @@ install_disappear(struct install *in, struct dbp_error *err)
 		snprintf(buf, sizeof(buf), "'%s' disappears: every file of"
 		    " it is another package's now", name);
 		n.msg = buf;
+		n.name = name;
+		n.ctl = (inst != NULL ? inst : staged)->ctl;
 		install_say(in->o, &n);
 	}
 	return 0;

@@ -39,6 +39,30 @@ enum install_event {
 				   removed (PATH "remove") or purged
 				   ("purge"), to state MSG: "config-files"
 				   or "not-installed" */
+	INSTALL_DISAPPEARS,	/* package NAME (control CTL), every file of
+				   it another's now, goes in this batch
+				   (MSG: that, in words), its dpkg info
+				   files still there */
+	INSTALL_SEQ,		/* --maintscripts (unpackseq.h): step SEQ of
+				   package NAME, file PKG, version VERSION
+				   (over OLD_VERSION when UPGRADE) */
+};
+
+/* The steps of dpkg's --unpack that its front ends see (unpackseq.c). */
+enum unpackseq_step {
+	UNPACKSEQ_SELECTING,	/* NAME was not installed before */
+	UNPACKSEQ_DATABASE,	/* dpkg's file lists hold COUNT paths */
+	UNPACKSEQ_PREPARING,	/* PKG is next */
+	UNPACKSEQ_PROCESSING,	/* dpkg's "processing:" line */
+	UNPACKSEQ_STATUS,	/* NAME's state is now MSG */
+	UNPACKSEQ_UNPACKING,	/* NAME's files go in next */
+	UNPACKSEQ_FAILED,	/* PKG failed: MSG, dpkg's words */
+	UNPACKSEQ_SAY,		/* MSG: a line of dpkg's on its standard
+				   output ("Replacing files in old package") */
+	UNPACKSEQ_DISAPPEAR,	/* dpkg's "processing: disappear:" line */
+	UNPACKSEQ_CLEANUP,	/* undoing PKG failed too: MSG */
+	UNPACKSEQ_NOTICE,	/* MSG: dpkg's notices ("trying script
+				   from the new package instead ...") */
 };
 
 /* Where a run is, past the extraction. */
@@ -61,6 +85,8 @@ struct install_note {
 	unsigned long long bytes;
 	enum install_phase phase;
 	enum plan_verdict verdict;
+	enum unpackseq_step seq;	/* SEQ */
+	const char *version;		/* SEQ */
 };
 
 struct install_opts {
@@ -78,6 +104,9 @@ struct install_opts {
 	bool run_preinst;	/* then run the preinsts (maintscript.h) */
 	/* --path-exclude, --path-include (pathfilter.h), or NULL */
 	const struct pathfilter *filters;
+	/* --maintscripts (unpackseq.h): scripts chrootless, DPKG_FORCE */
+	bool script_chrootless;
+	const char *dpkg_force;
 	/*
 	 * Remove the packages named instead of installing files: RM says
 	 * how (remove.h; its warn and ctx are the run's).

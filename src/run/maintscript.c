@@ -96,34 +96,41 @@ maintscript_dev_setup(int rootfd, struct dbp_error *err)
 }
 
 /*
- * In the child: enter the root and become the script.  What fails is
+ * In the child: enter the root (unless chrootless) and become the
+ * script, with dpkg's environment (its src/main/script.c).  What fails is
  * told to the parent through REPORT (close-on-exec: an exec closes it),
  * as the step and its errno; nothing below main.c prints.
  */
 static void
-maintscript_exec(const char *root, const struct dpkgdb_pkg *p,
-    const char *path, char *const argv[], int report)
+maintscript_exec(const struct maintscript_env *e, const char *path,
+    char *const argv[], int report)
 {
+	char admin[PATH_MAX + 32];
 	int why[2];
 
-	if (chroot(root) != 0 || chdir("/") != 0) {
+	if (!e->chrootless && (chroot(e->root) != 0 || chdir("/") != 0)) {
 		why[0] = 0;
 		goto fail;
 	}
-	setenv("DPKG_MAINTSCRIPT_PACKAGE", p->name, 1);
+	setenv("DPKG_MAINTSCRIPT_PACKAGE", e->pkg, 1);
 	setenv("DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT", "1", 1);
-	setenv("DPKG_MAINTSCRIPT_ARCH", p->arch != NULL ? p->arch : "", 1);
-	setenv("DPKG_MAINTSCRIPT_NAME", "preinst", 1);
-	/*
-	 * dpkg runs a new preinst from its control area, tmp.ci/, whose
-	 * control file tells debconf which package asks its questions;
-	 * from info/ debconf would not know.
-	 */
-	setenv("DEBCONF_PACKAGE", p->name, 1);
+	setenv("DPKG_MAINTSCRIPT_ARCH", e->arch != NULL ? e->arch : "", 1);
+	setenv("DPKG_MAINTSCRIPT_NAME", e->script, 1);
 	setenv("DPKG_MAINTSCRIPT_DEBUG", "0", 1);
-	setenv("DPKG_ADMINDIR", "/var/lib/dpkg", 1);
-	/* Inside the chroot the root is "/": dpkg's DPKG_ROOT is empty. */
-	setenv("DPKG_ROOT", "", 1);
+	if (e->debconf)
+		setenv("DEBCONF_PACKAGE", e->pkg, 1);
+	if (e->running_version != NULL)
+		setenv("DPKG_RUNNING_VERSION", e->running_version, 1);
+	if (e->force != NULL)
+		setenv("DPKG_FORCE", e->force, 1);
+	/*
+	 * Chrooted, the root is "/": dpkg's DPKG_ROOT is empty; chrootless,
+	 * the scripts find the root and the database by these two.
+	 */
+	snprintf(admin, sizeof(admin), "%s/var/lib/dpkg", e->chrootless ?
+	    e->root : "");
+	setenv("DPKG_ADMINDIR", admin, 1);
+	setenv("DPKG_ROOT", e->chrootless ? e->root : "", 1);
 	/* dpkg refuses to run without the sbin directories in PATH. */
 	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
 	    "/sbin:/bin", 0);
@@ -136,15 +143,71 @@ fail:
 	_exit(126);
 }
 
+int
+maintscript_run(const struct maintscript_env *e, const char *path,
+    char *const argv[], int *status, struct dbp_error *err)
+{
+	char full[PATH_MAX];
+	int report[2], why[2], e2;
+	ssize_t got;
+	pid_t pid;
+
+	/* PATH is the script as the root sees it. */
+	snprintf(full, sizeof(full), "%s%s", e->chrootless ? e->root : "",
+	    path);
+	if (pipe2(report, O_CLOEXEC) != 0)
+		return dbp_err(err, errno, "", "package '%s': cannot run %s",
+		    e->pkg, e->script);
+	/* What the script prints goes where ours goes, in order. */
+	fflush(stdout);
+	fflush(stderr);
+	if ((pid = fork()) < 0) {
+		e2 = errno;
+		close(report[0]);
+		close(report[1]);
+		return dbp_err(err, e2, "", "package '%s': cannot run %s",
+		    e->pkg, e->script);
+	}
+	if (pid == 0) {
+		close(report[0]);
+		maintscript_exec(e, full, argv, report[1]);
+	}
+	close(report[1]);
+	while ((got = read(report[0], why, sizeof(why))) < 0 && errno == EINTR)
+		;
+	close(report[0]);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return dbp_err(err, errno, "", "package '%s': cannot"
+			    " wait for %s", e->pkg, e->script);
+	if (got == (ssize_t)sizeof(why))
+		return why[0] == 0 ? dbp_err(err, why[1], e->root, "cannot"
+		    " enter the root for the %s of '%s'", e->script, e->pkg) :
+		    dbp_err(err, why[1], path, "package '%s': cannot run %s",
+		    e->pkg, e->script);
+	return 0;
+}
+
+void
+maintscript_status_text(int status, char *buf, size_t n)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, n, "was killed by signal (%s)",
+		    strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, n, "returned error exit status %d",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : 255);
+}
+
 static int
 maintscript_one(const char *root, const struct dpkgdb_pkg *p,
     struct dbp_error *err)
 {
+	struct maintscript_env e = { .root = root, .pkg = p->name,
+	    .arch = p->arch, .script = "preinst", .debconf = true };
 	char path[PATH_MAX];
 	char *argv[5];
-	int status, report[2], why[2], e;
-	ssize_t got;
-	pid_t pid;
+	int status, r;
 
 	snprintf(path, sizeof(path), "/" DPKGDB_DIR "/info/%s.preinst",
 	    p->infoname);
@@ -153,36 +216,8 @@ maintscript_one(const char *root, const struct dpkgdb_pkg *p,
 	argv[2] = (char *)p->old_version;
 	argv[3] = p->old_version != NULL ? (char *)p->version : NULL;
 	argv[4] = NULL;
-	if (pipe2(report, O_CLOEXEC) != 0)
-		return dbp_err(err, errno, "", "package '%s': cannot run"
-		    " preinst", p->name);
-	/* What the script prints goes where ours goes, in order. */
-	fflush(stdout);
-	fflush(stderr);
-	if ((pid = fork()) < 0) {
-		e = errno;
-		close(report[0]);
-		close(report[1]);
-		return dbp_err(err, e, "", "package '%s': cannot run preinst",
-		    p->name);
-	}
-	if (pid == 0) {
-		close(report[0]);
-		maintscript_exec(root, p, path, argv, report[1]);
-	}
-	close(report[1]);
-	while ((got = read(report[0], why, sizeof(why))) < 0 && errno == EINTR)
-		;
-	close(report[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return dbp_err(err, errno, "", "package '%s': cannot"
-			    " wait for preinst", p->name);
-	if (got == (ssize_t)sizeof(why))
-		return why[0] == 0 ? dbp_err(err, why[1], root, "cannot enter"
-		    " the root for the preinst of '%s'", p->name) :
-		    dbp_err(err, why[1], path, "package '%s': cannot run"
-		    " preinst", p->name);
+	if ((r = maintscript_run(&e, path, argv, &status, err)) != 0)
+		return r;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFSIGNALED(status))

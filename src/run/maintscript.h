@@ -3,6 +3,9 @@
 #ifndef DEBUNPACK_MAINTSCRIPT_H
 #define DEBUNPACK_MAINTSCRIPT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "db/dpkgdb.h"
 #include "util/error.h"
 
@@ -17,6 +20,31 @@
 int maintscript_preinsts(const char *root, const struct dpkgdb *db,
     void (*before)(void *ctx, const char *name), void *ctx,
     struct dbp_error *err);
+
+/* Who a maintainer script is and where it runs: dpkg's environment. */
+struct maintscript_env {
+	const char *root;	/* absolute */
+	bool chrootless;	/* dpkg's --force-script-chrootless: not chrooted,
+				   DPKG_ROOT is ROOT */
+	const char *pkg, *arch;	/* DPKG_MAINTSCRIPT_PACKAGE, _ARCH */
+	const char *script;	/* "preinst": DPKG_MAINTSCRIPT_NAME */
+	const char *running_version;	/* DPKG_RUNNING_VERSION, or NULL */
+	const char *force;	/* DPKG_FORCE, or NULL */
+	bool debconf;		/* set DEBCONF_PACKAGE (a script run from
+				   info/ whose package debconf must know) */
+};
+
+/*
+ * Run the script PATH (as the root sees it: "/var/lib/dpkg/info/x.prerm")
+ * with ARGV (ARGV[0] its path) as E says, and wait for it: 0 with
+ * *STATUS its wait status, or -errno with ERR when it could not be run
+ * at all (not there, the root not entered, no fork).
+ */
+int maintscript_run(const struct maintscript_env *e, const char *path,
+    char *const argv[], int *status, struct dbp_error *err);
+
+/* A failed wait STATUS in dpkg's words: "returned error exit status 3". */
+void maintscript_status_text(int status, char *buf, size_t n);
 
 /*
  * Give the root ROOTFD what /dev needs for scripts in a chroot (null,

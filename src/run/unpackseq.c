@@ -1,0 +1,644 @@
+/* SPDX-License-Identifier: MIT */
+/* unpackseq: dpkg --unpack's maintainer scripts and states around debunpack's batch. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "db/dpkgdb.h"
+#include "db/dpkgfmt.h"
+#include "db/dpkgstatus.h"
+#include "db/version.h"
+#include "deb/deb.h"
+#include "durable/fileat.h"
+#include "durable/rootfs.h"
+#include "run/maintscript.h"
+#include "run/pkgfiles.h"
+#include "run/unpackseq.h"
+#include "run/unpackseq_int.h"
+
+/*
+ * dpkg --unpack runs, for each package in turn: the old prerm, the new
+ * preinst, the files, the old postrm (src/main/unpack.c).  debunpack
+ * puts the files of all the packages of a call in one batch, made
+ * durable by one barrier, so the scripts are grouped around it: every
+ * prerm and preinst of a group first, then the batch, then every
+ * postrm.  Debian Policy allows it:
+ *
+ *   - a preinst may rely only on Essential packages and on its
+ *     Pre-Depends (§3.5, §7.2), and apt configures Pre-Depends in an
+ *     earlier dpkg call; an Essential package works while merely
+ *     unpacked, and its old version works until its files are replaced;
+ *   - a postrm may rely only on Essential packages (§6.5);
+ *   - a prerm runs while its package's files are all there, whatever
+ *     the other packages of the call do.
+ *
+ * So no script of a group can tell whether another package of the group
+ * was unpacked before it ran, except where a package of the call is
+ * Essential (the old version of an Essential package is gone once its
+ * batch commits, and a later preinst expects the new one) or is
+ * Pre-Depended on by a later package of the call (which apt does not do,
+ * but dpkg would honour the order).  Such a package ends its group: the
+ * packages after it form the next group, with a batch of their own, so
+ * that their scripts see it unpacked, as with dpkg.
+ */
+
+void
+seq_say(struct seq *s, enum unpackseq_step step, const struct seq_pkg *p,
+    const char *msg)
+{
+	struct install_note n = { .event = INSTALL_SEQ, .seq = step,
+	    .msg = msg };
+
+	if (p != NULL) {
+		n.pkg = p->file;
+		n.name = p->shown;
+		n.version = p->version != NULL ? dpkgfmt_version(p->version) :
+		    NULL;
+		n.old_version = p->old_version;
+		n.upgrade = p->upgrade;
+	}
+	if (s->o->note != NULL)
+		s->o->note(s->o->ctx, &n);
+}
+
+void
+seq_status(struct seq *s, const struct seq_pkg *p, const char *state)
+{
+	seq_say(s, UNPACKSEQ_STATUS, p, state);
+}
+
+/* Package P failed: MSG (dpkg's words) told, the failure counted. */
+void
+seq_fail(struct seq *s, struct seq_pkg *p, const char *msg)
+{
+	p->state = SEQ_FAILED;
+	s->failed++;
+	seq_say(s, UNPACKSEQ_FAILED, p, msg);
+}
+
+/* Read P's control and control files; P->ctl NULL and MSG on failure. */
+static int
+seq_read(struct seq_pkg *p, struct dbp_error *err)
+{
+	struct deb *d;
+	const char *e;
+	char buf[256];
+	int r;
+
+	if ((r = deb_open(&d, p->file, err)) != 0)
+		return r;
+	deb_keep_info(d);
+	if ((r = deb_read_control(d, &p->ctl, err)) == 0 &&
+	    (r = dpkgstatus_check(p->ctl, err)) != 0) {
+		control_free(p->ctl);
+		p->ctl = NULL;
+	}
+	if (r == 0)
+		deb_take_info(d, &p->info, &p->ninfo);
+	deb_close(d);
+	if (r != 0)
+		return r;
+	p->name = control_get(p->ctl, "Package");
+	p->arch = control_get(p->ctl, "Architecture");
+	p->ma = control_get(p->ctl, "Multi-Arch");
+	p->version = control_get(p->ctl, "Version");
+	if (p->name == NULL || p->version == NULL)
+		return dbp_err(err, 0, "", "no Package or Version field");
+	e = control_get(p->ctl, "Essential");
+	p->essential = e != NULL && strcmp(e, "yes") == 0;
+	pkgfiles_name(p->ctl, buf, sizeof(buf));
+	snprintf(p->shown, sizeof(p->shown), "%s", buf);
+	if ((p->infoname = dpkgstatus_infoname(p->name, p->arch, p->ma)) ==
+	    NULL)
+		return dbp_err(err, ENOMEM, NULL, "cannot read package");
+	return 0;
+}
+
+/*
+ * Before any script: every package read, its old state from dpkg's
+ * status, the root's dpkg version (DPKG_RUNNING_VERSION).  A package
+ * that cannot be read fails alone, as with dpkg.
+ */
+static int
+seq_load(struct seq *s, struct dbp_error *err)
+{
+	struct dpkgstatus status = { NULL, 0 };
+	const struct dpkgstatus_stanza *d;
+	struct dbp_error perr;
+	char *text = NULL, line[3 * PATH_MAX];
+	size_t len = 0, i;
+	int r;
+
+	/* Before any script: the batch would refuse it after them. */
+	if ((r = dpkgdb_check_updates(s->adfd, err)) != 0)
+		return r;
+	if ((r = fileat_read(s->adfd, "status", &text, &len)) != 0 &&
+	    r != -ENOENT)
+		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot read");
+	r = dpkgstatus_parse(&status, text != NULL ? text : "", len);
+	free(text);
+	if (r != 0)
+		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot parse");
+	s->ninstalled = seq_count_files(s, &status);
+	if ((d = dpkgstatus_peek(&status, "dpkg", NULL, NULL)) != NULL &&
+	    d->version != NULL)
+		s->running = strdup(dpkgfmt_version(d->version));
+	for (i = 0; r == 0 && i < s->n; i++) {
+		struct seq_pkg *p = &s->v[i];
+
+		dbp_err_clear(&perr);
+		if (seq_read(p, &perr) != 0) {
+			snprintf(line, sizeof(line), "%s%s%s%s", perr.path[0] !=
+			    '\0' ? perr.path : "", perr.path[0] != '\0' ?
+			    ": " : "", perr.msg, "");
+			if (perr.errnum != 0)
+				snprintf(line + strlen(line), sizeof(line) -
+				    strlen(line), ": %s", strerror(perr.errnum));
+			seq_fail(s, p, line);
+			continue;
+		}
+		if ((r = seq_old(p, &status)) != 0)
+			r = dbp_err(err, -r, NULL, "cannot read status");
+	}
+	dpkgstatus_clear(&status);
+	return r;
+}
+
+/*
+ * Whether P must end its group (see the top of the file): it is
+ * Essential, or a later package of the call Pre-Depends on it.
+ */
+static bool
+seq_ends_group(const struct seq *s, size_t i)
+{
+	const struct seq_pkg *p = &s->v[i];
+	size_t j, l;
+
+	if (p->essential)
+		return true;
+	l = strlen(p->name);
+	for (j = i + 1; j < s->n; j++) {
+		const char *pd = s->v[j].ctl != NULL ?
+		    control_get(s->v[j].ctl, "Pre-Depends") : NULL;
+		const char *q;
+
+		for (q = pd; q != NULL && (q = strstr(q, p->name)) != NULL;
+		    q += l)
+			if ((q == pd || strchr(" ,|\t\n", q[-1]) != NULL) &&
+			    strchr(" ,|(:\t\n", q[l]) != NULL)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The unwind of an upgrade whose prerm ran: the old postinst
+ * abort-upgrade NEWVER (dpkg's cu_prermupgrade), the stanza back as it
+ * was, or left half-configured when that fails too.
+ */
+static int
+seq_unwind_prerm(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
+{
+	char msg[512];
+	int r;
+
+	if (!p->prerm_ran)
+		return 0;
+	r = seq_script(s, p, "postinst", "info", "abort-upgrade",
+	    dpkgfmt_version(p->version), NULL, msg, sizeof(msg), err);
+	if (r < -1)
+		return r;
+	if (r == -1) {
+		seq_say(s, UNPACKSEQ_CLEANUP, p, msg);
+		seq_status(s, p, "half-configured");
+		return seq_status_one(s, p, seq_stanza(p, NULL, "half-configured"),
+		    err);
+	}
+	seq_status(s, p, p->old_state);
+	return seq_status_one(s, p, strdup(p->old_text), err);
+}
+
+/*
+ * Step 1 of a group: the old prerm upgrade of each upgrade of an
+ * installed (configured) version, with dpkg's fallback and unwind.
+ */
+static int
+seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
+{
+	char msg[512];
+	size_t i;
+	int r;
+
+	for (i = from; i < to; i++) {
+		struct seq_pkg *p = &s->v[i];
+
+		if (p->state != SEQ_TODO)
+			continue;
+		/* dpkg selects what was not wanted (its want, Status' first word). */
+		if (p->old_text == NULL || (strstr(p->old_text,
+		    "\nStatus: install ") == NULL && strstr(p->old_text,
+		    "\nStatus: hold ") == NULL))
+			seq_say(s, UNPACKSEQ_SELECTING, p, NULL);
+		/* dpkg reads its file lists for the first package it unpacks. */
+		if (!s->said_db && s->ninstalled >= 0) {
+			struct install_note n = { .event = INSTALL_SEQ,
+			    .seq = UNPACKSEQ_DATABASE,
+			    .count = (size_t)s->ninstalled };
+
+			s->said_db = true;
+			if (s->o->note != NULL)
+				s->o->note(s->o->ctx, &n);
+		}
+		if (p->upgrade && p->old_version != NULL &&
+		    strstr(p->old_text, " reinstreq ") == NULL &&
+		    strcmp(p->old_state, "half-installed") != 0 &&
+		    version_cmp(p->version, p->old_version) < 0) {
+			snprintf(msg, sizeof(msg), "warning: downgrading %s"
+			    " from %s to %s", p->shown, p->old_version,
+			    dpkgfmt_version(p->version));
+			seq_say(s, UNPACKSEQ_NOTICE, p, msg);
+		}
+		seq_say(s, UNPACKSEQ_PREPARING, p, NULL);
+		seq_say(s, UNPACKSEQ_PROCESSING, p, NULL);
+		/* dpkg runs it over a version that was configured. */
+		if (strcmp(p->old_state, "installed") != 0 &&
+		    strcmp(p->old_state, "half-configured") != 0 &&
+		    strncmp(p->old_state, "triggers-", 9) != 0)
+			continue;
+		seq_status(s, p, "half-configured");
+		p->prerm_ran = true;
+		r = seq_fallback(s, p, "prerm", "old", "upgrade",
+		    "failed-upgrade", msg, sizeof(msg), err);
+		if (r < -1)
+			return r;
+		if (r == -1) {
+			seq_fail(s, p, msg);
+			if ((r = seq_unwind_prerm(s, p, err)) != 0)
+				return r;
+			continue;
+		}
+		seq_status(s, p, "unpacked");
+	}
+	return 0;
+}
+
+/*
+ * Step 2: every package of the group half-installed in dpkg's status,
+ * in one write and one barrier, before any preinst can change anything.
+ */
+static int
+seq_half_installed(struct seq *s, size_t from, size_t to,
+    struct dbp_error *err)
+{
+	struct seq_pkg **pv;
+	char **tv;
+	size_t i, n = 0;
+	int r = 0;
+
+	pv = calloc(to - from + 1, sizeof(*pv));
+	tv = calloc(to - from + 1, sizeof(*tv));
+	for (i = from; pv != NULL && tv != NULL && r == 0 && i < to; i++) {
+		if (s->v[i].state != SEQ_TODO)
+			continue;
+		pv[n] = &s->v[i];
+		if ((tv[n++] = seq_stanza(&s->v[i], NULL,
+		    "half-installed")) == NULL)
+			r = -ENOMEM;
+	}
+	if (pv == NULL || tv == NULL || r != 0)
+		r = dbp_err(err, ENOMEM, NULL, "cannot write status");
+	else if (n > 0 && (r = seq_status_write(s, pv, tv, n, err)) == 0)
+		for (i = 0; i < n; i++)
+			seq_status(s, pv[i], "half-installed");
+	for (i = 0; tv != NULL && i < n; i++)
+		free(tv[i]);
+	free(pv);
+	free(tv);
+	return r;
+}
+
+/*
+ * Undo P's new version before its files: the new postrm abort-install
+ * or abort-upgrade (dpkg's cu_preinst*), the status back, then the
+ * prerm's unwind.
+ */
+static int
+seq_unwind_preinst(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
+{
+	const char *nv = dpkgfmt_version(p->version);
+	char msg[512];
+	int r;
+
+	if ((r = seq_ci(s, p, err)) != 0)
+		return r;
+	if (p->upgrade)
+		r = seq_script(s, p, "postrm", "new", "abort-upgrade",
+		    p->old_version, nv, msg, sizeof(msg), err);
+	else
+		r = seq_script(s, p, "postrm", "new", "abort-install",
+		    p->old_version != NULL ? p->old_version : NULL,
+		    p->old_version != NULL ? nv : NULL, msg, sizeof(msg), err);
+	seq_rmdir(s, SEQ_CI);
+	if (r < -1)
+		return r;
+	if (r == -1) {
+		/* dpkg leaves it half-installed, to be reinstalled. */
+		seq_say(s, UNPACKSEQ_CLEANUP, p, msg);
+		return 0;
+	}
+	if (p->prerm_ran) {
+		seq_status(s, p, "unpacked");
+		return seq_unwind_prerm(s, p, err);
+	}
+	seq_status(s, p, p->upgrade ? p->old_state : strcmp(p->old_state,
+	    "config-files") == 0 ? "config-files" : "not-installed");
+	return seq_status_one(s, p, seq_not_installed(p), err);
+}
+
+/* Copy P's installed postrm aside: the batch replaces info/ with the new. */
+static int
+seq_keep_postrm(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
+{
+	int r = seq_keep(s, p->infoname, "postrm", err);
+
+	p->keep_postrm = r == 0;
+	return r < 0 ? r : 0;
+}
+
+/* Step 3: the new preinsts, each from its control area. */
+static int
+seq_preinsts(struct seq *s, size_t from, size_t to, struct dbp_error *err)
+{
+	const char *nv;
+	char msg[512];
+	size_t i;
+	int r;
+
+	for (i = from; i < to; i++) {
+		struct seq_pkg *p = &s->v[i];
+
+		if (p->state != SEQ_TODO)
+			continue;
+		nv = dpkgfmt_version(p->version);
+		r = 1;
+		if (seq_info(p, "preinst") != NULL) {
+			if ((r = seq_ci(s, p, err)) != 0)
+				return r;
+			if (p->upgrade)
+				r = seq_script(s, p, "preinst", "new",
+				    "upgrade", p->old_version, nv, msg,
+				    sizeof(msg), err);
+			else
+				r = seq_script(s, p, "preinst", "new",
+				    "install", p->old_version,
+				    p->old_version != NULL ? nv : NULL,
+				    msg, sizeof(msg), err);
+			seq_rmdir(s, SEQ_CI);
+		}
+		if (r < -1)
+			return r;
+		if (r == -1) {
+			seq_fail(s, p, msg);
+			if ((r = seq_unwind_preinst(s, p, err)) != 0)
+				return r;
+			continue;
+		}
+		if (p->upgrade && (r = seq_keep_postrm(s, p, err)) != 0)
+			return r;
+		p->state = SEQ_READY;
+		seq_say(s, UNPACKSEQ_UNPACKING, p, NULL);
+	}
+	return 0;
+}
+
+/*
+ * Step 4: the batch of the group's ready packages.  A package the batch
+ * blames (a file conflict, a damaged archive) fails alone: unwound as
+ * after its preinst, and the batch is run again without it, as dpkg
+ * goes on with the next package.  Any other error stops the call.
+ */
+static int
+seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
+{
+	struct dbp_error berr;
+	char **files, line[3 * PATH_MAX];
+	size_t i, n;
+	int r;
+
+	if ((files = calloc(to - from + 1, sizeof(*files))) == NULL)
+		return dbp_err(err, ENOMEM, NULL, "cannot start");
+	for (;;) {
+		struct seq_pkg *blamed = NULL;
+
+		for (i = from, n = 0; i < to; i++)
+			if (s->v[i].state == SEQ_READY)
+				files[n++] = (char *)s->v[i].file;
+		if (n == 0) {
+			r = 0;
+			break;
+		}
+		dbp_err_clear(&berr);
+		seq_gone_clear(s);
+		seq_repl_load(s, from, to);
+		if ((r = install_run(&s->in, files, n, s->st, &berr)) == 0) {
+			for (i = from; i < to; i++)
+				if (s->v[i].state == SEQ_READY)
+					s->v[i].state = SEQ_DONE;
+			seq_repl_tell(s);
+			break;
+		}
+		for (i = from; berr.pkg[0] != '\0' && i < to; i++)
+			if (s->v[i].state == SEQ_READY &&
+			    strcmp(s->v[i].file, berr.pkg) == 0)
+				blamed = &s->v[i];
+		if (blamed == NULL) {
+			/*
+			 * The call stops here (the root was left as it was):
+			 * the packages whose preinst ran are unwound as
+			 * dpkg unwinds the one it was working on.
+			 */
+			*err = berr;
+			for (i = from; i < to; i++) {
+				struct dbp_error uerr;
+
+				if (s->v[i].state != SEQ_READY)
+					continue;
+				s->v[i].state = SEQ_FAILED;
+				(void)seq_unwind_preinst(s, &s->v[i], &uerr);
+			}
+			break;
+		}
+		snprintf(line, sizeof(line), "%s%s%s%s", berr.path[0] != '\0' ?
+		    "'" : "", berr.path, berr.path[0] != '\0' ? "': " : "",
+		    berr.msg);
+		if (berr.errnum != 0)
+			snprintf(line + strlen(line), sizeof(line) -
+			    strlen(line), ": %s", strerror(berr.errnum));
+		seq_fail(s, blamed, line);
+		if ((r = seq_unwind_preinst(s, blamed, err)) != 0)
+			break;
+	}
+	free(files);
+	return r;
+}
+
+/*
+ * Step 5, past the commit: the old postrm upgrade NEWVER, or the new
+ * postrm failed-upgrade OLDVER NEWVER.  When both fail dpkg would undo
+ * the unpack, putting the old files back; this run's are committed, so
+ * the package is left half-installed and reinstreq, to be installed
+ * again, and fails.
+ */
+static int
+seq_postrms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
+{
+	char msg[512];
+	size_t i;
+	int r;
+
+	for (i = from; i < to; i++) {
+		struct seq_pkg *p = &s->v[i];
+
+		if (p->state != SEQ_DONE)
+			continue;
+		/* Without an old postrm, dpkg runs no new one either. */
+		if (p->upgrade && p->keep_postrm) {
+			r = seq_fallback(s, p, "postrm", "kept", "upgrade",
+			    "failed-upgrade", msg, sizeof(msg), err);
+			seq_rmdir(s, SEQ_CI);
+			if (r < -1)
+				return r;
+			if (r == -1) {
+				char *now = seq_current(s, p);
+
+				seq_fail(s, p, msg);
+				seq_status(s, p, "half-installed");
+				r = seq_status_one(s, p, seq_stanza(p, now,
+				    "half-installed"), err);
+				free(now);
+				if (r != 0)
+					return r;
+				continue;
+			}
+		}
+		seq_status(s, p, "unpacked");
+	}
+	return 0;
+}
+
+static void
+seq_free(struct seq *s)
+{
+	size_t i;
+
+	for (i = 0; s->v != NULL && i < s->n; i++) {
+		struct seq_pkg *p = &s->v[i];
+
+		control_free(p->ctl);
+		deb_info_free(p->info, p->ninfo);
+		free(p->infoname);
+		free(p->old_text);
+		free(p->old_version);
+		free(p->old_cversion);
+	}
+	free(s->v);
+	free(s->running);
+	seq_gone_clear(s);
+	seq_repl_clear(s);
+	if (s->adfd >= 0)
+		close(s->adfd);
+	rootfs_close(&s->rf);
+}
+
+int
+unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
+    struct stats *st, unsigned *failed, struct dbp_error *err)
+{
+	struct seq s = { .o = o, .st = st, .rf = { -1, false }, .adfd = -1 };
+	char **files = NULL;
+	size_t nfiles = 0, i, from;
+	int r;
+
+	*failed = 0;
+	s.in = *o;
+	s.in.dpkg_db = true;
+	s.in.run_preinst = false;
+	s.in.note = seq_note;
+	s.in.ctx = &s;
+	/* Each package is read twice: its control area, then the batch. */
+	for (i = 0; i < nall; i++)
+		if (strcmp(all[i], "-") == 0)
+			return dbp_err(err, 0, "-", "a package on standard input"
+			    " cannot be unpacked with --maintscripts: give its"
+			    " file");
+	if ((r = pkgfiles_last(o, all, nall, &files, &nfiles, err)) != 0)
+		return r;
+	if (realpath(o->root, s.root) == NULL) {
+		free(files);
+		return dbp_err(err, errno, o->root, "cannot open root");
+	}
+	if ((r = rootfs_open(&s.rf, s.root, err)) != 0)
+		goto out;
+	/* dpkg's database, made as --dpkg-db makes it for a new root. */
+	(void)mkdirat(s.rf.fd, "var", 0755);
+	(void)mkdirat(s.rf.fd, "var/lib", 0755);
+	(void)mkdirat(s.rf.fd, SEQ_ADMIN, 0755);
+	if ((s.adfd = rootfs_resolve(&s.rf, SEQ_ADMIN, O_RDONLY |
+	    O_DIRECTORY)) < 0) {
+		r = dbp_err(err, -s.adfd, SEQ_ADMIN, "cannot open");
+		goto out;
+	}
+	if ((s.v = calloc(nfiles + 1, sizeof(*s.v))) == NULL) {
+		r = dbp_err(err, ENOMEM, NULL, "cannot start");
+		goto out;
+	}
+	s.n = nfiles;
+	for (i = 0; i < nfiles; i++)
+		s.v[i].file = files[i];
+	/* What an interrupted call left aside is of no use now. */
+	seq_rmdir(&s, SEQ_CI);
+	seq_rmdir(&s, SEQ_OLD);
+	if ((r = seq_load(&s, err)) != 0)
+		goto out;
+	/*
+	 * The grouping: every prerm and preinst of [FROM, I), one batch, then
+	 * every postrm.  Policy lets no preinst or postrm rely on another
+	 * package of the group being unpacked or not (the argument at the
+	 * top of this file); where one may (an Essential package, or one a
+	 * later package Pre-Depends on), the group ends with it, and the
+	 * next group sees it unpacked, in dpkg's order.
+	 */
+	for (from = 0; r == 0 && from < s.n; from = i) {
+		for (i = from; i < s.n; i++)
+			if (s.v[i].state == SEQ_TODO && seq_ends_group(&s, i)) {
+				i++;
+				break;
+			}
+		if ((r = seq_prerms(&s, from, i, err)) != 0 ||
+		    (r = seq_half_installed(&s, from, i, err)) != 0 ||
+		    (r = seq_preinsts(&s, from, i, err)) != 0 ||
+		    (r = seq_batch(&s, from, i, err)) != 0 ||
+		    (r = seq_postrms(&s, from, i, err)) != 0 ||
+		    (r = seq_disappear(&s, from, i, err)) != 0)
+			break;
+	}
+	*failed = s.failed;
+out:
+	if (s.adfd >= 0) {
+		seq_rmdir(&s, SEQ_CI);
+		seq_rmdir(&s, SEQ_OLD);
+	}
+	seq_free(&s);
+	free(files);
+	return r;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* unpackseq's state, which unpackseq.c and its unpackseq_*.c share. */
+#ifndef DEBUNPACK_UNPACKSEQ_INT_H
+#define DEBUNPACK_UNPACKSEQ_INT_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "db/dpkgdb.h"
+#include "db/dpkgstatus.h"
+#include "deb/control.h"
+#include "deb/deb.h"
+#include "durable/rootfs.h"
+#include "run/install.h"
+#include "util/error.h"
+#include "util/stats.h"
+
+#define SEQ_ADMIN	DPKGDB_DIR
+#define SEQ_CI		"tmp.ci"		/* dpkg's name for it */
+#define SEQ_OLD		"tmp.debunpack-old"	/* old postrms, kept */
+
+enum seq_state {
+	SEQ_TODO,	/* not yet run */
+	SEQ_FAILED,	/* failed, unwound as dpkg unwinds it */
+	SEQ_READY,	/* its preinst ran: into the batch */
+	SEQ_DONE,	/* committed */
+};
+
+struct seq_pkg {
+	const char *file;
+	struct control *ctl;
+	const char *name, *arch, *ma, *version;	/* owned by CTL */
+	char *infoname;		/* info/ file stem */
+	char shown[256];	/* as dpkg names it: NAME[:ARCH] */
+	struct deb_info *info;
+	size_t ninfo;
+	bool essential;
+	/* Before the call: its stanza verbatim, its state, its version. */
+	char *old_text;
+	char *old_version;	/* as dpkg prints it, or NULL */
+	char *old_cversion;
+	const char *old_state;	/* static: "installed", ..., "not-installed" */
+	bool upgrade;		/* an old version's files are there */
+	bool prerm_ran;
+	bool keep_postrm;	/* its old postrm copied aside */
+	enum seq_state state;
+};
+
+/* A package the batch makes disappear: its postrm and list kept aside. */
+struct seq_gone {
+	char *name, *arch, *infoname, *version;
+	char shown[256];
+	bool postrm;		/* SEQ_OLD/INFONAME.postrm is there */
+	char *list;		/* its file list, or NULL */
+};
+
+/* A package a package of the call Replaces: its file list before the batch. */
+struct seq_repl {
+	size_t by;		/* the replacing package, in seq.v */
+	char shown[256];
+	char *version, *list;
+};
+
+struct seq {
+	const struct install_opts *o;
+	struct install_opts in;	/* the batches' options */
+	struct stats *st;
+	char root[PATH_MAX];
+	struct rootfs rf;
+	int adfd;		/* ROOT/var/lib/dpkg */
+	char *running;		/* the root's dpkg version, or NULL */
+	struct seq_pkg *v;
+	size_t n;
+	unsigned failed;
+	long ninstalled;	/* paths dpkg's file lists hold, or -1 */
+	struct seq_repl *repl;	/* what the batch's packages replace */
+	size_t nrepl;
+	struct seq_gone *gone;	/* the batch's disappearing packages */
+	size_t ngone;
+	bool said_db;		/* the count was told */
+};
+
+/* unpackseq.c: a step told (INSTALL_SEQ), of package P (or NULL). */
+void seq_say(struct seq *s, enum unpackseq_step step, const struct seq_pkg *p,
+    const char *msg);
+/* P's STATE told (dpkg's "status:" line). */
+void seq_status(struct seq *s, const struct seq_pkg *p, const char *state);
+/* P failed: MSG (dpkg's words) told, the failure counted. */
+void seq_fail(struct seq *s, struct seq_pkg *p, const char *msg);
+
+/* unpackseq_status.c: dpkg's status file. */
+int seq_status_write(struct seq *s, struct seq_pkg *const *p,
+    char *const *text, size_t n, struct dbp_error *err);
+char *seq_stanza(const struct seq_pkg *p, const char *base,
+    const char *state);
+char *seq_current(struct seq *s, const struct seq_pkg *p);
+char *seq_not_installed(const struct seq_pkg *p);
+int seq_status_one(struct seq *s, struct seq_pkg *p, char *text,
+    struct dbp_error *err);
+long seq_count_files(struct seq *s, const struct dpkgstatus *st);
+int seq_old(struct seq_pkg *p, struct dpkgstatus *s);
+
+/* unpackseq_script.c: control areas, kept scripts, running them. */
+void seq_rmdir(struct seq *s, const char *name);
+int seq_ci(struct seq *s, struct seq_pkg *p, struct dbp_error *err);
+const struct deb_info *seq_info(const struct seq_pkg *p, const char *name);
+int seq_script(struct seq *s, struct seq_pkg *p, const char *script,
+    const char *where, const char *a1, const char *a2, const char *a3,
+    char *msg, size_t msglen, struct dbp_error *err);
+int seq_fallback(struct seq *s, struct seq_pkg *p, const char *script,
+    const char *old_where, const char *ifok, const char *iffallback,
+    char *msg, size_t msglen, struct dbp_error *err);
+int seq_keep(struct seq *s, const char *infoname, const char *what,
+    struct dbp_error *err);
+
+/* unpackseq_gone.c: what the batch takes from packages outside it. */
+void seq_note(void *ctx, const struct install_note *n);
+void seq_gone_clear(struct seq *s);
+int seq_disappear(struct seq *s, size_t from, size_t to,
+    struct dbp_error *err);
+void seq_repl_clear(struct seq *s);
+void seq_repl_load(struct seq *s, size_t from, size_t to);
+void seq_repl_tell(struct seq *s);
+
+#endif

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/* unpackseq: dpkg's status file through the sequence (states, stanzas, counts). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db/dpkgfmt.h"
+#include "durable/fileat.h"
+#include "run/unpackseq_int.h"
+
+/*
+ * dpkg's status file rewritten with the stanza of each package in P (N)
+ * replaced by TEXT[i] (NULL: left out), written and synced before it
+ * replaces the old one, and the directory synced: one barrier for all.
+ */
+int
+seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
+    size_t n, struct dbp_error *err)
+{
+	struct dpkgstatus status = { NULL, 0 };
+	struct dpkgstatus_add *add;
+	char *old = NULL, *out = NULL;
+	size_t len = 0, olen, nadd = 0, i;
+	int fd = -1, r;
+
+	if ((r = fileat_read(s->adfd, "status", &old, &len)) != 0 &&
+	    r != -ENOENT)
+		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot read");
+	if ((r = dpkgstatus_parse(&status, old != NULL ? old : "", len)) != 0) {
+		free(old);
+		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot parse");
+	}
+	free(old);
+	if ((add = calloc(n + 1, sizeof(*add))) == NULL) {
+		dpkgstatus_clear(&status);
+		return dbp_err(err, ENOMEM, NULL, "cannot write status");
+	}
+	for (i = 0; i < n; i++) {
+		(void)dpkgstatus_take(&status, p[i]->name, p[i]->arch,
+		    p[i]->ma);
+		if (text[i] != NULL) {
+			add[nadd].name = p[i]->name;
+			add[nadd].arch = p[i]->arch;
+			add[nadd++].text = text[i];
+		}
+	}
+	r = dpkgstatus_merge(&status, add, nadd, &out, &olen);
+	free(add);
+	dpkgstatus_clear(&status);
+	if (r != 0)
+		return dbp_err(err, -r, NULL, "cannot write status");
+	/* dpkg's own temporary name: dpkg removes it if we leave it. */
+	if ((fd = openat(s->adfd, "status-new", O_WRONLY | O_CREAT | O_TRUNC |
+	    O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)
+		r = -errno;
+	else {
+		const char *q = out;
+		size_t left = olen;
+		ssize_t w;
+
+		while (r == 0 && left > 0) {
+			if ((w = write(fd, q, left)) < 0) {
+				if (errno != EINTR)
+					r = -errno;
+				continue;
+			}
+			q += w;
+			left -= (size_t)w;
+		}
+		if (r == 0 && fdatasync(fd) != 0)
+			r = -errno;
+		if (close(fd) != 0 && r == 0)
+			r = -errno;
+		if (r == 0 && renameat(s->adfd, "status-new", s->adfd,
+		    "status") != 0)
+			r = -errno;
+		if (r == 0 && fsync(s->adfd) != 0)
+			r = -errno;
+	}
+	free(out);
+	return r != 0 ? dbp_err(err, -r, SEQ_ADMIN "/status", "cannot write")
+	    : 0;
+}
+
+/*
+ * P's stanza in STATE (dpkg's "half-installed", ...), with the eflag
+ * reinstreq as dpkg sets it while it works on a package: over stanza
+ * BASE (P's before the call when NULL), or (not installed before) the
+ * few fields dpkg keeps then.  A configured version becomes
+ * Config-Version, as dpkg notes it once the package is no longer
+ * installed.  The caller frees it; NULL when out of memory.
+ */
+char *
+seq_stanza(const struct seq_pkg *p, const char *base, const char *state)
+{
+	const char *line, *end;
+	char *t = NULL;
+	size_t len;
+	FILE *fp;
+
+	if (base == NULL && strcmp(p->old_state, "not-installed") != 0)
+		base = p->old_text;
+	if ((fp = open_memstream(&t, &len)) == NULL)
+		return NULL;
+	if (base == NULL) {
+		fprintf(fp, "Package: %s\nStatus: install reinstreq %s\n"
+		    "Architecture: %s\n", p->name, state, p->arch != NULL ?
+		    p->arch : "");
+		if (p->ma != NULL)
+			fprintf(fp, "Multi-Arch: %s\n", p->ma);
+		fprintf(fp, "Version: %s\n", p->version);
+	} else
+		for (line = base; *line != '\0'; line = end) {
+			end = strchr(line, '\n');
+			end = end != NULL ? end + 1 : line + strlen(line);
+			if (strncmp(line, "Status: ", 8) == 0) {
+				/* The want stays, the eflag is dpkg's. */
+				fprintf(fp, "Status: %.*s reinstreq %s\n",
+				    (int)strcspn(line + 8, " \n"), line + 8,
+				    state);
+				continue;
+			}
+			if (strncmp(line, "Config-Version: ", 16) == 0 &&
+			    base != p->old_text)
+				continue;
+			fwrite(line, 1, (size_t)(end - line), fp);
+			if (strncmp(line, "Version: ", 9) == 0 &&
+			    base == p->old_text && p->old_cversion == NULL &&
+			    strcmp(p->old_state, "installed") == 0)
+				fprintf(fp, "Config-Version: %s\n",
+				    p->old_version);
+		}
+	if (fclose(fp) != 0) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* P's stanza in dpkg's status as it is now, or NULL.  The caller frees it. */
+char *
+seq_current(struct seq *s, const struct seq_pkg *p)
+{
+	struct dpkgstatus status = { NULL, 0 };
+	const struct dpkgstatus_stanza *o;
+	char *text = NULL, *t = NULL;
+	size_t len = 0;
+
+	if (fileat_read(s->adfd, "status", &text, &len) != 0)
+		return NULL;
+	if (dpkgstatus_parse(&status, text, len) == 0 &&
+	    (o = dpkgstatus_peek(&status, p->name, p->arch, p->ma)) != NULL)
+		t = strndup(o->text, o->len);
+	dpkgstatus_clear(&status);
+	free(text);
+	return t;
+}
+
+/* What dpkg leaves of a package whose new install was undone. */
+char *
+seq_not_installed(const struct seq_pkg *p)
+{
+	char *t;
+
+	if (p->old_text != NULL && strcmp(p->old_state, "not-installed") != 0)
+		return strdup(p->old_text);
+	if (asprintf(&t, "Package: %s\nStatus: install ok not-installed\n"
+	    "Architecture: %s\n", p->name, p->arch != NULL ? p->arch : "") < 0)
+		return NULL;
+	return t;
+}
+
+/* Write one package's stanza: TEXT taken (freed), NULL out of memory. */
+int
+seq_status_one(struct seq *s, struct seq_pkg *p, char *text,
+    struct dbp_error *err)
+{
+	int r;
+
+	if (text == NULL)
+		return dbp_err(err, ENOMEM, NULL, "cannot write status");
+	r = seq_status_write(s, &p, &text, 1, err);
+	free(text);
+	return r;
+}
+
+static int
+seq_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * How many paths the file lists of the packages in S hold, each once, as
+ * dpkg counts them when it reads them ("N files and directories
+ * currently installed"): -1 when a list cannot be read.
+ */
+long
+seq_count_files(struct seq *s, const struct dpkgstatus *st)
+{
+	char **v = NULL, **nv, *text, *line, *nl, *infoname, file[NAME_MAX + 1];
+	char **texts = NULL, **nt;
+	size_t n = 0, ntexts = 0, i, len;
+	long count = 0;
+	int r;
+
+	for (i = 0; count >= 0 && i < st->n; i++) {
+		if (strcmp(dpkgstatus_state(&st->v[i]), "not-installed") == 0)
+			continue;
+		if ((infoname = dpkgstatus_infoname(st->v[i].name,
+		    st->v[i].arch, st->v[i].ma)) == NULL) {
+			count = -1;
+			break;
+		}
+		snprintf(file, sizeof(file), "info/%s.list", infoname);
+		free(infoname);
+		if ((r = fileat_read(s->adfd, file, &text, &len)) == -ENOENT)
+			continue;
+		if (r != 0 || (nt = realloc(texts, (ntexts + 1) *
+		    sizeof(*nt))) == NULL) {
+			if (r == 0)
+				free(text);
+			count = -1;
+			break;
+		}
+		texts = nt;
+		texts[ntexts++] = text;
+		for (line = text; count >= 0 && *line != '\0'; line = nl + 1) {
+			if ((nl = strchr(line, '\n')) == NULL)
+				break;
+			*nl = '\0';
+			/* The root itself, "/.", is no entry of dpkg's. */
+			if (*line == '\0' || strcmp(line, "/.") == 0)
+				continue;
+			if ((nv = realloc(v, (n + 1) * sizeof(*v))) == NULL)
+				count = -1;
+			else {
+				v = nv;
+				v[n++] = line;
+			}
+		}
+	}
+	if (count >= 0 && n > 0) {
+		qsort(v, n, sizeof(*v), seq_cmp_str);
+		for (i = 0; i < n; i++)
+			if (i == 0 || strcmp(v[i], v[i - 1]) != 0)
+				count++;
+	}
+	for (i = 0; i < ntexts; i++)
+		free(texts[i]);
+	free(texts);
+	free(v);
+	return count;
+}
+
+/* P's state before the call, from dpkg's status S. */
+int
+seq_old(struct seq_pkg *p, struct dpkgstatus *s)
+{
+	const struct dpkgstatus_stanza *o;
+
+	p->old_state = "not-installed";
+	if ((o = dpkgstatus_peek(s, p->name, p->arch, p->ma)) == NULL)
+		return 0;
+	if ((p->old_text = strndup(o->text, o->len)) == NULL)
+		return -ENOMEM;
+	{
+		static const char *const states[] = { "installed",
+		    "config-files", "unpacked", "half-installed",
+		    "half-configured", "triggers-awaited",
+		    "triggers-pending" };
+		size_t k;
+
+		for (k = 0; k < sizeof(states) / sizeof(states[0]); k++)
+			if (strcmp(dpkgstatus_state(o), states[k]) == 0)
+				p->old_state = states[k];
+	}
+	if (o->version != NULL &&
+	    (p->old_version = strdup(dpkgfmt_version(o->version))) == NULL)
+		return -ENOMEM;
+	if (o->cversion != NULL && (p->old_cversion = strdup(o->cversion)) ==
+	    NULL)
+		return -ENOMEM;
+	p->upgrade = dpkgstatus_installed(o);
+	return 0;
+}

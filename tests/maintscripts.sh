@@ -1,0 +1,276 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# --maintscripts: dpkg --unpack's maintainer scripts, states, status-fd lines
+# and exit codes, compared with dpkg's on the same packages in twin roots.
+# The scripts run chrootless (--force-script-chrootless, as dpkg_in runs
+# dpkg): a test root has no shell.
+. "$(dirname "$0")/lib.sh"
+
+command -v dpkg > /dev/null || skip "no dpkg"
+
+# Each script logs its name, arguments and dpkg's variables, and fails
+# when a file fail-PKG-SCRIPT-ARG1 is in the root.
+S='#!/bin/sh\n[ "$(basename $(dirname $0))" != tmp.ci ] || grep -qx "Package: $DPKG_MAINTSCRIPT_PACKAGE" "$(dirname $0)/control" || echo "no control in tmp.ci P=$DPKG_MAINTSCRIPT_PACKAGE " >> "$DPKG_ROOT/log"\necho "$(basename $0) $* P=$DPKG_MAINTSCRIPT_PACKAGE A=$DPKG_MAINTSCRIPT_ARCH N=$DPKG_MAINTSCRIPT_NAME R=$DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT AD=$DPKG_ADMINDIR RT=$DPKG_ROOT dir=$(basename $(dirname $0))" >> "$DPKG_ROOT/log"\n[ ! -e "$DPKG_ROOT/fail-$DPKG_MAINTSCRIPT_PACKAGE-$DPKG_MAINTSCRIPT_NAME-$1" ] || exit 3\nexit 0\n'
+pkg() {	# NAME VERSION [FIELD VALUE]
+	{
+		[ $# -lt 4 ] || printf 'control-field %s %s\n' "$3" "$4"
+		for s in preinst postinst prerm postrm; do
+			printf '%s\n' "control-file $s 0755 $S"
+		done
+		printf '%s\n' "dir ./usr 0755" "dir ./usr/share 0755" \
+		    "file ./usr/share/$1-$2 0644 text:$2" \
+		    "file ./usr/share/$1 0644 text:$1 $2"
+	} | make_pkg -a "${A:-all}" -m "T <t@example.org>" -d test "$1" "$2" -
+}
+a1=$(pkg a 1) a2=$(pkg a 2) b1=$(pkg b 1) b2=$(pkg b 2) c1=$(pkg c 1)
+e1=$(pkg e 1 Essential yes) e2=$(pkg e 2 Essential yes)
+arch=$(dpkg --print-architecture)
+m1=$(A=$arch pkg m 1 Multi-Arch same) m2=$(A=$arch pkg m 2 Multi-Arch same)
+
+D=$T/dpkg U=$T/debunpack
+empty_dpkg_db "$D"
+empty_dpkg_db "$U"
+
+# run WHAT DEB...: both unpack; their exit codes, logs (scripts' paths
+# and roots made alike: debunpack keeps an old postrm aside, where dpkg
+# runs it from info/), status files, status-fd lines (each package's own
+# in order: debunpack groups the packages' steps) and trees compared.
+run() {
+	what=$1
+	shift
+	: > "$D/log"
+	: > "$U/log"
+	dpkg_in "$D" --status-fd 3 --unpack "$@" 3> "$T/sfd.dpkg" \
+	    > "$T/out.dpkg" 2> "$T/err.dpkg" && rd=0 || rd=$?
+	"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless \
+	    --dpkg-messages --status-fd 3 "$@" 3> "$T/sfd.deb" \
+	    > "$T/out.deb" 2> "$T/err.deb" && ru=0 || ru=$?
+	[ "$rd" = "$ru" ] || { cat "$T/out.dpkg" "$T/err.dpkg" "$T/out.deb" "$T/err.deb"; fail "$what: exit $rd from dpkg, $ru from debunpack"; }
+	# dpkg's lines, those of each package in dpkg's order (the
+	# packages' steps are grouped: the lines, not their order, match).
+	sort "$T/out.dpkg" > "$T/l1"
+	sort "$T/out.deb" > "$T/l2"
+	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's messages differ"
+	# LOOSE: the reasons (not the scripts') are debunpack's own words.
+	sort "$T/err.dpkg" | sed "${loose:+/^ [^/]/d}" > "$T/l1"
+	sort "$T/err.deb" | sed "${loose:+/^ [^/]/d}" > "$T/l2"
+	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's errors differ"
+	sed "s|$D|ROOT|g" "$D/log" > "$T/log.dpkg"
+	sed "s|$U|ROOT|g; s|dir=tmp.debunpack-old|dir=info|" "$U/log" > "$T/log.deb"
+	# Grouped: compare each package's own scripts, in order.
+	for p in a b c e h i k m; do
+		grep "P=$p " "$T/log.dpkg" > "$T/l1" || true
+		grep "P=$p " "$T/log.deb" > "$T/l2" || true
+		diff -u "$T/l1" "$T/l2" || fail "$what: scripts of $p differ"
+		grep -v '^progress:' "$T/sfd.dpkg" | sed "${loose:+s/ : error : .*/ : error :/}" | grep -E ": $p:|^status: [^ ]*$p[-_][^ ]* : error" > "$T/l1" || true
+		grep -v '^progress:' "$T/sfd.deb" | sed "${loose:+s/ : error : .*/ : error :/}" | grep -E ": $p:|^status: [^ ]*$p[-_][^ ]* : error" > "$T/l2" || true
+		diff -u "$T/l1" "$T/l2" || fail "$what: status-fd lines of $p differ"
+	done
+	# NOSTATUS: a new conffile, whose MD5 --dpkg-db records where dpkg
+	# writes "newconffile" until configure.
+	[ -n "${nostatus:-}" ] || diff -u "$D/var/lib/dpkg/status" "$U/var/lib/dpkg/status" ||
+	    fail "$what: dpkg's status differs"
+	for r in "$D" "$U"; do
+		(cd "$r" && find usr -printf '%y %p\n' 2>/dev/null | sort)
+	done > /dev/null
+	(cd "$D" && find usr -printf '%y %p\n' | sort) > "$T/t1"
+	(cd "$U" && find usr -printf '%y %p\n' | sort) > "$T/t2"
+	diff -u "$T/t1" "$T/t2" || fail "$what: trees differ"
+	for f in $(cd "$D/usr/share" && ls); do
+		cmp -s "$D/usr/share/$f" "$U/usr/share/$f" || fail "$what: $f differs"
+	done
+	[ ! -e "$U/var/lib/dpkg/tmp.ci" ] && [ ! -e "$U/var/lib/dpkg/tmp.debunpack-old" ] ||
+	    fail "$what: control areas left"
+}
+configure() {
+	dpkg_root "$D" --configure -a
+	dpkg_root "$U" --configure -a
+}
+failed() {	# the last run failed, as dpkg's did: exit 1
+	[ "$ru" = 1 ] || fail "exit $ru, not 1, after a failure"
+}
+fails() {	# PKG SCRIPT ARG: that script fails in both roots
+	touch "$D/fail-$1-$2-$3" "$U/fail-$1-$2-$3"
+}
+unfail() {
+	rm -f "$D"/fail-* "$U"/fail-*
+}
+
+# 1. New packages: preinst install, half-installed then unpacked.
+run install "$a1" "$b1"
+grep -q '^preinst install P=a A=all N=preinst R=1 AD=ROOT/var/lib/dpkg RT=ROOT dir=tmp.ci$' "$T/log.deb" ||
+    fail "preinst not run from the control area with dpkg's variables"
+grep -q '^Selecting previously unselected package a\.$' "$T/out.deb" &&
+    grep -q '^Unpacking b (1) \.\.\.$' "$T/out.deb" || fail "dpkg's messages: $(cat "$T/out.deb")"
+configure
+
+# 2. Upgrades of configured packages: prerm upgrade, preinst upgrade,
+# postrm upgrade.
+run upgrade "$a2" "$b2"
+grep -q '^a.prerm upgrade 2 P=a' "$T/log.deb" && grep -q '^b.postrm upgrade 2 P=b' "$T/log.deb" ||
+    fail "no prerm or postrm upgrade: $(cat "$T/log.deb")"
+grep -q '^Unpacking a (2) over (1) \.\.\.$' "$T/out.deb" || fail "no 'over' line"
+configure
+
+# 3. Failures, each of one package while the other goes on: exit 1.
+fails a preinst upgrade
+run "preinst upgrade fails" "$a1" "$b1"
+failed
+grep -q "Errors were encountered while processing:" "$T/err.deb" || fail "no dpkg error summary"
+unfail
+configure
+fails a prerm upgrade
+run "prerm upgrade fails, failed-upgrade works" "$a1" "$b2"
+configure
+fails a prerm upgrade
+fails a prerm failed-upgrade
+run "prerm and failed-upgrade fail" "$a2" "$b1"
+failed
+unfail
+configure
+fails b postrm upgrade
+run "postrm upgrade fails, failed-upgrade works" "$a2" "$b1"
+unfail
+configure
+fails c preinst install
+run "preinst install fails" "$c1" "$a1"
+failed
+unfail
+fails c preinst install
+fails c postrm abort-install
+run "preinst and postrm abort-install fail" "$c1"
+failed
+unfail
+run "install after a failure" "$c1"
+configure
+
+# A package the batch refuses (a path of another package) fails alone:
+# unwound as after its preinst, the others unpacked.
+d1=$(make_pkg -m "T <t@example.org>" -d test d 1 "dir ./usr 0755" \
+    "dir ./usr/share 0755" "file ./usr/share/a 0644 text:from d")
+loose=1 run "a path of another package" "$d1" "$b2"
+failed
+grep -q "^status: $d1 : error : 'usr/share/a': also in package 'a'" "$T/sfd.deb" ||
+    fail "no error line: $(cat "$T/sfd.deb")"
+configure
+
+# Where dpkg would undo an unpack after its commit (old postrm upgrade and
+# new postrm failed-upgrade both fail), the new files are committed: the
+# package fails, left half-installed and reinstreq, to be installed again.
+fails a postrm upgrade
+fails a postrm failed-upgrade
+"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless "$a1" \
+    > "$T/out" 2>&1 && ru=0 || ru=$?
+failed
+grep -A1 '^Package: a$' "$U/var/lib/dpkg/status" | grep -qx 'Status: install reinstreq half-installed' ||
+    fail "a not left reinstreq half-installed"
+[ "$(cat "$U/usr/share/a")" = "a 1" ] || fail "a's new files not there"
+unfail
+"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless "$a2" \
+    > "$T/out" 2>&1 || fail "reinstalling a: $(cat "$T/out")"
+dpkg_root "$D" --unpack "$a2"
+configure
+
+# A package whose every file another takes (Replaces) disappears:
+# postrm disappear OVERWRITER VERSION, its stanza gone.
+h1=$(make_pkg -m "T <t@example.org>" -d test h 1 "control-file postrm 0755 $S" \
+    "dir ./usr 0755" "dir ./usr/share 0755" "file ./usr/share/h 0644 text:h")
+i1=$(make_pkg -m "T <t@example.org>" -d test i 1 "control-field Replaces h" \
+    "dir ./usr 0755" "dir ./usr/share 0755" "file ./usr/share/h 0644 text:i")
+run "to disappear" "$h1"
+configure
+run "disappearance" "$i1"
+grep -q '^h.postrm disappear i 1 P=h A=all N=postrm' "$T/log.deb" ||
+    fail "no postrm disappear: $(cat "$T/log.deb")"
+grep -q '^processing: disappear: h$' "$T/sfd.deb" || fail "no processing: disappear line"
+configure
+
+# Over what dpkg --remove left (config-files): preinst install OLD NEW.
+k1=$(make_pkg -m "T <t@example.org>" -d test k 1 "control-file preinst 0755 $S" \
+    "control-file postrm 0755 $S" "control-file conffiles 0644 /etc/k\n" \
+    "dir ./etc 0755" "file ./etc/k 0644 text:k")
+nostatus=1 run "with a conffile" "$k1"
+configure
+dpkg_root "$D" --remove k
+dpkg_root "$U" --remove k
+run "over its conffiles" "$k1"
+grep -q '^preinst install 1 1 P=k' "$T/log.deb" || fail "preinst install OLD NEW: $(cat "$T/log.deb")"
+configure
+
+# A Multi-Arch: same package: NAME:ARCH in the status lines and info/.
+run "multi-arch install" "$m1"
+grep -q "^status: m:$arch: unpacked" "$T/sfd.deb" || fail "m:$arch not named"
+configure
+fails m preinst upgrade
+run "multi-arch upgrade fails" "$m2"
+failed
+unfail
+run "multi-arch upgrade" "$m2"
+configure
+
+# 4. An Essential package ends its group: the packages after it are
+# unpacked in a batch of their own, after it, as with dpkg.
+run essential "$e1" "$a2" "$b2"
+"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless --status-fd 3 \
+    "$e2" "$a1" 3> "$T/sfd" > /dev/null 2>&1 || fail "essential upgrade"
+grep -n 'status: [ae]: unpacked\|status: a: half-installed' "$T/sfd" | tr '\n' ' ' > "$T/order"
+grep -q '^[0-9]*:status: e: unpacked [0-9]*:status: a: half-installed' "$T/order" ||
+    fail "a was not unpacked after e: $(cat "$T/order")"
+
+# A package a later one Pre-Depends on ends its group too.
+f1=$(pkg f 1 Pre-Depends b)
+"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless --status-fd 3 \
+    "$b1" "$f1" 3> "$T/sfd" > /dev/null 2>&1 || fail "pre-depends"
+grep -n 'status: [bf]: unpacked\|status: f: half-installed' "$T/sfd" | tr '\n' ' ' > "$T/order"
+grep -q '^[0-9]*:status: b: unpacked [0-9]*:status: f: half-installed' "$T/order" ||
+    fail "f was not unpacked after b: $(cat "$T/order")"
+
+# Chrooted, as root: the root's own /bin/sh runs the scripts, with
+# DPKG_ROOT empty and DPKG_ADMINDIR /var/lib/dpkg.
+if is_root; then
+	C='#!/bin/sh\necho "$0 $* R=$DPKG_ROOT AD=$DPKG_ADMINDIR N=$DPKG_MAINTSCRIPT_NAME" >> /log\n'
+	for v in 1 2; do
+		{
+			for s in preinst postinst prerm postrm; do
+				printf '%s\n' "control-file $s 0755 $C"
+			done
+			printf '%s\n' "file ./g 0644 text:$v"
+		} | make_pkg -m "T <t@example.org>" -d test g $v - > /dev/null
+	done
+	for r in "$T/cd" "$T/cu"; do
+		empty_dpkg_db "$r"
+		mkdir -p "$r/bin"
+		cp /bin/sh "$r/bin/sh"
+		for l in $(ldd /bin/sh | grep -o '/[^ ]*'); do
+			mkdir -p "$r$(dirname "$l")"
+			cp "$l" "$r$l"
+		done
+	done
+	PATH=$PATH:/usr/sbin:/sbin dpkg --root="$T/cd" --log=/dev/null --unpack "$T/g-1.deb" > /dev/null ||
+	    fail "dpkg chrooted"
+	"$DEBUNPACK" --root "$T/cu" --maintscripts "$T/g-1.deb" > /dev/null || fail "chrooted"
+	PATH=$PATH:/usr/sbin:/sbin dpkg --root="$T/cd" --log=/dev/null --unpack "$T/g-2.deb" > /dev/null ||
+	    fail "dpkg chrooted"
+	"$DEBUNPACK" --root "$T/cu" --maintscripts "$T/g-2.deb" > /dev/null || fail "chrooted"
+	sed 's|^/var/lib/dpkg/tmp.debunpack-old/|/var/lib/dpkg/info/|' "$T/cu/log" > "$T/l2"
+	diff -u "$T/cd/log" "$T/l2" || fail "chrooted scripts differ"
+	grep -q '^/var/lib/dpkg/tmp.ci/preinst upgrade 1 2 R= AD=/var/lib/dpkg N=preinst$' "$T/l2" ||
+	    fail "chrooted preinst: $(cat "$T/l2")"
+else
+	echo "not root: chrooted scripts not tried"
+fi
+
+# 5. Not where dpkg can go: exit 2, nothing run.
+: > "$U/var/lib/dpkg/updates/0001"
+: > "$U/log"
+"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless "$a1" 2> "$T/err" && ru=0 || ru=$?
+[ "$ru" = 2 ] || fail "pending updates: exit $ru"
+grep -q "dpkg was interrupted" "$T/err" || fail "message: $(cat "$T/err")"
+[ ! -s "$U/log" ] || fail "a script ran: $(cat "$U/log")"
+rm "$U/var/lib/dpkg/updates/0001"
+"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless - < "$a1" 2> "$T/err" && ru=0 || ru=$?
+[ "$ru" = 2 ] && grep -q "standard input" "$T/err" || fail "standard input: exit $ru, $(cat "$T/err")"
+[ ! -s "$U/log" ] || fail "a script ran: $(cat "$U/log")"
+"$DEBUNPACK" --root "$U" --dpkg-messages "$a1" 2> "$T/err" && fail "--dpkg-messages alone"
+grep -q 'go with --maintscripts' "$T/err" || fail "message: $(cat "$T/err")"
+exit 0
