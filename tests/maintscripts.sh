@@ -150,7 +150,7 @@ d1=$(make_pkg -m "T <t@example.org>" -d test d 1 "dir ./usr 0755" \
     "dir ./usr/share 0755" "file ./usr/share/a 0644 text:from d")
 loose=1 run "a path of another package" "$d1" "$b2"
 failed
-grep -q "^status: $d1 : error : 'usr/share/a': also in package 'a'" "$T/sfd.deb" ||
+grep -q "^status: $d1 : error : .*trying to overwrite '/usr/share/a', which is also in package a 1$" "$T/sfd.deb" ||
     fail "no error line: $(cat "$T/sfd.deb")"
 configure
 
