@@ -1,0 +1,262 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The install people run most: apt-get install into a root that exists.
+# A minbase root (debunpack-bootstrap, with debunpack itself installed from
+# the build tree) gets build-essential and what it needs (the buildd set of
+# bench/workloads/buildd.list) by apt-get in a chroot, with dpkg as apt runs
+# it (durable, unsafe-io, or every sync suppressed) and with debunpack's dpkg
+# for apt; wall time and device flushes of the apt-get command alone, each
+# run on a fresh loop-mounted filesystem.
+# usage: bench/aptinstall.sh [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
+#                            [-B BUILDDIR] [-t TMPDIR] [-o OUTFILE] [-p PACKAGES]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/rootlib.sh"
+runs=3 filesystems="ext4 xfs btrfs" builddir=$top/build
+cache=/var/cache/debunpack-bench tmpdir=/var/tmp outfile="" args=$*
+packages=build-essential
+all_methods="dpkg-durable dpkg-unsafe dpkg-nosync shim-durable shim-nosync"
+methods=$all_methods
+usage() {
+	cat >&2 <<EOF
+usage: $0 [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE] [-B BUILDDIR]
+          [-t TMPDIR] [-o OUTFILE] [-p PACKAGES]
+  -r  runs of each method (default 3; the order is reversed every other run)
+  -f  filesystems (default "ext4 xfs btrfs")
+  -m  methods (default "$methods"):
+      dpkg-durable   chroot R apt-get install PACKAGES; sync -f R
+      dpkg-unsafe    the same with DPkg::Options::=--force-unsafe-io, no sync
+      dpkg-nosync    the first under debunpack-nosync (every sync a no-op,
+                     as eatmydata); sync -f R
+      shim-durable   the first with Dir::Bin::dpkg set to debunpack's dpkg
+                     for apt; sync -f R
+      shim-nosync    shim-durable under debunpack-nosync; sync -f R
+  -c  package cache (default /var/cache/debunpack-bench; CACHE/buildd is
+      filled by bench/fetch.sh)
+  -B  debunpack's build directory (default build/): installed into the
+      root with make install DESTDIR=ROOT
+  -t  where images and the mirror go (default /var/tmp; not tmpfs)
+  -o  results file (default bench/results/aptinstall-DATE.txt)
+  -p  what apt-get installs (default "$packages")
+EOF
+	exit 2
+}
+while getopts r:f:m:c:B:t:o:p: o; do
+	case $o in
+	r) runs=$OPTARG ;;
+	f) filesystems=$(echo "$OPTARG" | tr ',' ' ') ;;
+	m) methods=$(echo "$OPTARG" | tr ',' ' ') ;;
+	c) cache=$OPTARG ;;
+	B) builddir=$(cd "$OPTARG" && pwd) ;;
+	t) tmpdir=$OPTARG ;;
+	o) outfile=$OPTARG ;;
+	p) packages=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || usage
+case $runs in '' | *[!0-9]* | 0) usage ;; esac
+for m in $methods; do
+	case " $all_methods " in *" $m "*) ;; *) echo "$0: unknown method $m" >&2; usage ;; esac
+done
+for fs in $filesystems; do
+	case $fs in ext4 | xfs | btrfs) ;; *) echo "$0: unknown filesystem $fs" >&2; exit 2 ;; esac
+done
+[ "$(id -u)" = 0 ] || { echo "$0: needs root (loop devices, mount, chroot, drop_caches)" >&2; exit 1; }
+rb_need
+nosync=$builddir/debunpack-nosync
+[ -x "$builddir/debunpack" ] && [ -x "$nosync" ] ||
+    { echo "$0: no debunpack build in $builddir (-B)" >&2; exit 1; }
+
+stamp=$(date +%Y%m%d-%H%M%S)
+[ -n "$outfile" ] || outfile=$top/bench/results/aptinstall-$stamp.txt
+work=$(mktemp -d "$tmpdir/debunpack-aptinstall.XXXXXX")
+mnt=/mnt/bench-apt-$$ rb_loop=""
+cleanup() {
+	[ ! -d "$mnt/root$work/mirror" ] || umount "$mnt/root$work/mirror" 2>/dev/null || true
+	rb_work_down "$work" "$mnt"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+if [ "$(stat -f -c %T "$work")" = tmpfs ]; then
+	echo "$0: $tmpdir is tmpfs: give a disk-backed directory with -t" >&2
+	exit 1
+fi
+
+# What debunpack links beyond minbase: installed with the base, for every
+# method alike, so that the roots differ only in the dpkg apt runs.
+sh "$top/bench/fetch.sh" -c "$cache" buildd
+extra=$work/extra
+mkdir "$extra"
+(cd "$extra" && apt-get download -q -o APT::Sandbox::User=root \
+    libarchive13 libacl1 liblz4-1 libnettle8 libxml2 libicu72 libzstd1 > /dev/null) ||
+    { echo "$0: cannot download debunpack's libraries" >&2; exit 1; }
+for f in "$extra"/*.deb; do
+	# Those the buildd set has already stay its version.
+	p=$(dpkg-deb -f "$f" Package)
+	! ls "$cache/buildd/${p}"_*.deb > /dev/null 2>&1 || rm "$f"
+done
+rb_mirror "$cache/buildd" "$work/mirror" "$extra"
+sources="deb [trusted=yes] file:$work/mirror ./"
+
+# base ROOT: minbase with debunpack's libraries, debunpack installed from
+# the build tree, and the mirror bound at its own path for apt in the root.
+base() {
+	DEBUNPACK=$builddir/debunpack DEBUNPACK_NOSYNC=$nosync unshare -n \
+	    "$builddir/debunpack-bootstrap" -q --variant=minbase \
+	    --include=libarchive13,libssl3 '' "$1" "$sources" || return
+	make -s -C "$builddir" install DESTDIR="$1" > /dev/null || return
+	mkdir -p "$1$work/mirror"
+	mount --bind "$work/mirror" "$1$work/mirror"
+	chroot "$1" apt-get update -q > /dev/null
+}
+
+# shim_path ROOT: debunpack's dpkg for apt as installed in the root, or
+# nothing when this build has none.
+shim_path() {
+	for p in /usr/local/libexec/debunpack/dpkg /usr/libexec/debunpack/dpkg; do
+		[ ! -x "$1$p" ] || { echo "$p"; return; }
+	done
+}
+
+# run METHOD ROOT: the measured command.
+run() {
+	aptget="apt-get install -y -q --no-install-recommends"
+	case $1 in
+	dpkg-durable) chroot "$2" $aptget $packages && sync -f "$2" ;;
+	dpkg-unsafe) chroot "$2" $aptget -o DPkg::Options::=--force-unsafe-io $packages ;;
+	dpkg-nosync) "$nosync" chroot "$2" $aptget $packages && sync -f "$2" ;;
+	shim-durable | shim-nosync)
+		shim=$(shim_path "$2")
+		[ -n "$shim" ] || { echo "aptinstall: this build has no dpkg for apt" >&2; return 3; }
+		if [ "$1" = shim-durable ]; then
+			chroot "$2" $aptget -o Dir::Bin::dpkg="$shim" $packages
+		else
+			"$nosync" chroot "$2" $aptget -o Dir::Bin::dpkg="$shim" $packages
+		fi && sync -f "$2" ;;
+	esac
+}
+
+csv=$work/runs.csv
+echo "fs,method,run,wall_s,flushes,written_mib,exit,ii,audit_clean,planned_more" > "$csv"
+mkdir "$work/logs"
+failed=0
+r=1
+while [ $r -le "$runs" ]; do
+	order=$methods
+	if [ $((r % 2)) = 0 ]; then
+		order=""
+		for m in $methods; do
+			order="$m $order"
+		done
+	fi
+	for fs in $filesystems; do
+		for m in $order; do
+			rb_fs_up "$fs" "$work/img" "$mnt"
+			root=$mnt/root
+			mkdir "$root"
+			if ! base "$root" > "$work/out" 2>&1; then
+				echo "aptinstall: the base root failed on $fs:" >&2
+				tail -n 20 "$work/out" >&2
+				exit 1
+			fi
+			sync
+			echo 3 > /proc/sys/vm/drop_caches
+			read -r w0 f0 <<-EOF
+			$(rb_stat)
+			EOF
+			t0=$(date +%s.%N)
+			if run "$m" "$root" > "$work/out" 2>&1; then rc=0; else rc=$?; fi
+			t1=$(date +%s.%N)
+			read -r w1 f1 <<-EOF
+			$(rb_stat)
+			EOF
+			wall=$(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }")
+			ii=$(rb_installed "$root" | grep -vc '\[' || true)
+			if [ -z "$(chroot "$root" dpkg --audit 2>&1)" ]; then audit=yes; else audit=no; fi
+			if grep -q 'APT had planned for dpkg to do more' "$work/out"; then more=yes; else more=no; fi
+			if [ "$rc" != 0 ] || [ $audit != yes ] || [ $more != no ]; then
+				failed=$((failed + 1))
+				cp "$work/out" "$work/logs/$fs.$m.$r.log"
+			fi
+			umount "$root$work/mirror"
+			umount -R "$mnt"
+			rb_fs_down "$work/img" "$mnt"
+			echo "$fs,$m,$r,$wall,$((f1 - f0)),$(((w1 - w0) / 2048)),$rc,$ii,$audit,$more" >> "$csv"
+			printf '%-5s run %d %-13s %8.3f s %6d flushes %5d MiB  exit %d  %d ii  audit %s\n' \
+			    "$fs" "$r" "$m" "$wall" $((f1 - f0)) $(((w1 - w0) / 2048)) "$rc" "$ii" "$audit"
+		done
+	done
+	r=$((r + 1))
+done
+
+AWK_MEDIAN='
+	function median(s,    a, n, i, j, t) {
+		n = split(s, a, " ")
+		if (n == 0) return ""
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}'
+# Medians of the runs that succeeded, per filesystem and method, and the
+# median of each run's time over dpkg-durable's of the same run.
+table() {
+	awk -F, "$AWK_MEDIAN"'
+	NR == 1 { next }
+	{
+		k = $1 SUBSEP $2
+		if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+		if ($7 != 0 || $9 != "yes" || $10 != "no") { bad[k]++; next }
+		wall[k] = wall[k] " " $4; fl[k] = fl[k] " " $5; w[$1, $2, $3] = $4
+	}
+	END {
+		print "| fs | method | wall s | flushes | time / dpkg-durable (same run) | failed runs |"
+		print "|---|---|---:|---:|---:|---:|"
+		for (i = 1; i <= nk; i++) {
+			k = keys[i]; split(k, kk, SUBSEP); rs = ""
+			for (r = 1; r <= 1000; r++)
+				if ((kk[1], kk[2], r) in w && (kk[1], "dpkg-durable", r) in w)
+					rs = rs " " w[kk[1], kk[2], r] / w[kk[1], "dpkg-durable", r]
+			q = median(rs)
+			printf "| %s | %s | %s | %s | %s | %d |\n", kk[1], kk[2],
+			    wall[k] == "" ? "-" : sprintf("%.2f", median(wall[k])),
+			    fl[k] == "" ? "-" : median(fl[k]),
+			    q == "" ? "-" : sprintf("%.2f", q), bad[k]
+		}
+	}' "$1"
+}
+
+mkdir -p "$(dirname "$outfile")"
+{
+	echo "aptinstall: apt-get install $packages into a minbase root, by method"
+	echo
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "command: $0 $args"
+	echo "checkout: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "debunpack: $builddir: $("$builddir/debunpack" --version 2>/dev/null | head -n 1)"
+	echo "dpkg $(dpkg-query -W -f '${Version}' dpkg); apt $(dpkg-query -W -f '${Version}' apt); kernel $(uname -r)"
+	echo "cpu: $(nproc) x $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "images: ${SIZE_MIB:-4096} MiB sparse in $tmpdir, a fresh image, mkfs and loop device for every run"
+	echo
+	echo "Every run: a fresh filesystem; debunpack-bootstrap --variant=minbase --include=libarchive13,libssl3"
+	echo "from a local mirror (the buildd set and debunpack's libraries); make install DESTDIR=R of the"
+	echo "build; apt-get update in R; sync; drop_caches; then the measured command (see -m in the usage)."
+	echo "flushes: field 16 of /sys/block/loopN/stat over the measured command. A run counts when apt"
+	echo "exits 0, dpkg --audit is clean and apt never says it planned more than dpkg reported."
+	echo
+	table "$csv"
+	echo
+	echo "runs.csv:"
+	cat "$csv"
+} > "$outfile"
+echo
+table "$csv"
+echo
+echo "aptinstall: results in $outfile"
+if [ "$failed" != 0 ]; then
+	cp -R "$work/logs" "${outfile%.txt}.logs"
+	echo "aptinstall: $failed runs failed: their output is in ${outfile%.txt}.logs" >&2
+	exit 1
+fi
