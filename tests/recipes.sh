@@ -200,3 +200,116 @@ through_shim "$D" "$T/run2.log" less
 unbind_mirror "$D"
 envs=""
 echo "ok README's Dockerfile, in a chroot: less through debunpack's dpkg ($ts_how)"
+
+# recipe_lines TITLE: README's block after TITLE, one command a line
+# (continuations joined), into $T/lines.
+recipe_lines() {
+	block "$1"
+	awk '/\\$/ { sub(/\\$/, ""); line = line $0; next }
+	    { print line $0; line = "" }' "$T/block" > "$T/lines"
+}
+# bootstrap_line LINE: README's debunpack-bootstrap LINE with the test's
+# mirror for the suite's archive, and minbase for the variant (the
+# mirror has no more); the rest as written.
+bootstrap_line() {
+	printf '%s\n' "$1" | grep -q '^debunpack-bootstrap .* bookworm ' ||
+	    fail "not a debunpack-bootstrap line for bookworm: $1"
+	printf '%s "%s"\n' "$1" "$src" |
+	    sed -e "s|^debunpack-bootstrap |'$BOOTSTRAP' -q |" \
+		-e 's| --variant=[a-z]* | --variant=minbase |' -e 's| bookworm | "" |'
+}
+# setting_on ROOT: ROOT's apt runs debunpack's dpkg, which is there.
+setting_on() {
+	chroot "$1" apt-config dump > "$T/aptconfig" 2>&1 || fail "apt-config in $1: $(cat "$T/aptconfig")"
+	grep -qx 'Dir::Bin::dpkg "/usr/libexec/debunpack/dpkg";' "$T/aptconfig" ||
+	    fail "$1: apt's dpkg is $(grep '^Dir::Bin::dpkg ' "$T/aptconfig")"
+	[ -x "$1/usr/libexec/debunpack/dpkg" ] || fail "$1: no /usr/libexec/debunpack/dpkg"
+}
+
+# sbuild's tarball: README's commands with HOME in the test, from the
+# .deb's directory; the setting is in the tarball, and apt-get install in
+# an unpacked copy (what sbuild does for the build dependencies) goes
+# through the shim.
+recipe_lines "sbuild's unshare mode"
+mkdir "$T/home"
+: > "$T/sbuild.log"
+while IFS= read -r line; do
+	case $line in debunpack-bootstrap*) line=$(bootstrap_line "$line") ;; esac
+	(cd "$T/ctx" && env HOME="$T/home" sh -c "$line") >> "$T/sbuild.log" 2>&1 < /dev/null ||
+	    fail "$line: exit $?: $(tail -n 5 "$T/sbuild.log")"
+done < "$T/lines"
+tarball=$T/home/.cache/sbuild/bookworm-amd64.tar.zst
+[ -f "$tarball" ] || fail "no $tarball: $(ls -R "$T/home")"
+zstd -dc < "$tarball" | tar -xOf - ./etc/apt/apt.conf.d/50debunpack > "$T/setting" ||
+    fail "no etc/apt/apt.conf.d/50debunpack in the tarball"
+grep -qx 'Dir::Bin::dpkg "/usr/libexec/debunpack/dpkg";' "$T/setting" ||
+    fail "the tarball's setting: $(cat "$T/setting")"
+S=$T/sbuild-copy
+mkdir "$S"
+zstd -dc < "$tarball" | tar -C "$S" --numeric-owner -xpf - || fail "cannot unpack the tarball"
+setting_on "$S"
+bind_mirror "$S"
+: > "$T/sbuild-apt.log"
+inroot "$S" "$T/sbuild-apt.log" "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y less" ||
+    fail "apt-get install in the tarball's copy: $(tail -n 5 "$T/sbuild-apt.log")"
+through_shim "$S" "$T/sbuild-apt.log" less
+unbind_mirror "$S"
+echo "ok README's sbuild tarball has the setting; in a copy, less through debunpack's dpkg ($ts_how)"
+
+# The plain chroot, /srv/chroot in the test; the throwaway root's line
+# in a copy of it, made before its apt-get lines.
+recipe_lines "name.) The same for a plain chroot"
+C=$T/srv/chroot/bookworm
+: > "$T/chroot.log"
+while IFS= read -r line; do
+	case $line in
+	debunpack-bootstrap*)
+		mkdir -p "$T/srv/chroot"
+		line=$(bootstrap_line "$line" | sed "s| /srv/chroot/| $T/srv/chroot/|")
+		(cd "$T/ctx" && sh -c "$line") >> "$T/chroot.log" 2>&1 < /dev/null ||
+		    fail "$line: exit $?: $(tail -n 5 "$T/chroot.log")"
+		setting_on "$C"
+		cp -a "$C" "$T/ci" || fail "cannot copy the chroot"
+		bind_mirror "$C"
+		continue ;;
+	"chroot /srv/chroot/bookworm "*) line=$(printf '%s\n' "$line" | sed "s|^chroot /srv/|chroot $T/srv/|") ;;
+	*) fail "README's chroot recipe has '$line', which the test does not do" ;;
+	esac
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 \
+	    DEBIAN_FRONTEND=noninteractive DEBUNPACK_DPKG_DEBUG=1 sh -c "$line" \
+	    >> "$T/chroot.log" 2>&1 < /dev/null ||
+	    fail "$line: exit $?: $(tail -n 5 "$T/chroot.log")"
+done < "$T/lines"
+through_shim "$C" "$T/chroot.log" less
+unbind_mirror "$C"
+echo "ok README's plain chroot: less through debunpack's dpkg ($ts_how)"
+
+# The throwaway root: README's line inside the copy (its lists read
+# first).  What apt's children get is seen by a Pre-Invoke command of
+# the test's: debunpack-nosync's mark and the sync mode for the shim.
+recipe_lines "A throwaway root"
+[ "$(wc -l < "$T/lines")" = 1 ] || fail "README's throwaway root is not one line: $(cat "$T/lines")"
+ci=$(cat "$T/lines")
+bind_mirror "$T/ci"
+echo 'DPkg::Pre-Invoke { "env | grep ^DEBUNPACK_ | sort > /tmp/recipes-env"; };' \
+    > "$T/ci/etc/apt/apt.conf.d/99recipes-observe"
+: > "$T/ci.log"
+inroot "$T/ci" "$T/ci.log" "apt-get update" || fail "apt-get update: $(tail -n 5 "$T/ci.log")"
+: > "$T/ci.log"
+envs="DEBIAN_FRONTEND=noninteractive"
+inroot "$T/ci" "$T/ci.log" "$ci" || fail "$ci: exit $?: $(tail -n 5 "$T/ci.log")"
+envs=""
+through_shim "$T/ci" "$T/ci.log" less
+grep -qx DEBUNPACK_NOSYNC_ACTIVE=1 "$T/ci/tmp/recipes-env" &&
+    grep -qx DEBUNPACK_SYNC_MODE=none "$T/ci/tmp/recipes-env" ||
+    fail "apt's dpkg calls are not under debunpack-nosync with sync mode none: $(cat "$T/ci/tmp/recipes-env")"
+unbind_mirror "$T/ci"
+echo "ok README's throwaway root: less through debunpack's dpkg under debunpack-nosync ($ts_how)"
+
+# --dpkg-for-apt with debunpack by name, from the mirror.
+timed byname "$BOOTSTRAP" -q --variant=minbase --dpkg-for-apt --include=debunpack \
+    "" "$T/byname" "$src" || fail "--include=debunpack: $(tail -n 5 "$T/byname.log")"
+setting_on "$T/byname"
+[ "$(chroot "$T/byname" dpkg-query -W -f '${Version}' debunpack)" = "$version" ] ||
+    fail "--include=debunpack: not the mirror's debunpack"
+echo "ok --dpkg-for-apt with debunpack from the mirror by name"
