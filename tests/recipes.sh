@@ -33,43 +33,20 @@ arch=$(dpkg --print-architecture)
 # debunpack's .deb with the Debian package's paths (/usr/bin,
 # /usr/libexec/debunpack, /usr/share/doc/debunpack, /etc/dpkg), which
 # README's recipes name: this tree configured for them and installed
-# into a staging tree, its library dependencies from dpkg-shlibdeps.
+# into a staging tree (in the background, while the first root is
+# built), its library dependencies from dpkg-shlibdeps.
 mkdir "$T/build" "$T/stage" "$T/ctx"
 (cd "$T/build" && "$top/configure" -q --prefix=/usr --sysconfdir=/etc \
     --localstatedir=/var --libexecdir=/usr/libexec \
     --with-bash-completion-dir=/usr/share/bash-completion/completions &&
-    make -s -j2 install DESTDIR="$T/stage") > "$T/build.log" 2>&1 ||
-    fail "building debunpack for /usr: $(tail -n 5 "$T/build.log")"
-version=$("$T/build/debunpack" --version | sed -n '1s/^debunpack \([^ ]*\).*/\1/p')
-[ -n "$version" ] || fail "no version from the /usr build's debunpack"
-mkdir -p "$T/shl/debian" "$T/stage/DEBIAN"
-cp "$top/debian/control" "$T/shl/debian/"
-deps=$(cd "$T/shl" && dpkg-shlibdeps -O -e "$T/stage/usr/bin/debunpack" \
-    -e "$T/stage/usr/libexec/debunpack/debunpack-nosync" \
-    -e "$T/stage/usr/libexec/debunpack/dpkg" 2> /dev/null |
-    sed -n 's/^shlibs:Depends=//p')
-[ -n "$deps" ] || fail "dpkg-shlibdeps found no dependencies"
-cat > "$T/stage/DEBIAN/control" <<CTL
-Package: debunpack
-Version: $version
-Architecture: $arch
-Maintainer: debunpack developers <debunpack@example.org>
-Depends: $deps
-Description: install .deb packages into a root, durably and fast
- The build of this tree that tests/recipes.sh installs.
-CTL
-deb=$T/ctx/debunpack_${version}_$arch.deb
-dpkg-deb --root-owner-group -Zgzip --build "$T/stage" "$deb" > "$T/debbuild.log" 2>&1 ||
-    fail "dpkg-deb --build: $(cat "$T/debbuild.log")"
-dpkg-deb -c "$deb" > "$T/contents"
-grep -q ' \./usr/libexec/debunpack/dpkg$' "$T/contents" ||
-    fail "the .deb holds no /usr/libexec/debunpack/dpkg"
-echo "ok debunpack_${version}_$arch.deb built for /usr"
+    make -s -j2 install DESTDIR="$T/stage") > "$T/build.log" 2>&1 < /dev/null &
+buildpid=$!
+cleanup_hooks="kill $buildpid 2> /dev/null; wait $buildpid 2> /dev/null; $cleanup_hooks"
 
-# The mirror: minbase, what debunpack and the recipes need beyond it
+# The mirror: minbase and what debunpack and the recipes need beyond it
 # (cached like minbase's, so that every run installs the same versions
-# until the cache is removed), and debunpack's .deb, for --include by
-# name.
+# until the cache is removed); debunpack's .deb joins it once built, for
+# --include by name.
 extra="libarchive13 libxml2 libicu72 libssl3 less"
 minbase_debs
 xcache=${RECIPES_CACHE:-/var/cache/debunpack-tests/recipes}
@@ -92,10 +69,12 @@ for p in $extra; do
 	[ $# = 1 ] || fail "expected one ${p}_*.deb in $xcache"
 	cp "$1" "$mirror/"
 done
-cp "$deb" "$mirror/"
-(cd "$mirror" && sh "$top/bench/override.sh" ./*.deb > .override &&
-    dpkg-scanpackages -m . .override > Packages 2> /dev/null &&
-    apt-ftparchive release . > Release) || fail "cannot index the mirror"
+reindex() {
+	(cd "$mirror" && sh "$top/bench/override.sh" ./*.deb > .override &&
+	    dpkg-scanpackages -m . .override > Packages 2> /dev/null &&
+	    apt-ftparchive release . > Release) || fail "cannot index the mirror"
+}
+reindex
 src="deb [trusted=yes] file:$mirror ./"
 
 # block TITLE: README's indented block after the line that starts with
@@ -172,6 +151,34 @@ grep -q '^FROM debian:bookworm$' "$T/Dockerfile" || fail "README's Dockerfile is
 timed docker-root "$BOOTSTRAP" -q --variant=minbase "" "$T/docker" "$src" ||
     fail "bootstrap: $(tail -n 5 "$T/docker-root.log")"
 D=$T/docker
+wait $buildpid || fail "building debunpack for /usr: $(tail -n 5 "$T/build.log")"
+version=$("$T/build/debunpack" --version | sed -n '1s/^debunpack \([^ ]*\).*/\1/p')
+[ -n "$version" ] || fail "no version from the /usr build's debunpack"
+mkdir -p "$T/shl/debian" "$T/stage/DEBIAN"
+cp "$top/debian/control" "$T/shl/debian/"
+deps=$(cd "$T/shl" && dpkg-shlibdeps -O -e "$T/stage/usr/bin/debunpack" \
+    -e "$T/stage/usr/libexec/debunpack/debunpack-nosync" \
+    -e "$T/stage/usr/libexec/debunpack/dpkg" 2> /dev/null |
+    sed -n 's/^shlibs:Depends=//p')
+[ -n "$deps" ] || fail "dpkg-shlibdeps found no dependencies"
+cat > "$T/stage/DEBIAN/control" <<CTL
+Package: debunpack
+Version: $version
+Architecture: $arch
+Maintainer: debunpack developers <debunpack@example.org>
+Depends: $deps
+Description: install .deb packages into a root, durably and fast
+ The build of this tree that tests/recipes.sh installs.
+CTL
+deb=$T/ctx/debunpack_${version}_$arch.deb
+dpkg-deb --root-owner-group -Zgzip --build "$T/stage" "$deb" > "$T/debbuild.log" 2>&1 ||
+    fail "dpkg-deb --build: $(cat "$T/debbuild.log")"
+dpkg-deb -c "$deb" > "$T/contents"
+grep -q ' \./usr/libexec/debunpack/dpkg$' "$T/contents" ||
+    fail "the .deb holds no /usr/libexec/debunpack/dpkg"
+echo "ok debunpack_${version}_$arch.deb built for /usr"
+cp "$deb" "$mirror/"
+reindex
 bind_mirror "$D"
 : > "$T/docker.log"
 nrun=0
