@@ -11,8 +11,9 @@
 # lines.  After each, apt-get install went through debunpack's dpkg: its
 # unpack either ran debunpack (the package's record is there) or was
 # handed on only because debunpack lacks the options it needs (another
-# part's); and --dpkg-for-apt from the mirror by name, and refused
-# without debunpack.
+# part's).  Then --dpkg-for-apt with debunpack from the mirror by name,
+# and a debunpack whose package has no apt setting failing the build
+# (the refusals before anything is written are tests/bootstrap-cli.sh's).
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: chroot, bind mounts and the bootstrap need root"
@@ -320,3 +321,15 @@ setting_on "$T/byname"
 [ "$(chroot "$T/byname" dpkg-query -W -f '${Version}' debunpack)" = "$version" ] ||
     fail "--include=debunpack: not the mirror's debunpack"
 echo "ok --dpkg-for-apt with debunpack from the mirror by name"
+
+# A debunpack whose package ships no apt setting fails the build in one
+# line, the root left marked unfinished.
+fake=$(make_pkg -o debunpack-fake debunpack 0.0.1 'file /usr/bin/debunpack 0755 text:#!/bin/sh')
+rc=0
+"$BOOTSTRAP" -q --variant=essential --dpkg-for-apt --include="$fake" "" "$T/nosetting" "$src" \
+    > "$T/nosetting.log" 2>&1 < /dev/null || rc=$?
+[ "$rc" = 1 ] || fail "a debunpack without the setting: exit $rc: $(tail -n 5 "$T/nosetting.log")"
+[ "$(cat "$T/nosetting.log")" = "debunpack-bootstrap: --dpkg-for-apt: the root's debunpack ships no apt setting (examples/apt.conf.d/50debunpack)" ] ||
+    fail "a debunpack without the setting: $(cat "$T/nosetting.log")"
+[ -e "$T/nosetting/.debunpack-bootstrap-unfinished" ] || fail "a debunpack without the setting: root not marked unfinished"
+echo "ok --dpkg-for-apt fails on a debunpack without the setting"
