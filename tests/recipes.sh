@@ -188,7 +188,7 @@ while read -r instr rest; do
 	FROM) ;;
 	ENV) envs="$envs $rest" ;;
 	COPY)
-		# shellcheck disable=SC2086 # the instruction's words, globbed in the context
+		# shellcheck disable=SC2046,SC2086 # the instruction's words, globbed in the context
 		set -- $(cd "$T/ctx" && echo $rest)
 		[ $# = 2 ] || fail "COPY $rest: not one file and a directory"
 		cp "$T/ctx/$1" "$D$2" || fail "COPY $rest" ;;
