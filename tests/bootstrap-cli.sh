@@ -4,8 +4,9 @@
 # downloaded (no root, no mirror): --help, mmdebstrap's spellings and what
 # of mmdebstrap is not supported, usage errors (exit 2), and the target:
 # a tarball's directory and compressor, a format by the target's name, a
-# directory's lost+found, standard output on a terminal.  Each refusal is
-# one line naming the cause, and nothing is made.
+# directory's lost+found, standard output on a terminal; --include's .deb
+# files, and --dpkg-for-apt without debunpack.  Each refusal is one line
+# naming the cause, and nothing is made.
 . "${srcdir:-.}/tests/lib.sh"
 
 [ -x "${BOOTSTRAP:-}" ] || skip "debunpack-bootstrap not built"
@@ -66,6 +67,20 @@ refused emptymirrors 2 "no sources: every MIRROR is empty" bookworm r ""
 refused stdoutdir 2 "'-' is a tarball on standard output: --format=tar" --format=dir bookworm -
 refused needvalue 2 "--components needs a value" bookworm r --components
 echo "ok usage errors, mmdebstrap's unsupported modes, formats and variants"
+
+# --include's package files are read first; --dpkg-for-apt needs
+# debunpack among --include, by name or as its .deb.
+other=$(make_pkg other 1.0)
+echo "not a package" > "$T/junk.deb"
+refused nodeb 2 "--include=$T/no/such.deb: no such package file" \
+    --include="$T/no/such.deb" bookworm r "$src"
+refused junkdeb 2 "--include=$T/junk.deb: not a .deb dpkg-deb can read" \
+    --include=hostname,"$T/junk.deb" bookworm r "$src"
+forapt="--dpkg-for-apt: debunpack would not be in the root: --include=debunpack or --include=PATH/debunpack_VERSION_ARCH.deb"
+refused forapt 2 "$forapt" --dpkg-for-apt bookworm r "$src"
+refused forapt-other 2 "$forapt" --dpkg-for-apt --include="$other" --include=debunpack-doc \
+    bookworm r "$src"
+echo "ok --include's .deb files read first, --dpkg-for-apt without debunpack refused"
 
 # The target, before anything is made or downloaded (the mirror does not
 # exist: reaching it would be another error).
