@@ -26,37 +26,12 @@ is_root || skip "not root: dpkg acts in the test's roots, owners are compared"
 command -v dpkg > /dev/null || skip "dpkg missing"
 command -v dpkg-divert > /dev/null || skip "dpkg-divert missing"
 
-# pkg ID PACKAGE VERSION FIELDS CONFFILES ENTRY...: package file $T/ID.deb;
-# FIELDS "Name value" lines joined by ";", CONFFILES the conffiles' paths
-# joined by ";"; each ENTRY is FILE:CONTENT (a file at the top of the
-# root, mode 0644), or a mkdeb line when it starts with "=".
+# pkg, new: tests/lib.sh's twin_pkg and twin_new.
 pkg() {
-	id=$1 p=$2 v=$3 fields=$4 conff=$5
-	shift 5
-	{
-		if [ -n "$fields" ]; then
-			printf '%s\n' "$fields" | tr ';' '\n' | sed 's/^/control-field /'
-		fi
-		if [ -n "$conff" ]; then
-			printf 'control-file conffiles 0644 %s\\n\n' \
-			    "$(printf '%s' "$conff" | sed 's/;/\\n/g')"
-		fi
-		printf 'dir ./ 0755\n'
-		for f; do
-			case $f in
-			=*) printf '%s\n' "${f#=}" ;;
-			*) printf 'file ./%s 0644 text:%s\\n\n' "${f%%:*}" "${f#*:}" ;;
-			esac
-		done
-	} | make_pkg -o "$id" -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
-	    -d "test package" "$p" "$v" - > /dev/null
+	twin_pkg "$@"
 }
-
-# new: two empty roots, ours and dpkg's.
 new() {
-	rm -rf "$T/ours" "$T/dpkg"
-	empty_dpkg_db "$T/ours"
-	empty_dpkg_db "$T/dpkg"
+	twin_new
 }
 
 # both CMD...: shell command CMD run in each root (from there).

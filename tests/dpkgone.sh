@@ -13,38 +13,12 @@
 is_root || skip "not root: dpkg acts in the test's roots"
 command -v dpkg > /dev/null || skip "dpkg missing"
 
-# pkg ID PACKAGE VERSION FIELDS CONFFILES FILE:CONTENT...: package file
-# $T/ID.deb; FIELDS "Name value" lines joined by ";", CONFFILES the
-# conffiles' paths joined by ";"; FILE a path at the top of the root, or
-# "dir/" for a directory, or "name->target" for a symlink.
+# pkg, new: tests/lib.sh's twin_pkg and twin_new.
 pkg() {
-	id=$1 p=$2 v=$3 fields=$4 conff=$5
-	shift 5
-	{
-		if [ -n "$fields" ]; then
-			printf '%s\n' "$fields" | tr ';' '\n' | sed 's/^/control-field /'
-		fi
-		if [ -n "$conff" ]; then
-			printf 'control-file conffiles 0644 %s\\n\n' \
-			    "$(printf '%s' "$conff" | sed 's/;/\\n/g')"
-		fi
-		printf 'dir ./ 0755\n'
-		for f; do
-			case $f in
-			*/) printf 'dir ./%s 0755\n' "$f" ;;
-			*-\>*) printf 'symlink ./%s %s\n' "${f%%->*}" "${f#*->}" ;;
-			*) printf 'file ./%s 0644 text:%s\\n\n' "${f%%:*}" "${f#*:}" ;;
-			esac
-		done
-	} | make_pkg -o "$id" -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
-	    -d "test package" "$p" "$v" - > /dev/null
+	twin_pkg "$@"
 }
-
-# new: two empty roots, ours and dpkg's.
 new() {
-	rm -rf "$T/ours" "$T/dpkg"
-	empty_dpkg_db "$T/ours"
-	empty_dpkg_db "$T/dpkg"
+	twin_new
 }
 
 # view ROOT: the tree, what dpkg's database says of it, its file lists.

@@ -30,34 +30,12 @@
 is_root || skip "not root: dpkg acts in the test's roots"
 command -v dpkg > /dev/null || skip "dpkg missing"
 
-# pkg ID PACKAGE VERSION FIELDS CONFFILES FILE:CONTENT...: package file
-# $T/ID.deb; FIELDS "Name value" lines joined by ";", CONFFILES the
-# conffiles' paths joined by ";"; files at the top of the root, as dpkg's
-# tests have them.
+# pkg, new: tests/lib.sh's twin_pkg and twin_new.
 pkg() {
-	id=$1 p=$2 v=$3 fields=$4 conff=$5
-	shift 5
-	{
-		if [ -n "$fields" ]; then
-			printf '%s\n' "$fields" | tr ';' '\n' | sed 's/^/control-field /'
-		fi
-		if [ -n "$conff" ]; then
-			printf 'control-file conffiles 0644 %s\\n\n' \
-			    "$(printf '%s' "$conff" | sed 's/;/\\n/g')"
-		fi
-		printf 'dir ./ 0755\n'
-		for f; do
-			printf 'file ./%s 0644 text:%s\\n\n' "${f%%:*}" "${f#*:}"
-		done
-	} | make_pkg -o "$id" -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
-	    -d "test package" "$p" "$v" - > /dev/null
+	twin_pkg "$@"
 }
-
-# new: two empty roots, ours and dpkg's.
 new() {
-	rm -rf "$T/ours" "$T/dpkg"
-	empty_dpkg_db "$T/ours"
-	empty_dpkg_db "$T/dpkg"
+	twin_new
 }
 
 # view ROOT: the tree and what dpkg's database says of it.

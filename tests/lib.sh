@@ -333,3 +333,40 @@ minbase_mirror() {
 	(cd "$1" && dpkg-scanpackages -m . .override > Packages 2> /dev/null &&
 	    apt-ftparchive release . > Release) || fail "cannot make the mirror $1"
 }
+
+# twin_pkg ID PACKAGE VERSION FIELDS CONFFILES ENTRY...: package file
+# $T/ID.deb, as dpkg's functional tests make theirs (maintainer "Dpkg
+# Developers"); FIELDS "Name value" lines joined by ";", CONFFILES the
+# conffiles' paths joined by ";"; each ENTRY a file at the top of the
+# root, FILE:CONTENT (mode 0644), "dir/" for a directory, "name->target"
+# for a symlink, or a mkdeb line when it starts with "=".
+twin_pkg() {
+	tp_id=$1 tp_p=$2 tp_v=$3 tp_fields=$4 tp_conff=$5
+	shift 5
+	{
+		if [ -n "$tp_fields" ]; then
+			printf '%s\n' "$tp_fields" | tr ';' '\n' | sed 's/^/control-field /'
+		fi
+		if [ -n "$tp_conff" ]; then
+			printf 'control-file conffiles 0644 %s\\n\n' \
+			    "$(printf '%s' "$tp_conff" | sed 's/;/\\n/g')"
+		fi
+		printf 'dir ./ 0755\n'
+		for f; do
+			case $f in
+			=*) printf '%s\n' "${f#=}" ;;
+			*/) printf 'dir ./%s 0755\n' "$f" ;;
+			*-\>*) printf 'symlink ./%s %s\n' "${f%%->*}" "${f#*->}" ;;
+			*) printf 'file ./%s 0644 text:%s\\n\n' "${f%%:*}" "${f#*:}" ;;
+			esac
+		done
+	} | make_pkg -o "$tp_id" -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
+	    -d "test package" "$tp_p" "$tp_v" - > /dev/null
+}
+
+# twin_new: two empty roots with dpkg's database, $T/ours and $T/dpkg.
+twin_new() {
+	rm -rf "$T/ours" "$T/dpkg"
+	empty_dpkg_db "$T/ours"
+	empty_dpkg_db "$T/dpkg"
+}

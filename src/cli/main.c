@@ -81,7 +81,8 @@ main_run(int argc, char **argv, struct cli_opts *op)
 	struct stats st;
 	char **files = NULL, **expanded = NULL;
 	size_t i, nfiles = 0;
-	int first, r;
+	unsigned failed = 0;	/* --maintscripts: packages that failed */
+	int first, r, fatal;
 
 	/* getopt's own messages name the program as ours do. */
 	argv[0] = (char *)"debunpack";
@@ -130,57 +131,35 @@ main_run(int argc, char **argv, struct cli_opts *op)
 	if (op->stats != 0 && devstat_open(&ds, op->in.root) != 0)
 		ds.name[0] = '\0';
 	if (op->maintscripts) {
-		unsigned failed = 0;
-
+		/* dpkg's: 1 when a package failed, 2 when the call could not go on. */
 		progress_set_seq(op->pg);
 		r = unpackseq_run(&op->in, files, nfiles, &st, &failed, &err);
 		progress_phase(op->pg, PROGRESS_DONE);
-		progress_free(op->pg);
 		render_errors(op);
-		for (i = 0; i < op->nnames; i++)
-			free(op->names[i]);
-		free(op->names);
-		free(op->states);
-		operands_free(expanded, expanded != NULL ? nfiles : 0);
-		/* dpkg's: 1 when a package failed, 2 when the call could not go on. */
-		if (r != 0) {
-			render_error(&err);
-			return 2;
-		}
-		main_devstat(&ds, &st);
-		if (op->stats == 1)
-			stats_write_text(stdout, &st);
-		else if (op->stats == 2)
-			stats_write_json(stdout, &st);
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			dbp_err(&err, errno, NULL, "cannot write to standard"
-			    " output");
-			render_error(&err);
-			return 2;
-		}
-		return failed > 0 ? 1 : 0;
+		fatal = 2;
+	} else {
+		r = install_run(&op->in, files, nfiles, &st, &err);
+		/* A failure after some verdicts still ends the array it began. */
+		if (op->fmt == QUERY_JSON && (r == 0 || op->nplan > 0))
+			puts(op->nplan > 0 ? "]" : "[]");
+		if (r != 0 && op->pg != NULL) {
+			char line[3 * PATH_MAX + 1200];
+
+			/*
+			 * As dpkg: the package by name when its control was
+			 * read, else the package file.
+			 */
+			render_format_error(&err, false, line, sizeof(line));
+			progress_error(op->pg, err.pkg[0] == '\0' ? NULL :
+			    op->cur_file != NULL && op->nnames > 0 &&
+			    strcmp(op->cur_file, err.pkg) == 0 ?
+			    op->names[op->nnames - 1] : err.pkg, line);
+		} else
+			progress_phase(op->pg, PROGRESS_DONE);
+		fatal = 1;
 	}
-	r = install_run(&op->in, files, nfiles, &st, &err);
-	/* A failure after some verdicts still ends the array it began. */
-	if (op->fmt == QUERY_JSON && (r == 0 || op->nplan > 0))
-		puts(op->nplan > 0 ? "]" : "[]");
 	if (r == 0)
 		main_devstat(&ds, &st);
-	if (r != 0 && op->pg != NULL) {
-		char line[3 * PATH_MAX + 1200];
-
-		/*
-		 * As dpkg: the package by name when its control was read,
-		 * else the package file.
-		 */
-		render_format_error(&err, false, line, sizeof(line));
-		progress_error(op->pg, err.pkg[0] == '\0' ? NULL :
-		    op->cur_file != NULL && op->nnames > 0 &&
-		    strcmp(op->cur_file, err.pkg) == 0 ? op->names[op->nnames - 1] :
-		    err.pkg, line);
-	}
-	else
-		progress_phase(op->pg, PROGRESS_DONE);
 	progress_free(op->pg);
 	for (i = 0; i < op->nnames; i++)
 		free(op->names[i]);
@@ -190,7 +169,7 @@ main_run(int argc, char **argv, struct cli_opts *op)
 	operands_free(expanded, expanded != NULL ? nfiles : 0);
 	if (r != 0) {
 		render_error(&err);
-		return 1;
+		return fatal;
 	}
 	if (op->stats == 1)
 		stats_write_text(stdout, &st);
@@ -199,9 +178,9 @@ main_run(int argc, char **argv, struct cli_opts *op)
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		dbp_err(&err, errno, NULL, "cannot write to standard output");
 		render_error(&err);
-		return 1;
+		return fatal;
 	}
-	return 0;
+	return failed > 0 ? 1 : 0;
 }
 
 int
