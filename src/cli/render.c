@@ -302,9 +302,10 @@ render_summarize(const char *file, char *buf, size_t n)
 
 	while (strlen(p) > 30 && strchr(p, '/') != NULL)
 		p = strchr(p, '/') + 1;
-	if (p == file)
+	if (p == file || strlen(p) + sizeof(".../") > n)
 		return file;
-	snprintf(buf, n, ".../%s", p);
+	memcpy(buf, ".../", 4);
+	memcpy(buf + 4, p, strlen(p) + 1);
 	return buf;
 }
 
