@@ -117,6 +117,9 @@ struct shim {
  * standard error only when DEBUNPACK_DPKG_DEBUG is set: apt users see
  * dpkg's output, nothing of the shim's.
  */
+struct shimpkg;
+static void shim_free(struct shim *s, struct shimpkg *pkgs);
+
 static int
 shim_handon(struct shim *s, const char *why, ...)
 {
@@ -138,6 +141,7 @@ shim_handon(struct shim *s, const char *why, ...)
 		fprintf(stderr, "dpkg: error: %s\n", s->a.error);
 	fprintf(stderr, "dpkg: error: cannot execute '%s': %s\n", s->dpkg,
 	    strerror(e));
+	shim_free(s, NULL);
 	return 2;
 }
 
@@ -896,8 +900,10 @@ main(int argc, char **argv)
 	if (shim_read_pkgs(&s, &pkgs) != 0)
 		return shim_handon(&s, "a package file's control cannot be"
 		    " read");
-	if (shim_status(&s, &before) != 0)
+	if (shim_status(&s, &before) != 0) {
+		shimpkg_free(pkgs, s.debs.n);
 		return shim_handon(&s, "dpkg's status file cannot be read");
+	}
 	if (shim_unpack_argv(&s, &av) != 0) {
 		fprintf(stderr, "dpkg: error: out of memory\n");
 		shim_free(&s, pkgs);
