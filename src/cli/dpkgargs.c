@@ -408,8 +408,9 @@ dpkgargs_cfg_line(struct dpkgargs *a, char *line, const char *fn, int lno,
 		if (strcmp(d->name, line) == 0)
 			break;
 		l = strlen(d->name);
-		if (d->takes == 2 && line[l] == '-' && opt == NULL &&
-		    strncmp(line, d->name, l) == 0) {
+		/* The prefix first: LINE may be shorter than the name. */
+		if (d->takes == 2 && opt == NULL &&
+		    strncmp(line, d->name, l) == 0 && line[l] == '-') {
 			opt = line + l + 1;
 			break;
 		}
