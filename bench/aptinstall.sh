@@ -145,13 +145,7 @@ mkdir "$work/logs"
 failed=0
 r=1
 while [ $r -le "$runs" ]; do
-	order=$methods
-	if [ $((r % 2)) = 0 ]; then
-		order=""
-		for m in $methods; do
-			order="$m $order"
-		done
-	fi
+	order=$(rb_order "$r" $methods)
 	for fs in $filesystems; do
 		for m in $order; do
 			rb_fs_up "$fs" "$work/img" "$mnt"
@@ -162,8 +156,7 @@ while [ $r -le "$runs" ]; do
 				tail -n 20 "$work/out" >&2
 				exit 1
 			fi
-			sync
-			echo 3 > /proc/sys/vm/drop_caches
+			rb_cold
 			read -r w0 f0 <<-EOF
 			$(rb_stat)
 			EOF
@@ -173,7 +166,7 @@ while [ $r -le "$runs" ]; do
 			read -r w1 f1 <<-EOF
 			$(rb_stat)
 			EOF
-			wall=$(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }")
+			wall=$(rb_wall "$t0" "$t1")
 			ii=$(rb_installed "$root" | grep -vc '\[' || true)
 			if [ -z "$(chroot "$root" dpkg --audit 2>&1)" ]; then audit=yes; else audit=no; fi
 			if grep -q 'APT had planned for dpkg to do more' "$work/out"; then more=yes; else more=no; fi
@@ -192,18 +185,10 @@ while [ $r -le "$runs" ]; do
 	r=$((r + 1))
 done
 
-AWK_MEDIAN='
-	function median(s,    a, n, i, j, t) {
-		n = split(s, a, " ")
-		if (n == 0) return ""
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}'
 # Medians of the runs that succeeded, per filesystem and method, and the
 # median of each run's time over dpkg-durable's of the same run.
 table() {
-	awk -F, "$AWK_MEDIAN"'
+	awk -F, "$RB_AWK_MEDIAN"'
 	NR == 1 { next }
 	{
 		k = $1 SUBSEP $2

@@ -123,22 +123,14 @@ mkdir "$work/logs"
 failed=0
 r=1
 while [ $r -le "$runs" ]; do
-	# The tools alternate, and which goes first changes every run.
-	order=$methods
-	if [ $((r % 2)) = 0 ]; then
-		order=""
-		for m in $methods; do
-			order="$m $order"
-		done
-	fi
+	order=$(rb_order "$r" $methods)
 	for fs in $filesystems; do
 		for m in $order; do
 			rb_fs_up "$fs" "$work/img" "$mnt"
 			root=$mnt/root
 			mkdir "$root"
 			# Cold caches: both tools read the .debs from the cache's disk.
-			sync
-			echo 3 > /proc/sys/vm/drop_caches
+			rb_cold
 			read -r w0 f0 <<-EOF
 			$(rb_stat)
 			EOF
@@ -153,7 +145,7 @@ while [ $r -le "$runs" ]; do
 			read -r w1 f1 <<-EOF
 			$(rb_stat)
 			EOF
-			wall=$(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }")
+			wall=$(rb_wall "$t0" "$t1")
 			syncs=$(awk '/^sync_s/ { printf "%.3f", $2 }' "$work/sync")
 			step1=$(awk '/^step1/ { printf "%.3f,%d", $2, $3 }' "$work/sync")
 			[ -n "$step1" ] || step1=,
@@ -185,21 +177,12 @@ while [ $r -le "$runs" ]; do
 	r=$((r + 1))
 done
 
-# The tables' awk: the median of a list of numbers separated by blanks.
-AWK_MEDIAN='
-	function median(s,    a, n, i, j, t) {
-		n = split(s, a, " ")
-		if (n == 0) return ""
-		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}'
 
 # The table: medians over the runs that succeeded; the ratio is the median
 # of the per-run ratios mmdebstrap / debunpack of the same run, measured
 # minutes apart.
 table() {
-	awk -F, "$AWK_MEDIAN"'
+	awk -F, "$RB_AWK_MEDIAN"'
 	NR == 1 { next }
 	{
 		split($2, mv, "-"); tool = mv[1]; var = mv[2]; k = $1 SUBSEP var
@@ -237,7 +220,7 @@ table() {
 
 # Every method on its own: medians of wall time and flushes per file system.
 methods_table() {
-	awk -F, "$AWK_MEDIAN"'
+	awk -F, "$RB_AWK_MEDIAN"'
 	NR == 1 { next }
 	{
 		k = $1 SUBSEP $2

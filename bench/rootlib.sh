@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=sh
-# Shared by bench/rootbuild.sh and bench/rootdiff.sh (sourced, POSIX sh):
-# the local mirror mmdebstrap reads, fresh loop-mounted filesystems, and the
-# two ways of building a working minbase root from the same .debs.
+# Shared by bench/rootbuild.sh, rootdiff.sh and aptinstall.sh (sourced,
+# POSIX sh): the local mirror mmdebstrap reads, fresh loop-mounted
+# filesystems, the two ways of building a working minbase root from the
+# same .debs, and the run loop's order, cold start and medians.
 
 # Both tools run in the environment mmdebstrap sets for itself, so that
 # maintainer scripts and debconf behave alike.
@@ -95,6 +96,45 @@ rb_fs_down() {
 	rb_loop=""
 	rm -f "$1"
 }
+
+# rb_order RUN METHODS...: the methods in the order run RUN takes them.
+# They alternate, and which goes first changes every run, so that neither
+# always meets the warmer (or the more loaded) machine.
+rb_order() {
+	if [ $(($1 % 2)) = 1 ]; then
+		shift
+		echo "$@"
+		return
+	fi
+	shift
+	rb_o=""
+	for rb_m in "$@"; do
+		rb_o="$rb_m $rb_o"
+	done
+	echo $rb_o
+}
+
+# rb_cold: the page cache dropped (what is dirty written first), so that
+# every method reads its .debs from the disk.
+rb_cold() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+}
+
+# rb_wall T0 T1: seconds between two `date +%s.%N` stamps, to the ms.
+rb_wall() {
+	awk "BEGIN { printf \"%.3f\\n\", $2 - $1 }"
+}
+
+# The tables' awk: the median of a list of numbers separated by blanks.
+RB_AWK_MEDIAN='
+	function median(s,    a, n, i, j, t) {
+		n = split(s, a, " ")
+		if (n == 0) return ""
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+			if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}'
 
 # rb_stat: "written_sectors flushes" of rb_dev so far (fields 7 and 16 of
 # /sys/block/loopN/stat: write sectors, flush requests completed).
