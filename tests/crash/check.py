@@ -6,9 +6,13 @@ usage: check.py list ROOT > LIST
        check.py state ROOT OLD NEW DONE    (DONE: 1 when exit 0 is durable)
        check.py whole ROOT OLD NEW         (after a repair: all old or all
                                             new; prints which)
+       check.py which ROOT OLD NEW         (any state: prints old, new,
+                                            new-leftover (new, with paths only
+                                            the old tree has) or mixed,
+                                            temporaries left aside)
 
 A listing has one line per path below ROOT (lost+found and the admin
-directory left out): path, type, mode, size, SHA-256 or link target, and
+directories, debunpack's and dpkg's, left out): path, type, mode, size, SHA-256 or link target, and
 the first path of its hardlink group.  "state" prints one line per
 violation of the crash invariants and exits 1 if there is any:
   - each path of the old and new trees is exactly its old or its new
@@ -22,7 +26,7 @@ import os
 import stat
 import sys
 
-ADMIN = "var/lib/debunpack"
+ADMINS = ("var/lib/debunpack", "var/lib/dpkg")
 RESERVED = (".debunpack-new", ".debunpack-old")
 
 
@@ -46,7 +50,7 @@ def scan(root):
             dirs[:] = [d for d in dirs if d != "lost+found"]
         for name in dirs + files:
             rel = os.path.join(rel_dir, name)
-            if rel == ADMIN or rel.startswith(ADMIN + "/"):
+            if rel in ADMINS or rel.startswith(tuple(a + "/" for a in ADMINS)):
                 if name in dirs:
                     dirs.remove(name)
                 continue
@@ -135,6 +139,24 @@ def main(argv):
     if len(argv) == 6 and argv[1] == "state":
         bad = check_state(argv[2], read_list(argv[3]), read_list(argv[4]),
                           argv[5] == "1")
+    elif len(argv) == 5 and argv[1] == "which":
+        old, new = read_list(argv[3]), read_list(argv[4])
+        got = {p: v for p, v in listing(scan(argv[2])).items()
+               if not reserved(os.path.basename(p))}
+        gone = set(old) - set(new)
+        if got in (old, new):
+            print("old" if got == old else "new")
+        elif {p: v for p, v in got.items() if p not in gone} == new:
+            # New, with files of the old version that the new one drops
+            # still there: removed past the commit point, as the
+            # journal says (the next run finishes it).
+            print("new-leftover")
+        else:
+            # The paths of neither version, to say what is mixed.
+            print("mixed (old: %s)" % ", ".join(
+                p for p in sorted(set(got) | set(old) | set(new))
+                if got.get(p) != new.get(p) and p in got))
+        return 0
     elif len(argv) == 5 and argv[1] == "whole":
         old, new = read_list(argv[3]), read_list(argv[4])
         got = listing(scan(argv[2]))

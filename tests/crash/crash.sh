@@ -14,7 +14,10 @@
 #   MODE      a --sync-mode
 #   SCENARIO  install (into an empty file system), upgrade, or replaces
 #             (a package that Replaces the installed one takes a file
-#             and its conffile)
+#             and its conffile), or scripts: the upgrade as the dpkg
+#             for apt runs it, in a root with dpkg's database, with
+#             maintainer scripts (--dpkg-db --maintscripts): dpkg's
+#             status must also fit the files in every state (dpkg_fits)
 #   -n        check at most MAXSTATES states (default: all prefix states)
 #   -s        SUBSETS random-subset states per flush interval (default 1)
 #   -e        expect violations: a negative control (exit 0 if found)
@@ -155,21 +158,44 @@ v1=$(build_deb v1 "$T/v1.desc")
 v2=$(build_deb v2 "$T/v2.desc")
 lib=$(build_deb lib "$T/lib.desc")
 take=$(build_deb take "$T/take.desc")
+# For "scripts": the same versions with the scripts an upgrade runs, and
+# the options the dpkg for apt gives (its scripts run without a chroot:
+# the root has no shell).
+for d in v1 v2; do
+	sed '/^control-file conffiles/a\
+control-file prerm 0755 #!/bin/sh\\nexit 0\\n\
+control-file preinst 0755 #!/bin/sh\\nexit 0\\n\
+control-file postrm 0755 #!/bin/sh\\nexit 0\\n' "$T/$d.desc" > "$T/${d}s.desc"
+done
+v1s=$(build_deb v1s "$T/v1s.desc")
+v2s=$(build_deb v2s "$T/v2s.desc")
+db="" dbrun=""
 case $scenario in
 install) pre="" run="$v1 $lib" ;;
 upgrade) pre=$v1 run="$v2 $lib" ;;
 replaces) pre=$v1 run="$take $lib" ;;
+scripts) pre=$v1s run="$v2s $lib" db=--dpkg-db
+	dbrun="--dpkg-db --maintscripts --force-script-chrootless"
+	command -v dpkg-query > /dev/null || skip "dpkg-query missing" ;;
 *) echo "unknown scenario $scenario" >&2; exit 2 ;;
 esac
+# dbroot DIR: DIR gets dpkg's database first when the scenario has one.
+dbroot() {
+	[ -z "$db" ] || empty_dpkg_db "$1"
+}
 
 # The old and new trees, made the same way on the scratch file system.
 mkdir "$T/old" "$T/new"
 # With -F, the mount point is there before the run, as in the root.
 [ $fuse = no ] || mkdir -p "$T/old/usr/share" "$T/new/usr/share"
-[ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/old" "$pre"
-[ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/new" "$pre"
-# shellcheck disable=SC2086 # RUN holds several package files
-"$DEBUNPACK" -q --root "$T/new" $run
+dbroot "$T/old"
+dbroot "$T/new"
+# shellcheck disable=SC2086 # DB, DBRUN and RUN hold several words
+[ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/old" $db "$pre"
+# shellcheck disable=SC2086
+[ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/new" $db "$pre"
+# shellcheck disable=SC2086
+"$DEBUNPACK" -q --root "$T/new" $dbrun $run
 $CHECK list "$T/old" > "$T/old.list"
 $CHECK list "$T/new" > "$T/new.list"
 
@@ -261,7 +287,9 @@ attach "$T/img"
 mount $opts "$loop" "$T/m" || fail "mount"
 root "$T/m"
 r=$rootdir
-[ -z "$pre" ] || "$DEBUNPACK" -q --root "$r" "$pre" || fail "install $pre"
+dbroot "$r"
+# shellcheck disable=SC2086
+[ -z "$pre" ] || "$DEBUNPACK" -q --root "$r" $db "$pre" || fail "install $pre"
 unroot "$T/m"
 detach
 cp --sparse=always "$T/img" "$T/base.img"
@@ -279,12 +307,13 @@ r=$rootdir
 echo start > "$T/fuse/mark"
 if [ "$kill" = 0 ]; then
 	# shellcheck disable=SC2086
-	"$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $run || fail "recorded run"
+	"$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $dbrun $run ||
+	    fail "recorded run"
 else
 	# shellcheck disable=SC2086
 	strace -f -qq -o /dev/null \
 	    -e inject="${kill%:*}:signal=KILL:when=${kill#*:}" \
-	    "$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $run 2> /dev/null &&
+	    "$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $dbrun $run 2> /dev/null &&
 	    fail "the recorded run was not killed at $kill"
 	[ -f "$r/var/lib/debunpack/journal" ] ||
 	    fail "the kill at $kill left nothing to repair"
@@ -342,8 +371,40 @@ records_of() {
 	shift
 	for d in "$@"; do
 		n=$(basename "$d" .deb)
-		case $n in v1 | v2) n=app ;; esac
+		case $n in v1 | v2 | v1s | v2s) n=app ;; esac
 		[ -f "$r/var/lib/debunpack/$n.record" ] || return 1
+	done
+}
+
+# dpkg_fits ROOT DONE: with dpkg's database, its status fits the files:
+# it parses; "app" unpacked at version 1 only while every file is old,
+# at version 2 only when every file is new (the half-installed write is
+# durable before the first new file, "unpacked" written after the
+# batch's barrier), half-installed whatever the files; once exit 0 is
+# durable, both packages unpacked at their new versions.  A crash
+# state durable dpkg can leave too: the next unpack of the package
+# finishes it.  Prints what does not fit.
+dpkg_fits() {
+	[ -n "$db" ] || return 0
+	df_st=$(dpkg-query --admindir="$1/var/lib/dpkg" -W \
+	    -f '${Package} ${Status} ${Version}\n' app lib 2> "$T/dq.err") || {
+		grep -q 'no packages found matching lib' "$T/dq.err" ||
+		    { echo "dpkg's status does not parse: $(head -n 2 "$T/dq.err")"; return 1; }
+	}
+	df_files=$($CHECK which "$1" "$T/old.list" "$T/new.list")
+	# Files the new version drops go past the commit point, as the
+	# journal says; any next run (the dpkg for apt recovers before it
+	# hands a call to dpkg) removes the rest first.
+	[ "${df_files%% *}" != new-leftover ] ||
+	    [ ! -f "$1/var/lib/debunpack/journal" ] || df_files=new
+	echo "$df_st" | while read -r p _ _ state v; do
+		case $p.$state.$v.${df_files%% *}.$2 in
+		*.unpacked.*.1) [ "$p.$v" = app.2 ] || [ "$p.$v" = lib.1 ] ||
+		    echo "$p $state $v after exit 0 was durable" ;;
+		*.*.*.*.1) echo "$p $state $v after exit 0 was durable" ;;
+		app.unpacked.1.old.* | app.unpacked.2.new.* | lib.unpacked.1.new.* | *.half-installed.*) ;;
+		*) echo "$p $state $v with files $df_files" ;;
+		esac
 	done
 }
 
@@ -380,6 +441,13 @@ while read -r k seed; do
 	st=$?
 	set -e
 	[ $st -le 1 ] || fail "$state: the checker failed: $(cat "$T/bad")"
+	# After a kill, the durable exit 0 is the repair's (checked below).
+	if [ "$kill" = 0 ]; then dpkg_fits "$sr" $done_now; else dpkg_fits "$sr" 0; fi > "$T/dbad"
+	if [ -s "$T/dbad" ]; then
+		sed "s/^/VIOLATION $state: dpkg: /" "$T/dbad"
+		violations=$((violations + 1))
+		lost=$((lost + 1))
+	fi
 	if [ $st = 1 ]; then
 		sed "s/^/VIOLATION $state: /" "$T/bad"
 		violations=$((violations + 1))
@@ -389,6 +457,9 @@ while read -r k seed; do
 		violations=$((violations + 1))
 	elif ! $CHECK whole "$sr" "$T/old.list" "$T/new.list" > "$T/bad"; then
 		sed "s/^/VIOLATION $state: after the repair: /" "$T/bad"
+		violations=$((violations + 1))
+	elif [ -n "$(dpkg_fits "$sr" 0)" ]; then
+		echo "VIOLATION $state: dpkg after the repair: $(dpkg_fits "$sr" 0)"
 		violations=$((violations + 1))
 	elif [ "$(cat "$T/bad")" = new ] && ! records_of "$sr" $run; then
 		echo "VIOLATION $state: all new, but records are missing"

@@ -5,6 +5,7 @@
 # random subsets for over 2,000 states per file system; syncfs and
 # batched in overlays over ext4, xfs and btrfs; a FUSE mount inside the
 # root, and runs killed before and after their commit point and repaired;
+# the upgrade as the dpkg for apt runs it, with dpkg's status checked too;
 # then the negative controls.  Run from a configured build directory, as root:
 #	sh ../tests/crash/matrix.sh
 # One line per scenario: states, violations, time.  Exit 1 on a violation
@@ -59,7 +60,14 @@ for fs in ext4 xfs btrfs; do
 	done
 	one -k unlinkat:8 -s 8 $fs batched upgrade
 done
+# The upgrade as the dpkg for apt runs it: dpkg's database and status,
+# maintainer scripts.
+for fs in ext4 xfs btrfs; do
+	one -s 16 $fs syncfs scripts
+	one -s 8 $fs batched scripts
+done
 for fs in ext4-noauto xfs ovl-ext4; do
 	one -e -s 4 $fs none upgrade
 done
+one -e -s 4 ext4-noauto none scripts
 exit $st

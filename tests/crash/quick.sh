@@ -7,15 +7,17 @@
 # violations: --sync-mode none on ext4 with noauto_da_alloc; an upgrade
 # in an overlay whose upper layer is ext4, as in a container; an install
 # with /usr/share on a FUSE mount, and an upgrade there killed after its
-# commit point and repaired by the next run, recorded too.  The whole
-# matrix: tests/crash/matrix.sh.
+# commit point and repaired by the next run, recorded too; the upgrade as
+# the dpkg for apt runs it (dpkg's database, maintainer scripts: dpkg's
+# status must fit the files in every state).  The whole matrix:
+# tests/crash/matrix.sh.
 set -u
 crash="${srcdir:-.}/tests/crash/crash.sh"
 skipped=0
 for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
     "-s 8 ovl-ext4 syncfs upgrade" "-F -s 4 ext4 syncfs install" \
     "-F -k unlinkat:8 -s 4 ext4 syncfs upgrade" \
-    "-s 4 ext4 syncfs replaces" \
+    "-s 4 ext4 syncfs replaces" "-s 4 ext4 syncfs scripts" \
     "-e -s 2 ext4-noauto none upgrade"; do
 	# shellcheck disable=SC2086 # ARGS holds several words
 	sh "$crash" $args > "${TMPDIR:-/tmp}/crash-quick.$$" 2>&1
