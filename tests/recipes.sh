@@ -321,6 +321,27 @@ setting_on "$T/byname"
     fail "--include=debunpack: not the mirror's debunpack"
 echo "ok --dpkg-for-apt with debunpack from the mirror by name"
 
+# The same through mmdebstrap's hook (DEBUNPACK_DPKG_FOR_APT), and apt in
+# that root installs through debunpack's dpkg.
+if command -v mmdebstrap > /dev/null && [ -x "${MMHOOKDIR:-}/extract00.sh" ]; then
+	timed mmhook env DEBUNPACK_BOOTSTRAP="$BOOTSTRAP" DEBUNPACK_VARIANT=minbase \
+	    DEBUNPACK_INCLUDE=debunpack DEBUNPACK_DPKG_FOR_APT=1 \
+	    unshare -n mmdebstrap -q --mode=root --variant=custom \
+	    --hook-dir="$MMHOOKDIR" \
+	    --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
+	    "" "$T/mmhook" "$src" || fail "mmdebstrap's hook: $(tail -n 5 "$T/mmhook.log")"
+	setting_on "$T/mmhook"
+	bind_mirror "$T/mmhook"
+	: > "$T/mmhook-apt.log"
+	inroot "$T/mmhook" "$T/mmhook-apt.log" "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y less" ||
+	    fail "apt-get install in mmdebstrap's root: $(tail -n 5 "$T/mmhook-apt.log")"
+	through_shim "$T/mmhook" "$T/mmhook-apt.log" less
+	unbind_mirror "$T/mmhook"
+	echo "ok mmdebstrap's hook with DEBUNPACK_DPKG_FOR_APT=1: less through debunpack's dpkg ($ts_how)"
+else
+	echo "# mmdebstrap's hook not tried: no mmdebstrap or hook directory"
+fi
+
 # A debunpack whose package ships no apt setting fails the build in one
 # line, the root left marked unfinished.
 fake=$(make_pkg -o debunpack-fake debunpack 0.0.1 'file /usr/bin/debunpack 0755 text:#!/bin/sh')
