@@ -260,6 +260,10 @@ install_recover(const struct install_opts *o, const struct rootfs *rf,
 }
 
 /* One run's pieces, from install_open to install_close. */
+struct install;
+static int install_journal_dpkgdir(struct install *in,
+    struct dbp_error *err);
+
 struct install {
 	const struct install_opts *o;
 	struct install_ctx ic;
@@ -449,7 +453,9 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	uo.plan = o->dry_run ? install_plan_note : NULL;
 	uo.nowrite = o->dry_run;
 
-	if ((r = rootfs_open(&in->rf, o->root, err)) != 0)
+	if ((r = rootfs_open(&in->rf, o->root, err)) != 0 ||
+	    (o->dpkg_admindir != NULL && (r = rootfs_open_dpkg(&in->rf,
+	    o->dpkg_admindir, err)) != 0))
 		return r;
 	if (o->force_walk)
 		rootfs_force_walk(&in->rf);
@@ -475,6 +481,8 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 		return dbp_err(err, -r, NULL, "cannot start");
 	dirs_set_top_name(in->dirs, o->root);
 	unpack_set_filters(in->u, o->filters);
+	if (in->rf.dpkg && (r = install_journal_dpkgdir(in, err)) != 0)
+		return r;
 	/*
 	 * A dry run makes nothing: its directories are planned, it keeps no
 	 * journal, and there is nothing to undo (install_run).
@@ -698,6 +706,21 @@ install_finish(struct install *in, struct dbp_error *err)
 	return 0;
 }
 
+/* A repair must find dpkg's database where this run keeps it. */
+static int
+install_journal_dpkgdir(struct install *in, struct dbp_error *err)
+{
+	char path[PATH_MAX];
+	int r;
+
+	if (realpath(in->rf.dpkgdir, path) == NULL)
+		return dbp_err(err, errno, in->rf.dpkgdir, "cannot open dpkg's"
+		    " database directory");
+	if ((r = journal_dpkgdir(in->j, path)) != 0)
+		return dbp_err(err, -r, NULL, "cannot start");
+	return 0;
+}
+
 /* The files stay: a failing script is the package's error, not the run's. */
 static int
 install_preinsts(struct install *in, struct dbp_error *err)
@@ -714,7 +737,8 @@ install_preinsts(struct install *in, struct dbp_error *err)
 	install_phase(in->o, INSTALL_PREINSTS);
 	if ((r = maintscript_dev_setup(in->rf.fd, err)) != 0)
 		return r;
-	return maintscript_preinsts(in->o->root, in->db, install_preinst,
+	return maintscript_preinsts(in->o->root, in->o->dpkg_admindir, in->db,
+	    install_preinst,
 	    &in->ic, err);
 }
 
