@@ -107,6 +107,8 @@ struct shim {
 	const char *debunpack;
 	struct dpkgargs a;
 	char *instdir, *admindir;	/* as dpkg would have them */
+	bool own_db;			/* ADMINDIR is not INSTDIR/var/lib/dpkg:
+					   debunpack --dpkg-admindir */
 	struct argvec debs;		/* the package files, in dpkg's order */
 	char *help;			/* debunpack --help */
 	bool verbose;			/* DEBUNPACK_DPKG_DEBUG: say why */
@@ -500,14 +502,25 @@ shim_judge(struct shim *s, char *why, size_t n)
 		return "debunpack lacks --sync-mode";
 	if ((r = shim_dirs(s)) != 0)
 		return "out of memory";
-	/* debunpack keeps dpkg's database in ROOT/var/lib/dpkg alone. */
+	/* dpkg's own error for a missing database, in its words. */
+	if (stat(s->admindir, &b) != 0 || !S_ISDIR(b.st_mode))
+		return "the database directory is not there";
+	/* debunpack finds it in ROOT/var/lib/dpkg, or --dpkg-admindir. */
 	if (asprintf(&lib, "%s/var/lib/dpkg", s->instdir) < 0)
 		return "out of memory";
-	r = stat(lib, &a) == 0 && stat(s->admindir, &b) == 0 &&
-	    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	s->own_db = !(stat(lib, &a) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino);
 	free(lib);
-	if (!r)
-		return "the database is not INSTDIR/var/lib/dpkg";
+	if (s->own_db && !shim_has(s, "--dpkg-admindir"))
+		return "debunpack lacks --dpkg-admindir";
+	/*
+	 * dpkg runs scripts chrooted only with the database inside the
+	 * root (by name), and fails the package otherwise, half done.
+	 */
+	d = dpkgargs_force("script-chrootless", 17);
+	if (s->own_db && !s->a.force[d - dpkgargs_table] &&
+	    strncmp(s->admindir, s->instdir, strlen(s->instdir)) != 0)
+		return "the database is outside INSTDIR for chrooted scripts";
 	if (shim_debs(s) != 0)
 		return "the package files are not all there";
 	/* dpkg stops after N failed packages, debunpack goes on. */
@@ -608,6 +621,8 @@ shim_unpack_argv(struct shim *s, struct argvec *av)
 	/* dpkg's "" is the root directory. */
 	r |= argvec_add(av, s->instdir[0] != '\0' ? s->instdir : "/");
 	r |= argvec_add(av, "--dpkg-db");
+	if (s->own_db)
+		r |= argvec_addf(av, "--dpkg-admindir=%s", s->admindir);
 	r |= argvec_add(av, "--maintscripts");
 	r |= argvec_add(av, "--dpkg-messages");
 	/* dpkg draws no progress line; apt draws its own. */
