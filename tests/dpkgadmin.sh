@@ -175,6 +175,76 @@ grep -q -- "--dpkg-admindir=$T/j/db" "$T/j.out" || fail "repair: $(cat "$T/j.out
     > "$T/j.out" 2>&1 || fail "repair with the run's database: $(cat "$T/j.out")"
 [ ! -f "$T/j/inst/var/lib/debunpack/journal" ] || fail "repaired, journal kept"
 
+# Killed at each of its renames (files and dpkg's database alike), an
+# upgrade is repaired with the same --dpkg-admindir to exactly the state
+# before it or exactly the state after it, in the root and in the database.
+# dbstate DIR: the database's snapshot, its files' times (the run's own
+# clock) left out.
+dbstate() {
+	tree_list "$1" no | awk '$2 == "f" { $5 = "-" } { print }'
+	(cd "$1" && find . -type f -exec sha256sum {} + | LC_ALL=C sort -k2)
+}
+if command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null; then
+	side k
+	"$DEBUNPACK" -q --root "$T/k/inst" --dpkg-admindir="$T/k/db" --dpkg-db \
+	    "$T/a1.deb" || fail "kill: a1"
+	rm -rf "$T/k0"
+	cp -a "$T/k" "$T/k0"
+	{ state "$T/k/inst"; dbstate "$T/k/db"; } > "$T/k.before"
+	strace -qq -o "$T/calls" -e trace=rename,renameat,renameat2 "$DEBUNPACK" \
+	    -q --root "$T/k/inst" --dpkg-admindir="$T/k/db" --dpkg-db \
+	    "$T/a2.deb" || fail "kill: traced run"
+	{ state "$T/k/inst"; dbstate "$T/k/db"; } > "$T/k.after"
+	grep -q 'k/db/' "$T/calls" || grep -q 'status' "$T/calls" ||
+	    fail "kill: no rename in the database ($(cat "$T/calls"))"
+	call=$(sed -n 's/^\(renameat2\{0,1\}\)(.*/\1/p' "$T/calls" | head -n 1)
+	n=$(grep -c "^$call(" "$T/calls")
+	# Past the commit point too: the first removal after it.
+	rm -rf "$T/k"
+	cp -a "$T/k0" "$T/k"
+	strace -qq -s 4096 -o "$T/calls" -e trace=write,unlinkat "$DEBUNPACK" \
+	    -q --root "$T/k/inst" --dpkg-admindir="$T/k/db" --dpkg-db \
+	    "$T/a2.deb" || fail "kill: traced run"
+	cl=$(grep -n '^write(.*commit\\n", ' "$T/calls" | cut -d: -f1)
+	[ -n "$cl" ] || fail "kill: no commit line in the trace"
+	nunl=$(head -n "$cl" "$T/calls" | grep -c '^unlinkat(' || true)
+	points=""
+	k=1
+	while [ "$k" -le "$n" ]; do
+		points="$points $call:$k"
+		k=$((k + 1))
+	done
+	nbefore=0 nafter=0
+	for p in $points unlinkat:$((nunl + 1)); do
+		c=${p%%:*} k=${p#*:}
+		rm -rf "$T/k"
+		cp -a "$T/k0" "$T/k"
+		(strace -qq -o /dev/null -e trace="$c" \
+		    -e inject="$c":signal=KILL:when=$k "$DEBUNPACK" -q \
+		    --root "$T/k/inst" --dpkg-admindir="$T/k/db" --dpkg-db \
+		    "$T/a2.deb"; exit $?) 2> /dev/null &&
+		    fail "kill: $c #$k: not killed"
+		call=$c
+		"$DEBUNPACK" -q --root "$T/k/inst" --dpkg-admindir="$T/k/db" \
+		    --recover 2> "$T/err" || fail "kill: $call #$k: repair: $(cat "$T/err")"
+		no_temps "$T/k"
+		{ state "$T/k/inst"; dbstate "$T/k/db"; } > "$T/k.got"
+		if cmp -s "$T/k.got" "$T/k.before"; then
+			nbefore=$((nbefore + 1))
+		elif cmp -s "$T/k.got" "$T/k.after"; then
+			nafter=$((nafter + 1))
+		else
+			diff -u "$T/k.after" "$T/k.got" >&2 || true
+			fail "kill: $call #$k: neither before nor after"
+		fi
+	done
+	[ "$nbefore" -gt 0 ] && [ "$nafter" -gt 0 ] ||
+	    fail "kill: $nbefore undone, $nafter finished: not both"
+	echo "killed at $n renames and past the commit: $nbefore undone, $nafter finished"
+else
+	echo "no strace: the killed runs not tried"
+fi
+
 # Two filesystems: the barrier makes both durable (each device flushed).
 command -v mkfs.ext4 > /dev/null && command -v losetup > /dev/null ||
     { echo "no mkfs.ext4 or losetup: two filesystems not tried"; exit 0; }
