@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -189,12 +190,15 @@ journal_open(struct journal *j, int admfd, const char *name,
 }
 
 int
-journal_dpkgdir(struct journal *j, const char *path)
+journal_dpkgdir(struct journal *j, const char *dir)
 {
+	char path[PATH_MAX];
 	const char *names[] = { path };
 
 	if (j->fp == NULL)
 		return 0;
+	if (realpath(dir, path) == NULL)
+		return -errno;
 	journal_put(j, JOURNAL_DPKGDIR, NULL, names);
 	return j->err;
 }

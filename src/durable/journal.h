@@ -95,10 +95,11 @@ int journal_item(struct journal *j, char tree, bool hadold, const char *dir,
 
 /*
  * The root's var/lib/dpkg paths in this journal are in dpkg's database
- * at host path PATH (absolute, symlinks resolved): a repair must see the
- * same directory there.  Logged before anything else.
+ * at host path DIR (written absolute, symlinks resolved): a repair must
+ * see the same directory there.  Logged before anything else.  0 or
+ * -errno.
  */
-int journal_dpkgdir(struct journal *j, const char *path);
+int journal_dpkgdir(struct journal *j, const char *dir);
 
 /* After the commit point, PATH (root-relative) of type TYPE goes away. */
 int journal_gone(struct journal *j, char type, const char *path);

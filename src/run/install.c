@@ -260,10 +260,6 @@ install_recover(const struct install_opts *o, const struct rootfs *rf,
 }
 
 /* One run's pieces, from install_open to install_close. */
-struct install;
-static int install_journal_dpkgdir(struct install *in,
-    struct dbp_error *err);
-
 struct install {
 	const struct install_opts *o;
 	struct install_ctx ic;
@@ -481,8 +477,10 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 		return dbp_err(err, -r, NULL, "cannot start");
 	dirs_set_top_name(in->dirs, o->root);
 	unpack_set_filters(in->u, o->filters);
-	if (in->rf.dpkg && (r = install_journal_dpkgdir(in, err)) != 0)
-		return r;
+	/* A repair must find dpkg's database where this run keeps it. */
+	if (in->rf.dpkg && (r = journal_dpkgdir(in->j, in->rf.dpkgdir)) != 0)
+		return dbp_err(err, -r, in->rf.dpkgdir, "cannot open dpkg's"
+		    " database directory");
 	/*
 	 * A dry run makes nothing: its directories are planned, it keeps no
 	 * journal, and there is nothing to undo (install_run).
@@ -703,21 +701,6 @@ install_finish(struct install *in, struct dbp_error *err)
 	n.count = manifest_count(in->man);
 	n.mode = syncbatch_mode(in->sb);
 	install_say(in->o, &n);
-	return 0;
-}
-
-/* A repair must find dpkg's database where this run keeps it. */
-static int
-install_journal_dpkgdir(struct install *in, struct dbp_error *err)
-{
-	char path[PATH_MAX];
-	int r;
-
-	if (realpath(in->rf.dpkgdir, path) == NULL)
-		return dbp_err(err, errno, in->rf.dpkgdir, "cannot open dpkg's"
-		    " database directory");
-	if ((r = journal_dpkgdir(in->j, path)) != 0)
-		return dbp_err(err, -r, NULL, "cannot start");
 	return 0;
 }
 
