@@ -185,13 +185,15 @@ dbstate() {
 	(cd "$1" && find . -type f -exec sha256sum {} + | LC_ALL=C sort -k2)
 }
 if command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null; then
+	# LeakSanitizer cannot run under ptrace; the other runs look for leaks.
+	kasan=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0
 	side k
 	"$DEBUNPACK" -q --root "$T/k/inst" --dpkg-admindir="$T/k/db" --dpkg-db \
 	    "$T/a1.deb" || fail "kill: a1"
 	rm -rf "$T/k0"
 	cp -a "$T/k" "$T/k0"
 	{ state "$T/k/inst"; dbstate "$T/k/db"; } > "$T/k.before"
-	strace -qq -o "$T/calls" -e trace=rename,renameat,renameat2 "$DEBUNPACK" \
+	ASAN_OPTIONS=$kasan strace -qq -o "$T/calls" -e trace=rename,renameat,renameat2 "$DEBUNPACK" \
 	    -q --root "$T/k/inst" --dpkg-admindir="$T/k/db" --dpkg-db \
 	    "$T/a2.deb" || fail "kill: traced run"
 	{ state "$T/k/inst"; dbstate "$T/k/db"; } > "$T/k.after"
@@ -202,7 +204,7 @@ if command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null; t
 	# Past the commit point too: the first removal after it.
 	rm -rf "$T/k"
 	cp -a "$T/k0" "$T/k"
-	strace -qq -s 4096 -o "$T/calls" -e trace=write,unlinkat "$DEBUNPACK" \
+	ASAN_OPTIONS=$kasan strace -qq -s 4096 -o "$T/calls" -e trace=write,unlinkat "$DEBUNPACK" \
 	    -q --root "$T/k/inst" --dpkg-admindir="$T/k/db" --dpkg-db \
 	    "$T/a2.deb" || fail "kill: traced run"
 	cl=$(grep -n '^write(.*commit\\n", ' "$T/calls" | cut -d: -f1)
@@ -219,7 +221,7 @@ if command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null; t
 		c=${p%%:*} k=${p#*:}
 		rm -rf "$T/k"
 		cp -a "$T/k0" "$T/k"
-		(strace -qq -o /dev/null -e trace="$c" \
+		(ASAN_OPTIONS=$kasan strace -qq -o /dev/null -e trace="$c" \
 		    -e inject="$c":signal=KILL:when=$k "$DEBUNPACK" -q \
 		    --root "$T/k/inst" --dpkg-admindir="$T/k/db" --dpkg-db \
 		    "$T/a2.deb"; exit $?) 2> /dev/null &&
@@ -275,8 +277,16 @@ while [ $# -gt 0 ]; do
 	sync
 	fi0=$(flushes "$dev_inst") fd0=$(flushes "$dev_db")
 	"$DEBUNPACK" --root "$T/fs/inst" --dpkg-admindir="$T/fs/db" --dpkg-db \
-	    --sync-mode "$2" --no-progress "$T/$1.deb" > "$T/fs.out" 2>&1 ||
-	    fail "two filesystems, $2: $(cat "$T/fs.out")"
+	    --sync-mode "$2" --no-progress --stats=json "$T/$1.deb" \
+	    > "$T/fs.out" 2> "$T/fs.err" ||
+	    fail "two filesystems, $2: $(cat "$T/fs.err")"
+	# --stats names both filesystems synced.
+	if [ "$2" = syncfs ] && command -v python3 > /dev/null; then
+		python3 -c 'import json, sys
+fs = json.load(open(sys.argv[1]))["filesystems"]
+sys.exit(0 if len(fs) == 2 else 1)' "$T/fs.out" ||
+		    fail "two filesystems, $2: not both synced: $(cat "$T/fs.out")"
+	fi
 	[ "$(flushes "$dev_inst")" -gt "$fi0" ] ||
 	    fail "two filesystems, $2: the root's device not flushed"
 	[ "$(flushes "$dev_db")" -gt "$fd0" ] ||
