@@ -416,6 +416,106 @@ START_TEST(test_rootfs_open_errors)
 }
 END_TEST
 
+/*
+ * dpkg's database elsewhere: S/x/db stands for the root's var/lib/dpkg.
+ * Each strategy gets its own rootfs here; they are closed at the end.
+ */
+static int
+dpkg_roots(struct rootfs *rfs)
+{
+	struct dbp_error err;
+	int walk, n = 0;
+
+	checkutil_mkdir("x/db");
+	checkutil_mkdir("x/db/info");
+	checkutil_write("x/db/status", "outside db");
+	checkutil_mkdir("x/y/root/var");
+	checkutil_mkdir("x/y/root/var/lib");
+	checkutil_mkdir("x/y/root/var/lib/dpkg");
+	checkutil_write("x/y/root/var/lib/dpkg/status", "root db");
+	checkutil_write("x/y/root/var/lib/dpkgx", "beside");
+	checkutil_symlink("/etc", "x/db/abs");
+	checkutil_symlink("../../sentinel", "x/db/up");
+	for (walk = 0; walk < 2; walk++) {
+		if (!open_root(&rfs[n], walk))
+			continue;
+		ck_assert_int_eq(rootfs_open_dpkg(&rfs[n], checkutil_at("x/db"),
+		    &err), 0);
+		n++;
+	}
+	return n;
+}
+
+/* REL in RF reads WANT. */
+static void
+assert_read(const struct rootfs *rf, const char *rel, const char *want)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	fd = rootfs_resolve(rf, rel, O_RDONLY);
+	ck_assert_msg(fd >= 0, "\"%s\": %s", rel, strerror(-fd));
+	n = read(fd, buf, sizeof(buf) - 1);
+	ck_assert_int_ge(n, 0);
+	buf[n] = '\0';
+	ck_assert_int_eq(close(fd), 0);
+	ck_assert_msg(strcmp(buf, want) == 0, "\"%s\" read \"%s\", not"
+	    " \"%s\"", rel, buf, want);
+}
+
+START_TEST(test_rootfs_dpkg_elsewhere)
+{
+	struct rootfs rfs[2];
+	struct stat a, b;
+	int i, n, fd, before = checkutil_count_fds();
+
+	n = dpkg_roots(rfs);
+	for (i = 0; i < n; i++) {
+		assert_read(&rfs[i], "var/lib/dpkg/status", "outside db");
+		assert_read(&rfs[i], "/var/lib/dpkg/status", "outside db");
+		assert_read(&rfs[i], "./var/lib/dpkg//status", "outside db");
+		/* Only the directory and what is under it. */
+		assert_read(&rfs[i], "var/lib/dpkgx", "beside");
+		assert_read(&rfs[i], "etc/file", "inside");
+		fd = rootfs_resolve(&rfs[i], "var/lib/dpkg", O_RDONLY |
+		    O_DIRECTORY);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(fstat(fd, &a), 0);
+		ck_assert_int_eq(close(fd), 0);
+		ck_assert_int_eq(stat(checkutil_at("x/db"), &b), 0);
+		ck_assert(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+		/* Nothing leaves it: "/" and ".." stop at the directory. */
+		ck_assert_int_eq(rootfs_resolve(&rfs[i], "var/lib/dpkg/abs/file",
+		    O_RDONLY), -ENOENT);
+		ck_assert_int_eq(rootfs_resolve(&rfs[i], "var/lib/dpkg/up/file",
+		    O_RDONLY), -ENOENT);
+		ck_assert_int_eq(rootfs_resolve(&rfs[i], "var/lib/dpkg/../file",
+		    O_RDONLY), -ENOENT);
+		rootfs_close(&rfs[i]);
+		ck_assert_int_eq(rfs[i].fd, -1);
+	}
+	ck_assert_int_eq(checkutil_count_fds(), before);
+}
+END_TEST
+
+START_TEST(test_rootfs_dpkg_missing)
+{
+	struct dbp_error err;
+	struct rootfs rf;
+	char p[PATH_MAX];
+
+	ck_assert_int_eq(rootfs_open(&rf, root, &err), 0);
+	snprintf(p, sizeof(p), "%s/nodb", checkutil_scratch());
+	dbp_err_clear(&err);
+	ck_assert_int_eq(rootfs_open_dpkg(&rf, p, &err), -ENOENT);
+	ck_assert_str_eq(err.path, p);
+	/* Still the root's own. */
+	ck_assert(!rf.dpkg);
+	rootfs_close(&rf);
+}
+END_TEST
+
 static Suite *
 rootfs_suite(void)
 {
@@ -440,6 +540,10 @@ rootfs_suite(void)
 	tcase_add_test(tc, test_rootfs_name_too_long);
 	tcase_add_test(tc, test_rootfs_no_fd_leak);
 	tcase_add_test(tc, test_rootfs_open_errors);
+
+	tc = checkutil_scratch_tcase(s, "dpkg", setup, teardown);
+	tcase_add_test(tc, test_rootfs_dpkg_elsewhere);
+	tcase_add_test(tc, test_rootfs_dpkg_missing);
 	return s;
 }
 

@@ -37,7 +37,7 @@ cat > "$T/bin/debunpack" <<'EOF'
 #!/bin/sh
 if [ "$1" = --help ]; then
 	"$REAL_DEBUNPACK" --help | grep -v -E \
-	    '^ +--(maintscripts|dpkg-messages|path-exclude|path-include|force-script-chrootless)( |=|$)'
+	    '^ +--(maintscripts|dpkg-messages|path-exclude|path-include|force-script-chrootless|dpkg-admindir)( |=|$)'
 	all="--maintscripts --dpkg-messages --path-exclude --path-include"
 	for o in ${FAKE_ADD-$all}; do
 		printf '      %s  (added by the test)\n' "$o"
@@ -157,8 +157,14 @@ for opt in --no-act --dry-run --simulate -E --skip-same-version -O -N \
 done
 handed_on --root="$R" --no-debsig --abort-after=1 --unpack "$A" "$B"
 handed_on --root="$R" --no-debsig --status-fd=1 --status-fd=2 --unpack "$A"
-handed_on --root="$R" --no-debsig --admindir="$T" --unpack "$A"
-handed_on --instdir="$R" --no-debsig --unpack "$A"
+# A database outside the root, where scripts run chrooted: dpkg fails
+# the first package with a script, half done; it is dpkg's to do so.
+mkdir -p "$T/db"
+handed_on --root="$R" --no-debsig --admindir="$T/db" --unpack "$A"
+handed_on --instdir="$R" --no-debsig --admindir="$T/db" --unpack "$A"
+# A database that is not there is dpkg's to refuse.
+handed_on --root="$R" --no-debsig --admindir="$T/nodb" \
+    --force-script-chrootless --unpack "$A"
 handed_on --root="$R" --no-debsig --unpack "$T/missing.deb"
 handed_on --root="$R" --no-debsig --unpack "$T"
 handed_on --root="$R" --no-debsig -R --unpack "$A"
@@ -320,6 +326,50 @@ FAKE_ADD="--maintscripts --dpkg-messages --force-script-chrootless" \
 $A
 " --root="$R" --no-debsig --force-script-chrootless --unpack "$A"
 FAKE_ADD="--maintscripts --dpkg-messages" handed_on --root="$R" --no-debsig \
+    --force-script-chrootless --unpack "$A"
+# A database of its own: --dpkg-admindir, chrootless (--admindir,
+# DPKG_ADMINDIR, and --instdir, which leaves the database where it was);
+# or
+# inside the root under another name, chrooted.
+all="--maintscripts --dpkg-messages --force-script-chrootless --dpkg-admindir"
+own="--root
+$R
+--dpkg-db
+--dpkg-admindir=$T/db
+--maintscripts
+--dpkg-messages
+--no-progress
+--force-script-chrootless
+--
+$A
+"
+FAKE_ADD=$all unpacked "$own" --root="$R" --admindir="$T/db" --no-debsig \
+    --force-script-chrootless --unpack "$A"
+FAKE_ADD=$all DPKG_ROOT=$R DPKG_ADMINDIR=$T/db unpacked "$own" --no-debsig \
+    --force-script-chrootless --unpack "$A"
+# --root places the database over DPKG_ADMINDIR.
+FAKE_ADD=$all DPKG_ADMINDIR=$T/db unpacked "$base--force-script-chrootless
+--
+$A
+" --root="$R" --no-debsig --force-script-chrootless --unpack "$A"
+FAKE_ADD=$all DPKG_ADMINDIR=$T/db unpacked "$own" --instdir="$R" \
+    --no-debsig --force-script-chrootless --unpack "$A"
+FAKE_ADD=$all unpacked "$own" --admindir="$T/db" --instdir="$R" \
+    --no-debsig --force-script-chrootless --unpack "$A"
+mkdir -p "$R/var/lib/dpkg2"
+FAKE_ADD=$all unpacked "--root
+$R
+--dpkg-db
+--dpkg-admindir=$R/var/lib/dpkg2
+--maintscripts
+--dpkg-messages
+--no-progress
+--
+$A
+" --root="$R" --admindir="$R/var/lib/dpkg2" --no-debsig --unpack "$A"
+# A debunpack without --dpkg-admindir: dpkg does it.
+FAKE_ADD="--maintscripts --dpkg-messages --force-script-chrootless" \
+    handed_on --root="$R" --admindir="$T/db" --no-debsig \
     --force-script-chrootless --unpack "$A"
 # Exit statuses: debunpack's 1 (a package failed) and 2 are dpkg's.
 for rc in 1 2; do

@@ -4,9 +4,11 @@
 # with the real dpkg and once with the dpkg for apt (DPKGSHIM) first in
 # PATH, each test from a fresh copy of the suite's database and instdir;
 # a table says, per test, the two results and how many of its unpack
-# calls the shim made with debunpack.  Exit 1 when a result differs (or
-# the suite cannot be had), 0 when they all agree.  `make
-# check-dpkg-suite` runs it; usage and environment:
+# calls the shim made with debunpack.  Exit 1 when a result differs, 3
+# when the suite cannot be had or run here (no dpkg, make or dpkg-deb;
+# no source to fetch it from), 0 when they all agree.  `make
+# check-dpkg-suite` runs it, and tests/dpkgsuite-ci.sh a part of it;
+# usage and environment:
 #
 #   tests/dpkgsuite.sh [TEST...]     (default: the suite's passing list)
 #   DPKGSHIM        the built shim (required)
@@ -31,8 +33,13 @@ die() {
 	echo "$me: $*" >&2
 	exit 1
 }
+# nosuite WHY: the suite cannot be had or run here.
+nosuite() {
+	echo "$me: $*" >&2
+	exit 3
+}
 
-real_dpkg=$(command -v dpkg) || die "no dpkg in PATH"
+real_dpkg=$(command -v dpkg) || nosuite "no dpkg in PATH"
 [ -n "${DPKGSHIM:-}" ] || die "DPKGSHIM: the dpkg for apt to test is not set"
 [ -x "$DPKGSHIM" ] || die "cannot run the shim '$DPKGSHIM': not built?"
 DPKGSHIM=$(cd "$(dirname "$DPKGSHIM")" && pwd)/$(basename "$DPKGSHIM")
@@ -40,7 +47,7 @@ DPKGSHIM=$(cd "$(dirname "$DPKGSHIM")" && pwd)/$(basename "$DPKGSHIM")
 [ -n "$DEBUNPACK" ] && [ -x "$DEBUNPACK" ] || die "cannot run debunpack '$DEBUNPACK'"
 DEBUNPACK=$(cd "$(dirname "$DEBUNPACK")" && pwd)/$(basename "$DEBUNPACK")
 for c in make dpkg-deb dpkg-query dpkg-divert; do
-	command -v "$c" > /dev/null || die "$c is missing (dpkg's suite runs it)"
+	command -v "$c" > /dev/null || nosuite "$c is missing (dpkg's suite runs it)"
 done
 out=${DPKG_SUITE_OUT:-$PWD/dpkgsuite}
 rm -rf "$out"
@@ -81,9 +88,9 @@ fetch_suite() {
 		[ -f "$d/Test.mk" ] && src=$d
 	done
 	[ -z "${src:-}" ] || return 0
-	command -v apt-get > /dev/null || die "no DPKG_SUITE_SRC and no apt-get to fetch dpkg's source"
+	command -v apt-get > /dev/null || nosuite "no DPKG_SUITE_SRC and no apt-get to fetch dpkg's source"
 	command -v dpkg-source > /dev/null ||
-	    die "dpkg-source (dpkg-dev) is needed to unpack dpkg's source"
+	    nosuite "dpkg-source (dpkg-dev) is needed to unpack dpkg's source"
 	mkdir -p "$cache"
 	a=$(mktemp -d "$cache/.fetch.XXXXXX")
 	trap 'rm -rf "$a"' EXIT
@@ -91,15 +98,15 @@ fetch_suite() {
 	deb_src_lines > "$a/sources.list"
 	deb_src_paragraphs > "$a/parts/host.sources"
 	[ -s "$a/sources.list" ] || [ -s "$a/parts/host.sources" ] ||
-	    die "no deb sources in /etc/apt to derive deb-src ones from"
+	    nosuite "no deb sources in /etc/apt to derive deb-src ones from"
 	set -- -q -o Dir::Etc::SourceList="$a/sources.list" \
 	    -o Dir::Etc::SourceParts="$a/parts" -o Dir::State::Lists="$a/lists" \
 	    -o Dir::Cache="$a/cache" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
 	    -o APT::Sandbox::User=root
 	apt-get "$@" update > "$a/update.log" 2>&1 ||
-	    die "apt-get update of the deb-src lists: $(tail -n 1 "$a/update.log")"
+	    nosuite "apt-get update of the deb-src lists: $(tail -n 1 "$a/update.log")"
 	(cd "$a/src" && apt-get "$@" source dpkg) > "$a/source.log" 2>&1 ||
-	    die "apt-get source dpkg: $(tail -n 1 "$a/source.log")"
+	    nosuite "apt-get source dpkg: $(tail -n 1 "$a/source.log")"
 	for d in "$a"/src/dpkg-*/tests; do
 		[ -f "$d/Test.mk" ] || continue
 		v=$(basename "$(dirname "$d")")
@@ -109,7 +116,7 @@ fetch_suite() {
 	done
 	rm -rf "$a"
 	trap - EXIT
-	[ -n "${src:-}" ] || die "apt-get source dpkg gave no tests/ directory"
+	[ -n "${src:-}" ] || nosuite "apt-get source dpkg gave no tests/ directory"
 }
 
 if [ -n "${DPKG_SUITE_SRC:-}" ]; then

@@ -7,6 +7,9 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+# CI must reach dpkg's suite (tests/dpkgsuite-ci.sh): not having it fails.
+DPKG_SUITE_REQUIRED=1
+export DPKG_SUITE_REQUIRED
 
 check() {	# DIR: make check, showing the logs of what failed
 	if ! make -s -C "$1" -j"$(nproc)" check; then

@@ -40,12 +40,14 @@ main_on_signal(int sig)
 static int
 main_recover(const struct cli_opts *o)
 {
-	struct rootfs rf = { -1, false };
+	struct rootfs rf = { .fd = -1 };
 	struct dbp_error err;
 	int r;
 
 	dbp_err_clear(&err);
-	if ((r = rootfs_open(&rf, o->in.root, &err)) == 0)
+	if ((r = rootfs_open(&rf, o->in.root, &err)) == 0 &&
+	    (o->in.dpkg_admindir == NULL || (r = rootfs_open_dpkg(&rf,
+	    o->in.dpkg_admindir, &err)) == 0))
 		r = install_recover(&o->in, &rf, true, &err);
 	rootfs_close(&rf);
 	if (fflush(stdout) != 0 && r == 0)

@@ -191,6 +191,16 @@ options_admindir(struct cli_opts *o, const struct cli_option *opt,
 }
 
 static int
+options_dpkg_admindir(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	if (arg[0] == '\0')
+		return options_fail(opt, "a directory", arg);
+	o->in.dpkg_admindir = arg;
+	return 0;
+}
+
+static int
 options_remove(struct cli_opts *o, const struct cli_option *opt,
     const char *arg)
 {
@@ -342,6 +352,9 @@ static const struct cli_option options_table[] = {
 	    options_admindir, 0 },
 	{ "contents", 0, no_argument, "", "list the entries of package files",
 	    options_action, 0 },
+	{ "dpkg-admindir", 0, required_argument, "=DIR", "dpkg's database is"
+	    " DIR, not ROOT/var/lib/dpkg\n(dpkg's --admindir)",
+	    options_dpkg_admindir, 0 },
 	{ "dpkg-db", 0, no_argument, "", "keep dpkg's database"
 	    " (ROOT/var/lib/dpkg) too:\npackages end up unpacked, for dpkg"
 	    " --configure", FLAG(in.dpkg_db) },

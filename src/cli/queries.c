@@ -191,7 +191,7 @@ int
 queries_run(const struct cli_opts *o, int argc, char **argv, int first)
 {
 	struct recstore *store = NULL;
-	struct rootfs rf = { -1, false };
+	struct rootfs rf = { .fd = -1 };
 	struct admin_view view;
 	struct dbp_error err;
 	int fd = -1, i, r = 0;
@@ -211,7 +211,9 @@ queries_run(const struct cli_opts *o, int argc, char **argv, int first)
 		}
 		goto out;
 	}
-	if ((r = rootfs_open(&rf, o->in.root, &err)) != 0)
+	if ((r = rootfs_open(&rf, o->in.root, &err)) != 0 ||
+	    (o->in.dpkg_admindir != NULL && (r = rootfs_open_dpkg(&rf,
+	    o->in.dpkg_admindir, &err)) != 0))
 		goto out;
 	/*
 	 * Queries read, as dpkg-query does: no repair, no lock.  What dpkg

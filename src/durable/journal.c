@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -31,6 +32,8 @@
  *	aside	PATH			PATH's file is about to be moved to
  *					PATH.debunpack-old for a directory
  *	gone	TYPE	PATH		removed after the commit point
+ *	dpkgdir	PATH			the host directory that the root's
+ *					var/lib/dpkg paths stand for
  *	commit				the commit point
  *
  * TREE is R (the root, paths relative to it) or A (the admin directory,
@@ -49,6 +52,7 @@ const struct journal_line journal_lines[JOURNAL_NKINDS] = {
 	[JOURNAL_ASIDE] = { .word = "aside", .fields = 1, .escaped = 1 },
 	[JOURNAL_DROP] = { .word = "drop", .fields = 1, .escaped = 1 },
 	[JOURNAL_COMMIT] = { .word = "commit" },
+	[JOURNAL_DPKGDIR] = { .word = "dpkgdir", .fields = 1, .escaped = 1 },
 };
 
 struct journal {
@@ -183,6 +187,20 @@ journal_open(struct journal *j, int admfd, const char *name,
 	if (journal_check(j, fp) != 0)
 		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
 	return 0;
+}
+
+int
+journal_dpkgdir(struct journal *j, const char *dir)
+{
+	char path[PATH_MAX];
+	const char *names[] = { path };
+
+	if (j->fp == NULL)
+		return 0;
+	if (realpath(dir, path) == NULL)
+		return -errno;
+	journal_put(j, JOURNAL_DPKGDIR, NULL, names);
+	return j->err;
 }
 
 int

@@ -29,11 +29,15 @@
  *   gone TYPE PATH                  after the commit, PATH goes
  *   aside PATH                      a file about to be moved aside
  *   drop FILE                       after the commit, a record goes
+ *   dpkgdir PATH                    dpkg's database is host directory
+ *                                   PATH (rootfs_open_dpkg), not
+ *                                   ROOT/var/lib/dpkg
  *   commit                          the commit point
  */
 enum journal_kind {
 	JOURNAL_DIR, JOURNAL_MKDIR, JOURNAL_ITEM, JOURNAL_GONE,
-	JOURNAL_ASIDE, JOURNAL_DROP, JOURNAL_COMMIT, JOURNAL_NKINDS
+	JOURNAL_ASIDE, JOURNAL_DROP, JOURNAL_COMMIT, JOURNAL_DPKGDIR,
+	JOURNAL_NKINDS
 };
 
 struct journal_line {
@@ -88,6 +92,14 @@ int journal_aside(struct journal *j, const char *path);
  */
 int journal_item(struct journal *j, char tree, bool hadold, const char *dir,
     const char *tmp, const char *name);
+
+/*
+ * The root's var/lib/dpkg paths in this journal are in dpkg's database
+ * at host path DIR (written absolute, symlinks resolved): a repair must
+ * see the same directory there.  Logged before anything else.  0 or
+ * -errno.
+ */
+int journal_dpkgdir(struct journal *j, const char *dir);
 
 /* After the commit point, PATH (root-relative) of type TYPE goes away. */
 int journal_gone(struct journal *j, char type, const char *path);

@@ -82,6 +82,7 @@ struct recover {
 	int err;		/* first error, -errno */
 	char errpath[PATH_MAX];
 	const char *errmsg;
+	const char *dpkgdir;	/* the journal's dpkgdir line, or NULL */
 };
 
 static void
@@ -234,6 +235,12 @@ rc_parse_line(struct recover *rc, char *line, struct rc_line *l)
 		l->type = f[1][0];
 		l->path = f[2];
 		break;
+	case JOURNAL_DPKGDIR:
+		/* A host path: rc_dpkgdir compares it with the repair's. */
+		if (f[1][0] != '/')
+			return "bad path";
+		rc->dpkgdir = f[1];
+		return "";
 	case JOURNAL_COMMIT:	/* taken above */
 	case JOURNAL_NKINDS:
 		return "unknown line";
@@ -292,6 +299,47 @@ rc_parse(struct recover *rc, char *buf, size_t len, struct dbp_error *err)
 			    " line %zu: %s", lineno, why);
 	}
 	return 0;
+}
+
+/*
+ * The interrupted run's var/lib/dpkg paths were dpkg's database as
+ * rc->dpkgdir says (none: the root's own): a repair seeing another one
+ * there would undo or finish in the wrong directory.  It matters only
+ * when a line names such a path.
+ */
+static int
+rc_dpkgdir(struct recover *rc, struct dbp_error *err)
+{
+	static const char dpkg[] = ROOTFS_DPKG;
+	char ours[PATH_MAX];
+	const char *p;
+	bool named = false, same;
+	size_t i;
+
+	for (i = 0; i < rc->n && !named; i++) {
+		p = rc->v[i].path;
+		if (rc->v[i].kind == JOURNAL_DROP || p == NULL ||
+		    (rc->v[i].tree == JOURNAL_ADMIN))
+			continue;
+		named = strncmp(p, dpkg, sizeof(dpkg) - 1) == 0 &&
+		    (p[sizeof(dpkg) - 1] == '\0' || p[sizeof(dpkg) - 1] == '/');
+	}
+	if (!named)
+		return 0;
+	if (rc->rf->dpkg && realpath(rc->rf->dpkgdir, ours) == NULL)
+		return dbp_err(err, errno, rc->rf->dpkgdir, "cannot open dpkg's"
+		    " database directory");
+	same = rc->rf->dpkg ? rc->dpkgdir != NULL &&
+	    strcmp(ours, rc->dpkgdir) == 0 : rc->dpkgdir == NULL;
+	if (same)
+		return 0;
+	if (rc->dpkgdir != NULL)
+		return dbp_err(err, 0, JOURNAL_NAME, "cannot repair: the"
+		    " interrupted run kept dpkg's database in %s: repair with"
+		    " --dpkg-admindir=%s", rc->dpkgdir, rc->dpkgdir);
+	return dbp_err(err, 0, JOURNAL_NAME, "cannot repair: the interrupted"
+	    " run kept dpkg's database in the root's var/lib/dpkg: repair"
+	    " without --dpkg-admindir");
 }
 
 /* Undoing and finishing. */
@@ -688,7 +736,8 @@ recover_run(const struct rootfs *rf, int admfd, struct recover_result *res,
 	rc.rf = rf;
 	rc.admfd = admfd;
 	rc.lastfd = -1;
-	if ((r = rc_parse(&rc, buf, len, err)) != 0)
+	if ((r = rc_parse(&rc, buf, len, err)) != 0 ||
+	    (r = rc_dpkgdir(&rc, err)) != 0)
 		goto out;
 	res->forward = rc.committed;
 	if (rc.committed) {

@@ -57,6 +57,9 @@ rootfs_open(struct rootfs *rf, const char *dir, struct dbp_error *err)
 {
 	int fd;
 
+	rf->dpkg = false;
+	rf->dpkgfd = -1;
+	rf->dpkgdir = NULL;
 	rf->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rf->fd < 0)
 		return dbp_err(err, errno, dir, "cannot open root");
@@ -73,6 +76,27 @@ rootfs_close(struct rootfs *rf)
 	if (rf->fd >= 0)
 		close(rf->fd);
 	rf->fd = -1;
+	if (rf->dpkg && rf->dpkgfd >= 0)
+		close(rf->dpkgfd);
+	rf->dpkg = false;
+	rf->dpkgfd = -1;
+}
+
+int
+rootfs_open_dpkg(struct rootfs *rf, const char *dir, struct dbp_error *err)
+{
+	int fd;
+
+	/* The user's path is followed as dpkg follows it; below it, nothing. */
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return dbp_err(err, errno, dir, "cannot open dpkg's database"
+		    " directory");
+	if (rf->dpkg && rf->dpkgfd >= 0)
+		close(rf->dpkgfd);
+	rf->dpkg = true;
+	rf->dpkgfd = fd;
+	rf->dpkgdir = dir;
+	return 0;
 }
 
 void
@@ -191,9 +215,44 @@ out:
 	return r;
 }
 
+/*
+ * REL's part inside dpkg's directory when RF has one and REL is
+ * ROOTFS_DPKG or under it ("" for the directory itself), else NULL.
+ */
+static const char *
+rootfs_in_dpkg(const struct rootfs *rf, const char *rel)
+{
+	size_t n = sizeof(ROOTFS_DPKG) - 1;
+
+	if (!rf->dpkg)
+		return NULL;
+	while (*rel == '/')
+		rel++;
+	while (rel[0] == '.' && rel[1] == '/')
+		for (rel += 2; *rel == '/'; rel++)
+			;
+	if (strncmp(rel, ROOTFS_DPKG, n) != 0 ||
+	    (rel[n] != '\0' && rel[n] != '/'))
+		return NULL;
+	for (rel += n; *rel == '/'; rel++)
+		;
+	return rel;
+}
+
 int
 rootfs_resolve(const struct rootfs *rf, const char *rel, int flags)
 {
+	const char *in = rootfs_in_dpkg(rf, rel);
+
+	if (in != NULL) {
+		/* dpkg's directory is a root of its own: nothing leaves it. */
+		struct rootfs sub = { .fd = rf->dpkgfd,
+		    .openat2 = rf->openat2, .dpkg = false, .dpkgfd = -1 };
+
+		if (sub.openat2)
+			return rootfs_openat2(sub.fd, in, flags);
+		return rootfs_walk(&sub, in, flags);
+	}
 	if (rf->openat2)
 		return rootfs_openat2(rf->fd, rel, flags);
 	return rootfs_walk(rf, rel, flags);

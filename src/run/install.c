@@ -449,7 +449,9 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	uo.plan = o->dry_run ? install_plan_note : NULL;
 	uo.nowrite = o->dry_run;
 
-	if ((r = rootfs_open(&in->rf, o->root, err)) != 0)
+	if ((r = rootfs_open(&in->rf, o->root, err)) != 0 ||
+	    (o->dpkg_admindir != NULL && (r = rootfs_open_dpkg(&in->rf,
+	    o->dpkg_admindir, err)) != 0))
 		return r;
 	if (o->force_walk)
 		rootfs_force_walk(&in->rf);
@@ -475,6 +477,10 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 		return dbp_err(err, -r, NULL, "cannot start");
 	dirs_set_top_name(in->dirs, o->root);
 	unpack_set_filters(in->u, o->filters);
+	/* A repair must find dpkg's database where this run keeps it. */
+	if (in->rf.dpkg && (r = journal_dpkgdir(in->j, in->rf.dpkgdir)) != 0)
+		return dbp_err(err, -r, in->rf.dpkgdir, "cannot open dpkg's"
+		    " database directory");
 	/*
 	 * A dry run makes nothing: its directories are planned, it keeps no
 	 * journal, and there is nothing to undo (install_run).
@@ -714,7 +720,8 @@ install_preinsts(struct install *in, struct dbp_error *err)
 	install_phase(in->o, INSTALL_PREINSTS);
 	if ((r = maintscript_dev_setup(in->rf.fd, err)) != 0)
 		return r;
-	return maintscript_preinsts(in->o->root, in->db, install_preinst,
+	return maintscript_preinsts(in->o->root, in->o->dpkg_admindir, in->db,
+	    install_preinst,
 	    &in->ic, err);
 }
 

@@ -100,6 +100,8 @@ struct install_opts {
 	bool dpkg_dist;		/* kept conffiles' new versions: NAME.dpkg-dist */
 	bool force_walk;	/* for tests: rootfs_force_walk */
 	bool dpkg_db;		/* keep dpkg's database in the root too */
+	const char *dpkg_admindir;	/* dpkg's database (rootfs_open_dpkg),
+					   NULL: ROOT/var/lib/dpkg */
 	enum usrmerge_mode usrmerge;	/* merged-/usr links in a new root */
 	bool run_preinst;	/* then run the preinsts (maintscript.h) */
 	/* --path-exclude, --path-include (pathfilter.h), or NULL */

@@ -103,9 +103,8 @@ maintscript_dev_setup(int rootfd, struct dbp_error *err)
  */
 static void
 maintscript_exec(const struct maintscript_env *e, const char *path,
-    char *const argv[], int report)
+    const char *admin, char *const argv[], int report)
 {
-	char admin[PATH_MAX + 32];
 	int why[2];
 
 	if (!e->chrootless && (chroot(e->root) != 0 || chdir("/") != 0)) {
@@ -127,8 +126,6 @@ maintscript_exec(const struct maintscript_env *e, const char *path,
 	 * Chrooted, the root is "/": dpkg's DPKG_ROOT is empty; chrootless,
 	 * the scripts find the root and the database by these two.
 	 */
-	snprintf(admin, sizeof(admin), "%s/var/lib/dpkg", e->chrootless ?
-	    e->root : "");
 	setenv("DPKG_ADMINDIR", admin, 1);
 	setenv("DPKG_ROOT", e->chrootless ? e->root : "", 1);
 	/* dpkg refuses to run without the sbin directories in PATH. */
@@ -143,18 +140,70 @@ fail:
 	_exit(126);
 }
 
+/*
+ * The script PATH (as the root sees it) as it is run: FULL, and
+ * DPKG_ADMINDIR for it: ADMIN, both PATH_MAX long, as dpkg makes them
+ * (its script.c).  Chrooted, both are inside the root; chrootless, host
+ * paths.  With E->admindir, PATH's /var/lib/dpkg/ is that directory,
+ * which a chrooted script can reach only when it is inside the root:
+ * dpkg refuses the others, and so does this.
+ */
+static int
+maintscript_where(const struct maintscript_env *e, const char *path,
+    char *full, char *admin, struct dbp_error *err)
+{
+	static const char dpkg[] = "/" DPKGDB_DIR;
+	char adm[PATH_MAX], root[PATH_MAX];
+	const char *in, *rest = path;
+	size_t n;
+
+	if (e->admindir == NULL) {
+		snprintf(admin, PATH_MAX, "%s%s", e->chrootless ? e->root :
+		    "", dpkg);
+		snprintf(full, PATH_MAX, "%s%s", e->chrootless ? e->root : "",
+		    path);
+		return 0;
+	}
+	if (strncmp(path, dpkg, sizeof(dpkg) - 1) == 0 &&
+	    path[sizeof(dpkg) - 1] == '/')
+		rest = path + sizeof(dpkg) - 1;
+	if (realpath(e->admindir, adm) == NULL)
+		return dbp_err(err, errno, e->admindir, "cannot open dpkg's"
+		    " database directory");
+	in = adm;
+	if (!e->chrootless) {
+		if (realpath(e->root, root) == NULL)
+			return dbp_err(err, errno, e->root, "cannot open root");
+		n = strcmp(root, "/") == 0 ? 0 : strlen(root);
+		if (strncmp(adm, root, n) != 0 ||
+		    (adm[n] != '/' && adm[n] != '\0'))
+			return dbp_err(err, 0, e->admindir, "package '%s':"
+			    " cannot run its %s in the root: dpkg's database"
+			    " is outside it (run scripts chrootless)", e->pkg,
+			    e->script);
+		in = adm[n] != '\0' ? adm + n : "/";
+	}
+	snprintf(admin, PATH_MAX, "%s", in);
+	if (rest == path)
+		snprintf(full, PATH_MAX, "%s%s", e->chrootless ? e->root : "",
+		    path);
+	else
+		snprintf(full, PATH_MAX, "%s%s", strcmp(in, "/") == 0 ? "" :
+		    in, rest);
+	return 0;
+}
+
 int
 maintscript_run(const struct maintscript_env *e, const char *path,
     char *const argv[], int *status, struct dbp_error *err)
 {
-	char full[PATH_MAX];
+	char full[PATH_MAX], admin[PATH_MAX];
 	int report[2], why[2], e2;
 	ssize_t got;
 	pid_t pid;
 
-	/* PATH is the script as the root sees it. */
-	snprintf(full, sizeof(full), "%s%s", e->chrootless ? e->root : "",
-	    path);
+	if ((e2 = maintscript_where(e, path, full, admin, err)) != 0)
+		return e2;
 	if (pipe2(report, O_CLOEXEC) != 0)
 		return dbp_err(err, errno, "", "package '%s': cannot run %s",
 		    e->pkg, e->script);
@@ -170,7 +219,7 @@ maintscript_run(const struct maintscript_env *e, const char *path,
 	}
 	if (pid == 0) {
 		close(report[0]);
-		maintscript_exec(e, full, argv, report[1]);
+		maintscript_exec(e, full, admin, argv, report[1]);
 	}
 	close(report[1]);
 	while ((got = read(report[0], why, sizeof(why))) < 0 && errno == EINTR)
@@ -200,11 +249,12 @@ maintscript_status_text(int status, char *buf, size_t n)
 }
 
 static int
-maintscript_one(const char *root, const struct dpkgdb_pkg *p,
-    struct dbp_error *err)
+maintscript_one(const char *root, const char *admindir,
+    const struct dpkgdb_pkg *p, struct dbp_error *err)
 {
 	struct maintscript_env e = { .root = root, .pkg = p->name,
-	    .arch = p->arch, .script = "preinst", .debconf = true };
+	    .arch = p->arch, .script = "preinst", .debconf = true,
+	    .admindir = admindir };
 	char path[PATH_MAX];
 	char *argv[5];
 	int status, r;
@@ -229,7 +279,8 @@ maintscript_one(const char *root, const struct dpkgdb_pkg *p,
 }
 
 int
-maintscript_preinsts(const char *root, const struct dpkgdb *db,
+maintscript_preinsts(const char *root, const char *admindir,
+    const struct dpkgdb *db,
     void (*before)(void *ctx, const char *name), void *ctx,
     struct dbp_error *err)
 {
@@ -243,7 +294,7 @@ maintscript_preinsts(const char *root, const struct dpkgdb *db,
 			continue;
 		if (before != NULL)
 			before(ctx, p.name);
-		if ((r = maintscript_one(root, &p, err)) != 0)
+		if ((r = maintscript_one(root, admindir, &p, err)) != 0)
 			return r;
 	}
 	return 0;

@@ -11,13 +11,15 @@
 
 /*
  * Run the preinst of each package of DB that has one, in the order they
- * were given, inside ROOT (chroot, so root only): "preinst install", or
+ * were given, inside ROOT (chroot, so root only; ADMINDIR: dpkg's database
+ * when not ROOT/var/lib/dpkg): "preinst install", or
  * "preinst upgrade OLD NEW" over an installed version, with the
  * environment dpkg gives (DPKG_MAINTSCRIPT_PACKAGE, _NAME, _ARCH, ...).
  * BEFORE, if not NULL, is told of each package first.  Stops at the
  * first failure: -errno with ERR naming the package and the exit status.
  */
-int maintscript_preinsts(const char *root, const struct dpkgdb *db,
+int maintscript_preinsts(const char *root, const char *admindir,
+    const struct dpkgdb *db,
     void (*before)(void *ctx, const char *name), void *ctx,
     struct dbp_error *err);
 
@@ -32,11 +34,14 @@ struct maintscript_env {
 	const char *force;	/* DPKG_FORCE, or NULL */
 	bool debconf;		/* set DEBCONF_PACKAGE (a script run from
 				   info/ whose package debconf must know) */
+	const char *admindir;	/* dpkg's database (--dpkg-admindir) as a
+				   host path; NULL: ROOT/var/lib/dpkg */
 };
 
 /*
- * Run the script PATH (as the root sees it: "/var/lib/dpkg/info/x.prerm")
- * with ARGV (ARGV[0] its path) as E says, and wait for it: 0 with
+ * Run the script PATH (as the root sees it: "/var/lib/dpkg/info/x.prerm";
+ * with E->admindir, /var/lib/dpkg/ stands for it) with ARGV (ARGV[0] its
+ * path) as E says, and wait for it: 0 with
  * *STATUS its wait status, or -errno with ERR when it could not be run
  * at all (not there, the root not entered, no fork).
  */

@@ -564,7 +564,7 @@ int
 unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
     struct stats *st, unsigned *failed, struct dbp_error *err)
 {
-	struct seq s = { .o = o, .st = st, .rf = { -1, false }, .adfd = -1 };
+	struct seq s = { .o = o, .st = st, .rf = { .fd = -1 }, .adfd = -1 };
 	char **files = NULL;
 	size_t nfiles = 0, i, from;
 	int r;
@@ -587,12 +587,16 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 		free(files);
 		return dbp_err(err, errno, o->root, "cannot open root");
 	}
-	if ((r = rootfs_open(&s.rf, s.root, err)) != 0)
+	if ((r = rootfs_open(&s.rf, s.root, err)) != 0 ||
+	    (o->dpkg_admindir != NULL && (r = rootfs_open_dpkg(&s.rf,
+	    o->dpkg_admindir, err)) != 0))
 		goto out;
 	/* dpkg's database, made as --dpkg-db makes it for a new root. */
-	(void)mkdirat(s.rf.fd, "var", 0755);
-	(void)mkdirat(s.rf.fd, "var/lib", 0755);
-	(void)mkdirat(s.rf.fd, SEQ_ADMIN, 0755);
+	if (o->dpkg_admindir == NULL) {
+		(void)mkdirat(s.rf.fd, "var", 0755);
+		(void)mkdirat(s.rf.fd, "var/lib", 0755);
+		(void)mkdirat(s.rf.fd, SEQ_ADMIN, 0755);
+	}
 	if ((s.adfd = rootfs_resolve(&s.rf, SEQ_ADMIN, O_RDONLY |
 	    O_DIRECTORY)) < 0) {
 		r = dbp_err(err, -s.adfd, SEQ_ADMIN, "cannot open");

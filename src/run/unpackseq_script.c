@@ -127,7 +127,8 @@ seq_script(struct seq *s, struct seq_pkg *p, const char *script,
 	    .chrootless = s->o->script_chrootless, .pkg = p->name,
 	    .arch = p->arch, .script = script,
 	    .running_version = s->running, .force = s->o->dpkg_force,
-	    .debconf = strcmp(where, "new") == 0 };
+	    .debconf = strcmp(where, "new") == 0,
+	    .admindir = s->o->dpkg_admindir };
 	char path[PATH_MAX], why[128];
 	char *argv[5] = { path, (char *)a1, (char *)a2, (char *)a3, NULL };
 	struct stat st;

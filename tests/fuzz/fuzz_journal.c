@@ -183,7 +183,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct recover_result res;
 	struct dbp_error err;
 	struct record *rec = NULL;
-	struct rootfs rf = { -1, false };
+	struct rootfs rf = { .fd = -1 };
 	char p[PATH_MAX];
 	FILE *fp;
 	int admfd, fd, nfds, r;

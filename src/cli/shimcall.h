@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* The dpkg for apt's decision: dpkg's call read as dpkg would, handed on or made debunpack's command line. */
+#ifndef DEBUNPACK_SHIMCALL_H
+#define DEBUNPACK_SHIMCALL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli/dpkgargs.h"
+
+/* A growing argv. */
+struct argvec {
+	char **v;
+	size_t n;
+	char **owned;		/* strings made here */
+	size_t nowned;
+};
+int argvec_add(struct argvec *av, const char *s);
+/* Add a string made from FMT, owned by AV. */
+int argvec_addf(struct argvec *av, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void argvec_free(struct argvec *av);
+
+/* The state of one call. */
+struct shim {
+	int argc;
+	char **argv;			/* as the shim was called */
+	const char *dpkg;		/* the real dpkg */
+	const char *debunpack;
+	struct dpkgargs a;
+	char *instdir, *admindir;	/* as dpkg would have them */
+	bool own_db;			/* ADMINDIR is not INSTDIR/var/lib/dpkg:
+					   debunpack --dpkg-admindir */
+	struct argvec debs;		/* the package files, in dpkg's order */
+	char *help;			/* debunpack --help */
+	bool verbose;			/* DEBUNPACK_DPKG_DEBUG: say why */
+};
+
+/*
+ * Run debunpack --help and keep what it prints (S->help): its list of
+ * options.  0 or -1.
+ */
+int shim_ask_debunpack(struct shim *s);
+
+/*
+ * Whether debunpack can do the call as dpkg would: NULL, or why not
+ * (static text, or written to WHY, N bytes).  Fills S's directories,
+ * package files and own_db on the way.
+ */
+const char *shim_judge(struct shim *s, char *why, size_t n);
+
+/* debunpack's command line for the call, into AV.  0 or -ENOMEM. */
+int shim_unpack_argv(struct shim *s, struct argvec *av);
+
+#endif
