@@ -501,6 +501,42 @@ FAKE_DEBUNPACK_RC=1 FAKE_DPKG_RC=1 "$DPKGSHIM" --root="$R" --no-debsig \
 
 # DPKG_FRONTEND_LOCKED: debunpack takes dpkg's lock alone, as dpkg under
 # apt; without it, a held lock-frontend stops it.
+# An interrupted debunpack run (its journal in the root) is finished by
+# debunpack --recover before a call that changes the root goes anywhere;
+# not before a dry run or a query, never when there is no journal; when
+# it cannot be finished, nothing runs and the error says what to do.
+J=$T/jroot
+mkdir -p "$J/var/lib/debunpack"
+empty_dpkg_db "$J"
+: > "$J/var/lib/debunpack/journal"
+for call in "--configure -a" "--remove a" "--triggers-only -a"; do
+	rm -f "$T/handed" "$T/unpacked"
+	# shellcheck disable=SC2086 # CALL holds several words
+	"$DPKGSHIM" --root="$J" $call > "$T/out" 2>&1 || fail "$call: $(cat "$T/out")"
+	args -q --root "$J" --recover | cmp -s - "$T/unpacked" ||
+	    fail "$call: no recovery first: $(tr '\0' ' ' < "$T/unpacked" 2>/dev/null)"
+done
+[ -f "$T/handed" ] || fail "--triggers-only not handed on after the recovery"
+for call in "--no-act --configure -a" "-l" "--audit"; do
+	rm -f "$T/unpacked"
+	# shellcheck disable=SC2086
+	"$DPKGSHIM" --root="$J" $call > "$T/out" 2>&1 || fail "$call: $(cat "$T/out")"
+	[ ! -f "$T/unpacked" ] || fail "$call: debunpack ran: $(tr '\0' ' ' < "$T/unpacked")"
+done
+rm "$J/var/lib/debunpack/journal"
+rm -f "$T/unpacked"
+"$DPKGSHIM" --root="$J" --configure -a > "$T/out" 2>&1 || fail "no journal: $(cat "$T/out")"
+[ ! -f "$T/unpacked" ] || fail "debunpack ran without a journal"
+: > "$J/var/lib/debunpack/journal"
+rm -f "$T/handed"
+rc=0
+FAKE_DEBUNPACK_RC=1 "$DPKGSHIM" --root="$J" --configure -a > "$T/out" 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "a failed recovery: exit $rc"
+[ ! -f "$T/handed" ] || fail "dpkg ran after a failed recovery"
+grep -qx "dpkg: error: '$J' holds an interrupted debunpack run that could not be finished: run 'debunpack --root $J --recover'" "$T/out" ||
+    fail "a failed recovery says: $(cat "$T/out")"
+rm "$J/var/lib/debunpack/journal"
+
 hold() {	# FILE: a process holding dpkg's fcntl lock on FILE, in $holder
 	rm -f "$T/held"
 	perl -e 'use Fcntl; open(my $f, "+<", $ARGV[0]) or die;

@@ -155,6 +155,37 @@ shim_run(const char *prog, char **argv)
 	return 2;
 }
 
+/*
+ * Finish what an interrupted debunpack run left, before dpkg or debunpack
+ * starts on the root: dpkg would take its half-committed batch for the
+ * root's state.  0, or dpkg's exit status for an error.
+ */
+static int
+shim_finish_journal(struct shim *s)
+{
+	struct argvec av = { NULL, 0, NULL, 0 };
+	int r;
+
+	if ((r = shim_recover_argv(s, &av)) <= 0) {
+		argvec_free(&av);
+		if (r == 0)
+			return 0;
+		fprintf(stderr, "dpkg: error: out of memory\n");
+		return 2;
+	}
+	if (s->verbose)
+		fprintf(stderr, "debunpack-dpkg: finishing an interrupted"
+		    " debunpack run in '%s'\n", s->instdir);
+	r = shim_run(s->debunpack, av.v);
+	argvec_free(&av);
+	if (r != 0)
+		fprintf(stderr, "dpkg: error: '%s' holds an interrupted"
+		    " debunpack run that could not be finished: run"
+		    " 'debunpack --root %s --recover'\n", s->instdir[0] != '\0' ?
+		    s->instdir : "/", s->instdir[0] != '\0' ? s->instdir : "/");
+	return r != 0 ? 2 : 0;
+}
+
 /* The package a file holds, as the status file will name it. */
 struct shimpkg {
 	char *name, *arch, *ma, *version;
@@ -410,6 +441,10 @@ main(int argc, char **argv)
 		    strerror(-r));
 	if (s.a.action == NULL)
 		return shim_handon(&s, "no action");
+	if ((rc = shim_finish_journal(&s)) != 0) {
+		shim_free(&s, NULL);
+		return rc;
+	}
 	if (s.a.action->verdict != DPKGARGS_RUN)
 		return shim_handon(&s, "action --%s", s.a.action->name);
 	if (shim_ask_debunpack(&s) != 0)

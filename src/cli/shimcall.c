@@ -346,6 +346,25 @@ shim_debs(struct shim *s)
 }
 
 /*
+ * Whether debunpack is to be given dpkg's database (ADMIN, stat'ed) by
+ * name: it finds it in ROOT/var/lib/dpkg, or --dpkg-admindir.  Sets
+ * S->own_db; 0 or -ENOMEM.
+ */
+static int
+shim_own_db(struct shim *s, const struct stat *admin)
+{
+	struct stat a;
+	char *lib;
+
+	if (asprintf(&lib, "%s/var/lib/dpkg", s->instdir) < 0)
+		return -ENOMEM;
+	s->own_db = !(stat(lib, &a) == 0 && a.st_dev == admin->st_dev &&
+	    a.st_ino == admin->st_ino);
+	free(lib);
+	return 0;
+}
+
+/*
  * Whether debunpack can do the call as dpkg would: NULL, or why not.
  * Judged from dpkgargs_table's verdicts, option by option and force by
  * force, then what the verdict SHIM leaves to this file.
@@ -354,9 +373,8 @@ const char *
 shim_judge(struct shim *s, char *why, size_t n)
 {
 	const struct dpkgargs_def *d;
-	struct stat a, b;
+	struct stat b;
 	const char *v;
-	char *lib;
 	size_t i;
 	int r;
 
@@ -420,17 +438,13 @@ shim_judge(struct shim *s, char *why, size_t n)
 	if (getenv("DEBUNPACK_SYNC_MODE") != NULL &&
 	    !shim_has(s, "--sync-mode"))
 		return "debunpack lacks --sync-mode";
-	if ((r = shim_dirs(s)) != 0)
+	if (s->instdir == NULL && (r = shim_dirs(s)) != 0)
 		return "out of memory";
 	/* dpkg's own error for a missing database, in its words. */
 	if (stat(s->admindir, &b) != 0 || !S_ISDIR(b.st_mode))
 		return "the database directory is not there";
-	/* debunpack finds it in ROOT/var/lib/dpkg, or --dpkg-admindir. */
-	if (asprintf(&lib, "%s/var/lib/dpkg", s->instdir) < 0)
+	if (shim_own_db(s, &b) != 0)
 		return "out of memory";
-	s->own_db = !(stat(lib, &a) == 0 && a.st_dev == b.st_dev &&
-	    a.st_ino == b.st_ino);
-	free(lib);
 	if (s->own_db && !shim_has(s, "--dpkg-admindir"))
 		return "debunpack lacks --dpkg-admindir";
 	/*
@@ -448,6 +462,62 @@ shim_judge(struct shim *s, char *why, size_t n)
 	    (size_t)strtol(v, NULL, 0) < s->debs.n)
 		return "--abort-after stops before the last package";
 	return NULL;
+}
+
+/*
+ * Actions that change what dpkg's database or the root hold, run for
+ * real: after a power cut or a kill inside debunpack's batch, they must
+ * not start on a root that debunpack's journal has yet to finish.
+ */
+static bool
+shim_changes_root(const struct shim *s)
+{
+	static const char *const changes[] = { "install", "unpack",
+	    "configure", "triggers-only", "remove", "purge", NULL };
+	size_t i;
+	bool hit = false;
+
+	for (i = 0; s->a.action != NULL && changes[i] != NULL; i++)
+		hit |= strcmp(s->a.action->name, changes[i]) == 0;
+	for (i = 0; i < s->a.nuse; i++) {
+		const char *n = s->a.use[i].def->name;
+
+		if (n != NULL && (strcmp(n, "no-act") == 0 ||
+		    strcmp(n, "dry-run") == 0 || strcmp(n, "simulate") == 0))
+			return false;
+	}
+	return hit;
+}
+
+int
+shim_recover_argv(struct shim *s, struct argvec *av)
+{
+	struct stat b;
+	char *journal;
+	int r = 0, here;
+
+	if (!shim_changes_root(s))
+		return 0;
+	if (s->instdir == NULL && shim_dirs(s) != 0)
+		return -ENOMEM;
+	if (asprintf(&journal, "%s/var/lib/debunpack/journal",
+	    s->instdir) < 0)
+		return -ENOMEM;
+	here = access(journal, F_OK) == 0;
+	free(journal);
+	if (!here)
+		return 0;
+	/* The journal names dpkg's database: --recover needs the same. */
+	if (stat(s->admindir, &b) == 0 && shim_own_db(s, &b) != 0)
+		return -ENOMEM;
+	r |= argvec_add(av, s->debunpack);
+	r |= argvec_add(av, "-q");
+	r |= argvec_add(av, "--root");
+	r |= argvec_add(av, s->instdir[0] != '\0' ? s->instdir : "/");
+	if (s->own_db)
+		r |= argvec_addf(av, "--dpkg-admindir=%s", s->admindir);
+	r |= argvec_add(av, "--recover");
+	return r != 0 ? -ENOMEM : 1;
 }
 
 /* debunpack's command line for the call. */

@@ -49,6 +49,15 @@ int shim_ask_debunpack(struct shim *s);
  */
 const char *shim_judge(struct shim *s, char *why, size_t n);
 
+/*
+ * A power cut or a kill inside debunpack's batch leaves its journal,
+ * which any next debunpack run finishes first; dpkg knows nothing of
+ * it.  For a call that changes the root (not --no-act), when the root
+ * has that journal: debunpack's command line that finishes it, into
+ * AV, and 1.  0 when there is nothing to finish, -ENOMEM.
+ */
+int shim_recover_argv(struct shim *s, struct argvec *av);
+
 /* debunpack's command line for the call, into AV.  0 or -ENOMEM. */
 int shim_unpack_argv(struct shim *s, struct argvec *av);
 
