@@ -18,6 +18,7 @@
 #include "db/admin.h"
 #include "deb/deb.h"
 #include "durable/dirs.h"
+#include "db/dpkgarch.h"
 #include "db/dpkgdb.h"
 #include "db/dpkgstatov.h"
 #include "db/dpkgstatus.h"
@@ -92,14 +93,38 @@ install_fd_budget(size_t *files, size_t *dirs, unsigned jobs)
 
 
 /*
+ * Whether the root takes CTL's architecture, as dpkg decides it (before
+ * any of the package is written): refused in dpkg's words, or with
+ * --force-architecture installed all the same, told.
+ */
+static int
+install_arch(const struct install_opts *o, const struct dpkgarch *arch,
+    const struct control *ctl, const char *file, struct dbp_error *err)
+{
+	struct install_note n = { .event = INSTALL_WARN };
+	char msg[256], line[PATH_MAX + 320];
+
+	if (o->arch_judged || dpkgarch_check(arch, control_get(ctl,
+	    "Architecture"), msg, sizeof(msg)) == 0)
+		return 0;
+	if (!o->force_architecture)
+		return dbp_err(err, 0, "", "%s", msg);
+	snprintf(line, sizeof(line), "%s: %s, installed as"
+	    " --force-architecture asks", file, msg);
+	n.msg = line;
+	install_say(o, &n);
+	return 0;
+}
+
+/*
  * Extract one package into the batch and stage its record (written as a
  * temporary by manifest_prepare, renamed after the files).
  */
 static int
 install_one(const struct install_opts *o, struct unpack *u,
     struct manifest *man, struct obsolete *ob, struct dpkgdb *db,
-    struct feed *feed, const char *file, unsigned idx, struct stats *st,
-    struct dbp_error *err)
+    struct feed *feed, const struct dpkgarch *arch, const char *file,
+    unsigned idx, struct stats *st, struct dbp_error *err)
 {
 	struct control *ctl = NULL;
 	struct record *rec = NULL, *staged, *old;
@@ -115,6 +140,8 @@ install_one(const struct install_opts *o, struct unpack *u,
 		deb_keep_info(d);
 	if ((r = deb_read_control(d, &ctl, err)) == 0 && db != NULL &&
 	    (r = dpkgstatus_check(ctl, err)) != 0)
+		control_free(ctl);
+	else if (r == 0 && (r = install_arch(o, arch, ctl, file, err)) != 0)
 		control_free(ctl);
 	else if (r == 0 &&
 	    manifest_in_run(man, control_get(ctl, "Package"))) {
@@ -602,24 +629,30 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 {
 	const struct install_opts *o = in->o;
 	struct feed *feed = NULL;
+	struct dpkgarch arch;
 	double t0 = stats_now();
 	size_t i;
 	int r = 0;
 
+	if ((r = dpkgarch_load(&arch, &in->rf, o->architecture, err)) != 0)
+		return r;
 	if (jobs > 1 && (r = feed_new(&feed, files, nfiles, jobs,
 	    o->feed_budget != 0 ? o->feed_budget :
-	    INSTALL_FEED_PER_JOB * jobs)) != 0)
+	    INSTALL_FEED_PER_JOB * jobs)) != 0) {
+		dpkgarch_clear(&arch);
 		return dbp_err(err, -r, NULL, "cannot start threads");
+	}
 	for (i = 0; i < nfiles; i++) {
 		in->ic.pkg = files[i];
 		if ((r = install_one(o, in->u, in->man, in->ob, in->db, feed,
-		    files[i], (unsigned)i, in->st, err)) != 0) {
+		    &arch, files[i], (unsigned)i, in->st, err)) != 0) {
 			dbp_err_pkg(err, files[i]);
 			break;
 		}
 	}
 	in->ic.pkg = NULL;
 	feed_free(feed);
+	dpkgarch_clear(&arch);
 	in->st->phase[PH_EXTRACT] = stats_now() - t0;
 	/* Past this point a signal no longer stops the run: commit finishes. */
 	if (r == 0 && o->stop != NULL && *o->stop)

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "db/dpkgarch.h"
 #include "db/dpkgdb.h"
 #include "db/dpkgfmt.h"
 #include "db/dpkgstatus.h"
@@ -125,6 +126,27 @@ seq_read(struct seq_pkg *p, struct dbp_error *err)
 }
 
 /*
+ * Whether the root takes P's architecture (dpkg's check comes right after
+ * it read the control, before a word of the package is said): refused
+ * alone, or with --force-architecture taken, told as dpkg tells it.
+ */
+static bool
+seq_arch(struct seq *s, const struct dpkgarch *arch, struct seq_pkg *p)
+{
+	char msg[256];
+
+	if (dpkgarch_check(arch, p->arch, msg, sizeof(msg)) == 0)
+		return true;
+	if (!s->o->force_architecture) {
+		seq_fail(s, p, msg);
+		return false;
+	}
+	seq_say(s, UNPACKSEQ_NOTICE, NULL, "warning: " DPKGARCH_FORCED);
+	seq_say(s, UNPACKSEQ_NOTICE, NULL, msg);
+	return true;
+}
+
+/*
  * Before any script: every package read, its old state from dpkg's
  * status, the root's dpkg version (DPKG_RUNNING_VERSION).  A package
  * that cannot be read fails alone, as with dpkg.
@@ -134,21 +156,29 @@ seq_load(struct seq *s, struct dbp_error *err)
 {
 	struct dpkgstatus status = { NULL, 0 };
 	const struct dpkgstatus_stanza *d;
+	struct dpkgarch arch;
 	struct dbp_error perr;
 	char *text = NULL, line[3 * PATH_MAX];
 	size_t len = 0, i;
 	int r;
 
 	/* Before any script: the batch would refuse it after them. */
-	if ((r = dpkgdb_check_updates(s->adfd, err)) != 0)
+	if ((r = dpkgdb_check_updates(s->adfd, err)) != 0 ||
+	    (r = dpkgarch_load(&arch, &s->rf, s->o->architecture, err)) != 0)
 		return r;
+	/* Judged and told here, package by package: not again in the batch. */
+	s->in.arch_judged = true;
 	if ((r = fileat_read(s->adfd, "status", &text, &len)) != 0 &&
-	    r != -ENOENT)
+	    r != -ENOENT) {
+		dpkgarch_clear(&arch);
 		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot read");
+	}
 	r = dpkgstatus_parse(&status, text != NULL ? text : "", len);
 	free(text);
-	if (r != 0)
+	if (r != 0) {
+		dpkgarch_clear(&arch);
 		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot parse");
+	}
 	s->ninstalled = seq_count_files(s, &status);
 	if ((d = dpkgstatus_peek(&status, "dpkg", NULL, NULL)) != NULL &&
 	    d->version != NULL)
@@ -167,9 +197,12 @@ seq_load(struct seq *s, struct dbp_error *err)
 			seq_fail(s, p, line);
 			continue;
 		}
+		if (!seq_arch(s, &arch, p))
+			continue;
 		if ((r = seq_old(p, &status)) != 0)
 			r = dbp_err(err, -r, NULL, "cannot read status");
 	}
+	dpkgarch_clear(&arch);
 	dpkgstatus_clear(&status);
 	return r;
 }
