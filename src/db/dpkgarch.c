@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "db/dpkgarch.h"
+#include "db/dpkgstatus.h"
 #include "deb/control.h"
 #include "durable/fileat.h"
 
@@ -177,4 +178,45 @@ dpkgarch_check(const struct dpkgarch *a, const char *arch, char *msg,
 	    " (%s)", arch != NULL && arch[0] != '\0' ? arch : "<empty>",
 	    a->native);
 	return -EINVAL;
+}
+
+/* Whether NAME ARCH MA is another Multi-Arch: same instance than CTL's. */
+static bool
+dpkgarch_other(const char *name, const char *arch, const char *ma,
+    const struct control *ctl)
+{
+	return name != NULL && arch != NULL &&
+	    strcmp(name, control_get(ctl, "Package")) == 0 &&
+	    strcmp(arch, control_get(ctl, "Architecture")) != 0 &&
+	    dpkgstatus_ma_same(ma);
+}
+
+int
+dpkgarch_coinstance(const struct control *installed,
+    const struct dpkgstatus *status, const struct control *ctl, char *msg,
+    size_t n)
+{
+	const char *other = NULL;
+	bool same = dpkgstatus_ma_same(control_get(ctl, "Multi-Arch"));
+	size_t i, k = 0;
+
+	if (same && installed != NULL && dpkgarch_other(control_get(installed,
+	    "Package"), control_get(installed, "Architecture"),
+	    control_get(installed, "Multi-Arch"), ctl))
+		other = control_get(installed, "Architecture");
+	for (i = 0; other == NULL && status != NULL && i < status->n; i++)
+		if (dpkgarch_other(status->v[i].name, status->v[i].arch,
+		    status->v[i].ma, ctl) && strcmp(dpkgstatus_state(
+		    &status->v[i]), "not-installed") != 0 &&
+		    (same || ++k > 1))
+			other = status->v[i].arch;
+	if (other == NULL)
+		return 0;
+	/* Beside one instance, or in the place of several. */
+	snprintf(msg, n, "'%s:%s' would %s '%s:%s': debunpack keeps one"
+	    " instance of a package, dpkg installs Multi-Arch: same pairs",
+	    control_get(ctl, "Package"), control_get(ctl, "Architecture"),
+	    same ? "sit beside" : "replace the instances of",
+	    control_get(ctl, "Package"), same ? other : "*");
+	return -EEXIST;
 }

@@ -49,6 +49,21 @@ void dpkgarch_clear(struct dpkgarch *a);
 int dpkgarch_check(const struct dpkgarch *a, const char *arch, char *msg,
     size_t n);
 
+/*
+ * Whether package CTL would sit beside an instance of its name of
+ * another architecture, both Multi-Arch: same (the one INSTALLED names:
+ * the control of the record of its name, or NULL; or one STATUS, dpkg's
+ * or NULL, holds), or take the place of several such instances.  dpkg
+ * keeps instances side by side, their shared paths counted for each;
+ * debunpack keeps one record a name, and would take the other
+ * instance's place.  0, or -EEXIST with the refusal in MSG (N bytes).
+ */
+struct control;
+struct dpkgstatus;
+int dpkgarch_coinstance(const struct control *installed,
+    const struct dpkgstatus *status, const struct control *ctl, char *msg,
+    size_t n);
+
 /* dpkg's words before a refusal a force overrides (forcibleerr). */
 #define DPKGARCH_FORCED	"overriding problem because --force enabled:"
 

@@ -116,6 +116,21 @@ install_arch(const struct install_opts *o, const struct dpkgarch *arch,
 	return 0;
 }
 
+/* A second instance of a Multi-Arch: same package: refused (dpkgarch.h). */
+static int
+install_coinstance(struct manifest *man, struct dpkgdb *db,
+    const struct control *ctl, struct dbp_error *err)
+{
+	const struct record *old;
+	char msg[512];
+
+	old = manifest_installed_record(man, control_get(ctl, "Package"));
+	if (dpkgarch_coinstance(old != NULL ? old->ctl : NULL, db != NULL ?
+	    dpkgdb_status(db) : NULL, ctl, msg, sizeof(msg)) == 0)
+		return 0;
+	return dbp_err(err, 0, "", "%s", msg);
+}
+
 /*
  * Extract one package into the batch and stage its record (written as a
  * temporary by manifest_prepare, renamed after the files).
@@ -143,6 +158,10 @@ install_one(const struct install_opts *o, struct unpack *u,
 		control_free(ctl);
 	else if (r == 0 && (r = install_arch(o, arch, ctl, file, err)) != 0)
 		control_free(ctl);
+	else if (r == 0 && install_coinstance(man, db, ctl, err) != 0) {
+		r = -EEXIST;
+		control_free(ctl);
+	}
 	else if (r == 0 &&
 	    manifest_in_run(man, control_get(ctl, "Package"))) {
 		/* Before extracting it: one version of a package per run. */

@@ -133,7 +133,7 @@ seq_read(struct seq_pkg *p, struct dbp_error *err)
 static bool
 seq_arch(struct seq *s, const struct dpkgarch *arch, struct seq_pkg *p)
 {
-	char msg[256];
+	char msg[256], line[300];
 
 	if (dpkgarch_check(arch, p->arch, msg, sizeof(msg)) == 0)
 		return true;
@@ -142,7 +142,8 @@ seq_arch(struct seq *s, const struct dpkgarch *arch, struct seq_pkg *p)
 		return false;
 	}
 	seq_say(s, UNPACKSEQ_NOTICE, NULL, "warning: " DPKGARCH_FORCED);
-	seq_say(s, UNPACKSEQ_NOTICE, NULL, msg);
+	snprintf(line, sizeof(line), "warning: %s", msg);
+	seq_say(s, UNPACKSEQ_NOTICE, NULL, line);
 	return true;
 }
 
