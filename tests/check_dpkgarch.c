@@ -12,6 +12,8 @@
 
 #include "checkutil.h"
 #include "db/dpkgarch.h"
+#include "db/dpkgstatus.h"
+#include "deb/control.h"
 #include "durable/rootfs.h"
 
 static void
@@ -120,6 +122,69 @@ START_TEST(test_dpkgarch_unreadable)
 }
 END_TEST
 
+static struct control *
+arch_ctl(const char *arch, const char *ma)
+{
+	struct control *c;
+	struct dbp_error err;
+	char text[256];
+
+	snprintf(text, sizeof(text), "Package: lib\nVersion: 1\n"
+	    "Architecture: %s\n%s%s%s", arch, ma != NULL ? "Multi-Arch: " : "",
+	    ma != NULL ? ma : "", ma != NULL ? "\n" : "");
+	ck_assert_int_eq(control_parse(text, strlen(text), &c, &err), 0);
+	return c;
+}
+
+START_TEST(test_dpkgarch_coinstance)
+{
+	static const char two[] =
+	    "Package: lib\nStatus: install ok installed\nArchitecture: amd64\n"
+	    "Multi-Arch: same\nVersion: 1\n\n"
+	    "Package: lib\nStatus: install ok unpacked\nArchitecture: i386\n"
+	    "Multi-Arch: same\nVersion: 1\n\n"
+	    "Package: lib\nStatus: purge ok not-installed\nArchitecture: armhf\n"
+	    "Multi-Arch: same\n\n";
+	struct control *same64 = arch_ctl("amd64", "same");
+	struct control *same32 = arch_ctl("i386", "same");
+	struct control *samearm = arch_ctl("armhf", "same");
+	struct control *no32 = arch_ctl("i386", NULL);
+	struct control *all = arch_ctl("all", "foreign");
+	struct dpkgstatus st = { NULL, 0 };
+	char msg[256];
+
+	/* Nothing installed, or the same instance again: no refusal. */
+	ck_assert_int_eq(dpkgarch_coinstance(NULL, NULL, same64, msg,
+	    sizeof(msg)), 0);
+	ck_assert_int_eq(dpkgarch_coinstance(same64, NULL, same64, msg,
+	    sizeof(msg)), 0);
+	/* A record's instance of another architecture: beside it. */
+	ck_assert_int_eq(dpkgarch_coinstance(same64, NULL, same32, msg,
+	    sizeof(msg)), -EEXIST);
+	ck_assert_str_eq(msg, "'lib:i386' would sit beside 'lib:amd64':"
+	    " debunpack keeps one instance of a package, dpkg installs"
+	    " Multi-Arch: same pairs");
+	/* A crossgrade from one instance to Multi-Arch: no is an upgrade. */
+	ck_assert_int_eq(dpkgarch_coinstance(same64, NULL, no32, msg,
+	    sizeof(msg)), 0);
+	/* dpkg's two instances: beside them, or in their place. */
+	ck_assert_int_eq(dpkgstatus_parse(&st, two, strlen(two)), 0);
+	ck_assert_int_eq(dpkgarch_coinstance(NULL, &st, samearm, msg,
+	    sizeof(msg)), -EEXIST);
+	ck_assert_int_eq(dpkgarch_coinstance(NULL, &st, same64, msg,
+	    sizeof(msg)), -EEXIST);
+	ck_assert_int_eq(dpkgarch_coinstance(NULL, &st, all, msg,
+	    sizeof(msg)), -EEXIST);
+	ck_assert_ptr_nonnull(strstr(msg, "replace the instances of"));
+	dpkgstatus_clear(&st);
+	control_free(same64);
+	control_free(same32);
+	control_free(samearm);
+	control_free(no32);
+	control_free(all);
+}
+END_TEST
+
 static Suite *
 dpkgarch_suite(void)
 {
@@ -131,6 +196,7 @@ dpkgarch_suite(void)
 	tcase_add_test(tc, test_dpkgarch_no_file);
 	tcase_add_test(tc, test_dpkgarch_file);
 	tcase_add_test(tc, test_dpkgarch_unreadable);
+	tcase_add_test(tc, test_dpkgarch_coinstance);
 	return s;
 }
 
