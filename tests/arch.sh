@@ -240,3 +240,27 @@ done
 [ -f "$T/ours/usr/shared" ] || fail "the shared file went with one instance"
 compare "one instance purged"
 echo "ok Multi-Arch: same pairs: dpkg's, shared paths kept while one remains"
+
+# A Multi-Arch: same pair goes back and forth between debunpack and dpkg:
+# once dpkg purged the instance debunpack installed, its record is stale
+# even though --maintscripts writes the new one half-installed, at the
+# same version, before the batch: the conffile is installed anew.
+for a in "$native" "$foreign"; do
+	{
+		printf 'control-field Multi-Arch same\n'
+		printf 'control-file conffiles 0644 /usr/conf\\n\n'
+		printf 'dir ./ 0755\ndir ./usr 0755\n'
+		printf 'file ./usr/conf 0644 text:shared conffile\\n\n'
+	} | make_pkg -o "mc-$a" -a "$a" -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
+	    -d "test package" libmc 1.0 - > /dev/null
+done
+twin_new; add_arch "$foreign"
+step "conffile instance" shim "mc-$native"
+step "its pair" shim "mc-$foreign"
+for r in "$T/ours" "$T/dpkg"; do
+	dpkg_root "$r" -P "libmc:$native" "libmc:$foreign"
+done
+[ ! -e "$T/ours/usr/conf" ] || fail "the purge left the conffile"
+step "installed again after dpkg purged it" shim "mc-$native"
+[ -f "$T/ours/usr/conf" ] || fail "the conffile was not installed again"
+echo "ok a package dpkg purged is installed again whole, conffiles too"

@@ -361,6 +361,21 @@ install_plan_end(struct install *in, struct dbp_error *err)
  * installed them (dpkg's database is the authority where it is kept):
  * read as none, and dropped by the run, each told.
  */
+static bool
+install_is_stale(void *ctx, const struct record *r, const char **what)
+{
+	struct install *in = ctx;
+	size_t i;
+
+	for (i = 0; r->dpkg_db && i < in->o->nfresh; i++)
+		if (strcmp(in->o->fresh[i], control_get(r->ctl,
+		    "Package")) == 0) {
+			*what = "purged";
+			return true;
+		}
+	return admin_view_stale(&in->view, r, what);
+}
+
 static int
 install_stale(struct install *in, struct dbp_error *err)
 {
@@ -369,7 +384,7 @@ install_stale(struct install *in, struct dbp_error *err)
 	if ((r = admin_view_open(&in->view, in->o->admindir, &in->rf,
 	    err)) != 0)
 		return r;
-	manifest_set_stale(in->man, admin_view_stale, &in->view, true);
+	manifest_set_stale(in->man, install_is_stale, in, true);
 	/* What dpkg installed is installed: the run acts on it as on its own. */
 	if (in->o->dpkg_db) {
 		manifest_set_dpkg_db(in->man);

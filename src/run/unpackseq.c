@@ -466,17 +466,28 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 {
 	struct dbp_error berr;
 	char **files, line[3 * PATH_MAX];
+	const char **fresh;
 	size_t i, n;
 	int r;
 
-	if ((files = calloc(to - from + 1, sizeof(*files))) == NULL)
+	if ((files = calloc(to - from + 1, sizeof(*files))) == NULL ||
+	    (fresh = calloc(to - from + 1, sizeof(*fresh))) == NULL) {
+		free(files);
 		return dbp_err(err, ENOMEM, NULL, "cannot start");
+	}
+	/* Their half-installed stanzas are this call's, not dpkg's verdict. */
+	s->in.fresh = fresh;
 	for (;;) {
 		struct seq_pkg *blamed = NULL;
 
+		s->in.nfresh = 0;
 		for (i = from, n = 0; i < to; i++)
-			if (s->v[i].state == SEQ_READY)
+			if (s->v[i].state == SEQ_READY) {
 				files[n++] = (char *)s->v[i].file;
+				if (strcmp(s->v[i].old_state,
+				    "not-installed") == 0)
+					fresh[s->in.nfresh++] = s->v[i].name;
+			}
 		if (n == 0) {
 			r = 0;
 			break;
@@ -522,6 +533,9 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		if ((r = seq_unwind_preinst(s, blamed, err)) != 0)
 			break;
 	}
+	s->in.fresh = NULL;
+	s->in.nfresh = 0;
+	free(fresh);
 	free(files);
 	return r;
 }
