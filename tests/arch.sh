@@ -221,6 +221,18 @@ untouched "$T/before" "$T/ours" "a refused instance changed the root"
 step "second instance beside dpkg's" shim "ma-$foreign"
 grep -q "handed to .*Multi-Arch: same" "$T/ours.out" ||
     fail "not handed on: $(cat "$T/ours.out")"
+# Queries answer for both instances, as dpkg-query does.
+"$DEBUNPACK" --root "$T/ours" --list 'libma*' > "$T/list" ||
+    fail "--list: $(cat "$T/list")"
+printf 'libma:%s\t1.0\t%s\n' "$native" "$native" "$foreign" "$foreign" |
+    LC_ALL=C sort | diff -u - "$T/list" || fail "--list: not both instances"
+"$DEBUNPACK" --root "$T/ours" --files "libma:$foreign" > "$T/files" &&
+    grep -qx "/usr/only-$foreign" "$T/files" && grep -qx /usr/shared "$T/files" ||
+    fail "--files libma:$foreign: $(cat "$T/files")"
+"$DEBUNPACK" --root "$T/ours" --owner /usr/shared > "$T/owner" &&
+    grep -q "libma:$foreign" "$T/owner" && grep -q "libma:$native" "$T/owner" ||
+    fail "--owner /usr/shared: $(cat "$T/owner")"
+"$DEBUNPACK" --root "$T/ours" --verify || fail "--verify of the pair"
 for r in "$T/ours" "$T/dpkg"; do
 	dpkg_root "$r" -r "libma:$native"
 done
