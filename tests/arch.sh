@@ -217,6 +217,15 @@ fi
 grep -q "'libma:$foreign' would sit beside 'libma:$native'" "$T/err" ||
     fail "second instance: $(cat "$T/err")"
 untouched "$T/before" "$T/ours" "a refused instance changed the root"
+# With --maintscripts it fails alone, before any script of it runs.
+if "$DEBUNPACK" --root "$T/ours" --maintscripts --dpkg-messages \
+    --force-script-chrootless "$T/ma-$foreign.deb" "$T/al.deb" > "$T/out" 2>&1; then
+	fail "a second instance taken with --maintscripts"
+fi
+grep -q "^dpkg: error processing archive .*ma-$foreign.deb (--unpack):$" "$T/out" &&
+    [ -f "$T/ours/al-file" ] || fail "--maintscripts, second instance: $(cat "$T/out")"
+[ ! -e "$T/ours/usr/only-$foreign" ] || fail "the second instance was unpacked"
+dpkg_root "$T/ours" -P all-pkg
 # The dpkg for apt gives the pair to dpkg, which counts the shared paths.
 step "second instance beside dpkg's" shim "ma-$foreign"
 grep -q "handed to .*Multi-Arch: same" "$T/ours.out" ||

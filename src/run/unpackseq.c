@@ -200,6 +200,12 @@ seq_load(struct seq *s, struct dbp_error *err)
 		}
 		if (!seq_arch(s, &arch, p))
 			continue;
+		/* Before its scripts: the batch would refuse it after them. */
+		if (dpkgarch_coinstance(NULL, &status, p->ctl, line,
+		    sizeof(line)) != 0) {
+			seq_fail(s, p, line);
+			continue;
+		}
 		if ((r = seq_old(p, &status)) != 0)
 			r = dbp_err(err, -r, NULL, "cannot read status");
 	}
