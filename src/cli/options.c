@@ -354,8 +354,8 @@ static const struct cli_option options_table[] = {
 	    "package records in DIR (default\nROOT/var/lib/debunpack)",
 	    options_admindir, 0 },
 	{ "architecture", 0, required_argument, "=ARCH", "the root's native"
-	    " architecture (default: the\nhost dpkg's, " "as dpkg decides"
-	    " it)", options_architecture, 0 },
+	    " architecture (default:\nthe one the host's dpkg is built for)",
+	    options_architecture, 0 },
 	{ "contents", 0, no_argument, "", "list the entries of package files",
 	    options_action, 0 },
 	{ "dpkg-db", 0, no_argument, "", "keep dpkg's database"

@@ -158,10 +158,8 @@ install_one(const struct install_opts *o, struct unpack *u,
 		control_free(ctl);
 	else if (r == 0 && (r = install_arch(o, arch, ctl, file, err)) != 0)
 		control_free(ctl);
-	else if (r == 0 && install_coinstance(man, db, ctl, err) != 0) {
-		r = -EEXIST;
+	else if (r == 0 && (r = install_coinstance(man, db, ctl, err)) != 0)
 		control_free(ctl);
-	}
 	else if (r == 0 &&
 	    manifest_in_run(man, control_get(ctl, "Package"))) {
 		/* Before extracting it: one version of a package per run. */
@@ -357,9 +355,8 @@ install_plan_end(struct install *in, struct dbp_error *err)
 }
 
 /*
- * Records of packages dpkg removed, purged or replaced since debunpack
- * installed them (dpkg's database is the authority where it is kept):
- * read as none, and dropped by the run, each told.
+ * Whether record R no longer stands: dpkg's verdict (admin.h), or its
+ * package is one dpkg had not installed before the call (o->fresh).
  */
 static bool
 install_is_stale(void *ctx, const struct record *r, const char **what)
@@ -376,6 +373,11 @@ install_is_stale(void *ctx, const struct record *r, const char **what)
 	return admin_view_stale(&in->view, r, what);
 }
 
+/*
+ * Records of packages dpkg removed, purged or replaced since debunpack
+ * installed them (dpkg's database is the authority where it is kept):
+ * read as none, and dropped by the run, each told.
+ */
 static int
 install_stale(struct install *in, struct dbp_error *err)
 {
