@@ -150,7 +150,7 @@ rm -f "$T/handed"
 # An unpack with an option debunpack does not do as dpkg does.
 for opt in --no-act --dry-run --simulate -E --skip-same-version -O -N \
     --force-overwrite-dir --force-overwrite-diverted --force-all \
-    --force-architecture --force-bad-version \
+    --force-bad-version \
     -G --refuse-downgrade --no-force-downgrade \
     --status-logger=cat -D1 --debug=1 -a; do
 	handed_on --root="$R" --no-debsig $opt --unpack "$A"
@@ -275,6 +275,11 @@ DPKG_FORCE=overwrite,downgrade unpacked "$base--force-overwrite
 --
 $A
 " --root="$R" --no-debsig --unpack "$A"
+# A package of an architecture the root does not take: debunpack's force.
+unpacked "$base--force-architecture
+--
+$A
+" --root="$R" --no-debsig --force-architecture --unpack "$A"
 DPKG_FORCE="" handed_on --root="$R" --no-debsig --unpack "$A"
 # The sync mode for throwaway roots.
 DEBUNPACK_SYNC_MODE=none unpacked "--root

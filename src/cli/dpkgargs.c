@@ -193,8 +193,8 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	F("confdef", false, SAME, NONE, NULL),
 	F("confmiss", false, SAME, NONE, NULL),
 	F("confask", false, SAME, NONE, NULL),
-	/* dpkg would take a foreign architecture it does not know. */
-	F("architecture", false, HANDON, NONE, NULL),
+	/* A package of an architecture the root does not take, installed. */
+	F("architecture", false, MAP, NONE, "--force-architecture"),
 	/* debunpack checks no relation of an unpack (apt's plan does). */
 	F("breaks", false, SAME, NONE, NULL),
 	F("conflicts", false, SAME, NONE, NULL),

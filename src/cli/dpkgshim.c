@@ -269,6 +269,43 @@ shim_status(const struct shim *s, struct dpkgstatus *st)
 	return r;
 }
 
+/*
+ * A Multi-Arch: same package of the call beside an instance of another
+ * architecture (installed, in BEFORE, or given in the same call):
+ * dpkg keeps the instances' shared files refcounted and their versions
+ * in step (deconfiguring the one left behind), which debunpack's
+ * records, one per package name, do not hold.  The whole call is then
+ * dpkg's.
+ */
+static bool
+shim_coinstall(const struct shim *s, const struct shimpkg *p,
+    const struct dpkgstatus *before)
+{
+	const struct dpkgstatus_stanza *o;
+	size_t i, j, n;
+
+	for (i = 0; i < s->debs.n; i++) {
+		/* Its name's Multi-Arch: same instances of other architectures. */
+		for (j = n = 0; j < before->n; j++) {
+			o = &before->v[j];
+			if (o->name != NULL && strcmp(o->name, p[i].name) == 0 &&
+			    o->arch != NULL && strcmp(o->arch, p[i].arch) != 0 &&
+			    dpkgstatus_ma_same(o->ma) &&
+			    strcmp(dpkgstatus_state(o), "not-installed") != 0)
+				n++;
+		}
+		/* Beside one, or in place of several (dpkg refuses that). */
+		if (n > 1 || (n == 1 && dpkgstatus_ma_same(p[i].ma)))
+			return true;
+		for (j = 0; j < s->debs.n; j++)
+			if (j != i && dpkgstatus_ma_same(p[i].ma) &&
+			    strcmp(p[j].name, p[i].name) == 0 &&
+			    strcmp(p[j].arch, p[i].arch) != 0)
+				return true;
+	}
+	return false;
+}
+
 /* Whether package P is unpacked at its file's version in AFTER. */
 static bool
 shim_unpacked(struct dpkgstatus *after, const struct shimpkg *p)
@@ -458,6 +495,12 @@ main(int argc, char **argv)
 	if (shim_status(&s, &before) != 0) {
 		shimpkg_free(pkgs, s.debs.n);
 		return shim_handon(&s, "dpkg's status file cannot be read");
+	}
+	if (shim_coinstall(&s, pkgs, &before)) {
+		dpkgstatus_clear(&before);
+		shimpkg_free(pkgs, s.debs.n);
+		return shim_handon(&s, "a Multi-Arch: same package beside an"
+		    " instance of another architecture");
 	}
 	if (shim_unpack_argv(&s, &av) != 0) {
 		fprintf(stderr, "dpkg: error: out of memory\n");

@@ -14,6 +14,7 @@
 #include <archive.h>
 
 #include "cli/options.h"
+#include "deb/control.h"
 #include "deb/gunzip.h"
 #include "deb/xz.h"
 #include "extract/pathfilter.h"
@@ -283,6 +284,18 @@ options_path_filter(struct cli_opts *o, const struct cli_option *opt,
 	return 0;
 }
 
+/* A Debian architecture name, as dpkg --print-architecture prints one. */
+static int
+options_architecture(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	if (!control_valid_arch(arg) || strcmp(arg, "all") == 0 ||
+	    strcmp(arg, "any") == 0)
+		return options_fail(opt, "an architecture name", arg);
+	o->in.architecture = arg;
+	return 0;
+}
+
 static int
 options_dpkg_force(struct cli_opts *o, const struct cli_option *opt,
     const char *arg)
@@ -350,6 +363,9 @@ static const struct cli_option options_table[] = {
 	{ "admindir", 0, required_argument, " DIR",
 	    "package records in DIR (default\nROOT/var/lib/debunpack)",
 	    options_admindir, 0 },
+	{ "architecture", 0, required_argument, "=ARCH", "the root's native"
+	    " architecture (default:\nthe one the host's dpkg is built for)",
+	    options_architecture, 0 },
 	{ "contents", 0, no_argument, "", "list the entries of package files",
 	    options_action, 0 },
 	{ "dpkg-admindir", 0, required_argument, "=DIR", "dpkg's database is"
@@ -370,6 +386,8 @@ static const struct cli_option options_table[] = {
 	    " write nothing", options_action, 0 },
 	{ "files", 0, no_argument, "", "list the paths of installed packages",
 	    options_action, 0 },
+	{ "force-architecture", 0, no_argument, "", "install a package of an"
+	    " architecture\nthe root does not take", FLAG(in.force_architecture) },
 	{ "force-depends", 0, no_argument, "", "remove a package others"
 	    " depend on", FLAG(in.rm.force_depends) },
 	{ "force-overwrite", 0, no_argument, "", "take over paths of other"
@@ -453,6 +471,7 @@ options_usage(FILE *fp)
 
 	fputs("usage: debunpack --root DIR [--admindir DIR] [--dry-run]\n"
 	    "                 [--force-overwrite] [--skip-devices] [--stats[=json]]\n"
+	    "                 [--architecture=ARCH] [--force-architecture]\n"
 	    "                 [--sync-mode auto|syncfs|batched|perfile|none]\n"
 	    "                 [--dpkg-db] [--dpkg-dist] [--merged-usr[=auto|yes|no]]\n"
 	    "                 [--path-exclude=GLOB] [--path-include=GLOB]\n"

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "db/dpkgarch.h"
 #include "db/dpkgstatus.h"
 
 /*
@@ -639,7 +640,13 @@ const char *
 dpkgstatus_name(const char *name, const char *arch, const char *ma,
     char *buf, size_t n)
 {
-	snprintf(buf, n, dpkgstatus_ma_same(ma) ? "%s:%s" : "%s", name,
+	const char *native = dpkgarch_builtin();
+	/* dpkg's "non-ambiguous" name: a foreign package's arch shown too. */
+	bool qualify = dpkgstatus_ma_same(ma) || (arch != NULL &&
+	    arch[0] != '\0' && strcmp(arch, "all") != 0 && native != NULL &&
+	    strcmp(arch, native) != 0);
+
+	snprintf(buf, n, qualify ? "%s:%s" : "%s", name,
 	    arch != NULL ? arch : "");
 	return buf;
 }

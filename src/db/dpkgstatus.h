@@ -138,8 +138,10 @@ bool dpkgstatus_installed(const struct dpkgstatus_stanza *o);
 char *dpkgstatus_infoname(const char *name, const char *arch, const char *ma);
 
 /*
- * The same name in BUF (N bytes, cut to fit), as dpkg-query shows it
- * (-l, -S, -W's ${binary:Package}); BUF is returned.
+ * The package's name in BUF (N bytes, cut to fit), as dpkg-query shows
+ * it (-l, -S, -W's ${binary:Package}): NAME:ARCH for Multi-Arch: same,
+ * and for an architecture neither "all" nor the host dpkg's
+ * (dpkgarch_builtin); BUF is returned.
  */
 const char *dpkgstatus_name(const char *name, const char *arch,
     const char *ma, char *buf, size_t n);

@@ -89,12 +89,11 @@ recstore_dpkg_stanza(const struct recstore *s, const char *name)
 	return NULL;
 }
 
-/* Package NAME as dpkg's database has it (recstore_set_dpkg), or -ENOENT. */
+/* Stanza O's package as dpkg's database has it, or -ENOENT. */
 static int
-recstore_load_dpkg(struct recstore *s, const char *name, struct record **out,
-    struct dbp_error *err)
+recstore_adopt(struct recstore *s, const struct dpkgstatus_stanza *o,
+    struct record **out, struct dbp_error *err)
 {
-	const struct dpkgstatus_stanza *o = recstore_dpkg_stanza(s, name);
 	int r;
 
 	if (o == NULL)
@@ -110,6 +109,14 @@ recstore_load_dpkg(struct recstore *s, const char *name, struct record **out,
 	    err)) != 0)
 		return r;
 	return *out != NULL ? 0 : -ENOENT;
+}
+
+/* Package NAME as dpkg's database has it (recstore_set_dpkg), or -ENOENT. */
+static int
+recstore_load_dpkg(struct recstore *s, const char *name, struct record **out,
+    struct dbp_error *err)
+{
+	return recstore_adopt(s, recstore_dpkg_stanza(s, name), out, err);
 }
 
 void
@@ -180,6 +187,47 @@ recstore_load_one(struct recstore *s, const char *name, struct record **out,
 }
 
 /*
+ * SPEC, "NAME:ARCH": another Multi-Arch: same instance of NAME than the
+ * one NAME stands for (recstore_names lists it so), read from dpkg's
+ * database; -ENOENT for the instance NAME stands for.
+ */
+static int
+recstore_load_instance(struct recstore *s, const char *spec,
+    struct record **out, struct dbp_error *err)
+{
+	const struct dpkgstatus_stanza *o = NULL;
+	const char *arch = strchr(spec, ':') + 1;
+	struct record *plain;
+	char name[256];
+	size_t i, len = (size_t)(arch - 1 - spec);
+	bool same;
+	int r;
+
+	if (len == 0 || len >= sizeof(name))
+		return -ENOENT;
+	memcpy(name, spec, len);
+	name[len] = '\0';
+	for (i = 0; o == NULL && s->status != NULL && i < s->status->n; i++)
+		if (strcmp(s->status->v[i].name, name) == 0 &&
+		    s->status->v[i].arch != NULL &&
+		    strcmp(s->status->v[i].arch, arch) == 0 &&
+		    dpkgstatus_ma_same(s->status->v[i].ma) &&
+		    dpkgadopt_has_files(&s->status->v[i]))
+			o = &s->status->v[i];
+	if (o == NULL)
+		return -ENOENT;
+	if ((r = recstore_load_one(s, name, &plain, NULL, err)) == 0) {
+		same = control_get(plain->ctl, "Architecture") != NULL &&
+		    strcmp(control_get(plain->ctl, "Architecture"), arch) == 0;
+		record_free(plain);
+		if (same)
+			return -ENOENT;
+	} else if (r != -ENOENT)
+		return r;
+	return recstore_adopt(s, o, out, err);
+}
+
+/*
  * A record, debunpack's or read from dpkg's database, read through the
  * diversions of the day (recstore_set_divert): its paths where the files
  * are now.
@@ -190,7 +238,10 @@ recstore_load(struct recstore *s, const char *name, struct record **out,
 {
 	int r;
 
-	if ((r = recstore_load_one(s, name, out, stale, err)) == 0 &&
+	if (stale != NULL)
+		*stale = NULL;
+	if ((r = strchr(name, ':') != NULL ? recstore_load_instance(s, name,
+	    out, err) : recstore_load_one(s, name, out, stale, err)) == 0 &&
 	    s->divert != NULL &&
 	    (r = dpkgdivert_follow(s->divert, *out)) != 0) {
 		record_free(*out);
@@ -246,18 +297,32 @@ recstore_names(struct recstore *s, char ***names, struct dbp_error *err)
 	}
 	if (dir != NULL)
 		closedir(dir);
-	/* And the packages dpkg has files of, once each. */
+	/*
+	 * And the packages dpkg has files of, once each; a Multi-Arch: same
+	 * package's other instances as NAME:ARCH (recstore_load_instance).
+	 */
 	for (i = 0; s->status != NULL && i < s->status->n; i++) {
 		const struct dpkgstatus_stanza *o = &s->status->v[i];
+		char inst[512];
+		const char *add = o->name;
 
 		if (!dpkgadopt_has_files(o) || !recstore_valid_name(o->name))
 			continue;
 		for (k = 0; k < n && strcmp(v[k], o->name) != 0; k++)
 			;
-		if (k < n)
-			continue;
+		if (k < n) {
+			if (!dpkgstatus_ma_same(o->ma) || o->arch == NULL ||
+			    (size_t)snprintf(inst, sizeof(inst), "%s:%s",
+			    o->name, o->arch) >= sizeof(inst))
+				continue;
+			add = inst;
+			for (k = 0; k < n && strcmp(v[k], add) != 0; k++)
+				;
+			if (k < n)
+				continue;
+		}
 		if ((nv = realloc(v, (n + 2) * sizeof(*v))) == NULL ||
-		    (nv[n] = strdup(o->name)) == NULL) {
+		    (nv[n] = strdup(add)) == NULL) {
 			v = nv != NULL ? nv : v;
 			if (v != NULL)
 				v[n] = NULL;

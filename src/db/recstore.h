@@ -57,7 +57,9 @@ void recstore_set_stale(struct recstore *s, recstore_stale_fn *fn,
  * files of are installed too, read from dpkg's database (dpkgadopt.h)
  * where no record of S's stands: recstore_names lists them,
  * recstore_load reads them with dpkgadopt_one's FLAGS (DPKGADOPT_*:
- * what the query needs of them).
+ * what the query needs of them).  Of a Multi-Arch: same package dpkg
+ * has several instances of, NAME stands for one (debunpack's record, or
+ * the first in STATUS) and NAME:ARCH for each other one.
  */
 void recstore_set_dpkg(struct recstore *s, const struct rootfs *rf,
     const struct dpkgstatus *status, unsigned flags);

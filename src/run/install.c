@@ -18,6 +18,7 @@
 #include "db/admin.h"
 #include "deb/deb.h"
 #include "durable/dirs.h"
+#include "db/dpkgarch.h"
 #include "db/dpkgdb.h"
 #include "db/dpkgstatov.h"
 #include "db/dpkgstatus.h"
@@ -92,14 +93,53 @@ install_fd_budget(size_t *files, size_t *dirs, unsigned jobs)
 
 
 /*
+ * Whether the root takes CTL's architecture, as dpkg decides it (before
+ * any of the package is written): refused in dpkg's words, or with
+ * --force-architecture installed all the same, told.
+ */
+static int
+install_arch(const struct install_opts *o, const struct dpkgarch *arch,
+    const struct control *ctl, const char *file, struct dbp_error *err)
+{
+	struct install_note n = { .event = INSTALL_WARN };
+	char msg[256], line[PATH_MAX + 320];
+
+	if (o->arch_judged || dpkgarch_check(arch, control_get(ctl,
+	    "Architecture"), msg, sizeof(msg)) == 0)
+		return 0;
+	if (!o->force_architecture)
+		return dbp_err(err, 0, "", "%s", msg);
+	snprintf(line, sizeof(line), "%s: %s, installed as"
+	    " --force-architecture asks", file, msg);
+	n.msg = line;
+	install_say(o, &n);
+	return 0;
+}
+
+/* A second instance of a Multi-Arch: same package: refused (dpkgarch.h). */
+static int
+install_coinstance(struct manifest *man, struct dpkgdb *db,
+    const struct control *ctl, struct dbp_error *err)
+{
+	const struct record *old;
+	char msg[512];
+
+	old = manifest_installed_record(man, control_get(ctl, "Package"));
+	if (dpkgarch_coinstance(old != NULL ? old->ctl : NULL, db != NULL ?
+	    dpkgdb_status(db) : NULL, ctl, msg, sizeof(msg)) == 0)
+		return 0;
+	return dbp_err(err, 0, "", "%s", msg);
+}
+
+/*
  * Extract one package into the batch and stage its record (written as a
  * temporary by manifest_prepare, renamed after the files).
  */
 static int
 install_one(const struct install_opts *o, struct unpack *u,
     struct manifest *man, struct obsolete *ob, struct dpkgdb *db,
-    struct feed *feed, const char *file, unsigned idx, struct stats *st,
-    struct dbp_error *err)
+    struct feed *feed, const struct dpkgarch *arch, const char *file,
+    unsigned idx, struct stats *st, struct dbp_error *err)
 {
 	struct control *ctl = NULL;
 	struct record *rec = NULL, *staged, *old;
@@ -115,6 +155,10 @@ install_one(const struct install_opts *o, struct unpack *u,
 		deb_keep_info(d);
 	if ((r = deb_read_control(d, &ctl, err)) == 0 && db != NULL &&
 	    (r = dpkgstatus_check(ctl, err)) != 0)
+		control_free(ctl);
+	else if (r == 0 && (r = install_arch(o, arch, ctl, file, err)) != 0)
+		control_free(ctl);
+	else if (r == 0 && (r = install_coinstance(man, db, ctl, err)) != 0)
 		control_free(ctl);
 	else if (r == 0 &&
 	    manifest_in_run(man, control_get(ctl, "Package"))) {
@@ -311,6 +355,25 @@ install_plan_end(struct install *in, struct dbp_error *err)
 }
 
 /*
+ * Whether record R no longer stands: dpkg's verdict (admin.h), or its
+ * package is one dpkg had not installed before the call (o->fresh).
+ */
+static bool
+install_is_stale(void *ctx, const struct record *r, const char **what)
+{
+	struct install *in = ctx;
+	size_t i;
+
+	for (i = 0; r->dpkg_db && i < in->o->nfresh; i++)
+		if (strcmp(in->o->fresh[i], control_get(r->ctl,
+		    "Package")) == 0) {
+			*what = "purged";
+			return true;
+		}
+	return admin_view_stale(&in->view, r, what);
+}
+
+/*
  * Records of packages dpkg removed, purged or replaced since debunpack
  * installed them (dpkg's database is the authority where it is kept):
  * read as none, and dropped by the run, each told.
@@ -323,7 +386,7 @@ install_stale(struct install *in, struct dbp_error *err)
 	if ((r = admin_view_open(&in->view, in->o->admindir, &in->rf,
 	    err)) != 0)
 		return r;
-	manifest_set_stale(in->man, admin_view_stale, &in->view, true);
+	manifest_set_stale(in->man, install_is_stale, in, true);
 	/* What dpkg installed is installed: the run acts on it as on its own. */
 	if (in->o->dpkg_db) {
 		manifest_set_dpkg_db(in->man);
@@ -608,24 +671,30 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 {
 	const struct install_opts *o = in->o;
 	struct feed *feed = NULL;
+	struct dpkgarch arch;
 	double t0 = stats_now();
 	size_t i;
 	int r = 0;
 
+	if ((r = dpkgarch_load(&arch, &in->rf, o->architecture, err)) != 0)
+		return r;
 	if (jobs > 1 && (r = feed_new(&feed, files, nfiles, jobs,
 	    o->feed_budget != 0 ? o->feed_budget :
-	    INSTALL_FEED_PER_JOB * jobs)) != 0)
+	    INSTALL_FEED_PER_JOB * jobs)) != 0) {
+		dpkgarch_clear(&arch);
 		return dbp_err(err, -r, NULL, "cannot start threads");
+	}
 	for (i = 0; i < nfiles; i++) {
 		in->ic.pkg = files[i];
 		if ((r = install_one(o, in->u, in->man, in->ob, in->db, feed,
-		    files[i], (unsigned)i, in->st, err)) != 0) {
+		    &arch, files[i], (unsigned)i, in->st, err)) != 0) {
 			dbp_err_pkg(err, files[i]);
 			break;
 		}
 	}
 	in->ic.pkg = NULL;
 	feed_free(feed);
+	dpkgarch_clear(&arch);
 	in->st->phase[PH_EXTRACT] = stats_now() - t0;
 	/* Past this point a signal no longer stops the run: commit finishes. */
 	if (r == 0 && o->stop != NULL && *o->stop)

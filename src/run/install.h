@@ -97,6 +97,22 @@ struct install_opts {
 	size_t feed_budget;	/* threads' memory in all; 0: by jobs */
 	bool skip_devices;
 	bool force_overwrite;
+	/*
+	 * The root's native architecture (NULL: the host dpkg's), and
+	 * whether a package of one the root does not take installs anyway
+	 * (dpkgarch.h).
+	 */
+	const char *architecture;
+	bool force_architecture;
+	bool arch_judged;	/* the caller judged and told each one already */
+	/*
+	 * Names of the packages dpkg's status did not have installed before
+	 * the call (--maintscripts writes them half-installed, at their new
+	 * version, before the batch): a record of one of them describes
+	 * files dpkg purged since, whatever the status says now.
+	 */
+	const char *const *fresh;
+	size_t nfresh;
 	bool dpkg_dist;		/* kept conffiles' new versions: NAME.dpkg-dist */
 	bool force_walk;	/* for tests: rootfs_force_walk */
 	bool dpkg_db;		/* keep dpkg's database in the root too */

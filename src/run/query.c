@@ -83,14 +83,19 @@ query_load(struct recstore *s, const char *spec, struct record **out,
 		return -ENOENT;
 	memcpy(name, spec, len);
 	name[len] = '\0';
-	if ((r = recstore_load(s, name, out, NULL, err)) != 0)
+	if ((r = recstore_load(s, name, out, NULL, err)) != 0 &&
+	    r != -ENOENT)
 		return r;
-	if (!query_spec_match(spec, *out, false)) {
+	if (r == 0 && query_spec_match(spec, *out, false))
+		return 0;
+	if (r == 0) {
 		record_free(*out);
 		*out = NULL;
-		return -ENOENT;
 	}
-	return 0;
+	/* Another instance of a Multi-Arch: same package (recstore.h). */
+	if (spec[len] != ':')
+		return -ENOENT;
+	return recstore_load(s, spec, out, NULL, err);
 }
 
 int

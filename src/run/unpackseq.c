@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "db/dpkgarch.h"
 #include "db/dpkgdb.h"
 #include "db/dpkgfmt.h"
 #include "db/dpkgstatus.h"
@@ -125,6 +126,28 @@ seq_read(struct seq_pkg *p, struct dbp_error *err)
 }
 
 /*
+ * Whether the root takes P's architecture (dpkg's check comes right after
+ * it read the control, before a word of the package is said): refused
+ * alone, or with --force-architecture taken, told as dpkg tells it.
+ */
+static bool
+seq_arch(struct seq *s, const struct dpkgarch *arch, struct seq_pkg *p)
+{
+	char msg[256], line[300];
+
+	if (dpkgarch_check(arch, p->arch, msg, sizeof(msg)) == 0)
+		return true;
+	if (!s->o->force_architecture) {
+		seq_fail(s, p, msg);
+		return false;
+	}
+	seq_say(s, UNPACKSEQ_NOTICE, NULL, "warning: " DPKGARCH_FORCED);
+	snprintf(line, sizeof(line), "warning: %s", msg);
+	seq_say(s, UNPACKSEQ_NOTICE, NULL, line);
+	return true;
+}
+
+/*
  * Before any script: every package read, its old state from dpkg's
  * status, the root's dpkg version (DPKG_RUNNING_VERSION).  A package
  * that cannot be read fails alone, as with dpkg.
@@ -134,21 +157,29 @@ seq_load(struct seq *s, struct dbp_error *err)
 {
 	struct dpkgstatus status = { NULL, 0 };
 	const struct dpkgstatus_stanza *d;
+	struct dpkgarch arch;
 	struct dbp_error perr;
 	char *text = NULL, line[3 * PATH_MAX];
 	size_t len = 0, i;
 	int r;
 
 	/* Before any script: the batch would refuse it after them. */
-	if ((r = dpkgdb_check_updates(s->adfd, err)) != 0)
+	if ((r = dpkgdb_check_updates(s->adfd, err)) != 0 ||
+	    (r = dpkgarch_load(&arch, &s->rf, s->o->architecture, err)) != 0)
 		return r;
+	/* Judged and told here, package by package: not again in the batch. */
+	s->in.arch_judged = true;
 	if ((r = fileat_read(s->adfd, "status", &text, &len)) != 0 &&
-	    r != -ENOENT)
+	    r != -ENOENT) {
+		dpkgarch_clear(&arch);
 		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot read");
+	}
 	r = dpkgstatus_parse(&status, text != NULL ? text : "", len);
 	free(text);
-	if (r != 0)
+	if (r != 0) {
+		dpkgarch_clear(&arch);
 		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot parse");
+	}
 	s->ninstalled = seq_count_files(s, &status);
 	if ((d = dpkgstatus_peek(&status, "dpkg", NULL, NULL)) != NULL &&
 	    d->version != NULL)
@@ -167,9 +198,18 @@ seq_load(struct seq *s, struct dbp_error *err)
 			seq_fail(s, p, line);
 			continue;
 		}
+		if (!seq_arch(s, &arch, p))
+			continue;
+		/* Before its scripts: the batch would refuse it after them. */
+		if (dpkgarch_coinstance(NULL, &status, p->ctl, line,
+		    sizeof(line)) != 0) {
+			seq_fail(s, p, line);
+			continue;
+		}
 		if ((r = seq_old(p, &status)) != 0)
 			r = dbp_err(err, -r, NULL, "cannot read status");
 	}
+	dpkgarch_clear(&arch);
 	dpkgstatus_clear(&status);
 	return r;
 }
@@ -432,17 +472,28 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 {
 	struct dbp_error berr;
 	char **files, line[3 * PATH_MAX];
+	const char **fresh;
 	size_t i, n;
 	int r;
 
-	if ((files = calloc(to - from + 1, sizeof(*files))) == NULL)
+	if ((files = calloc(to - from + 1, sizeof(*files))) == NULL ||
+	    (fresh = calloc(to - from + 1, sizeof(*fresh))) == NULL) {
+		free(files);
 		return dbp_err(err, ENOMEM, NULL, "cannot start");
+	}
+	/* Their half-installed stanzas are this call's, not dpkg's verdict. */
+	s->in.fresh = fresh;
 	for (;;) {
 		struct seq_pkg *blamed = NULL;
 
+		s->in.nfresh = 0;
 		for (i = from, n = 0; i < to; i++)
-			if (s->v[i].state == SEQ_READY)
+			if (s->v[i].state == SEQ_READY) {
 				files[n++] = (char *)s->v[i].file;
+				if (strcmp(s->v[i].old_state,
+				    "not-installed") == 0)
+					fresh[s->in.nfresh++] = s->v[i].name;
+			}
 		if (n == 0) {
 			r = 0;
 			break;
@@ -488,6 +539,9 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		if ((r = seq_unwind_preinst(s, blamed, err)) != 0)
 			break;
 	}
+	s->in.fresh = NULL;
+	s->in.nfresh = 0;
+	free(fresh);
 	free(files);
 	return r;
 }

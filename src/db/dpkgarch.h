@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* dpkgarch: the architectures a root takes, as dpkg decides them. */
+#ifndef DEBUNPACK_DPKGARCH_H
+#define DEBUNPACK_DPKGARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "durable/rootfs.h"
+#include "util/error.h"
+
+/*
+ * dpkg's native architecture is built into it (lib/dpkg/arch.c): the
+ * same for every root it works on, --root or --instdir alike.  The
+ * root's var/lib/dpkg/arch adds the foreign ones (dpkg
+ * --add-architecture).  A package installs when its Architecture is
+ * "all", the native one or a foreign one.
+ */
+struct dpkgarch {
+	char *native;
+	char **foreign;
+	size_t nforeign;
+};
+
+/*
+ * The architecture the host's dpkg is built for ("amd64", "arm64",
+ * "hurd-i386"...), as this build's compiler targets it, or NULL where
+ * no Debian architecture matches.
+ */
+const char *dpkgarch_builtin(void);
+
+/*
+ * A's native architecture NATIVE (NULL: dpkgarch_builtin's) and the
+ * foreign ones the root RF's var/lib/dpkg/arch lists (none when it is
+ * not there), read as dpkg reads the file: a line names one, the native
+ * one, "all", "any" and what is no architecture name among them count
+ * for nothing.  0, or -errno with ERR naming the file; A is then empty.
+ * dpkgarch_clear frees it.
+ */
+int dpkgarch_load(struct dpkgarch *a, const struct rootfs *rf,
+    const char *native, struct dbp_error *err);
+void dpkgarch_clear(struct dpkgarch *a);
+
+/*
+ * Whether a package of architecture ARCH installs in A's root: 0, or
+ * -EINVAL with dpkg's words for the refusal in MSG (N bytes; "package
+ * architecture (i386) does not match system (amd64)").
+ */
+int dpkgarch_check(const struct dpkgarch *a, const char *arch, char *msg,
+    size_t n);
+
+/*
+ * Whether package CTL would sit beside an instance of its name of
+ * another architecture, both Multi-Arch: same (the one INSTALLED names:
+ * the control of the record of its name, or NULL; or one STATUS, dpkg's
+ * or NULL, holds), or take the place of several such instances.  dpkg
+ * keeps instances side by side, their shared paths counted for each;
+ * debunpack keeps one record a name, and would take the other
+ * instance's place.  0, or -EEXIST with the refusal in MSG (N bytes).
+ */
+struct control;
+struct dpkgstatus;
+int dpkgarch_coinstance(const struct control *installed,
+    const struct dpkgstatus *status, const struct control *ctl, char *msg,
+    size_t n);
+
+/* dpkg's words before a refusal a force overrides (forcibleerr). */
+#define DPKGARCH_FORCED	"overriding problem because --force enabled:"
+
+#endif
