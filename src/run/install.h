@@ -63,6 +63,9 @@ enum unpackseq_step {
 	UNPACKSEQ_CLEANUP,	/* undoing PKG failed too: MSG */
 	UNPACKSEQ_NOTICE,	/* MSG: dpkg's notices ("trying script
 				   from the new package instead ...") */
+	UNPACKSEQ_REGARDING,	/* PKG's NAME has a problem with what is
+				   installed: MSG, lines ("  x (version 1)
+				   is present and installed.") */
 };
 
 /* Where a run is, past the extraction. */

@@ -23,6 +23,7 @@
 #include "durable/rootfs.h"
 #include "run/maintscript.h"
 #include "run/pkgfiles.h"
+#include "run/unpackconflict.h"
 #include "run/unpackseq.h"
 #include "run/unpackseq_int.h"
 
@@ -51,40 +52,6 @@
  * packages after it form the next group, with a batch of their own, so
  * that their scripts see it unpacked, as with dpkg.
  */
-
-void
-seq_say(struct seq *s, enum unpackseq_step step, const struct seq_pkg *p,
-    const char *msg)
-{
-	struct install_note n = { .event = INSTALL_SEQ, .seq = step,
-	    .msg = msg };
-
-	if (p != NULL) {
-		n.pkg = p->file;
-		n.name = p->shown;
-		n.version = p->version != NULL ? dpkgfmt_version(p->version) :
-		    NULL;
-		n.old_version = p->old_version;
-		n.upgrade = p->upgrade;
-	}
-	if (s->o->note != NULL)
-		s->o->note(s->o->ctx, &n);
-}
-
-void
-seq_status(struct seq *s, const struct seq_pkg *p, const char *state)
-{
-	seq_say(s, UNPACKSEQ_STATUS, p, state);
-}
-
-/* Package P failed: MSG (dpkg's words) told, the failure counted. */
-void
-seq_fail(struct seq *s, struct seq_pkg *p, const char *msg)
-{
-	p->state = SEQ_FAILED;
-	s->failed++;
-	seq_say(s, UNPACKSEQ_FAILED, p, msg);
-}
 
 /* Read P's control and control files; P->ctl NULL and MSG on failure. */
 static int
@@ -249,6 +216,10 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		    "\nStatus: install ") == NULL && strstr(p->old_text,
 		    "\nStatus: hold ") == NULL))
 			seq_say(s, UNPACKSEQ_SELECTING, p, NULL);
+		if ((r = unpackconflict_check(s, p, err)) < 0)
+			return r;
+		if (r == 1)
+			continue;
 		/* dpkg reads its file lists for the first package it unpacks. */
 		if (!s->said_db && s->ninstalled >= 0) {
 			struct install_note n = { .event = INSTALL_SEQ,
@@ -271,23 +242,34 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		seq_say(s, UNPACKSEQ_PREPARING, p, NULL);
 		seq_say(s, UNPACKSEQ_PROCESSING, p, NULL);
 		/* dpkg runs it over a version that was configured. */
-		if (strcmp(p->old_state, "installed") != 0 &&
-		    strcmp(p->old_state, "half-configured") != 0 &&
-		    strncmp(p->old_state, "triggers-", 9) != 0)
-			continue;
-		seq_status(s, p, "half-configured");
-		p->prerm_ran = true;
-		r = seq_fallback(s, p, "prerm", "old", "upgrade",
-		    "failed-upgrade", msg, sizeof(msg), err);
-		if (r < -1)
+		if (strcmp(p->old_state, "installed") == 0 ||
+		    strcmp(p->old_state, "half-configured") == 0 ||
+		    strncmp(p->old_state, "triggers-", 9) == 0) {
+			seq_status(s, p, "half-configured");
+			p->prerm_ran = true;
+			r = seq_fallback(s, p, "prerm", "old", "upgrade",
+			    "failed-upgrade", msg, sizeof(msg), err);
+			if (r < -1)
+				return r;
+			if (r == -1) {
+				seq_fail(s, p, msg);
+				if ((r = seq_unwind_prerm(s, p, err)) != 0)
+					return r;
+				continue;
+			}
+			seq_status(s, p, "unpacked");
+		}
+		/* Then the prerms of what it removes in favour. */
+		if ((r = unpackconflict_prerms(s, p, msg, sizeof(msg),
+		    err)) < -1)
 			return r;
 		if (r == -1) {
 			seq_fail(s, p, msg);
-			if ((r = seq_unwind_prerm(s, p, err)) != 0)
+			if ((r = unpackconflict_unwind(s, p, err)) != 0 ||
+			    (r = p->prerm_ran ? seq_unwind_prerm(s, p, err) :
+			    seq_status_one(s, p, seq_not_installed(p), err)) != 0)
 				return r;
-			continue;
 		}
-		seq_status(s, p, "unpacked");
 	}
 	return 0;
 }
@@ -356,6 +338,8 @@ seq_unwind_preinst(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 		seq_say(s, UNPACKSEQ_CLEANUP, p, msg);
 		return 0;
 	}
+	if ((r = unpackconflict_unwind(s, p, err)) != 0)
+		return r;
 	if (p->prerm_ran) {
 		seq_status(s, p, "unpacked");
 		return seq_unwind_prerm(s, p, err);
@@ -550,6 +534,7 @@ seq_free(struct seq *s)
 		free(p->old_text);
 		free(p->old_version);
 		free(p->old_cversion);
+		unpackconflict_free(p);
 	}
 	free(s->v);
 	free(s->running);
@@ -629,7 +614,8 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 		    (r = seq_preinsts(&s, from, i, err)) != 0 ||
 		    (r = seq_batch(&s, from, i, err)) != 0 ||
 		    (r = seq_postrms(&s, from, i, err)) != 0 ||
-		    (r = seq_disappear(&s, from, i, err)) != 0)
+		    (r = seq_disappear(&s, from, i, err)) != 0 ||
+		    (r = unpackconflict_remove(&s, from, i, err)) != 0)
 			break;
 	}
 	*failed = s.failed;
