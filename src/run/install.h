@@ -117,6 +117,12 @@ struct install_opts {
 	bool remove;
 	struct remove_opts rm;
 	/*
+	 * --maintscripts: the installed packages removed in favour of the
+	 * run's after it (Conflicts), whose paths the run takes silently.
+	 */
+	char *const *removing;
+	size_t nremoving;
+	/*
 	 * The run up to its commit point, each path's verdict told
 	 * (INSTALL_PLAN), then undone: no data written, nothing synced.
 	 */

@@ -723,6 +723,59 @@ unpackconflict_remove(struct seq *s, size_t from, size_t to,
 	return r;
 }
 
+/* Whether package A's Conflicts meet package B (its name or Provides). */
+static bool
+cf_pkgs(const struct seq_pkg *a, const struct seq_pkg *b)
+{
+	struct cf_clause c;
+	const char *q = control_get(a->ctl, "Conflicts");
+
+	while (q != NULL && cf_next(&q, &c)) {
+		if (strcmp(c.name, a->name) == 0)
+			continue;
+		if ((strcmp(c.name, b->name) == 0 && cf_arch_ok(&c, b->arch) &&
+		    (c.op[0] == '\0' || version_satisfies(b->version, c.op,
+		    c.version))) || cf_provides(&c, control_get(b->ctl,
+		    "Provides")))
+			return true;
+	}
+	return false;
+}
+
+bool
+unpackconflict_ends_group(const struct seq *s, size_t i)
+{
+	const struct seq_pkg *p = &s->v[i];
+	size_t j;
+
+	for (j = i + 1; p->ctl != NULL && j < s->n; j++)
+		if (s->v[j].ctl != NULL && strcmp(s->v[j].name, p->name) != 0 &&
+		    (cf_pkgs(p, &s->v[j]) || cf_pkgs(&s->v[j], p)))
+			return true;
+	return false;
+}
+
+int
+unpackconflict_removing(const struct seq *s, size_t from, size_t to,
+    char ***names, size_t *n)
+{
+	size_t i, k, all = 0;
+
+	*names = NULL;
+	*n = 0;
+	for (i = from; i < to; i++)
+		if (s->v[i].state == SEQ_READY)
+			all += s->v[i].ncf;
+	if (all == 0)
+		return 0;
+	if ((*names = calloc(all, sizeof(**names))) == NULL)
+		return -ENOMEM;
+	for (i = from; i < to; i++)
+		for (k = 0; s->v[i].state == SEQ_READY && k < s->v[i].ncf; k++)
+			(*names)[(*n)++] = (char *)s->v[i].cf[k].name;
+	return 0;
+}
+
 void
 unpackconflict_free(struct seq_pkg *p)
 {

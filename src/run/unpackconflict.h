@@ -3,6 +3,7 @@
 #ifndef DEBUNPACK_UNPACKCONFLICT_H
 #define DEBUNPACK_UNPACKCONFLICT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "run/unpackseq_int.h"
@@ -45,6 +46,21 @@ int unpackconflict_unwind(struct seq *s, struct seq_pkg *p,
  */
 int unpackconflict_remove(struct seq *s, size_t from, size_t to,
     struct dbp_error *err);
+
+/*
+ * The names of the conflictors of the group [FROM, TO)'s ready packages
+ * (its batch takes their paths, install_opts.removing), in *NAMES (N):
+ * the caller frees the array, not the names.  0 or -ENOMEM.
+ */
+int unpackconflict_removing(const struct seq *s, size_t from, size_t to,
+    char ***names, size_t *n);
+
+/*
+ * Whether package I of the call must end its group: it and a later
+ * package of the call conflict, one way or the other.  dpkg checks the
+ * later one against I unpacked; the next group sees it so.
+ */
+bool unpackconflict_ends_group(const struct seq *s, size_t i);
 
 /* P's conflictors freed. */
 void unpackconflict_free(struct seq_pkg *p);

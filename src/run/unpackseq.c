@@ -143,7 +143,8 @@ seq_load(struct seq *s, struct dbp_error *err)
 
 /*
  * Whether P must end its group (see the top of the file): it is
- * Essential, or a later package of the call Pre-Depends on it.
+ * Essential, a later package of the call Pre-Depends on it, or it and a
+ * later package conflict (unpackconflict.c).
  */
 static bool
 seq_ends_group(const struct seq *s, size_t i)
@@ -151,7 +152,7 @@ seq_ends_group(const struct seq *s, size_t i)
 	const struct seq_pkg *p = &s->v[i];
 	size_t j, l;
 
-	if (p->essential)
+	if (p->essential || unpackconflict_ends_group(s, i))
 		return true;
 	l = strlen(p->name);
 	for (j = i + 1; j < s->n; j++) {
@@ -415,8 +416,8 @@ static int
 seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 {
 	struct dbp_error berr;
-	char **files, line[3 * PATH_MAX];
-	size_t i, n;
+	char **files, **taking = NULL, line[3 * PATH_MAX];
+	size_t i, n, ntaking = 0;
 	int r;
 
 	if ((files = calloc(to - from + 1, sizeof(*files))) == NULL)
@@ -434,6 +435,13 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		dbp_err_clear(&berr);
 		seq_gone_clear(s);
 		seq_repl_load(s, from, to);
+		free(taking);
+		if (unpackconflict_removing(s, from, to, &taking, &ntaking) != 0) {
+			r = dbp_err(err, ENOMEM, NULL, "cannot start");
+			break;
+		}
+		s->in.removing = taking;
+		s->in.nremoving = ntaking;
 		if ((r = install_run(&s->in, files, n, s->st, &berr)) == 0) {
 			for (i = from; i < to; i++)
 				if (s->v[i].state == SEQ_READY)
@@ -472,6 +480,9 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		if ((r = seq_unwind_preinst(s, blamed, err)) != 0)
 			break;
 	}
+	s->in.removing = NULL;
+	s->in.nremoving = 0;
+	free(taking);
 	free(files);
 	return r;
 }
