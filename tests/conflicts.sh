@@ -44,9 +44,10 @@ run() {
 	shift
 	: > "$D/log"
 	: > "$U/log"
-	dpkg_in "$D" --status-fd 3 --unpack "$@" 3> "$T/sfd.dpkg" \
-	    > "$T/out.dpkg" 2> "$T/err.dpkg" && rd=0 || rd=$?
+	dpkg_in "$D" ${FORCE:+--force-$FORCE} --status-fd 3 --unpack "$@" \
+	    3> "$T/sfd.dpkg" > "$T/out.dpkg" 2> "$T/err.dpkg" && rd=0 || rd=$?
 	"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless \
+	    ${FORCE:+--dpkg-force=$FORCE} \
 	    --dpkg-messages --status-fd 3 "$@" 3> "$T/sfd.deb" \
 	    > "$T/out.deb" 2> "$T/err.deb" && ru=0 || ru=$?
 	[ "$rd" = "$ru" ] || { cat "$T/out.dpkg" "$T/err.dpkg" "$T/out.deb" "$T/err.deb"; fail "$what: exit $rd from dpkg, $ru from debunpack"; }
@@ -58,7 +59,7 @@ run() {
 	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's errors differ"
 	sed "s|$D|ROOT|g" "$D/log" > "$T/log.dpkg"
 	sed "s|$U|ROOT|g; s|dir=tmp.debunpack-old|dir=info|" "$U/log" > "$T/log.deb"
-	for p in q u v w x y z; do
+	for p in k l m n o q s u v w x y z; do
 		grep "P=$p " "$T/log.dpkg" > "$T/l1" || true
 		grep "P=$p " "$T/log.deb" > "$T/l2" || true
 		diff -u "$T/l1" "$T/l2" || fail "$what: scripts of $p differ"
@@ -149,4 +150,49 @@ grep -q '^  u provides v and is to be installed\.$' "$T/err.deb" ||
     fail "no provides line: $(cat "$T/err.deb")"
 grep -q '^  v (version 1) is to be installed\.$' "$T/err.deb" ||
     fail "no line for v: $(cat "$T/err.deb")"
+# 6. Forced: the conflict told, then ignored.
+s1=$(pkg s 1 Conflicts q)
+run "unforced" "$s1"
+[ "$ru" = 1 ] || fail "unforced: exit $ru"
+FORCE=conflicts run "--force-conflicts" "$s1"
+[ "$ru" = 0 ] || fail "forced: exit $ru"
+grep -q '^dpkg: warning: ignoring conflict, may proceed anyway!$' "$T/err.deb" ||
+    fail "no warning: $(cat "$T/err.deb")"
+both --configure -a
+
+# 7. A conflictor with a conffile and no postrm: its files go, the
+# conffile stays, config-files; the new package takes the conffile's
+# other paths without a word about replacing.
+k1=$(make_pkg -m "T <t@example.org>" -d test k 1 "control-file prerm 0755 $S" \
+    "control-file conffiles 0644 /etc/k\n" "dir ./etc 0755" \
+    "file ./etc/k 0644 text:k" "dir ./usr 0755" "dir ./usr/share 0755" \
+    "file ./usr/share/k 0644 text:k")
+l1=$(make_pkg -m "T <t@example.org>" -d test l 1 "control-field Conflicts k" \
+    "control-field Replaces k" "dir ./usr 0755" "dir ./usr/share 0755" \
+    "file ./usr/share/k 0644 text:l")
+both --install "$k1"
+run "conflictor with a conffile" "$l1"
+[ "$ru" = 0 ] || fail "conffile conflictor: exit $ru"
+[ -e "$U/etc/k" ] || fail "k's conffile removed"
+grep -A1 '^Package: k$' "$U/var/lib/dpkg/status" | grep -qx 'Status: install ok config-files' ||
+    fail "k not config-files"
+both --configure -a
+
+# 8. A conflictor not wanted any more (its selection deinstall) goes,
+# whether or not the new package Replaces it.
+m1=$(pkg m 1 Conflicts l)
+for r in "$D" "$U"; do
+	echo "l deinstall" | dpkg --root="$r" --force-not-root --log=/dev/null \
+	    --set-selections || fail "set-selections"
+done
+run "unwanted conflictor" "$m1"
+[ "$ru" = 0 ] || fail "unwanted conflictor: exit $ru: $(cat "$T/err.dpkg")"
+both --configure -a
+
+# 9. Two packages of one call that conflict: the second is checked
+# against the first unpacked, as dpkg checks it.
+n1=$(pkg n 1) o1=$(pkg o 1 Conflicts n)
+run "conflict within the call" "$n1" "$o1"
+[ "$ru" = 1 ] || fail "within the call: exit $ru"
+[ -e "$U/usr/share/n-1" ] && [ ! -e "$U/usr/share/o-1" ] || fail "n, o"
 exit 0

@@ -126,11 +126,16 @@ cf_configured(const char *state)
 	    strncmp(state, "triggers-", 9) == 0;
 }
 
-/* Whether force WHAT is in the run's DPKG_FORCE list. */
+/*
+ * Whether force WHAT is in the run's DPKG_FORCE list: --dpkg-force's,
+ * else the environment's, which the scripts get too (dpkg's for apt
+ * sets it from dpkg's command line).
+ */
 static bool
 cf_forced(const struct seq *s, const char *what)
 {
-	const char *f = s->o->dpkg_force;
+	const char *f = s->o->dpkg_force != NULL ? s->o->dpkg_force :
+	    getenv("DPKG_FORCE");
 	size_t len = strlen(what);
 
 	for (; f != NULL && *f != '\0'; f += strcspn(f, ","),
@@ -715,8 +720,11 @@ unpackconflict_remove(struct seq *s, size_t from, size_t to,
 			if (c->keep_postrm || (cf != NULL && *cf != '\0')) {
 				r = cf_config_files(s, c, c->keep_postrm, err);
 				seq_status(s, c, "config-files");
-			} else
+			} else {
+				/* dpkg's removal, then its purge. */
+				seq_status(s, c, "config-files");
 				seq_status(s, c, "not-installed");
+			}
 		}
 	}
 	seq_rmdir(s, SEQ_OLD);
