@@ -195,4 +195,16 @@ n1=$(pkg n 1) o1=$(pkg o 1 Conflicts n)
 run "conflict within the call" "$n1" "$o1"
 [ "$ru" = 1 ] || fail "within the call: exit $ru"
 [ -e "$U/usr/share/n-1" ] && [ ! -e "$U/usr/share/o-1" ] || fail "n, o"
+
+# 10. A conffile of a package dpkg purged, installed again: there again
+# (the half-installed stanza of the new install is no sign that
+# debunpack's record of the purged one still stands).
+"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless "$k1" > "$T/out" 2>&1 ||
+    fail "k: $(cat "$T/out")"
+dpkg_root "$U" --configure -a
+dpkg_root "$U" --purge k
+[ ! -e "$U/etc/k" ] || fail "dpkg's purge left /etc/k"
+"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless "$k1" > "$T/out" 2>&1 ||
+    fail "k again: $(cat "$T/out")"
+[ "$(cat "$U/etc/k")" = k ] || fail "k's conffile not installed again: $(cat "$T/out")"
 exit 0

@@ -71,6 +71,22 @@ dpkgstale_status(const struct dpkgstale *s)
 	return s != NULL ? &s->status : NULL;
 }
 
+/* Field NAME's line in stanza O, or NULL. */
+static const char *
+dpkgstale_field(const struct dpkgstatus_stanza *o, const char *name)
+{
+	size_t len = strlen(name);
+	const char *l;
+
+	for (l = o->text; l != NULL && l < o->text + o->len;
+	    l = memchr(l, '\n', (size_t)(o->text + o->len - l)),
+	    l = l != NULL ? l + 1 : NULL)
+		if ((size_t)(o->text + o->len - l) > len &&
+		    strncmp(l, name, len) == 0 && l[len] == ':')
+			return l;
+	return NULL;
+}
+
 bool
 dpkgstale_is(void *ctx, const struct record *r, const char **what)
 {
@@ -88,6 +104,17 @@ dpkgstale_is(void *ctx, const struct record *r, const char **what)
 		return true;
 	}
 	state = dpkgstatus_state(o);
+	/*
+	 * The few fields dpkg (and --maintscripts) write for a package
+	 * installed afresh, before its files: nothing of it was installed
+	 * when the call began, so the record is from an earlier life.
+	 */
+	if (strcmp(state, "half-installed") == 0 &&
+	    dpkgstale_field(o, "Maintainer") == NULL &&
+	    dpkgstale_field(o, "Description") == NULL) {
+		*what = "purged";
+		return true;
+	}
 	/* A record of conffiles only stands for dpkg's config-files state. */
 	if (record_config_files(r)) {
 		if (strcmp(state, "config-files") == 0)

@@ -244,7 +244,7 @@ cf_one(struct seq *s, struct seq_pkg *p, struct dpkgstatus *status,
     const struct dpkgstatus_stanza *o, const struct control *octl,
     const char *head, const char *why)
 {
-	char text[2000];
+	char text[3000];
 
 	if (o != NULL && cf_removable(s, p, o, octl)) {
 		char shown[256], line[600];
