@@ -62,6 +62,9 @@ int unpackconflict_removing(const struct seq *s, size_t from, size_t to,
  */
 bool unpackconflict_ends_group(const struct seq *s, size_t i);
 
+/* Whether STATE is a configured one, where dpkg runs a prerm. */
+bool unpackconflict_configured(const char *state);
+
 /* P's conflictors freed. */
 void unpackconflict_free(struct seq_pkg *p);
 
