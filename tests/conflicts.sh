@@ -59,7 +59,7 @@ run() {
 	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's errors differ"
 	sed "s|$D|ROOT|g" "$D/log" > "$T/log.dpkg"
 	sed "s|$U|ROOT|g; s|dir=tmp.debunpack-old|dir=info|" "$U/log" > "$T/log.deb"
-	for p in k l m n o q s u v w x y z; do
+	for p in g h i k l m n o q s u v w x y z; do
 		grep "P=$p " "$T/log.dpkg" > "$T/l1" || true
 		grep "P=$p " "$T/log.deb" > "$T/l2" || true
 		diff -u "$T/l1" "$T/l2" || fail "$what: scripts of $p differ"
@@ -196,7 +196,16 @@ run "conflict within the call" "$n1" "$o1"
 [ "$ru" = 1 ] || fail "within the call: exit $ru"
 [ -e "$U/usr/share/n-1" ] && [ ! -e "$U/usr/share/o-1" ] || fail "n, o"
 
-# 10. A conffile of a package dpkg purged, installed again: there again
+# 10. Two packages of one call that remove the same one in favour: the
+# first does, the second finds it gone, as with dpkg.
+g1=$(pkg g 1) h1=$(pkg h 1 Conflicts g Replaces g) i1=$(pkg i 1 Conflicts g Replaces g)
+both --install "$g1"
+run "one conflictor, two packages" "$h1" "$i1"
+[ "$ru" = 0 ] || fail "one conflictor, two packages: exit $ru"
+[ "$(grep -c '^Removing g (1)' "$T/out.deb")" = 1 ] || fail "g removed twice: $(cat "$T/out.deb")"
+both --configure -a
+
+# 11. A conffile of a package dpkg purged, installed again: there again
 # (the half-installed stanza of the new install is no sign that
 # debunpack's record of the purged one still stands).
 "$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless "$k1" > "$T/out" 2>&1 ||

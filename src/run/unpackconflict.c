@@ -255,16 +255,36 @@ cf_one(struct seq *s, struct seq_pkg *p, struct dpkgstatus *status,
 	return 1;
 }
 
-/* Whether P removes stanza O in favour already (dpkg's istobe remove). */
+/* Whether PK removes stanza O in favour. */
 static bool
-cf_chosen(const struct seq_pkg *p, const struct dpkgstatus_stanza *o)
+cf_has(const struct seq_pkg *pk, const struct dpkgstatus_stanza *o)
 {
 	size_t i;
 
-	for (i = 0; i < p->ncf; i++)
-		if (strcmp(p->cf[i].name, o->name) == 0 &&
-		    strcmp(p->cf[i].arch != NULL ? p->cf[i].arch : "",
+	for (i = 0; i < pk->ncf; i++)
+		if (strcmp(pk->cf[i].name, o->name) == 0 &&
+		    strcmp(pk->cf[i].arch != NULL ? pk->cf[i].arch : "",
 		    o->arch != NULL ? o->arch : "") == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether stanza O goes in favour of P or of another package of the call
+ * that has not failed (dpkg's istobe remove: dpkg would have removed it
+ * by the time it checks P): no conflict of P's then.
+ */
+static bool
+cf_chosen(const struct seq *s, const struct seq_pkg *p,
+    const struct dpkgstatus_stanza *o)
+{
+	size_t i;
+
+	if (cf_has(p, o))
+		return true;
+	for (i = 0; i < s->n; i++)
+		if (&s->v[i] != p && s->v[i].state != SEQ_FAILED &&
+		    cf_has(&s->v[i], o))
 			return true;
 	return false;
 }
@@ -332,7 +352,8 @@ cf_why(struct cf_count *k, const char *line)
  * removes already aside, each with dpkg's reason line.
  */
 static void
-cf_count(const struct seq_pkg *p, const struct dpkgstatus *status,
+cf_count(const struct seq *s, const struct seq_pkg *p,
+    const struct dpkgstatus *status,
     const struct cf_clause *c, const char *self, struct cf_count *k)
 {
 	char line[800], prov[2048], nm[256];
@@ -357,7 +378,7 @@ cf_count(const struct seq_pkg *p, const struct dpkgstatus *status,
 
 			if (strcmp(o->name, c->name) != 0 ||
 			    !dpkgstatus_installed(o) || o->version == NULL ||
-			    cf_chosen(p, o) || !cf_arch_ok(c, o->arch) ||
+			    cf_chosen(s, p, o) || !cf_arch_ok(c, o->arch) ||
 			    (c->op[0] != '\0' && !version_satisfies(o->version,
 			    c->op, c->version)))
 				continue;
@@ -385,7 +406,7 @@ cf_count(const struct seq_pkg *p, const struct dpkgstatus *status,
 		const struct dpkgstatus_stanza *o = &status->v[i];
 
 		if (strcmp(o->name, self) == 0 || strcmp(o->name, p->name) ==
-		    0 || !dpkgstatus_installed(o) || cf_chosen(p, o) ||
+		    0 || !dpkgstatus_installed(o) || cf_chosen(s, p, o) ||
 		    (pv = cf_field(o, "Provides", prov, sizeof(prov))) ==
 		    NULL || !cf_provides(c, pv))
 			continue;
@@ -417,7 +438,7 @@ cf_clause(struct seq *s, struct seq_pkg *p, struct dpkgstatus *status,
 	char head[1200], cl[700], shown[256];
 	int r;
 
-	cf_count(p, status, c, self, &k);
+	cf_count(s, p, status, c, self, &k);
 	if (k.n == 0)
 		return 0;
 	cf_describe(c, cl, sizeof(cl));
@@ -464,10 +485,10 @@ unpackconflict_check(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 		const struct dpkgstatus_stanza *o = &status.v[i];
 
 		if (!dpkgstatus_installed(o) || strcmp(o->name, p->name) == 0 ||
-		    cf_chosen(p, o))
+		    cf_chosen(s, p, o))
 			continue;
 		for (q = cf_field(o, "Conflicts", conf, sizeof(conf));
-		    r == 0 && q != NULL && !cf_chosen(p, o) &&
+		    r == 0 && q != NULL && !cf_chosen(s, p, o) &&
 		    cf_next(&q, &c);)
 			if (strcmp(c.name, p->name) == 0 ||
 			    cf_names(pprov, c.name))
