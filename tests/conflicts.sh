@@ -59,7 +59,7 @@ run() {
 	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's errors differ"
 	sed "s|$D|ROOT|g" "$D/log" > "$T/log.dpkg"
 	sed "s|$U|ROOT|g; s|dir=tmp.debunpack-old|dir=info|" "$U/log" > "$T/log.deb"
-	for p in g h i k l m n o q s u v w x y z; do
+	for p in g h i j k l m n o q r s u v w x y z; do
 		grep "P=$p " "$T/log.dpkg" > "$T/l1" || true
 		grep "P=$p " "$T/log.deb" > "$T/l2" || true
 		diff -u "$T/l1" "$T/l2" || fail "$what: scripts of $p differ"
@@ -205,7 +205,19 @@ run "one conflictor, two packages" "$h1" "$i1"
 [ "$(grep -c '^Removing g (1)' "$T/out.deb")" = 1 ] || fail "g removed twice: $(cat "$T/out.deb")"
 both --configure -a
 
-# 11. A conffile of a package dpkg purged, installed again: there again
+# 11. The new package's preinst fails after the conflictor's prerm: its
+# postrm abort-install, then the conflictor's postinst abort-remove
+# in-favour, the conflictor installed again.
+j1=$(pkg j 1) r1=$(pkg r 1 Conflicts j Replaces j)
+both --install "$j1"
+touch "$D/fail-r-preinst-install" "$U/fail-r-preinst-install"
+run "preinst fails after the conflictor's prerm" "$r1"
+[ "$ru" = 1 ] || fail "failed preinst: exit $ru"
+grep -q '^j.postinst abort-remove in-favour r 1 P=j' "$T/log.deb" ||
+    fail "no abort-remove: $(cat "$T/log.deb")"
+rm -f "$D"/fail-* "$U"/fail-*
+
+# 12. A conffile of a package dpkg purged, installed again: there again
 # (the half-installed stanza of the new install is no sign that
 # debunpack's record of the purged one still stands).
 "$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless "$k1" > "$T/out" 2>&1 ||
