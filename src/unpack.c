@@ -173,6 +173,18 @@ unpack_taken_run(struct unpack *u, struct unpack_target *t,
 	unpack_taken(t, manifest_installed_record(u->man, from), from, theirs);
 }
 
+/* Whether package NAME goes in favour of the run's after it. */
+static bool
+unpack_removing(const struct unpack *u, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < u->opts.nremoving; i++)
+		if (strcmp(u->opts.removing[i], name) == 0)
+			return true;
+	return false;
+}
+
 /*
  * A non-directory path that another package has, installed (by its
  * record) or earlier in this run (E; or H, a conffile it left as the
@@ -191,7 +203,7 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	const struct record_entry *oe;
 	struct record *orec;
 	char abspath[PATH_MAX + 1], theirs[PATH_MAX + 1], msg[PATH_MAX + 600];
-	bool installed = false, replaced;
+	bool installed = false, replaced, gone = false;
 	unsigned opkg = 0;
 	int r;
 
@@ -249,8 +261,16 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 			u->opts.warn(u->opts.warn_ctx, t->path, msg);
 		return 0;
 	}
+	/*
+	 * Its owner goes in favour of this package after the run, or only
+	 * its conffiles are left: dpkg takes the path without a word.
+	 */
+	if (orec != NULL && installed && (record_config_files(orec) ||
+	    unpack_removing(u, other)))
+		gone = true;
+
 	/* The owner replaces this package: the path stays the owner's. */
-	if (orec != NULL && replaces_pkg(orec->ctl, self,
+	if (!gone && orec != NULL && replaces_pkg(orec->ctl, self,
 	    control_get(u->rec->ctl, "Version"))) {
 		if (u->opts.plan != NULL)
 			u->opts.plan(u->opts.warn_ctx, PLAN_KEEP_OWNED, t->path,
@@ -268,9 +288,9 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	 * This package replaces the owner (Replaces: OTHER [(OP V)]), or the
 	 * owner keeps it only as an obsolete conffile, which dpkg lets go.
 	 */
-	replaced = orec != NULL && (replaces_pkg(u->rec->ctl, other,
+	replaced = gone || (orec != NULL && (replaces_pkg(u->rec->ctl, other,
 	    control_get(orec->ctl, "Version")) || (installed &&
-	    unpack_obsolete_at(orec, abspath)));
+	    unpack_obsolete_at(orec, abspath))));
 	if (u->opts.dpkg_words) {
 		char shown[PATH_MAX + 16], shipped[PATH_MAX + 2];
 

@@ -197,6 +197,7 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	F("architecture", false, MAP, NONE, "--force-architecture"),
 	/* debunpack checks no relation of an unpack (apt's plan does). */
 	F("breaks", false, SAME, NONE, NULL),
+	/* Conflicts are checked: debunpack reads the force in DPKG_FORCE. */
 	F("conflicts", false, SAME, NONE, NULL),
 	F("depends", false, SAME, NONE, NULL),
 	F("depends-version", false, SAME, NONE, NULL),

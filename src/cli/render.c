@@ -325,6 +325,32 @@ render_keep_error(struct cli_opts *o, const char *file)
 	o->errors[o->nerrors++] = copy;
 }
 
+/*
+ * dpkg's "regarding FILE containing NAME:" and its reasons, a line each,
+ * then an empty line, as dpkg's notice ends; one line of debunpack's.
+ */
+static void
+render_regarding(struct cli_opts *o, const char *file, const char *name,
+    const char *msg)
+{
+	char raw[1024], line[1024], short_name[PATH_MAX];
+	const char *p, *nl;
+
+	if (o->dpkg_messages)
+		fprintf(stderr, "dpkg: regarding %s containing %s:\n",
+		    render_summarize(file, short_name, sizeof(short_name)),
+		    name);
+	else
+		fprintf(stderr, "debunpack: %s:", file);
+	for (p = msg; *p != '\0'; p = *nl != '\0' ? nl + 1 : nl) {
+		nl = p + strcspn(p, "\n");
+		snprintf(raw, sizeof(raw), "%.*s", (int)(nl - p), p);
+		escape_name(raw, line, sizeof(line));
+		fprintf(stderr, o->dpkg_messages ? "%s\n" : " %s", line);
+	}
+	fprintf(stderr, "\n");
+}
+
 /* --maintscripts: each step, in dpkg's words or debunpack's. */
 static void
 render_seq(struct cli_opts *o, const struct install_note *n)
@@ -350,6 +376,9 @@ render_seq(struct cli_opts *o, const struct install_note *n)
 		else
 			fprintf(stderr, "debunpack: %s: error while cleaning"
 			    " up: %s\n", file, msg);
+		return;
+	case UNPACKSEQ_REGARDING:
+		render_regarding(o, file, name, n->msg != NULL ? n->msg : "");
 		return;
 	case UNPACKSEQ_NOTICE:
 		if (o->verbose >= 0)

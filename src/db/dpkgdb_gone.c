@@ -191,9 +191,15 @@ dpkgdb_disowned(struct dpkgdb *db, struct dbp_error *err)
 		if ((o = dpkgstatus_peek(&db->status, control_get(rec->ctl,
 		    "Package"), control_get(rec->ctl, "Architecture"),
 		    control_get(rec->ctl, "Multi-Arch"))) == NULL ||
-		    !dpkgstatus_installed(o))
+		    (!dpkgstatus_installed(o) && strcmp(dpkgstatus_state(o),
+		    "config-files") != 0))
 			continue;
-		if ((r = dpkgdb_obsolete_conffiles(db, rec)) != 0)
+		/*
+		 * A config-files package's conffile taken over stays in its
+		 * stanza as dpkg keeps it; only its list loses the path.
+		 */
+		if (dpkgstatus_installed(o) &&
+		    (r = dpkgdb_obsolete_conffiles(db, rec)) != 0)
 			return dbp_err(err, -r, DPKGDB_DIR "/status",
 			    "cannot write");
 		if ((info = dpkgstatus_infoname(o->name, o->arch, o->ma)) == NULL)

@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "util/plan.h"
 
@@ -33,6 +34,13 @@ struct unpack_opts {
 	 */
 	bool nowrite;
 	bool dpkg_dist;		/* a kept conffile's new one: NAME.dpkg-dist */
+	/*
+	 * Installed packages removed in favour of the run's after it
+	 * (Conflicts): their paths are taken without a word, as dpkg
+	 * takes a conflictor's.
+	 */
+	char *const *removing;
+	size_t nremoving;
 };
 
 #endif

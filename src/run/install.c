@@ -511,6 +511,8 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	uo.warn_ctx = &in->ic;
 	uo.plan = o->dry_run ? install_plan_note : NULL;
 	uo.nowrite = o->dry_run;
+	uo.removing = o->removing;
+	uo.nremoving = o->nremoving;
 
 	if ((r = rootfs_open(&in->rf, o->root, err)) != 0 ||
 	    (o->dpkg_admindir != NULL && (r = rootfs_open_dpkg(&in->rf,
@@ -645,6 +647,16 @@ install_disappear(struct install *in, struct dbp_error *err)
 
 	while ((name = manifest_disappearing(in->man, &i, &staged,
 	    &inst)) != NULL) {
+		size_t k;
+
+		/* A conflictor is removed after the run, not disappeared. */
+		for (k = 0; k < in->o->nremoving &&
+		    strcmp(in->o->removing[k], name) != 0; k++)
+			;
+		/* Nor a package of which only conffiles are left (dpkg's). */
+		if (k < in->o->nremoving || record_config_files(inst != NULL ?
+		    inst : staged))
+			continue;
 		if ((r = record_new_like(&gone, inst != NULL ? inst : staged,
 		    NULL)) != 0 ||
 		    (r = manifest_drop(in->man, gone)) != 0)

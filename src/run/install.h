@@ -63,6 +63,9 @@ enum unpackseq_step {
 	UNPACKSEQ_CLEANUP,	/* undoing PKG failed too: MSG */
 	UNPACKSEQ_NOTICE,	/* MSG: dpkg's notices ("trying script
 				   from the new package instead ...") */
+	UNPACKSEQ_REGARDING,	/* PKG's NAME has a problem with what is
+				   installed: MSG, lines ("  x (version 1)
+				   is present and installed.") */
 };
 
 /* Where a run is, past the extraction. */
@@ -131,6 +134,12 @@ struct install_opts {
 	 */
 	bool remove;
 	struct remove_opts rm;
+	/*
+	 * --maintscripts: the installed packages removed in favour of the
+	 * run's after it (Conflicts), whose paths the run takes silently.
+	 */
+	char *const *removing;
+	size_t nremoving;
 	/*
 	 * The run up to its commit point, each path's verdict told
 	 * (INSTALL_PLAN), then undone: no data written, nothing synced.

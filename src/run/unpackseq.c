@@ -24,6 +24,7 @@
 #include "durable/rootfs.h"
 #include "run/maintscript.h"
 #include "run/pkgfiles.h"
+#include "run/unpackconflict.h"
 #include "run/unpackseq.h"
 #include "run/unpackseq_int.h"
 
@@ -52,40 +53,6 @@
  * packages after it form the next group, with a batch of their own, so
  * that their scripts see it unpacked, as with dpkg.
  */
-
-void
-seq_say(struct seq *s, enum unpackseq_step step, const struct seq_pkg *p,
-    const char *msg)
-{
-	struct install_note n = { .event = INSTALL_SEQ, .seq = step,
-	    .msg = msg };
-
-	if (p != NULL) {
-		n.pkg = p->file;
-		n.name = p->shown;
-		n.version = p->version != NULL ? dpkgfmt_version(p->version) :
-		    NULL;
-		n.old_version = p->old_version;
-		n.upgrade = p->upgrade;
-	}
-	if (s->o->note != NULL)
-		s->o->note(s->o->ctx, &n);
-}
-
-void
-seq_status(struct seq *s, const struct seq_pkg *p, const char *state)
-{
-	seq_say(s, UNPACKSEQ_STATUS, p, state);
-}
-
-/* Package P failed: MSG (dpkg's words) told, the failure counted. */
-void
-seq_fail(struct seq *s, struct seq_pkg *p, const char *msg)
-{
-	p->state = SEQ_FAILED;
-	s->failed++;
-	seq_say(s, UNPACKSEQ_FAILED, p, msg);
-}
 
 /* Read P's control and control files; P->ctl NULL and MSG on failure. */
 static int
@@ -216,7 +183,8 @@ seq_load(struct seq *s, struct dbp_error *err)
 
 /*
  * Whether P must end its group (see the top of the file): it is
- * Essential, or a later package of the call Pre-Depends on it.
+ * Essential, a later package of the call Pre-Depends on it, or it and a
+ * later package conflict (unpackconflict.c).
  */
 static bool
 seq_ends_group(const struct seq *s, size_t i)
@@ -224,7 +192,7 @@ seq_ends_group(const struct seq *s, size_t i)
 	const struct seq_pkg *p = &s->v[i];
 	size_t j, l;
 
-	if (p->essential)
+	if (p->essential || unpackconflict_ends_group(s, i))
 		return true;
 	l = strlen(p->name);
 	for (j = i + 1; j < s->n; j++) {
@@ -289,6 +257,10 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		    "\nStatus: install ") == NULL && strstr(p->old_text,
 		    "\nStatus: hold ") == NULL))
 			seq_say(s, UNPACKSEQ_SELECTING, p, NULL);
+		if ((r = unpackconflict_check(s, p, err)) < 0)
+			return r;
+		if (r == 1)
+			continue;
 		/* dpkg reads its file lists for the first package it unpacks. */
 		if (!s->said_db && s->ninstalled >= 0) {
 			struct install_note n = { .event = INSTALL_SEQ,
@@ -311,23 +283,34 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		seq_say(s, UNPACKSEQ_PREPARING, p, NULL);
 		seq_say(s, UNPACKSEQ_PROCESSING, p, NULL);
 		/* dpkg runs it over a version that was configured. */
-		if (strcmp(p->old_state, "installed") != 0 &&
-		    strcmp(p->old_state, "half-configured") != 0 &&
-		    strncmp(p->old_state, "triggers-", 9) != 0)
-			continue;
-		seq_status(s, p, "half-configured");
-		p->prerm_ran = true;
-		r = seq_fallback(s, p, "prerm", "old", "upgrade",
-		    "failed-upgrade", msg, sizeof(msg), err);
-		if (r < -1)
+		if (strcmp(p->old_state, "installed") == 0 ||
+		    strcmp(p->old_state, "half-configured") == 0 ||
+		    strncmp(p->old_state, "triggers-", 9) == 0) {
+			seq_status(s, p, "half-configured");
+			p->prerm_ran = true;
+			r = seq_fallback(s, p, "prerm", "old", "upgrade",
+			    "failed-upgrade", msg, sizeof(msg), err);
+			if (r < -1)
+				return r;
+			if (r == -1) {
+				seq_fail(s, p, msg);
+				if ((r = seq_unwind_prerm(s, p, err)) != 0)
+					return r;
+				continue;
+			}
+			seq_status(s, p, "unpacked");
+		}
+		/* Then the prerms of what it removes in favour. */
+		if ((r = unpackconflict_prerms(s, p, msg, sizeof(msg),
+		    err)) < -1)
 			return r;
 		if (r == -1) {
 			seq_fail(s, p, msg);
-			if ((r = seq_unwind_prerm(s, p, err)) != 0)
+			if ((r = unpackconflict_unwind(s, p, err)) != 0 ||
+			    (r = p->prerm_ran ? seq_unwind_prerm(s, p, err) :
+			    seq_status_one(s, p, seq_not_installed(p), err)) != 0)
 				return r;
-			continue;
 		}
-		seq_status(s, p, "unpacked");
 	}
 	return 0;
 }
@@ -396,6 +379,8 @@ seq_unwind_preinst(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 		seq_say(s, UNPACKSEQ_CLEANUP, p, msg);
 		return 0;
 	}
+	if ((r = unpackconflict_unwind(s, p, err)) != 0)
+		return r;
 	if (p->prerm_ran) {
 		seq_status(s, p, "unpacked");
 		return seq_unwind_prerm(s, p, err);
@@ -471,9 +456,9 @@ static int
 seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 {
 	struct dbp_error berr;
-	char **files, line[3 * PATH_MAX];
+	char **files, **taking = NULL, line[3 * PATH_MAX];
 	const char **fresh;
-	size_t i, n;
+	size_t i, n, ntaking = 0;
 	int r;
 
 	if ((files = calloc(to - from + 1, sizeof(*files))) == NULL ||
@@ -501,6 +486,13 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		dbp_err_clear(&berr);
 		seq_gone_clear(s);
 		seq_repl_load(s, from, to);
+		free(taking);
+		if (unpackconflict_removing(s, from, to, &taking, &ntaking) != 0) {
+			r = dbp_err(err, ENOMEM, NULL, "cannot start");
+			break;
+		}
+		s->in.removing = taking;
+		s->in.nremoving = ntaking;
 		if ((r = install_run(&s->in, files, n, s->st, &berr)) == 0) {
 			for (i = from; i < to; i++)
 				if (s->v[i].state == SEQ_READY)
@@ -542,6 +534,9 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 	s->in.fresh = NULL;
 	s->in.nfresh = 0;
 	free(fresh);
+	s->in.removing = NULL;
+	s->in.nremoving = 0;
+	free(taking);
 	free(files);
 	return r;
 }
@@ -604,6 +599,7 @@ seq_free(struct seq *s)
 		free(p->old_text);
 		free(p->old_version);
 		free(p->old_cversion);
+		unpackconflict_free(p);
 	}
 	free(s->v);
 	free(s->running);
@@ -687,7 +683,8 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 		    (r = seq_preinsts(&s, from, i, err)) != 0 ||
 		    (r = seq_batch(&s, from, i, err)) != 0 ||
 		    (r = seq_postrms(&s, from, i, err)) != 0 ||
-		    (r = seq_disappear(&s, from, i, err)) != 0)
+		    (r = seq_disappear(&s, from, i, err)) != 0 ||
+		    (r = unpackconflict_remove(&s, from, i, err)) != 0)
 			break;
 	}
 	*failed = s.failed;

@@ -190,6 +190,18 @@ seq_repl_clear(struct seq *s)
 	s->nrepl = 0;
 }
 
+/* Whether P removes NAME in favour (dpkg says nothing of its files then). */
+static bool
+seq_removes(const struct seq_pkg *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->ncf; i++)
+		if (strcmp(p->cf[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 /*
  * Before a batch: the file lists of the installed packages that the
  * batch's packages Replace, to tell afterwards whose files were taken.
@@ -224,7 +236,8 @@ seq_repl_load(struct seq *s, size_t from, size_t to)
 			    (int)strcspn(tok, " \t\n(:"), tok);
 			if ((o = dpkgstatus_peek(&status, name, NULL,
 			    NULL)) == NULL || !dpkgstatus_installed(o) ||
-			    strcmp(name, s->v[i].name) == 0)
+			    strcmp(name, s->v[i].name) == 0 ||
+			    seq_removes(&s->v[i], name))
 				continue;
 			if ((v = realloc(s->repl, (s->nrepl + 1) *
 			    sizeof(*v))) == NULL)

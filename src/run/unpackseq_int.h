@@ -45,6 +45,10 @@ struct seq_pkg {
 	bool prerm_ran;
 	bool keep_postrm;	/* its old postrm copied aside */
 	enum seq_state state;
+	/* unpackconflict.c: the installed packages it removes in favour */
+	struct seq_pkg *cf;
+	size_t ncf;
+	bool unwound;		/* a conflictor: its prerm's unwind ran */
 };
 
 /* A package the batch makes disappear: its postrm and list kept aside. */
@@ -81,7 +85,7 @@ struct seq {
 	bool said_db;		/* the count was told */
 };
 
-/* unpackseq.c: a step told (INSTALL_SEQ), of package P (or NULL). */
+/* unpackseq_say.c: a step told (INSTALL_SEQ), of package P (or NULL). */
 void seq_say(struct seq *s, enum unpackseq_step step, const struct seq_pkg *p,
     const char *msg);
 /* P's STATE told (dpkg's "status:" line). */
@@ -108,6 +112,9 @@ const struct deb_info *seq_info(const struct seq_pkg *p, const char *name);
 int seq_script(struct seq *s, struct seq_pkg *p, const char *script,
     const char *where, const char *a1, const char *a2, const char *a3,
     char *msg, size_t msglen, struct dbp_error *err);
+int seq_script4(struct seq *s, struct seq_pkg *p, const char *script,
+    const char *where, const char *a1, const char *a2, const char *a3,
+    const char *a4, char *msg, size_t msglen, struct dbp_error *err);
 int seq_fallback(struct seq *s, struct seq_pkg *p, const char *script,
     const char *old_where, const char *ifok, const char *iffallback,
     char *msg, size_t msglen, struct dbp_error *err);

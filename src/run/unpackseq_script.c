@@ -123,6 +123,16 @@ seq_script(struct seq *s, struct seq_pkg *p, const char *script,
     const char *where, const char *a1, const char *a2, const char *a3,
     char *msg, size_t msglen, struct dbp_error *err)
 {
+	return seq_script4(s, p, script, where, a1, a2, a3, NULL, msg, msglen,
+	    err);
+}
+
+/* seq_script with a fourth argument: "remove in-favour PKG VERSION". */
+int
+seq_script4(struct seq *s, struct seq_pkg *p, const char *script,
+    const char *where, const char *a1, const char *a2, const char *a3,
+    const char *a4, char *msg, size_t msglen, struct dbp_error *err)
+{
 	struct maintscript_env e = { .root = s->root,
 	    .chrootless = s->o->script_chrootless, .pkg = p->name,
 	    .arch = p->arch, .script = script,
@@ -130,7 +140,8 @@ seq_script(struct seq *s, struct seq_pkg *p, const char *script,
 	    .debconf = strcmp(where, "new") == 0,
 	    .admindir = s->o->dpkg_admindir };
 	char path[PATH_MAX], why[128];
-	char *argv[5] = { path, (char *)a1, (char *)a2, (char *)a3, NULL };
+	char *argv[6] = { path, (char *)a1, (char *)a2, (char *)a3,
+	    a3 != NULL ? (char *)a4 : NULL, NULL };
 	struct stat st;
 	int status, r;
 
