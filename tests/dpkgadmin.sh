@@ -137,7 +137,7 @@ step purge -P a b
 
 # Queries read the database given, not the root's.
 side q
-DEBUNPACK=$DEBUNPACK "$DEBUNPACK" --root "$T/q/inst" --dpkg-admindir="$T/q/db" \
+"$DEBUNPACK" --root "$T/q/inst" --dpkg-admindir="$T/q/db" \
     --dpkg-db --maintscripts --force-script-chrootless --no-progress \
     "$T/a2.deb" "$T/b1.deb" > "$T/q.out" 2>&1 ||
     fail "debunpack --dpkg-admindir: $(cat "$T/q.out")"

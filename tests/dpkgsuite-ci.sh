@@ -53,6 +53,7 @@ cat "$T/suite/table"
 for t in $tests; do
 	line=$(awk -v t="$t" '$1 == t' "$T/suite/table")
 	[ -n "$line" ] || fail "$t: not in the table"
+	# shellcheck disable=SC2086 # the table's columns, one word each
 	set -- $line
 	[ "$2 $3" = "pass pass" ] || fail "$t: dpkg $2, shim $3"
 	case $4 in

@@ -92,8 +92,9 @@ complete_words debunpack --dpkg-db > "$T/got" || fail "completion failed"
 echo --dpkg-db > "$T/want"
 diff -u "$T/want" "$T/got" || fail "--dpkg-db: not --dpkg-db"
 complete_words debunpack --dpkg | LC_ALL=C sort > "$T/got" || fail "completion failed"
-printf '%s\n' --dpkg-db --dpkg-dist --dpkg-force --dpkg-force= --dpkg-messages |
-    diff -u - "$T/got" || fail "--dpkg: not the four"
+printf '%s\n' --dpkg-admindir --dpkg-admindir= --dpkg-db --dpkg-dist \
+    --dpkg-force --dpkg-force= --dpkg-messages |
+    diff -u - "$T/got" || fail "--dpkg: not the five"
 
 # "--merged-usr=" as bash splits it (at "=", COMP_WORDBREAKS' default)
 # and as one word.

@@ -857,7 +857,7 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
     struct stats *st, struct dbp_error *err)
 {
 	struct install in = { .o = o, .ic = { o, NULL }, .st = st,
-	    .rf = { -1, false }, .um = { .nmade = 0 } };
+	    .rf = { .fd = -1 }, .um = { .nmade = 0 } };
 	char **files;
 	size_t nfiles;
 	unsigned jobs;
