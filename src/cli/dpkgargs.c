@@ -133,8 +133,8 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	O("abort-after", 0, 1, SHIM, ABORT_AFTER, NULL),
 	O("admindir", 0, 1, SHIM, ADMINDIR, NULL),
 	O("instdir", 0, 1, SHIM, INSTDIR, NULL),
-	/* debunpack checks no dependency of an unpack: nothing to ignore. */
-	O("ignore-depends", 0, 1, SAME, NONE, NULL),
+	/* debunpack checks Pre-Depends and ignores none: dpkg's call. */
+	O("ignore-depends", 0, 1, HANDON, NONE, NULL),
 	/* Judged force by force below. */
 	O("force", 0, 2, SHIM, FORCE, NULL),
 	O("refuse", 0, 2, SHIM, REFUSE, NULL),
@@ -198,7 +198,8 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	/* debunpack checks no relation of an unpack (apt's plan does). */
 	F("breaks", false, SAME, NONE, NULL),
 	F("conflicts", false, SAME, NONE, NULL),
-	F("depends", false, SAME, NONE, NULL),
+	/* debunpack refuses an unsatisfied Pre-Depends: dpkg's warning is dpkg's. */
+	F("depends", false, HANDON, NONE, NULL),
 	F("depends-version", false, SAME, NONE, NULL),
 	/* Removal's. */
 	F("remove-reinstreq", false, SAME, NONE, NULL),

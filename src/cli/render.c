@@ -356,6 +356,10 @@ render_seq(struct cli_opts *o, const struct install_note *n)
 			fprintf(stderr, "%s: %s\n", o->dpkg_messages ? "dpkg" :
 			    "debunpack", msg);
 		return;
+	case UNPACKSEQ_DETAIL:
+		if (o->verbose >= 0)
+			fprintf(stderr, "%s\n", msg);
+		return;
 	default:
 		break;
 	}

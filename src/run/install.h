@@ -63,6 +63,8 @@ enum unpackseq_step {
 	UNPACKSEQ_CLEANUP,	/* undoing PKG failed too: MSG */
 	UNPACKSEQ_NOTICE,	/* MSG: dpkg's notices ("trying script
 				   from the new package instead ...") */
+	UNPACKSEQ_DETAIL,	/* MSG: a line of the notice before it,
+				   as it is ("" a blank one) */
 };
 
 /* Where a run is, past the extraction. */

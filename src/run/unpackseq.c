@@ -23,6 +23,7 @@
 #include "durable/rootfs.h"
 #include "run/maintscript.h"
 #include "run/pkgfiles.h"
+#include "run/unpackdeps.h"
 #include "run/unpackseq.h"
 #include "run/unpackseq_int.h"
 
@@ -249,6 +250,11 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		    "\nStatus: install ") == NULL && strstr(p->old_text,
 		    "\nStatus: hold ") == NULL))
 			seq_say(s, UNPACKSEQ_SELECTING, p, NULL);
+		/* dpkg's checks of its relations come before anything else. */
+		if ((r = unpackdeps_seq_check(s, p, err)) < 0)
+			return r;
+		if (r == 1)
+			continue;
 		/* dpkg reads its file lists for the first package it unpacks. */
 		if (!s->said_db && s->ninstalled >= 0) {
 			struct install_note n = { .event = INSTALL_SEQ,
