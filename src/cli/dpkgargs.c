@@ -119,12 +119,11 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	/* dpkg then skips a version already installed: debunpack reinstalls. */
 	O("skip-same-version", 'E', 0, HANDON, NONE, NULL),
 	/*
-	 * apt gives it on every unpack call.  It lets dpkg deconfigure a
-	 * package that an unpacked one Breaks instead of failing; debunpack
-	 * checks no Breaks (apt's plan does), so nothing is deconfigured and
-	 * nothing fails either way.
+	 * apt gives it on every unpack call: a package that an unpacked one
+	 * Breaks is deconfigured instead of failing the unpack, as
+	 * debunpack's option of that name does.
 	 */
-	O("auto-deconfigure", 'B', 0, SAME, NONE, NULL),
+	O("auto-deconfigure", 'B', 0, MAP, NONE, "--auto-deconfigure"),
 	/* Changes the output of --version and of queries only. */
 	O("robot", 0, 0, SAME, NONE, NULL),
 	/* Root and database: the shim passes INSTDIR as debunpack's --root. */
@@ -195,8 +194,9 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	F("confask", false, SAME, NONE, NULL),
 	/* dpkg would take a foreign architecture it does not know. */
 	F("architecture", false, HANDON, NONE, NULL),
-	/* debunpack checks no relation of an unpack (apt's plan does). */
-	F("breaks", false, SAME, NONE, NULL),
+	/* debunpack refuses a broken Breaks: dpkg's warning is dpkg's. */
+	F("breaks", false, HANDON, NONE, NULL),
+	/* debunpack checks no Conflicts (apt's plan does). */
 	F("conflicts", false, SAME, NONE, NULL),
 	/* debunpack refuses an unsatisfied Pre-Depends: dpkg's warning is dpkg's. */
 	F("depends", false, HANDON, NONE, NULL),

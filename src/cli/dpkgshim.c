@@ -21,6 +21,7 @@
 #include "deb/control.h"
 #include "deb/deb.h"
 #include "durable/fileat.h"
+#include "run/unpackdeps.h"
 #include "util/error.h"
 
 /*
@@ -621,6 +622,8 @@ shim_unpack_argv(struct shim *s, struct argvec *av)
 		if (d->id == DPKGARGS_ID_STATUS_FD)
 			r |= argvec_addf(av, "%s=%ld", d->debunpack,
 			    dpkgargs_int(&s->a, d, s->a.use[i].value));
+		else if (d->takes == 0)
+			r |= argvec_add(av, d->debunpack);
 		else
 			r |= argvec_addf(av, "%s=%s", d->debunpack,
 			    s->a.use[i].value);
@@ -638,6 +641,7 @@ shim_unpack_argv(struct shim *s, struct argvec *av)
 /* The package a file holds, as the status file will name it. */
 struct shimpkg {
 	char *name, *arch, *ma, *version;
+	struct control *ctl;
 };
 
 static void
@@ -650,6 +654,7 @@ shimpkg_free(struct shimpkg *p, size_t n)
 		free(p[i].arch);
 		free(p[i].ma);
 		free(p[i].version);
+		control_free(p[i].ctl);
 	}
 	free(p);
 }
@@ -683,10 +688,10 @@ shim_read_pkgs(struct shim *s, struct shimpkg **out)
 			p[i].arch = shim_field(c, "Architecture");
 			p[i].ma = shim_field(c, "Multi-Arch");
 			p[i].version = shim_field(c, "Version");
+			p[i].ctl = c;
 			if (p[i].name == NULL || p[i].arch == NULL ||
 			    p[i].ma == NULL || p[i].version == NULL)
 				r = -ENOMEM;
-			control_free(c);
 		}
 		deb_close(d);
 	}
@@ -716,6 +721,34 @@ shim_status(const struct shim *s, struct dpkgstatus *st)
 		r = dpkgstatus_parse(st, text, len);
 	free(text);
 	return r;
+}
+
+/*
+ * Whether a package's Pre-Depends waits for trigger processing in
+ * BEFORE: dpkg processes those triggers (--triggers-only) to satisfy it,
+ * which an unpack by debunpack does not, so dpkg does the call.
+ */
+static bool
+shim_predep_triggers(struct dpkgstatus *before, const struct shimpkg *p,
+    size_t n)
+{
+	const struct dpkgstatus_stanza *d = dpkgstatus_peek(before, "dpkg",
+	    NULL, NULL);
+	char *why, *trig, shown[512];
+	size_t i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		dpkgstatus_name(p[i].name, p[i].arch, p[i].ma, shown,
+		    sizeof(shown));
+		r = unpackdeps_predepends(before, p[i].ctl, shown, d != NULL ?
+		    d->arch : NULL, &why, &trig);
+		free(why);
+		free(trig);
+		if (r == UNPACKDEPS_TRIGGERS)
+			return true;
+	}
+	return false;
 }
 
 /* Whether package P is unpacked at its file's version in AFTER. */
@@ -903,6 +936,12 @@ main(int argc, char **argv)
 	if (shim_status(&s, &before) != 0) {
 		shimpkg_free(pkgs, s.debs.n);
 		return shim_handon(&s, "dpkg's status file cannot be read");
+	}
+	if (shim_predep_triggers(&before, pkgs, s.debs.n)) {
+		dpkgstatus_clear(&before);
+		shimpkg_free(pkgs, s.debs.n);
+		return shim_handon(&s, "a pre-dependency waits for trigger"
+		    " processing");
 	}
 	if (shim_unpack_argv(&s, &av) != 0) {
 		fprintf(stderr, "dpkg: error: out of memory\n");

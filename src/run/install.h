@@ -109,6 +109,8 @@ struct install_opts {
 	/* --maintscripts (unpackseq.h): scripts chrootless, DPKG_FORCE */
 	bool script_chrootless;
 	const char *dpkg_force;
+	/* dpkg's --auto-deconfigure: deconfigure what a package Breaks */
+	bool auto_deconfigure;
 	/*
 	 * Remove the packages named instead of installing files: RM says
 	 * how (remove.h; its warn and ctx are the run's).

@@ -12,9 +12,7 @@
 #include "db/dpkgfmt.h"
 #include "db/dpkgstatus.h"
 #include "db/version.h"
-#include "durable/fileat.h"
 #include "run/unpackdeps.h"
-#include "run/unpackseq_int.h"
 
 /* One alternative of a group: NAME[:ARCH] [(OP VERSION)]. */
 struct dep_alt {
@@ -394,65 +392,125 @@ unpackdeps_predepends(const struct dpkgstatus *st,
 }
 
 /*
- * --maintscripts' check of package P before its scripts: its
- * Pre-Depends against dpkg's status as it is now (the packages of the
- * call before P's group unpacked, see unpackseq.c's grouping).  0 when
- * P may go on; 1 when P failed (dpkg's notice and error told); -errno
- * with ERR when dpkg's status cannot be read.
+ * One Breaks group (V, N alternatives; dpkg reads the first alone) as
+ * depisok checks it: 1 satisfied, 0 not (lines added to FP, *FIX the
+ * one package that deconfiguring would fix it, or NULL), -ENOMEM.
  */
-int
-unpackdeps_seq_check(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
+static int
+deps_check_breaks(const struct dpkgstatus *st, const struct dep_new *nw,
+    const struct dep_alt *a, FILE *fp,
+    const struct dpkgstatus_stanza **fix)
 {
-	struct dpkgstatus st = { NULL, 0 };
-	const struct dpkgstatus_stanza *d;
-	char *text = NULL, *why = NULL, *trig = NULL, *line, *nl;
-	char msg[1024];
-	size_t len = 0;
-	int r;
+	char shown[512];
+	size_t j, nconflicts = 0;
 
-	if (control_get(p->ctl, "Pre-Depends") == NULL)
-		return 0;
-	if ((r = fileat_read(s->adfd, "status", &text, &len)) != 0 &&
-	    r != -ENOENT)
-		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot read");
-	r = dpkgstatus_parse(&st, text != NULL ? text : "", len);
-	free(text);
-	if (r != 0)
-		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot parse");
-	d = dpkgstatus_peek(&st, "dpkg", NULL, NULL);
-	r = unpackdeps_predepends(&st, p->ctl, p->shown, d != NULL ?
-	    d->arch : NULL, &why, &trig);
-	dpkgstatus_clear(&st);
-	if (r < 0 && r != -EINVAL)
-		return dbp_err(err, -r, p->file, "cannot check Pre-Depends");
-	if (r == UNPACKDEPS_OK)
-		return 0;
-	if (r == -EINVAL) {
-		seq_fail(s, p, "cannot parse its Pre-Depends field");
+	for (j = 0; j < st->n && strcmp(a->name, nw->name) != 0; j++) {
+		const struct dpkgstatus_stanza *d = &st->v[j];
+		const char *state = dpkgstatus_state(d);
+
+		if (strcmp(d->name, a->name) != 0 || deps_is_new(d, nw))
+			continue;
+		/* Unpacked, half-installed and the like break nothing. */
+		if (strcmp(state, "installed") != 0 &&
+		    strcmp(state, "triggers-pending") != 0 &&
+		    strcmp(state, "triggers-awaited") != 0)
+			continue;
+		if (!deps_version_ok(d->version, a) ||
+		    !(strcmp(a->arch, "any") == 0 ||
+		    deps_arch_ok(d->arch, d->ma, a, nw)))
+			continue;
+		dpkgstatus_name(d->name, d->arch, d->ma, shown, sizeof(shown));
+		fprintf(fp, "  %s (version %s) is present and %s.\n", shown,
+		    dpkgfmt_version(d->version != NULL ? d->version : ""),
+		    deps_state_words(state));
+		nconflicts++;
+		*fix = d;
+	}
+	for (j = 0; j < st->n; j++) {
+		const struct dpkgstatus_stanza *d = &st->v[j];
+		struct deps_field df = { "Provides", NULL };
+		const char *state = dpkgstatus_state(d);
+		bool ok;
+
+		if (strcmp(d->name, nw->name) == 0)
+			continue;
+		if (strcmp(state, "installed") != 0 &&
+		    strcmp(state, "triggers-pending") != 0 &&
+		    strcmp(state, "triggers-awaited") != 0)
+			continue;
+		if (dpkgfmt_fields(d->text, d->len, deps_field_fn, &df) < 0)
+			return -ENOMEM;
+		ok = deps_provides(df.value, a);
+		free(df.value);
+		if (!ok)
+			continue;
+		dpkgstatus_name(d->name, d->arch, d->ma, shown, sizeof(shown));
+		fprintf(fp, "  %s provides %s and is present and %s.\n", shown,
+		    a->name, deps_state_words(state));
+		nconflicts++;
+		*fix = d;
+	}
+	if (nconflicts == 0)
 		return 1;
+	if (nconflicts > 1)
+		*fix = NULL;
+	return 0;
+}
+
+int
+unpackdeps_breaks(const struct dpkgstatus *st, const struct control *ctl,
+    const char *shown, const char *native, size_t *at, char **why,
+    const struct dpkgstatus_stanza **fix)
+{
+	struct dep_new nw = { ctl, control_get(ctl, "Package"),
+	    control_get(ctl, "Architecture"), control_get(ctl, "Multi-Arch"),
+	    control_get(ctl, "Version"), shown, native };
+	const char *field = control_get(ctl, "Breaks"), *p, *comma;
+	struct dep_alt v[32];
+	char *text = NULL, *form = NULL, *group;
+	size_t len = 0, glen, k = 0;
+	FILE *fp;
+	int n, r;
+
+	*why = NULL;
+	*fix = NULL;
+	if (nw.name == NULL)
+		return -EINVAL;
+	for (p = field; p != NULL && *p != '\0';
+	    p = comma != NULL ? comma + 1 : NULL, k++) {
+		comma = strchr(p, ',');
+		glen = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		if (k < *at || strspn(p, " \t\n") >= glen)
+			continue;
+		if ((n = deps_group(p, glen, v, sizeof(v) / sizeof(v[0]))) < 0)
+			return n;
+		if ((group = strndup(p, glen)) == NULL)
+			return -ENOMEM;
+		r = dpkgfmt_depends(group, &form);
+		free(group);
+		if (r == -ENOMEM)
+			return r;
+		if ((fp = open_memstream(&text, &len)) == NULL) {
+			free(form);
+			return -ENOMEM;
+		}
+		fprintf(fp, " %s breaks %s\n", shown, form != NULL ? form : "");
+		free(form);
+		form = NULL;
+		r = deps_check_breaks(st, &nw, &v[0], fp, fix);
+		if (fclose(fp) != 0 && r >= 0)
+			r = -ENOMEM;
+		if (r != 0) {
+			free(text);
+			text = NULL;
+			*fix = NULL;
+			if (r < 0)
+				return r;
+			continue;
+		}
+		*at = k + 1;
+		*why = text;
+		return UNPACKDEPS_PROBLEM;
 	}
-	if (r == UNPACKDEPS_TRIGGERS) {
-		/* dpkg would process them first: debunpack processes none. */
-		snprintf(msg, sizeof(msg), "pre-dependency problem - not"
-		    " installing %s: %s awaits trigger processing (dpkg"
-		    " --triggers-only %s first)", p->shown, trig, trig);
-		free(trig);
-		seq_fail(s, p, msg);
-		return 1;
-	}
-	snprintf(msg, sizeof(msg), "regarding %s containing %s,"
-	    " pre-dependency problem:", p->file, p->shown);
-	seq_say(s, UNPACKSEQ_NOTICE, p, msg);
-	for (line = why; line != NULL && *line != '\0'; line = nl + 1) {
-		if ((nl = strchr(line, '\n')) == NULL)
-			break;
-		*nl = '\0';
-		seq_say(s, UNPACKSEQ_DETAIL, p, line);
-	}
-	seq_say(s, UNPACKSEQ_DETAIL, p, "");
-	free(why);
-	snprintf(msg, sizeof(msg), "pre-dependency problem - not installing"
-	    " %s", p->shown);
-	seq_fail(s, p, msg);
-	return 1;
+	return UNPACKDEPS_OK;
 }

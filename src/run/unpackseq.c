@@ -279,8 +279,11 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		/* dpkg runs it over a version that was configured. */
 		if (strcmp(p->old_state, "installed") != 0 &&
 		    strcmp(p->old_state, "half-configured") != 0 &&
-		    strncmp(p->old_state, "triggers-", 9) != 0)
+		    strncmp(p->old_state, "triggers-", 9) != 0) {
+			if ((r = unpackdeps_seq_deconfigure(s, p, err)) < 0)
+				return r;
 			continue;
+		}
 		seq_status(s, p, "half-configured");
 		p->prerm_ran = true;
 		r = seq_fallback(s, p, "prerm", "old", "upgrade",
@@ -294,6 +297,11 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 			continue;
 		}
 		seq_status(s, p, "unpacked");
+		/* What it Breaks, after its prerm (dpkg's order). */
+		if ((r = unpackdeps_seq_deconfigure(s, p, err)) < 0)
+			return r;
+		if (r == 1 && (r = seq_unwind_prerm(s, p, err)) != 0)
+			return r;
 	}
 	return 0;
 }
@@ -362,6 +370,8 @@ seq_unwind_preinst(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 		seq_say(s, UNPACKSEQ_CLEANUP, p, msg);
 		return 0;
 	}
+	if ((r = unpackdeps_seq_undo(s, p, err)) != 0)
+		return r;
 	if (p->prerm_ran) {
 		seq_status(s, p, "unpacked");
 		return seq_unwind_prerm(s, p, err);
@@ -550,6 +560,7 @@ seq_free(struct seq *s)
 	for (i = 0; s->v != NULL && i < s->n; i++) {
 		struct seq_pkg *p = &s->v[i];
 
+		unpackdeps_seq_free(p);
 		control_free(p->ctl);
 		deb_info_free(p->info, p->ninfo);
 		free(p->infoname);
