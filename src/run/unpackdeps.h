@@ -3,6 +3,8 @@
 #ifndef DEBUNPACK_UNPACKDEPS_H
 #define DEBUNPACK_UNPACKDEPS_H
 
+#include <stdbool.h>
+
 #include "db/dpkgstatus.h"
 #include "deb/control.h"
 
@@ -88,6 +90,13 @@ int unpackdeps_seq_deconfigure(struct seq *s, struct seq_pkg *p,
  */
 int unpackdeps_seq_undo(struct seq *s, struct seq_pkg *p,
     struct dbp_error *err);
+
+/*
+ * Whether a package before P in the call deconfigured P's installed
+ * version: dpkg then tells no new half-configured state for P's prerm.
+ */
+bool unpackdeps_seq_deconfigured(const struct seq *s,
+    const struct seq_pkg *p);
 
 /* P's queue freed. */
 void unpackdeps_seq_free(struct seq_pkg *p);

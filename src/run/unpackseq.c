@@ -284,7 +284,8 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 				return r;
 			continue;
 		}
-		seq_status(s, p, "half-configured");
+		if (!unpackdeps_seq_deconfigured(s, p))
+			seq_status(s, p, "half-configured");
 		p->prerm_ran = true;
 		r = seq_fallback(s, p, "prerm", "old", "upgrade",
 		    "failed-upgrade", msg, sizeof(msg), err);

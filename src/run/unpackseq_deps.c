@@ -71,6 +71,20 @@ deps_status(struct seq *s, const struct seq_pkg *p, struct dpkgstatus *st,
 	return 0;
 }
 
+/*
+ * Package file FILE as dpkg names it in its notices: its tail after
+ * ".../" when long (dpkg's summarize_filename, as render.c shows it).
+ */
+static void
+deps_summarize(const char *file, char *buf, size_t n)
+{
+	const char *p = file;
+
+	while (strlen(p) > 30 && strchr(p, '/') != NULL)
+		p = strchr(p, '/') + 1;
+	snprintf(buf, n, "%s%s", p == file ? "" : ".../", p);
+}
+
 /* WHY's lines told after NOTICE, as dpkg's notice prints them. */
 static void
 deps_notice(struct seq *s, struct seq_pkg *p, const char *notice, char *why)
@@ -92,7 +106,7 @@ static int
 deps_predepends(struct seq *s, struct seq_pkg *p, struct dpkgstatus *st,
     const char *native, struct dbp_error *err)
 {
-	char *why = NULL, *trig = NULL, msg[1024];
+	char *why = NULL, *trig = NULL, msg[2 * PATH_MAX], file[PATH_MAX + 8];
 	int r;
 
 	r = unpackdeps_predepends(st, p->ctl, p->shown, native, &why, &trig);
@@ -109,8 +123,9 @@ deps_predepends(struct seq *s, struct seq_pkg *p, struct dpkgstatus *st,
 		    " --triggers-only %s first)", p->shown, trig, trig);
 		seq_fail(s, p, msg);
 	} else {
+		deps_summarize(p->file, file, sizeof(file));
 		snprintf(msg, sizeof(msg), "regarding %s containing %s,"
-		    " pre-dependency problem:", p->file, p->shown);
+		    " pre-dependency problem:", file, p->shown);
 		deps_notice(s, p, msg, why);
 		snprintf(msg, sizeof(msg), "pre-dependency problem - not"
 		    " installing %s", p->shown);
@@ -168,7 +183,7 @@ deps_breaks(struct seq *s, struct seq_pkg *p, struct dpkgstatus *st,
 {
 	struct dpkgstatus_stanza *d;
 	const struct dpkgstatus_stanza *fix;
-	char *why, msg[1024], fixshown[512];
+	char *why, msg[2 * PATH_MAX], fixshown[512], file[PATH_MAX + 8];
 	size_t at = 0;
 	int r;
 
@@ -207,8 +222,9 @@ deps_breaks(struct seq *s, struct seq_pkg *p, struct dpkgstatus *st,
 				    "cannot check Breaks");
 			continue;
 		}
+		deps_summarize(p->file, file, sizeof(file));
 		snprintf(msg, sizeof(msg), "regarding %s containing %s:",
-		    p->file, p->shown);
+		    file, p->shown);
 		deps_notice(s, p, msg, why);
 		free(why);
 		if (fix != NULL)
@@ -318,25 +334,44 @@ deps_script(struct seq *s, struct unpackdeps_deconf *x, struct seq_pkg *p,
 	return -1;
 }
 
-/* X's stanza before the call, its state now STATE (Status' last word). */
+/*
+ * X's stanza before the call, its state now STATE (Status' last word);
+ * the configured version becomes Config-Version, which dpkg writes for
+ * a package no longer installed.
+ */
 static char *
 deps_stanza(const struct unpackdeps_deconf *x, const char *state)
 {
-	const char *t = x->p.old_text, *st = strstr(t, "\nStatus: ");
-	const char *end, *last;
-	char *out;
+	const char *line, *end;
+	bool cv = strstr(x->p.old_text, "\nConfig-Version: ") != NULL;
+	char *t = NULL;
+	size_t len;
+	FILE *fp;
 
-	if (strncmp(t, "Status: ", 8) == 0)
-		st = t;
-	else if (st != NULL)
-		st++;
-	if (st == NULL || (end = strchr(st, '\n')) == NULL)
-		return strdup(t);
-	for (last = end; last > st && last[-1] != ' '; last--)
-		;
-	if (asprintf(&out, "%.*s%s%s", (int)(last - t), t, state, end) < 0)
+	if ((fp = open_memstream(&t, &len)) == NULL)
 		return NULL;
-	return out;
+	for (line = x->p.old_text; *line != '\0'; line = end) {
+		end = strchr(line, '\n');
+		end = end != NULL ? end + 1 : line + strlen(line);
+		if (strncmp(line, "Status: ", 8) == 0) {
+			const char *last = end - 1;
+
+			while (last > line && last[-1] != ' ')
+				last--;
+			fprintf(fp, "%.*s%s\n", (int)(last - line), line, state);
+			continue;
+		}
+		fwrite(line, 1, (size_t)(end - line), fp);
+		if (strncmp(line, "Version: ", 9) == 0 && !cv &&
+		    strcmp(x->state, "installed") == 0)
+			fprintf(fp, "Config-Version: %s\n",
+			    dpkgfmt_version(x->version));
+	}
+	if (fclose(fp) != 0) {
+		free(t);
+		return NULL;
+	}
+	return t;
 }
 
 int
@@ -366,7 +401,9 @@ unpackdeps_seq_deconfigure(struct seq *s, struct seq_pkg *p,
 			return r;
 		if (r == -1) {
 			seq_fail(s, p, msg);
-			r = unpackdeps_seq_undo(s, p, err);
+			if ((r = unpackdeps_seq_undo(s, p, err)) == 0 &&
+			    !p->prerm_ran)
+				r = deps_selected(s, p, err);
 			return r != 0 ? r : 1;
 		}
 	}
@@ -401,6 +438,23 @@ unpackdeps_seq_undo(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 			return r;
 	}
 	return 0;
+}
+
+bool
+unpackdeps_seq_deconfigured(const struct seq *s, const struct seq_pkg *p)
+{
+	size_t i, j;
+
+	for (i = 0; &s->v[i] != p; i++)
+		for (j = 0; j < s->v[i].ndeconf; j++) {
+			const struct unpackdeps_deconf *x = &s->v[i].deconf[j];
+
+			if (x->ran && strcmp(x->name, p->name) == 0 &&
+			    strcmp(x->arch != NULL ? x->arch : "",
+			    p->arch != NULL ? p->arch : "") == 0)
+				return true;
+		}
+	return false;
 }
 
 void
