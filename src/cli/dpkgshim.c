@@ -831,11 +831,13 @@ shim_log(struct shim *s, const char *log, struct dpkgstatus *before,
  * dpkg -i: the packages it unpacked are configured after the unpack, as
  * one --configure of the real dpkg with the caller's command-line
  * options (dpkg reads its configuration again).  A package is one this
- * call unpacked when AFTER has it unpacked at the file's version.
+ * call unpacked when AFTER has it unpacked at the file's version; one
+ * it deconfigured (a package of the call Breaks it, -B) is installed in
+ * BEFORE and half-configured in AFTER, and dpkg -i configures it too.
  */
 static int
-shim_configure(struct shim *s, struct dpkgstatus *after,
-    const struct shimpkg *p)
+shim_configure(struct shim *s, struct dpkgstatus *before,
+    struct dpkgstatus *after, const struct shimpkg *p)
 {
 	struct argvec av = { NULL, 0, NULL, 0 };
 	const struct dpkgargs_use *u;
@@ -864,6 +866,33 @@ shim_configure(struct shim *s, struct dpkgstatus *after,
 		dpkgstatus_name(p[i].name, p[i].arch, p[i].ma, buf,
 		    sizeof(buf));
 		/* A package given twice is configured once. */
+		for (j = first; j < av.n; j++)
+			if (strcmp(av.v[j], buf) == 0)
+				break;
+		if (j == av.n)
+			r |= argvec_addf(&av, "%s", buf);
+	}
+	for (i = 0; av.n > first && i < after->n; i++) {
+		const struct dpkgstatus_stanza *a = &after->v[i], *b;
+		const char *was;
+
+		if (strcmp(dpkgstatus_state(a), "half-configured") != 0 ||
+		    (b = dpkgstatus_peek(before, a->name, a->arch, a->ma)) ==
+		    NULL)
+			continue;
+		was = dpkgstatus_state(b);
+		if (strcmp(was, "installed") != 0 &&
+		    strncmp(was, "triggers-", 9) != 0)
+			continue;
+		/* One of the call's own, failed, is left as it is. */
+		for (j = 0; j < s->debs.n; j++)
+			if (strcmp(p[j].name, a->name) == 0 &&
+			    strcmp(p[j].arch, a->arch != NULL ? a->arch : "") ==
+			    0)
+				break;
+		if (j < s->debs.n)
+			continue;
+		dpkgstatus_name(a->name, a->arch, a->ma, buf, sizeof(buf));
 		for (j = first; j < av.n; j++)
 			if (strcmp(av.v[j], buf) == 0)
 				break;
@@ -981,7 +1010,7 @@ main(int argc, char **argv)
 			shim_log(&s, log, &before, &after, pkgs);
 		/* dpkg -i configures what unpacked, even when some did not. */
 		if (s.a.action->id == DPKGARGS_ID_INSTALL) {
-			r = shim_configure(&s, &after, pkgs);
+			r = shim_configure(&s, &before, &after, pkgs);
 			rc = r > rc ? r : rc;
 		}
 	}
