@@ -142,7 +142,6 @@ handed_on --no-act=1 --unpack "$A"
 handed_on --unpack --install "$A"
 handed_on --force-nosuch --unpack "$A"
 # Forces and options of the relations debunpack checks: dpkg's to honour.
-handed_on --force-depends --unpack "$A"
 handed_on --force-breaks --unpack "$A"
 handed_on --ignore-depends=x --unpack "$A"
 handed_on --status-fd x --unpack "$A"

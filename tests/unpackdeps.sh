@@ -230,5 +230,19 @@ if [ -n "${DPKGSHIM:-}" ] && [ -x "$DPKGSHIM" ]; then
 	both --install "$l1"
 	shim_i "dpkg -i -B, the broken package upgraded too" "$w1" "$l2"
 	[ "$rd" = 0 ] || fail "dpkg -i -B of w and l failed"
+	# --force-depends over a Pre-Depends not satisfied: dpkg's warning.
+	both --purge p w l
+	dpkg_in "$D" --force-depends --unpack "$p1" > "$T/out.dpkg" 2>&1 &&
+	    rd=0 || rd=$?
+	DEBUNPACK_DPKG=$(command -v dpkg) PATH=$PATH:/usr/sbin:/sbin \
+	    "$DPKGSHIM" --root="$U" --force-not-root \
+	    --force-script-chrootless --log=/dev/null --force-depends \
+	    --unpack "$p1" < /dev/null > "$T/out.shim" 2>&1 && ru=0 || ru=$?
+	[ "$rd" = "$ru" ] && [ "$rd" = 0 ] ||
+	    fail "--force-depends: exit $rd from dpkg, $ru from the shim"
+	grep -q '^dpkg: warning: ignoring pre-dependency problem!$' "$T/out.shim" ||
+	    fail "--force-depends: no warning: $(cat "$T/out.shim")"
+	diff -u "$D/var/lib/dpkg/status" "$U/var/lib/dpkg/status" ||
+	    fail "--force-depends: dpkg's status differs"
 fi
 echo "unpackdeps: ok"

@@ -198,8 +198,11 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	F("breaks", false, HANDON, NONE, NULL),
 	/* debunpack checks no Conflicts (apt's plan does). */
 	F("conflicts", false, SAME, NONE, NULL),
-	/* debunpack refuses an unsatisfied Pre-Depends: dpkg's warning is dpkg's. */
-	F("depends", false, HANDON, NONE, NULL),
+	/*
+	 * Only a Pre-Depends problem is dpkg's to ignore with a warning:
+	 * dpkgshim.c hands on a call that has one.
+	 */
+	F("depends", false, SAME, NONE, NULL),
 	F("depends-version", false, SAME, NONE, NULL),
 	/* Removal's. */
 	F("remove-reinstreq", false, SAME, NONE, NULL),

@@ -724,13 +724,14 @@ shim_status(const struct shim *s, struct dpkgstatus *st)
 }
 
 /*
- * Whether a package's Pre-Depends waits for trigger processing in
- * BEFORE: dpkg processes those triggers (--triggers-only) to satisfy it,
- * which an unpack by debunpack does not, so dpkg does the call.
+ * Why dpkg is to do the call for the packages' Pre-Depends in BEFORE, or
+ * NULL: one waits for trigger processing, which dpkg does first
+ * (--triggers-only) and an unpack by debunpack does not; or one is not
+ * satisfied while --force-depends (FORCED) makes dpkg go on regardless.
  */
-static bool
-shim_predep_triggers(struct dpkgstatus *before, const struct shimpkg *p,
-    size_t n)
+static const char *
+shim_predep(struct dpkgstatus *before, const struct shimpkg *p, size_t n,
+    bool forced)
 {
 	const struct dpkgstatus_stanza *d = dpkgstatus_peek(before, "dpkg",
 	    NULL, NULL);
@@ -746,9 +747,11 @@ shim_predep_triggers(struct dpkgstatus *before, const struct shimpkg *p,
 		free(why);
 		free(trig);
 		if (r == UNPACKDEPS_TRIGGERS)
-			return true;
+			return "a pre-dependency waits for trigger processing";
+		if (forced && r != UNPACKDEPS_OK)
+			return "force depends on a pre-dependency problem";
 	}
-	return false;
+	return NULL;
 }
 
 /* Whether package P is unpacked at its file's version in AFTER. */
@@ -927,6 +930,7 @@ main(int argc, char **argv)
 	struct dpkgstatus before = { NULL, 0 }, after = { NULL, 0 };
 	struct argvec av = { NULL, 0, NULL, 0 };
 	struct shimpkg *pkgs = NULL;
+	const struct dpkgargs_def *fd;
 	const char *cfgdir, *why, *log;
 	char whybuf[PATH_MAX + 64];
 	struct shim s;
@@ -966,11 +970,12 @@ main(int argc, char **argv)
 		shimpkg_free(pkgs, s.debs.n);
 		return shim_handon(&s, "dpkg's status file cannot be read");
 	}
-	if (shim_predep_triggers(&before, pkgs, s.debs.n)) {
+	fd = dpkgargs_force("depends", 7);
+	if ((why = shim_predep(&before, pkgs, s.debs.n, fd != NULL &&
+	    s.a.force[fd - dpkgargs_table] != fd->force_on)) != NULL) {
 		dpkgstatus_clear(&before);
 		shimpkg_free(pkgs, s.debs.n);
-		return shim_handon(&s, "a pre-dependency waits for trigger"
-		    " processing");
+		return shim_handon(&s, "%s", why);
 	}
 	if (shim_unpack_argv(&s, &av) != 0) {
 		fprintf(stderr, "dpkg: error: out of memory\n");
