@@ -237,6 +237,33 @@ parse_arch(const char *arch)
 	return r;
 }
 
+START_TEST(test_control_blank_continuation)
+{
+	static const char *const bad[] = { "Description: a\n \n b\n",
+	    "Description: a\n  \n b\n", "Description: a\n \t\n b\n" };
+	struct dbp_error err;
+	struct control *c;
+	char text[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "Package: a\nVersion: 1\n"
+		    "Architecture: all\n%s", bad[i]);
+		ck_assert_int_eq(parse(text, &c, &err), 0);
+		ck_assert_int_eq(control_check_syntax(c, &err), -EINVAL);
+		ck_assert_str_eq(err.msg,
+		    "blank line in value of field 'Description'");
+		control_free(c);
+	}
+	/* dpkg's blank line, " .", and indented lines are values. */
+	snprintf(text, sizeof(text), "Package: a\nVersion: 1\n"
+	    "Architecture: all\nDescription: a\n .\n   b\n");
+	ck_assert_int_eq(parse(text, &c, &err), 0);
+	ck_assert_int_eq(control_check_syntax(c, &err), 0);
+	control_free(c);
+}
+END_TEST
+
 START_TEST(test_control_arch_syntax)
 {
 	ck_assert_int_eq(parse_arch("all"), 0);
@@ -383,6 +410,7 @@ control_suite(void)
 	tcase_add_test(tc, test_control_empty_required);
 	tcase_add_test(tc, test_control_version_syntax);
 	tcase_add_test(tc, test_control_arch_syntax);
+	tcase_add_test(tc, test_control_blank_continuation);
 	tcase_add_test(tc, test_control_duplicate_field);
 	tcase_add_test(tc, test_control_bad_lines);
 	tcase_add_test(tc, test_control_nul_byte);

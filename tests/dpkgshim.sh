@@ -141,6 +141,9 @@ handed_on --unpack --root
 handed_on --no-act=1 --unpack "$A"
 handed_on --unpack --install "$A"
 handed_on --force-nosuch --unpack "$A"
+# Forces and options of the relations debunpack checks: dpkg's to honour.
+handed_on --force-breaks --unpack "$A"
+handed_on --ignore-depends=x --unpack "$A"
 handed_on --status-fd x --unpack "$A"
 handed_on --unpack
 handed_on -R --unpack
@@ -237,6 +240,7 @@ $A
 # Every form of the options, before and after the action; what does not
 # change an unpack goes nowhere.
 unpacked "$base--status-fd=3
+--auto-deconfigure
 --path-exclude=/usr/share/doc/*
 --path-include=/usr/share/doc/*/copyright
 --force-overwrite
@@ -247,7 +251,7 @@ $B
     --path-exclude='/usr/share/doc/*' \
     --path-include '/usr/share/doc/*/copyright' --force-confold,overwrite \
     --force-unsafe-io --refuse-depends --no-force-breaks --robot \
-    --ignore-depends=x --verify-format=rpm --no-pager --abort-after=2 \
+    --verify-format=rpm --no-pager --abort-after=2 \
     --triggers "$A" "$B"
 # "--" ends the options; "-" is a file there.
 cp "$A" "$T/-"

@@ -119,12 +119,11 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	/* dpkg then skips a version already installed: debunpack reinstalls. */
 	O("skip-same-version", 'E', 0, HANDON, NONE, NULL),
 	/*
-	 * apt gives it on every unpack call.  It lets dpkg deconfigure a
-	 * package that an unpacked one Breaks instead of failing; debunpack
-	 * checks no Breaks (apt's plan does), so nothing is deconfigured and
-	 * nothing fails either way.
+	 * apt gives it on every unpack call: a package that an unpacked one
+	 * Breaks is deconfigured instead of failing the unpack, as
+	 * debunpack's option of that name does.
 	 */
-	O("auto-deconfigure", 'B', 0, SAME, NONE, NULL),
+	O("auto-deconfigure", 'B', 0, MAP, NONE, "--auto-deconfigure"),
 	/* Changes the output of --version and of queries only. */
 	O("robot", 0, 0, SAME, NONE, NULL),
 	/* Root and database: the shim passes INSTDIR as debunpack's --root. */
@@ -133,8 +132,8 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	O("abort-after", 0, 1, SHIM, ABORT_AFTER, NULL),
 	O("admindir", 0, 1, SHIM, ADMINDIR, NULL),
 	O("instdir", 0, 1, SHIM, INSTDIR, NULL),
-	/* debunpack checks no dependency of an unpack: nothing to ignore. */
-	O("ignore-depends", 0, 1, SAME, NONE, NULL),
+	/* debunpack checks Pre-Depends and ignores none: dpkg's call. */
+	O("ignore-depends", 0, 1, HANDON, NONE, NULL),
 	/* Judged force by force below. */
 	O("force", 0, 2, SHIM, FORCE, NULL),
 	O("refuse", 0, 2, SHIM, REFUSE, NULL),
@@ -195,10 +194,14 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	F("confask", false, SAME, NONE, NULL),
 	/* A package of an architecture the root does not take, installed. */
 	F("architecture", false, MAP, NONE, "--force-architecture"),
-	/* debunpack checks no relation of an unpack (apt's plan does). */
-	F("breaks", false, SAME, NONE, NULL),
+	/* debunpack refuses a broken Breaks: dpkg's warning is dpkg's. */
+	F("breaks", false, HANDON, NONE, NULL),
 	/* Conflicts are checked: debunpack reads the force in DPKG_FORCE. */
 	F("conflicts", false, SAME, NONE, NULL),
+	/*
+	 * Only a Pre-Depends problem is dpkg's to ignore with a warning:
+	 * dpkgshim.c hands on a call that has one.
+	 */
 	F("depends", false, SAME, NONE, NULL),
 	F("depends-version", false, SAME, NONE, NULL),
 	/* Removal's. */

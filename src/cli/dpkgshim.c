@@ -22,6 +22,7 @@
 #include "deb/control.h"
 #include "deb/deb.h"
 #include "durable/fileat.h"
+#include "run/unpackdeps.h"
 #include "util/error.h"
 
 /*
@@ -189,6 +190,7 @@ shim_finish_journal(struct shim *s)
 /* The package a file holds, as the status file will name it. */
 struct shimpkg {
 	char *name, *arch, *ma, *version;
+	struct control *ctl;
 };
 
 static void
@@ -201,6 +203,7 @@ shimpkg_free(struct shimpkg *p, size_t n)
 		free(p[i].arch);
 		free(p[i].ma);
 		free(p[i].version);
+		control_free(p[i].ctl);
 	}
 	free(p);
 }
@@ -234,10 +237,10 @@ shim_read_pkgs(struct shim *s, struct shimpkg **out)
 			p[i].arch = shim_field(c, "Architecture");
 			p[i].ma = shim_field(c, "Multi-Arch");
 			p[i].version = shim_field(c, "Version");
+			p[i].ctl = c;
 			if (p[i].name == NULL || p[i].arch == NULL ||
 			    p[i].ma == NULL || p[i].version == NULL)
 				r = -ENOMEM;
-			control_free(c);
 		}
 		deb_close(d);
 	}
@@ -304,6 +307,37 @@ shim_coinstall(const struct shim *s, const struct shimpkg *p,
 				return true;
 	}
 	return false;
+}
+
+/*
+ * Why dpkg is to do the call for the packages' Pre-Depends in BEFORE, or
+ * NULL: one waits for trigger processing, which dpkg does first
+ * (--triggers-only) and an unpack by debunpack does not; or one is not
+ * satisfied while --force-depends (FORCED) makes dpkg go on regardless.
+ */
+static const char *
+shim_predep(struct dpkgstatus *before, const struct shimpkg *p, size_t n,
+    bool forced)
+{
+	const struct dpkgstatus_stanza *d = dpkgstatus_peek(before, "dpkg",
+	    NULL, NULL);
+	char *why, *trig, shown[512];
+	size_t i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		dpkgstatus_name(p[i].name, p[i].arch, p[i].ma, shown,
+		    sizeof(shown));
+		r = unpackdeps_predepends(before, p[i].ctl, shown, d != NULL ?
+		    d->arch : NULL, &why, &trig);
+		free(why);
+		free(trig);
+		if (r == UNPACKDEPS_TRIGGERS)
+			return "a pre-dependency waits for trigger processing";
+		if (forced && r != UNPACKDEPS_OK)
+			return "force depends on a pre-dependency problem";
+	}
+	return NULL;
 }
 
 /* Whether package P is unpacked at its file's version in AFTER. */
@@ -386,11 +420,13 @@ shim_log(struct shim *s, const char *log, struct dpkgstatus *before,
  * dpkg -i: the packages it unpacked are configured after the unpack, as
  * one --configure of the real dpkg with the caller's command-line
  * options (dpkg reads its configuration again).  A package is one this
- * call unpacked when AFTER has it unpacked at the file's version.
+ * call unpacked when AFTER has it unpacked at the file's version; one
+ * it deconfigured (a package of the call Breaks it, -B) is installed in
+ * BEFORE and half-configured in AFTER, and dpkg -i configures it too.
  */
 static int
-shim_configure(struct shim *s, struct dpkgstatus *after,
-    const struct shimpkg *p)
+shim_configure(struct shim *s, struct dpkgstatus *before,
+    struct dpkgstatus *after, const struct shimpkg *p)
 {
 	struct argvec av = { NULL, 0, NULL, 0 };
 	const struct dpkgargs_use *u;
@@ -425,6 +461,33 @@ shim_configure(struct shim *s, struct dpkgstatus *after,
 		if (j == av.n)
 			r |= argvec_addf(&av, "%s", buf);
 	}
+	for (i = 0; av.n > first && i < after->n; i++) {
+		const struct dpkgstatus_stanza *a = &after->v[i], *b;
+		const char *was;
+
+		if (strcmp(dpkgstatus_state(a), "half-configured") != 0 ||
+		    (b = dpkgstatus_peek(before, a->name, a->arch, a->ma)) ==
+		    NULL)
+			continue;
+		was = dpkgstatus_state(b);
+		if (strcmp(was, "installed") != 0 &&
+		    strncmp(was, "triggers-", 9) != 0)
+			continue;
+		/* One of the call's own, failed, is left as it is. */
+		for (j = 0; j < s->debs.n; j++)
+			if (strcmp(p[j].name, a->name) == 0 &&
+			    strcmp(p[j].arch, a->arch != NULL ? a->arch : "") ==
+			    0)
+				break;
+		if (j < s->debs.n)
+			continue;
+		dpkgstatus_name(a->name, a->arch, a->ma, buf, sizeof(buf));
+		for (j = first; j < av.n; j++)
+			if (strcmp(av.v[j], buf) == 0)
+				break;
+		if (j == av.n)
+			r |= argvec_addf(&av, "%s", buf);
+	}
 	if (r != 0) {
 		argvec_free(&av);
 		fprintf(stderr, "dpkg: error: out of memory\n");
@@ -453,6 +516,7 @@ main(int argc, char **argv)
 	struct dpkgstatus before = { NULL, 0 }, after = { NULL, 0 };
 	struct argvec av = { NULL, 0, NULL, 0 };
 	struct shimpkg *pkgs = NULL;
+	const struct dpkgargs_def *fd;
 	const char *cfgdir, *why, *log;
 	char whybuf[PATH_MAX + 64];
 	struct shim s;
@@ -502,6 +566,13 @@ main(int argc, char **argv)
 		return shim_handon(&s, "a Multi-Arch: same package beside an"
 		    " instance of another architecture");
 	}
+	fd = dpkgargs_force("depends", 7);
+	if ((why = shim_predep(&before, pkgs, s.debs.n, fd != NULL &&
+	    s.a.force[fd - dpkgargs_table] != fd->force_on)) != NULL) {
+		dpkgstatus_clear(&before);
+		shimpkg_free(pkgs, s.debs.n);
+		return shim_handon(&s, "%s", why);
+	}
 	if (shim_unpack_argv(&s, &av) != 0) {
 		fprintf(stderr, "dpkg: error: out of memory\n");
 		shim_free(&s, pkgs);
@@ -540,7 +611,7 @@ main(int argc, char **argv)
 			shim_log(&s, log, &before, &after, pkgs);
 		/* dpkg -i configures what unpacked, even when some did not. */
 		if (s.a.action->id == DPKGARGS_ID_INSTALL) {
-			r = shim_configure(&s, &after, pkgs);
+			r = shim_configure(&s, &before, &after, pkgs);
 			rc = r > rc ? r : rc;
 		}
 	}

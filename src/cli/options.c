@@ -366,6 +366,9 @@ static const struct cli_option options_table[] = {
 	{ "architecture", 0, required_argument, "=ARCH", "the root's native"
 	    " architecture (default:\nthe one the host's dpkg is built for)",
 	    options_architecture, 0 },
+	{ "auto-deconfigure", 0, no_argument, "", "deconfigure an installed"
+	    " package that\none unpacked Breaks, as dpkg's -B does\n"
+	    "(--maintscripts)", FLAG(in.auto_deconfigure) },
 	{ "contents", 0, no_argument, "", "list the entries of package files",
 	    options_action, 0 },
 	{ "dpkg-admindir", 0, required_argument, "=DIR", "dpkg's database is"
@@ -477,7 +480,7 @@ options_usage(FILE *fp)
 	    "                 [--path-exclude=GLOB] [--path-include=GLOB]\n"
 	    "                 [--run-preinst] [--status-fd N] [--no-progress]\n"
 	    "                 [--maintscripts [--dpkg-messages] [--dpkg-force=LIST]\n"
-	    "                 [--force-script-chrootless]]\n"
+	    "                 [--force-script-chrootless] [--auto-deconfigure]]\n"
 	    "                 [-j N] [-q | -v] [-R] PKG.deb|DIR|-...\n"
 	    "       debunpack --root DIR [--admindir DIR] [--dry-run] [--dpkg-db]\n"
 	    "                 [--no-scripts] [--force-depends]\n"
@@ -565,9 +568,11 @@ options_check(int argc, struct cli_opts *o)
 		return -1;
 	}
 	if ((o->dpkg_messages || o->in.script_chrootless ||
-	    o->in.dpkg_force != NULL) && !o->maintscripts) {
-		fprintf(stderr, "debunpack: --dpkg-messages, --dpkg-force and"
-		    " --force-script-chrootless go with --maintscripts\n");
+	    o->in.dpkg_force != NULL || o->in.auto_deconfigure) &&
+	    !o->maintscripts) {
+		fprintf(stderr, "debunpack: --dpkg-messages, --dpkg-force,"
+		    " --auto-deconfigure and\n--force-script-chrootless go"
+		    " with --maintscripts\n");
 		return -1;
 	}
 	if (o->maintscripts && !o->in.script_chrootless && geteuid() != 0) {

@@ -352,6 +352,24 @@ render_regarding(struct cli_opts *o, const char *file, const char *name,
 }
 
 /* --maintscripts: each step, in dpkg's words or debunpack's. */
+/* TEXT's lines to standard error, escaped one by one, the first after PREFIX. */
+static void
+render_lines(const char *text, const char *prefix)
+{
+	char line[1024], esc[1024];
+	const char *nl;
+
+	do {
+		nl = strchr(text, '\n');
+		snprintf(line, sizeof(line), "%.*s", nl != NULL ?
+		    (int)(nl - text) : (int)strlen(text), text);
+		fprintf(stderr, "%s%s\n", prefix, escape_name(line, esc,
+		    sizeof(esc)));
+		prefix = "";
+		text = nl + 1;
+	} while (nl != NULL);
+}
+
 static void
 render_seq(struct cli_opts *o, const struct install_note *n)
 {
@@ -363,10 +381,12 @@ render_seq(struct cli_opts *o, const struct install_note *n)
 	switch (n->seq) {
 	case UNPACKSEQ_FAILED:
 		render_keep_error(o, file);
-		if (o->dpkg_messages)
+		if (o->dpkg_messages) {
+			/* dpkg's error may go on over lines of its own. */
 			fprintf(stderr, "dpkg: error processing archive %s"
-			    " (--unpack):\n %s\n", file, msg);
-		else
+			    " (--unpack):\n", file);
+			render_lines(n->msg != NULL ? n->msg : "", " ");
+		} else
 			fprintf(stderr, "debunpack: %s: %s\n", file, msg);
 		return;
 	case UNPACKSEQ_CLEANUP:
@@ -384,6 +404,10 @@ render_seq(struct cli_opts *o, const struct install_note *n)
 		if (o->verbose >= 0)
 			fprintf(stderr, "%s: %s\n", o->dpkg_messages ? "dpkg" :
 			    "debunpack", msg);
+		return;
+	case UNPACKSEQ_DETAIL:
+		if (o->verbose >= 0)
+			fprintf(stderr, "%s\n", msg);
 		return;
 	default:
 		break;

@@ -549,6 +549,8 @@ shim_unpack_argv(struct shim *s, struct argvec *av)
 		if (d->id == DPKGARGS_ID_STATUS_FD)
 			r |= argvec_addf(av, "%s=%ld", d->debunpack,
 			    dpkgargs_int(&s->a, d, s->a.use[i].value));
+		else if (d->takes == 0)
+			r |= argvec_add(av, d->debunpack);
 		else
 			r |= argvec_addf(av, "%s=%s", d->debunpack,
 			    s->a.use[i].value);

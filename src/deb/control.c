@@ -257,6 +257,22 @@ control_check_syntax(const struct control *c, struct dbp_error *err)
 	if (!control_valid_arch(control_get(c, "Architecture")))
 		return dbp_err(err, 0, "control", "invalid Architecture '%s'",
 		    control_get(c, "Architecture"));
+	/*
+	 * A continuation line of blanks alone: dpkg refuses it in a
+	 * package's control (" ." is a blank line), as dpkg-deb builds none.
+	 */
+	for (size_t i = 0; i < c->nfields; i++) {
+		const char *l = c->fields[i].value;
+
+		while ((l = strchr(l, '\n')) != NULL) {
+			l++;
+			if (l[strspn(l, " \t")] == '\n' ||
+			    l[strspn(l, " \t")] == '\0')
+				return dbp_err(err, 0, "control", "blank line"
+				    " in value of field '%s'",
+				    c->fields[i].name);
+		}
+	}
 	return 0;
 }
 

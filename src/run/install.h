@@ -66,6 +66,8 @@ enum unpackseq_step {
 	UNPACKSEQ_REGARDING,	/* PKG's NAME has a problem with what is
 				   installed: MSG, lines ("  x (version 1)
 				   is present and installed.") */
+	UNPACKSEQ_DETAIL,	/* MSG: a line of the notice before it,
+				   as it is ("" a blank one) */
 };
 
 /* Where a run is, past the extraction. */
@@ -128,6 +130,8 @@ struct install_opts {
 	/* --maintscripts (unpackseq.h): scripts chrootless, DPKG_FORCE */
 	bool script_chrootless;
 	const char *dpkg_force;
+	/* dpkg's --auto-deconfigure: deconfigure what a package Breaks */
+	bool auto_deconfigure;
 	/*
 	 * Remove the packages named instead of installing files: RM says
 	 * how (remove.h; its warn and ctx are the run's).

@@ -25,6 +25,7 @@
 #include "run/maintscript.h"
 #include "run/pkgfiles.h"
 #include "run/unpackconflict.h"
+#include "run/unpackdeps.h"
 #include "run/unpackseq.h"
 #include "run/unpackseq_int.h"
 
@@ -257,6 +258,11 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		    "\nStatus: install ") == NULL && strstr(p->old_text,
 		    "\nStatus: hold ") == NULL))
 			seq_say(s, UNPACKSEQ_SELECTING, p, NULL);
+		/* dpkg's checks of its relations come before anything else. */
+		if ((r = unpackdeps_seq_check(s, p, err)) < 0)
+			return r;
+		if (r == 1)
+			continue;
 		if ((r = unpackconflict_check(s, p, err)) < 0)
 			return r;
 		if (r == 1)
@@ -286,7 +292,8 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		if (strcmp(p->old_state, "installed") == 0 ||
 		    strcmp(p->old_state, "half-configured") == 0 ||
 		    strncmp(p->old_state, "triggers-", 9) == 0) {
-			seq_status(s, p, "half-configured");
+			if (!unpackdeps_seq_deconfigured(s, p))
+				seq_status(s, p, "half-configured");
 			p->prerm_ran = true;
 			r = seq_fallback(s, p, "prerm", "old", "upgrade",
 			    "failed-upgrade", msg, sizeof(msg), err);
@@ -300,13 +307,23 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 			}
 			seq_status(s, p, "unpacked");
 		}
+		/* What it Breaks, after its prerm (dpkg's order). */
+		if ((r = unpackdeps_seq_deconfigure(s, p, err)) < 0)
+			return r;
+		if (r == 1) {
+			if ((r = seq_unwind_prerm(s, p, err)) != 0)
+				return r;
+			continue;
+		}
 		/* Then the prerms of what it removes in favour. */
 		if ((r = unpackconflict_prerms(s, p, msg, sizeof(msg),
 		    err)) < -1)
 			return r;
 		if (r == -1) {
 			seq_fail(s, p, msg);
+			/* Unwound in the reverse of dpkg's order. */
 			if ((r = unpackconflict_unwind(s, p, err)) != 0 ||
+			    (r = unpackdeps_seq_undo(s, p, err)) != 0 ||
 			    (r = p->prerm_ran ? seq_unwind_prerm(s, p, err) :
 			    seq_status_one(s, p, seq_not_installed(p), err)) != 0)
 				return r;
@@ -379,7 +396,9 @@ seq_unwind_preinst(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 		seq_say(s, UNPACKSEQ_CLEANUP, p, msg);
 		return 0;
 	}
-	if ((r = unpackconflict_unwind(s, p, err)) != 0)
+	/* Unwound in the reverse of dpkg's order. */
+	if ((r = unpackconflict_unwind(s, p, err)) != 0 ||
+	    (r = unpackdeps_seq_undo(s, p, err)) != 0)
 		return r;
 	if (p->prerm_ran) {
 		seq_status(s, p, "unpacked");
@@ -593,6 +612,7 @@ seq_free(struct seq *s)
 	for (i = 0; s->v != NULL && i < s->n; i++) {
 		struct seq_pkg *p = &s->v[i];
 
+		unpackdeps_seq_free(p);
 		control_free(p->ctl);
 		deb_info_free(p->info, p->ninfo);
 		free(p->infoname);

@@ -44,6 +44,9 @@ struct seq_pkg {
 	bool upgrade;		/* an old version's files are there */
 	bool prerm_ran;
 	bool keep_postrm;	/* its old postrm copied aside */
+	/* What it Breaks, deconfigured first (unpackseq_deps.c) */
+	struct unpackdeps_deconf *deconf;
+	size_t ndeconf;
 	enum seq_state state;
 	/* unpackconflict.c: the installed packages it removes in favour */
 	struct seq_pkg *cf;

@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: MIT */
+/* unpackdeps: the relations dpkg checks before it unpacks a package. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/dpkgfmt.h"
+#include "db/dpkgstatus.h"
+#include "db/version.h"
+#include "run/unpackdeps.h"
+
+/* One alternative of a group: NAME[:ARCH] [(OP VERSION)]. */
+struct dep_alt {
+	char name[256], arch[64], op[3], version[256];
+};
+
+/* What a group's check needs to know of the package being unpacked. */
+struct dep_new {
+	const struct control *ctl;
+	const char *name, *arch, *ma, *version, *shown, *native;
+};
+
+/* dpkg's words for a state (src/main/help.c's statusstrings). */
+static const char *
+deps_state_words(const char *state)
+{
+	static const char *const w[][2] = {
+		{ "not-installed", "not installed" },
+		{ "config-files", "not installed but configs remain" },
+		{ "half-installed",
+		    "broken due to failed removal or installation" },
+		{ "unpacked", "unpacked but not configured" },
+		{ "half-configured", "broken due to postinst failure" },
+		{ "triggers-awaited",
+		    "awaiting trigger processing by another package" },
+		{ "triggers-pending", "triggered" },
+		{ "installed", "installed" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (strcmp(state, w[i][0]) == 0)
+			return w[i][1];
+	return state;
+}
+
+/* Copy the LEN bytes at S into BUF (N bytes); false when they do not fit. */
+static bool
+deps_copy(char *buf, size_t n, const char *s, size_t len)
+{
+	if (len == 0 || len >= n)
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return true;
+}
+
+/*
+ * Parse the alternatives of group TEXT (LEN bytes, between commas) into
+ * V (at most MAX); their number, or -EINVAL.
+ */
+static int
+deps_group(const char *text, size_t len, struct dep_alt *v, size_t max)
+{
+	const char *p = text, *end = text + len, *s;
+	size_t n = 0;
+
+	for (;;) {
+		struct dep_alt *a;
+
+		if (n == max)
+			return -EINVAL;
+		a = &v[n++];
+		memset(a, 0, sizeof(*a));
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		for (s = p; p < end && !isspace((unsigned char)*p) &&
+		    *p != '(' && *p != '|' && *p != ':'; p++)
+			;
+		if (!deps_copy(a->name, sizeof(a->name), s, (size_t)(p - s)))
+			return -EINVAL;
+		if (p < end && *p == ':') {
+			for (s = ++p; p < end && !isspace((unsigned char)*p) &&
+			    *p != '(' && *p != '|'; p++)
+				;
+			if (!deps_copy(a->arch, sizeof(a->arch), s,
+			    (size_t)(p - s)))
+				return -EINVAL;
+		}
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		if (p < end && *p == '(') {
+			for (s = ++p; p < end && strchr("<=>", *p) != NULL; p++)
+				;
+			if (!deps_copy(a->op, sizeof(a->op), s,
+			    (size_t)(p - s)))
+				return -EINVAL;
+			while (p < end && isspace((unsigned char)*p))
+				p++;
+			for (s = p; p < end && !isspace((unsigned char)*p) &&
+			    *p != ')'; p++)
+				;
+			if (!deps_copy(a->version, sizeof(a->version), s,
+			    (size_t)(p - s)))
+				return -EINVAL;
+			while (p < end && isspace((unsigned char)*p))
+				p++;
+			if (p == end || *p++ != ')')
+				return -EINVAL;
+			while (p < end && isspace((unsigned char)*p))
+				p++;
+		}
+		if (p == end)
+			return (int)n;
+		if (*p++ != '|')
+			return -EINVAL;
+	}
+}
+
+/* VERSION against A's relation (none: any version). */
+static bool
+deps_version_ok(const char *version, const struct dep_alt *a)
+{
+	if (a->op[0] == '\0')
+		return true;
+	return version != NULL && version_satisfies(version, a->op,
+	    a->version);
+}
+
+/* A package of ARCH (Multi-Arch MA) against A's arch (deparchsatisfied). */
+static bool
+deps_arch_ok(const char *arch, const char *ma, const struct dep_alt *a,
+    const struct dep_new *nw)
+{
+	const char *want = a->arch;
+
+	if (want[0] == '\0' && ma != NULL && strcmp(ma, "foreign") == 0)
+		return true;
+	if (strcmp(want, "any") == 0)
+		return ma != NULL && strcmp(ma, "allowed") == 0;
+	/* An implicit arch is the depending package's. */
+	if (want[0] == '\0')
+		want = nw->arch != NULL ? nw->arch : "all";
+	if (strcmp(want, "all") == 0)
+		want = nw->native;
+	if (arch == NULL || strcmp(arch, "all") == 0)
+		arch = nw->native;
+	if (want == NULL || arch == NULL)
+		return want == arch;
+	return strcmp(want, arch) == 0;
+}
+
+/* A package's field NAME in stanza TEXT: its value found, copied. */
+struct deps_field {
+	const char *name;
+	char *value;
+};
+
+static int
+deps_field_fn(const struct dpkgfmt_field *f, void *ctx)
+{
+	struct deps_field *df = ctx;
+
+	if (f->name == NULL || !dpkgfmt_field_is(f, df->name))
+		return 0;
+	if ((df->value = strndup(f->value, f->len)) == NULL)
+		return -ENOMEM;
+	return 1;
+}
+
+/*
+ * Whether PROVIDES (a Provides value, may be NULL) satisfies A, as
+ * dpkg's pkg_virtual_deppossi_satisfied: a provided version only with
+ * "=", and a versioned relation only by a provided version.
+ */
+static bool
+deps_provides(const char *provides, const struct dep_alt *a)
+{
+	struct dep_alt alt;
+	const char *p = provides, *comma;
+
+	while (p != NULL && *p != '\0') {
+		comma = strchr(p, ',');
+		if (deps_group(p, comma != NULL ? (size_t)(comma - p) :
+		    strlen(p), &alt, 1) == 1 && strcmp(alt.name, a->name) == 0) {
+			if (alt.op[0] == '\0') {
+				if (a->op[0] == '\0')
+					return true;
+			} else if (strcmp(alt.op, "=") == 0 &&
+			    deps_version_ok(alt.version, a))
+				return true;
+		}
+		p = comma != NULL ? comma + 1 : NULL;
+	}
+	return false;
+}
+
+/* Whether stanza D is the package being unpacked (its installed self). */
+static bool
+deps_is_new(const struct dpkgstatus_stanza *d, const struct dep_new *nw)
+{
+	return strcmp(d->name, nw->name) == 0 && (d->arch == NULL ||
+	    nw->arch == NULL || strcmp(d->arch, nw->arch) == 0 ||
+	    (!dpkgstatus_ma_same(d->ma) && !dpkgstatus_ma_same(nw->ma)));
+}
+
+/*
+ * One group (V, N alternatives) as depisok checks a pre-dependency:
+ * 1 satisfied, 0 not (its lines added to FP; *TRIG set when processing
+ * that package's triggers would do), or -ENOMEM.
+ */
+static int
+deps_check_group(const struct dpkgstatus *st, const struct dep_new *nw,
+    const struct dep_alt *v, size_t n, FILE *fp, char **trig)
+{
+	char shown[512];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct dep_alt *a = &v[i];
+		const char *provides;
+		bool said = false;
+
+		/* The package being unpacked, by its own name. */
+		if (strcmp(a->name, nw->name) == 0) {
+			if (deps_version_ok(nw->version, a) &&
+			    deps_arch_ok(nw->arch, nw->ma, a, nw))
+				return 1;
+			fprintf(fp, "  %s is to be installed, but is version"
+			    " %s.\n", nw->shown, dpkgfmt_version(nw->version));
+			said = true;
+		}
+		for (j = 0; j < st->n; j++) {
+			const struct dpkgstatus_stanza *d = &st->v[j];
+			const char *state = dpkgstatus_state(d);
+			bool ok;
+
+			if (strcmp(d->name, a->name) != 0 || deps_is_new(d, nw))
+				continue;
+			dpkgstatus_name(d->name, d->arch, d->ma, shown,
+			    sizeof(shown));
+			ok = deps_version_ok(d->version, a) &&
+			    deps_arch_ok(d->arch, d->ma, a, nw);
+			said = true;
+			if (strcmp(state, "installed") == 0 ||
+			    strcmp(state, "triggers-pending") == 0) {
+				if (ok)
+					return 1;
+				fprintf(fp, "  %s is installed, but is version"
+				    " %s.\n", shown, dpkgfmt_version(
+				    d->version != NULL ? d->version : ""));
+				continue;
+			}
+			if (strcmp(state, "not-installed") == 0) {
+				said = false;
+				continue;
+			}
+			if (strcmp(state, "triggers-awaited") == 0 && ok &&
+			    *trig == NULL && (*trig = strdup(shown)) == NULL)
+				return -ENOMEM;
+			if (strcmp(state, "triggers-awaited") != 0 &&
+			    strcmp(state, "unpacked") != 0 &&
+			    strcmp(state, "half-configured") != 0) {
+				fprintf(fp, "  %s is %s.\n", shown,
+				    deps_state_words(state));
+				continue;
+			}
+			/* Unpacked will do where the configured version does. */
+			if (d->cversion == NULL || d->cversion[0] == '\0')
+				fprintf(fp, "  %s is unpacked, but has never"
+				    " been configured.\n", shown);
+			else if (!ok)
+				fprintf(fp, "  %s is unpacked, but is version"
+				    " %s.\n", shown, dpkgfmt_version(
+				    d->version != NULL ? d->version : ""));
+			else if (!deps_version_ok(d->cversion, a))
+				fprintf(fp, "  %s latest configured version is"
+				    " %s.\n", shown, dpkgfmt_version(
+				    d->cversion));
+			else
+				return 1;
+		}
+		/* What the package being unpacked provides. */
+		provides = control_get(nw->ctl, "Provides");
+		if (deps_provides(provides, a))
+			return 1;
+		/* What the installed packages provide. */
+		for (j = 0; j < st->n; j++) {
+			const struct dpkgstatus_stanza *d = &st->v[j];
+			struct deps_field df = { "Provides", NULL };
+			const char *state = dpkgstatus_state(d);
+			bool ok;
+
+			if (deps_is_new(d, nw))
+				continue;
+			if (dpkgfmt_fields(d->text, d->len, deps_field_fn,
+			    &df) < 0)
+				return -ENOMEM;
+			ok = deps_provides(df.value, a);
+			free(df.value);
+			if (!ok)
+				continue;
+			if (strcmp(state, "installed") == 0 ||
+			    strcmp(state, "triggers-pending") == 0)
+				return 1;
+			dpkgstatus_name(d->name, d->arch, d->ma, shown,
+			    sizeof(shown));
+			if (strcmp(state, "triggers-awaited") == 0 &&
+			    *trig == NULL && (*trig = strdup(shown)) == NULL)
+				return -ENOMEM;
+			fprintf(fp, "  %s provides %s but is %s.\n", shown,
+			    a->name, deps_state_words(state));
+			said = true;
+		}
+		if (!said)
+			fprintf(fp, "  %s is not installed.\n", a->name);
+	}
+	return 0;
+}
+
+int
+unpackdeps_predepends(const struct dpkgstatus *st,
+    const struct control *ctl, const char *shown, const char *native,
+    char **why, char **trig)
+{
+	struct dep_new nw = { ctl, control_get(ctl, "Package"),
+	    control_get(ctl, "Architecture"), control_get(ctl, "Multi-Arch"),
+	    control_get(ctl, "Version"), shown, native };
+	const char *field = control_get(ctl, "Pre-Depends"), *p, *comma;
+	struct dep_alt v[32];
+	char *text = NULL, *form = NULL, *group;
+	size_t len = 0, glen;
+	FILE *fp;
+	int n, r = UNPACKDEPS_OK;
+
+	*why = NULL;
+	*trig = NULL;
+	if (nw.name == NULL)
+		return -EINVAL;
+	for (p = field; r == UNPACKDEPS_OK && p != NULL && *p != '\0';
+	    p = comma != NULL ? comma + 1 : NULL) {
+		comma = strchr(p, ',');
+		glen = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		if (strspn(p, " \t\n") >= glen)
+			continue;
+		if ((n = deps_group(p, glen, v, sizeof(v) / sizeof(v[0]))) < 0)
+			return n;
+		if ((group = strndup(p, glen)) == NULL)
+			return -ENOMEM;
+		r = dpkgfmt_depends(group, &form);
+		free(group);
+		if (r == -ENOMEM)
+			return r;
+		if ((fp = open_memstream(&text, &len)) == NULL) {
+			free(form);
+			return -ENOMEM;
+		}
+		fprintf(fp, " %s pre-depends on %s\n", shown, form != NULL ?
+		    form : "");
+		free(form);
+		form = NULL;
+		r = deps_check_group(st, &nw, v, (size_t)n, fp, trig);
+		if (fclose(fp) != 0 && r >= 0)
+			r = -ENOMEM;
+		if (r < 0) {
+			free(text);
+			free(*trig);
+			*trig = NULL;
+			return r;
+		}
+		if (r == 1) {
+			free(text);
+			text = NULL;
+			free(*trig);
+			*trig = NULL;
+			r = UNPACKDEPS_OK;
+			continue;
+		}
+		if (*trig != NULL) {
+			free(text);
+			return UNPACKDEPS_TRIGGERS;
+		}
+		*why = text;
+		return UNPACKDEPS_PROBLEM;
+	}
+	return UNPACKDEPS_OK;
+}
+
+/*
+ * One Breaks group (V, N alternatives; dpkg reads the first alone) as
+ * depisok checks it: 1 satisfied, 0 not (lines added to FP, *FIX the
+ * one package that deconfiguring would fix it, or NULL), -ENOMEM.
+ */
+static int
+deps_check_breaks(const struct dpkgstatus *st, const struct dep_new *nw,
+    const struct dep_alt *a, FILE *fp,
+    const struct dpkgstatus_stanza **fix)
+{
+	char shown[512];
+	size_t j, nconflicts = 0;
+
+	for (j = 0; j < st->n && strcmp(a->name, nw->name) != 0; j++) {
+		const struct dpkgstatus_stanza *d = &st->v[j];
+		const char *state = dpkgstatus_state(d);
+
+		if (strcmp(d->name, a->name) != 0 || deps_is_new(d, nw))
+			continue;
+		/* Unpacked, half-installed and the like break nothing. */
+		if (strcmp(state, "installed") != 0 &&
+		    strcmp(state, "triggers-pending") != 0 &&
+		    strcmp(state, "triggers-awaited") != 0)
+			continue;
+		if (!deps_version_ok(d->version, a) ||
+		    !(strcmp(a->arch, "any") == 0 ||
+		    deps_arch_ok(d->arch, d->ma, a, nw)))
+			continue;
+		dpkgstatus_name(d->name, d->arch, d->ma, shown, sizeof(shown));
+		fprintf(fp, "  %s (version %s) is present and %s.\n", shown,
+		    dpkgfmt_version(d->version != NULL ? d->version : ""),
+		    deps_state_words(state));
+		nconflicts++;
+		*fix = d;
+	}
+	for (j = 0; j < st->n; j++) {
+		const struct dpkgstatus_stanza *d = &st->v[j];
+		struct deps_field df = { "Provides", NULL };
+		const char *state = dpkgstatus_state(d);
+		bool ok;
+
+		if (strcmp(d->name, nw->name) == 0)
+			continue;
+		if (strcmp(state, "installed") != 0 &&
+		    strcmp(state, "triggers-pending") != 0 &&
+		    strcmp(state, "triggers-awaited") != 0)
+			continue;
+		if (dpkgfmt_fields(d->text, d->len, deps_field_fn, &df) < 0)
+			return -ENOMEM;
+		ok = deps_provides(df.value, a);
+		free(df.value);
+		if (!ok)
+			continue;
+		dpkgstatus_name(d->name, d->arch, d->ma, shown, sizeof(shown));
+		fprintf(fp, "  %s provides %s and is present and %s.\n", shown,
+		    a->name, deps_state_words(state));
+		nconflicts++;
+		*fix = d;
+	}
+	if (nconflicts == 0)
+		return 1;
+	if (nconflicts > 1)
+		*fix = NULL;
+	return 0;
+}
+
+int
+unpackdeps_breaks(const struct dpkgstatus *st, const struct control *ctl,
+    const char *shown, const char *native, size_t *at, char **why,
+    const struct dpkgstatus_stanza **fix)
+{
+	struct dep_new nw = { ctl, control_get(ctl, "Package"),
+	    control_get(ctl, "Architecture"), control_get(ctl, "Multi-Arch"),
+	    control_get(ctl, "Version"), shown, native };
+	const char *field = control_get(ctl, "Breaks"), *p, *comma;
+	struct dep_alt v[32];
+	char *text = NULL, *form = NULL, *group;
+	size_t len = 0, glen, k = 0;
+	FILE *fp;
+	int n, r;
+
+	*why = NULL;
+	*fix = NULL;
+	if (nw.name == NULL)
+		return -EINVAL;
+	for (p = field; p != NULL && *p != '\0';
+	    p = comma != NULL ? comma + 1 : NULL, k++) {
+		comma = strchr(p, ',');
+		glen = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		if (k < *at || strspn(p, " \t\n") >= glen)
+			continue;
+		if ((n = deps_group(p, glen, v, sizeof(v) / sizeof(v[0]))) < 0)
+			return n;
+		if ((group = strndup(p, glen)) == NULL)
+			return -ENOMEM;
+		r = dpkgfmt_depends(group, &form);
+		free(group);
+		if (r == -ENOMEM)
+			return r;
+		if ((fp = open_memstream(&text, &len)) == NULL) {
+			free(form);
+			return -ENOMEM;
+		}
+		fprintf(fp, " %s breaks %s\n", shown, form != NULL ? form : "");
+		free(form);
+		form = NULL;
+		r = deps_check_breaks(st, &nw, &v[0], fp, fix);
+		if (fclose(fp) != 0 && r >= 0)
+			r = -ENOMEM;
+		if (r != 0) {
+			free(text);
+			text = NULL;
+			*fix = NULL;
+			if (r < 0)
+				return r;
+			continue;
+		}
+		*at = k + 1;
+		*why = text;
+		return UNPACKDEPS_PROBLEM;
+	}
+	return UNPACKDEPS_OK;
+}
