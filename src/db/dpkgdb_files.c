@@ -157,7 +157,8 @@ dpkgdb_put_list(struct dpkgdb *db, const struct dpkgdb_new *p,
 
 /*
  * Where dpkg keeps triggers (triggers/, made by its first run), register
- * the run's interests and queue what its packages activate (dpkgtrig.h).
+ * the run's interests and note what its packages activate in the status
+ * (dpkgtrig.h, dpkgdb_trig.c).
  * A new database has none: dpkg builds it from info/PKG.triggers.
  */
 int
@@ -199,6 +200,8 @@ dpkgdb_triggers(struct dpkgdb *db, struct dbp_error *err)
 	}
 	if (r != 0)
 		r = dbp_err(err, -r, DPKGDB_DIR "/triggers", "cannot update");
+	else
+		r = dpkgdb_trig_status(db, t, err);
 	while (r == 0 && (r = dpkgtrig_file(t, &idx, &name, &text, &len)) > 0) {
 		/* dpkg removes the file of a trigger nobody is interested in. */
 		if (len == 0 && strcmp(name, "File") != 0 &&

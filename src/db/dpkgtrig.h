@@ -14,15 +14,25 @@
  * triggers/NAME) and activates the triggers its paths and its "activate"
  * directives fire.  This does the same for the run's packages, as text:
  * the database's files are read in, changed and handed back for the
- * caller to write.  Activations are queued in triggers/Unincorp, the
- * queue dpkg-trigger(1) writes, which dpkg folds into the status (the
- * interested packages' Triggers-Pending) on its next run.
+ * caller to write.  An activation is resolved, as dpkg resolves it, with
+ * the interests registered at that moment into notes: package PEND has
+ * TRIG pending, awaited by AW.  The caller folds them into the status
+ * (dpkgdb_trig.c), as dpkg does whether or not --no-triggers holds its
+ * processing back.
  */
 struct dpkgtrig;
 
+struct dpkgtrig_note {
+	char *pend;	/* the interested package: NAME or NAME:ARCH */
+	char *trig;	/* the trigger: a name, or an interest's path */
+	char *aw;	/* the package that awaits it, or NULL */
+};
+
 /*
- * Start from the triggers directory open as DFD (not taken): reads File
- * and Unincorp.  0 or -errno.
+ * Start from the triggers directory open as DFD (not taken): reads File,
+ * and incorporates dpkg-trigger's queue (Unincorp) as dpkg does when it
+ * opens its database: its activations noted, the queue emptied.  0 or
+ * -errno.
  */
 int dpkgtrig_new(struct dpkgtrig **out, int dfd);
 void dpkgtrig_free(struct dpkgtrig *t);
@@ -36,6 +46,10 @@ void dpkgtrig_free(struct dpkgtrig *t);
 int dpkgtrig_package(struct dpkgtrig *t, const char *name,
     const char *oldname, const char *old, const char *new,
     const struct record *rec);
+
+/* The notes so far, in the order of their activations: *N of them. */
+const struct dpkgtrig_note *dpkgtrig_notes(const struct dpkgtrig *t,
+    size_t *n);
 
 /*
  * The files to write, one at a time: 1 with *NAME (in the triggers
