@@ -800,29 +800,40 @@ shim_log(struct shim *s, const char *log, struct dpkgstatus *before,
  * options (dpkg reads its configuration again).  A package is one this
  * call unpacked when AFTER has it unpacked at the file's version.
  */
+/* The real dpkg's command line: the caller's options, from the command line. */
 static int
-shim_configure(struct shim *s, struct dpkgstatus *after,
-    const struct shimpkg *p)
+shim_dpkg_options(struct shim *s, struct argvec *av)
 {
-	struct argvec av = { NULL, 0, NULL, 0 };
 	const struct dpkgargs_use *u;
-	size_t i, j, first;
-	char buf[512];
+	size_t i;
 	int r;
 
-	r = argvec_add(&av, s->argv[0]);
+	r = argvec_add(av, s->argv[0]);
 	for (i = 0; i < s->a.nuse; i++) {
 		u = &s->a.use[i];
 		if (u->origin != NULL || u->def->id == DPKGARGS_ID_RECURSIVE)
 			continue;
 		if (u->def->name == NULL)
-			r |= argvec_addf(&av, "-%c", u->def->short_name);
+			r |= argvec_addf(av, "-%c", u->def->short_name);
 		else if (u->value == NULL)
-			r |= argvec_addf(&av, "--%s", u->def->name);
+			r |= argvec_addf(av, "--%s", u->def->name);
 		else
-			r |= argvec_addf(&av, "--%s%c%s", u->def->name,
+			r |= argvec_addf(av, "--%s%c%s", u->def->name,
 			    u->def->takes == 2 ? '-' : '=', u->value);
 	}
+	return r;
+}
+
+static int
+shim_configure(struct shim *s, struct dpkgstatus *after,
+    const struct shimpkg *p)
+{
+	struct argvec av = { NULL, 0, NULL, 0 };
+	size_t i, j, first;
+	char buf[512];
+	int r;
+
+	r = shim_dpkg_options(s, &av);
 	r |= argvec_add(&av, "--configure");
 	first = av.n;
 	for (i = 0; i < s->debs.n; i++) {
@@ -836,6 +847,80 @@ shim_configure(struct shim *s, struct dpkgstatus *after,
 				break;
 		if (j == av.n)
 			r |= argvec_addf(&av, "%s", buf);
+	}
+	if (r != 0) {
+		argvec_free(&av);
+		fprintf(stderr, "dpkg: error: out of memory\n");
+		return 2;
+	}
+	r = av.n > first ? shim_run(s->dpkg, av.v) : 0;
+	argvec_free(&av);
+	return r;
+}
+
+/* Whether the call processes triggers: dpkg's --no-triggers, the last word. */
+static bool
+shim_runs_triggers(const struct shim *s)
+{
+	bool on = true;
+	size_t i;
+
+	for (i = 0; i < s->a.nuse; i++)
+		if (s->a.use[i].def->id == DPKGARGS_ID_TRIGGERS ||
+		    s->a.use[i].def->id == DPKGARGS_ID_NO_TRIGGERS)
+			on = s->a.use[i].def->id == DPKGARGS_ID_TRIGGERS;
+	return on;
+}
+
+/* Stanza O's Triggers-Pending value (LEN bytes), or NULL. */
+static const char *
+shim_trigpend(const struct dpkgstatus_stanza *o, size_t *len)
+{
+	const char *v, *end;
+
+	if ((v = memmem(o->text, o->len, "\nTriggers-Pending:", 18)) == NULL)
+		return NULL;
+	v += 18;
+	end = memchr(v, '\n', (size_t)(o->text + o->len - v));
+	*len = end != NULL ? (size_t)(end - v) : (size_t)(o->text + o->len - v);
+	return v;
+}
+
+/*
+ * dpkg --unpack without --no-triggers: at its end dpkg processes the
+ * triggers of the packages the unpack activated.  They are those AFTER
+ * has pending that BEFORE had not (or had other triggers pending); one
+ * --triggers-only of the real dpkg processes them (--triggers: what
+ * their processing activates is processed too, as in dpkg's run).
+ */
+static int
+shim_triggers(struct shim *s, struct dpkgstatus *before,
+    struct dpkgstatus *after)
+{
+	struct argvec av = { NULL, 0, NULL, 0 };
+	const struct dpkgstatus_stanza *o, *b;
+	const char *tp, *btp;
+	size_t i, first, len, blen;
+	char buf[512];
+	int r;
+
+	r = shim_dpkg_options(s, &av);
+	r |= argvec_add(&av, "--triggers");
+	r |= argvec_add(&av, "--triggers-only");
+	first = av.n;
+	for (i = 0; i < after->n; i++) {
+		o = &after->v[i];
+		if (strncmp(dpkgstatus_state(o), "triggers-", 9) != 0 ||
+		    (tp = shim_trigpend(o, &len)) == NULL)
+			continue;
+		b = dpkgstatus_peek(before, o->name, o->arch, o->ma);
+		if (b != NULL && strcmp(dpkgstatus_state(b),
+		    dpkgstatus_state(o)) == 0 &&
+		    (btp = shim_trigpend(b, &blen)) != NULL && blen == len &&
+		    memcmp(btp, tp, len) == 0)
+			continue;
+		r |= argvec_addf(&av, "%s", dpkgstatus_name(o->name, o->arch,
+		    o->ma, buf, sizeof(buf)));
 	}
 	if (r != 0) {
 		argvec_free(&av);
@@ -943,6 +1028,9 @@ main(int argc, char **argv)
 		/* dpkg -i configures what unpacked, even when some did not. */
 		if (s.a.action->id == DPKGARGS_ID_INSTALL) {
 			r = shim_configure(&s, &after, pkgs);
+			rc = r > rc ? r : rc;
+		} else if (shim_runs_triggers(&s)) {
+			r = shim_triggers(&s, &before, &after);
 			rc = r > rc ? r : rc;
 		}
 	}
