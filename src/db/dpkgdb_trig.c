@@ -488,9 +488,11 @@ dpkgdb_trig_status(struct dpkgdb *db, const struct dpkgtrig *t,
 		if (!x->read)
 			continue;
 		trigst_unawait(&s, x);
-		/* Read and written by dpkg, a list of two names turns. */
-		if ((x->changed || (x->p == NULL && x->npend > 1)) &&
-		    (x->p == NULL || x->naw > 0))
+		/*
+		 * Read and written by dpkg, a list of two names turns.  The
+		 * run's new stanzas have no trigger fields yet.
+		 */
+		if (x->p != NULL ? x->naw > 0 : x->changed || x->npend > 1)
 			r = trigst_store(db, x);
 	}
 out:

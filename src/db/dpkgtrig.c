@@ -315,14 +315,15 @@ dpkgtrig_notes(const struct dpkgtrig *t, size_t *n)
 	return t->note;
 }
 
+typedef int trigfire_fn(struct dpkgtrig *, const char *, const char *, bool);
+
 /*
  * Each directive of triggers control file CI: "interest[-await|-noawait]
  * NAME" when INTEREST, else "activate[-await|-noawait] NAME"; FN is told
  * the name and whether it is noawait.
  */
 static int
-dpkgtrig_parse(const char *ci, bool interest,
-    int (*fn)(struct dpkgtrig *, const char *, const char *, bool),
+dpkgtrig_parse(const char *ci, bool interest, trigfire_fn *fn,
     struct dpkgtrig *t, const char *pkg)
 {
 	const char *p = ci, *nl;
@@ -407,10 +408,53 @@ dpkgtrig_paths(struct dpkgtrig *t, const char *pkg, const struct record *rec)
 	return 0;
 }
 
+/*
+ * The old version's paths (OLDLIST, one a line) that REC lacks: dpkg
+ * removes them and activates the interests in each and above it.
+ */
+static int
+dpkgtrig_gone(struct dpkgtrig *t, const char *pkg, const char *oldlist,
+    struct record *rec)
+{
+	const char *p, *nl;
+	char path[4200];
+	size_t len;
+	int r;
+
+	for (p = oldlist; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 :
+	    NULL) {
+		nl = strchr(p, '\n');
+		len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+		if (len == 0 || len >= sizeof(path) || p[0] != '/')
+			continue;
+		memcpy(path, p, len);
+		path[len] = '\0';
+		if (strcmp(path, "/.") == 0 ||
+		    record_find_name(rec, path) != NULL)
+			continue;
+		if ((r = dpkgtrig_activate(t, path, pkg)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* An "activate" directive of a package that awaits nothing yet. */
+static int
+dpkgtrig_fire_noawait(struct dpkgtrig *t, const char *pkg, const char *trig,
+    bool noawait)
+{
+	(void)pkg;
+	(void)noawait;
+	return dpkgtrig_activate(t, trig, NULL);
+}
+
 int
 dpkgtrig_package(struct dpkgtrig *t, const char *name, const char *oldname,
-    const char *old, const char *new, const struct record *rec)
+    const char *old, const char *new, const struct record *rec,
+    const char *oldlist, bool was_there)
 {
+	trigfire_fn *fire = was_there ? dpkgtrig_fire : dpkgtrig_fire_noawait;
+
 	int r;
 
 	/*
@@ -419,9 +463,10 @@ dpkgtrig_package(struct dpkgtrig *t, const char *name, const char *oldname,
 	 * the interests registered so far), then its interests replace
 	 * the old version's.
 	 */
-	if ((r = dpkgtrig_parse(old, false, dpkgtrig_fire, t, oldname)) != 0 ||
-	    (r = dpkgtrig_parse(new, false, dpkgtrig_fire, t, name)) != 0 ||
+	if ((r = dpkgtrig_parse(old, false, fire, t, oldname)) != 0 ||
+	    (r = dpkgtrig_parse(new, false, fire, t, name)) != 0 ||
 	    (r = dpkgtrig_paths(t, name, rec)) != 0 ||
+	    (r = dpkgtrig_gone(t, name, oldlist, (struct record *)rec)) != 0 ||
 	    (r = dpkgtrig_parse(old, true, dpkgtrig_drop, t, oldname)) != 0)
 		return r;
 	return dpkgtrig_parse(new, true, dpkgtrig_add, t, name);
