@@ -181,7 +181,8 @@ trigst_read(const struct dpkgdb *db, struct trigst *x)
 		return 0;
 	x->read = true;
 	if (x->p != NULL) {
-		if (x->p->old == NULL)
+		/* Removed, it awaits nothing (dpkg clears it then). */
+		if (x->p->old == NULL || x->p->removal)
 			return 0;
 		text = x->p->old->text;
 		len = x->p->old->len;
@@ -295,7 +296,10 @@ trigst_note(const struct dpkgdb *db, struct trigst_set *s,
 	if (n->aw == NULL || (aw = trigst_find(db, s, n->aw, &r)) == NULL ||
 	    r != 0)
 		return r;
-	if (trigst_word_has(aw->aw, aw->naw, n->pend))
+	/* dpkg forgets what a package not installed awaits. */
+	if (trigst_word_has(aw->aw, aw->naw, n->pend) || (aw->p == NULL &&
+	    (strcmp(aw->state, "config-files") == 0 ||
+	    strcmp(aw->state, "not-installed") == 0 || aw->state[0] == '\0')))
 		return 0;
 	if ((r = trigst_word_add(&aw->aw, &aw->naw, n->pend, strlen(n->pend),
 	    false)) != 0)
@@ -492,7 +496,8 @@ dpkgdb_trig_status(struct dpkgdb *db, const struct dpkgtrig *t,
 		 * Read and written by dpkg, a list of two names turns.  The
 		 * run's new stanzas have no trigger fields yet.
 		 */
-		if (x->p != NULL ? x->naw > 0 : x->changed || x->npend > 1)
+		if (x->p != NULL ? !x->p->removal && x->naw > 0 :
+		    x->changed || x->npend > 1)
 			r = trigst_store(db, x);
 	}
 out:
