@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/dpkgargs.h"
+#include "cli/shimtrig.h"
 #include "db/dpkgstatus.h"
 #include "deb/control.h"
 #include "deb/deb.h"
@@ -872,24 +873,9 @@ shim_runs_triggers(const struct shim *s)
 	return on;
 }
 
-/* Stanza O's Triggers-Pending value (LEN bytes), or NULL. */
-static const char *
-shim_trigpend(const struct dpkgstatus_stanza *o, size_t *len)
-{
-	const char *v, *end;
-
-	if ((v = memmem(o->text, o->len, "\nTriggers-Pending:", 18)) == NULL)
-		return NULL;
-	v += 18;
-	end = memchr(v, '\n', (size_t)(o->text + o->len - v));
-	*len = end != NULL ? (size_t)(end - v) : (size_t)(o->text + o->len - v);
-	return v;
-}
-
 /*
  * dpkg --unpack without --no-triggers: at its end dpkg processes the
- * triggers of the packages the unpack activated.  They are those AFTER
- * has pending that BEFORE had not (or had other triggers pending); one
+ * triggers its unpack activated (shimtrig.h says which); one
  * --triggers-only of the real dpkg processes them (--triggers: what
  * their processing activates is processed too, as in dpkg's run).
  */
@@ -898,36 +884,25 @@ shim_triggers(struct shim *s, struct dpkgstatus *before,
     struct dpkgstatus *after)
 {
 	struct argvec av = { NULL, 0, NULL, 0 };
-	const struct dpkgstatus_stanza *o, *b;
-	const char *tp, *btp;
-	size_t i, first, len, blen;
-	char buf[512];
+	char **names = NULL;
+	size_t i, n = 0;
 	int r;
 
-	r = shim_dpkg_options(s, &av);
-	r |= argvec_add(&av, "--triggers");
-	r |= argvec_add(&av, "--triggers-only");
-	first = av.n;
-	for (i = 0; i < after->n; i++) {
-		o = &after->v[i];
-		if (strncmp(dpkgstatus_state(o), "triggers-", 9) != 0 ||
-		    (tp = shim_trigpend(o, &len)) == NULL)
-			continue;
-		b = dpkgstatus_peek(before, o->name, o->arch, o->ma);
-		if (b != NULL && strcmp(dpkgstatus_state(b),
-		    dpkgstatus_state(o)) == 0 &&
-		    (btp = shim_trigpend(b, &blen)) != NULL && blen == len &&
-		    memcmp(btp, tp, len) == 0)
-			continue;
-		r |= argvec_addf(&av, "%s", dpkgstatus_name(o->name, o->arch,
-		    o->ma, buf, sizeof(buf)));
+	r = shimtrig_pending(before, after, &names, &n);
+	if (r == 0 && n > 0) {
+		r = shim_dpkg_options(s, &av);
+		r |= argvec_add(&av, "--triggers");
+		r |= argvec_add(&av, "--triggers-only");
+		for (i = 0; i < n; i++)
+			r |= argvec_addf(&av, "%s", names[i]);
 	}
+	shimtrig_free(names, n);
 	if (r != 0) {
 		argvec_free(&av);
 		fprintf(stderr, "dpkg: error: out of memory\n");
 		return 2;
 	}
-	r = av.n > first ? shim_run(s->dpkg, av.v) : 0;
+	r = n > 0 ? shim_run(s->dpkg, av.v) : 0;
 	argvec_free(&av);
 	return r;
 }
