@@ -639,6 +639,7 @@ shim_unpack_argv(struct shim *s, struct argvec *av)
 /* The package a file holds, as the status file will name it. */
 struct shimpkg {
 	char *name, *arch, *ma, *version;
+	char *predepends;	/* "" for none */
 };
 
 static void
@@ -651,6 +652,7 @@ shimpkg_free(struct shimpkg *p, size_t n)
 		free(p[i].arch);
 		free(p[i].ma);
 		free(p[i].version);
+		free(p[i].predepends);
 	}
 	free(p);
 }
@@ -663,7 +665,7 @@ shim_field(const struct control *c, const char *name)
 	return strdup(v != NULL ? v : "");
 }
 
-/* Read each package file's name, architecture, Multi-Arch and version. */
+/* Read each package file's name, architecture, Multi-Arch, version, Pre-Depends. */
 static int
 shim_read_pkgs(struct shim *s, struct shimpkg **out)
 {
@@ -684,8 +686,10 @@ shim_read_pkgs(struct shim *s, struct shimpkg **out)
 			p[i].arch = shim_field(c, "Architecture");
 			p[i].ma = shim_field(c, "Multi-Arch");
 			p[i].version = shim_field(c, "Version");
+			p[i].predepends = shim_field(c, "Pre-Depends");
 			if (p[i].name == NULL || p[i].arch == NULL ||
-			    p[i].ma == NULL || p[i].version == NULL)
+			    p[i].ma == NULL || p[i].version == NULL ||
+			    p[i].predepends == NULL)
 				r = -ENOMEM;
 			control_free(c);
 		}
@@ -873,6 +877,32 @@ shim_runs_triggers(const struct shim *s)
 	return on;
 }
 
+/* One --triggers-only of the real dpkg for NAMES (N), with the caller's options and EXTRA (or NULL). */
+static int
+shim_triggers_only(struct shim *s, const char *extra, char **names, size_t n)
+{
+	struct argvec av = { NULL, 0, NULL, 0 };
+	size_t i;
+	int r;
+
+	if (n == 0)
+		return 0;
+	r = shim_dpkg_options(s, &av);
+	if (extra != NULL)
+		r |= argvec_add(&av, extra);
+	r |= argvec_add(&av, "--triggers-only");
+	for (i = 0; i < n; i++)
+		r |= argvec_addf(&av, "%s", names[i]);
+	if (r == 0)
+		r = shim_run(s->dpkg, av.v);
+	else {
+		fprintf(stderr, "dpkg: error: out of memory\n");
+		r = 2;
+	}
+	argvec_free(&av);
+	return r;
+}
+
 /*
  * dpkg --unpack without --no-triggers: at its end dpkg processes the
  * triggers its unpack activated (shimtrig.h says which); one
@@ -883,27 +913,43 @@ static int
 shim_triggers(struct shim *s, struct dpkgstatus *before,
     struct dpkgstatus *after)
 {
-	struct argvec av = { NULL, 0, NULL, 0 };
 	char **names = NULL;
-	size_t i, n = 0;
+	size_t n = 0;
 	int r;
 
-	r = shimtrig_pending(before, after, &names, &n);
-	if (r == 0 && n > 0) {
-		r = shim_dpkg_options(s, &av);
-		r |= argvec_add(&av, "--triggers");
-		r |= argvec_add(&av, "--triggers-only");
-		for (i = 0; i < n; i++)
-			r |= argvec_addf(&av, "%s", names[i]);
-	}
-	shimtrig_free(names, n);
-	if (r != 0) {
-		argvec_free(&av);
+	if ((r = shimtrig_pending(before, after, &names, &n)) != 0) {
 		fprintf(stderr, "dpkg: error: out of memory\n");
 		return 2;
 	}
-	r = n > 0 ? shim_run(s->dpkg, av.v) : 0;
-	argvec_free(&av);
+	r = shim_triggers_only(s, "--triggers", names, n);
+	shimtrig_free(names, n);
+	return r;
+}
+
+/*
+ * Before the unpack: the triggers dpkg processes first, even under
+ * --no-triggers, for a Pre-Depends that a triggers-awaited package
+ * would satisfy once they are (shimtrig_required).
+ */
+static int
+shim_required_triggers(struct shim *s, struct dpkgstatus *before,
+    const struct shimpkg *p)
+{
+	char **names = NULL;
+	size_t i, n = 0;
+	int r = 0;
+
+	for (i = 0; r == 0 && i < s->debs.n; i++)
+		if (p[i].predepends[0] != '\0')
+			r = shimtrig_required(before, p[i].predepends, &names,
+			    &n);
+	if (r != 0) {
+		shimtrig_free(names, n);
+		fprintf(stderr, "dpkg: error: out of memory\n");
+		return 2;
+	}
+	r = shim_triggers_only(s, NULL, names, n);
+	shimtrig_free(names, n);
 	return r;
 }
 
@@ -991,7 +1037,10 @@ main(int argc, char **argv)
 			fclose(fp);
 		}
 	}
+	/* Its failure fails nothing else, as a package's in dpkg's run. */
+	r = shim_required_triggers(&s, &before, pkgs);
 	rc = shim_run(s.debunpack, av.v);
+	rc = r > rc ? r : rc;
 	argvec_free(&av);
 	if (rc <= 1 && (r = shim_status(&s, &after)) != 0) {
 		fprintf(stderr, "dpkg: error: cannot read '%s/status' after"

@@ -40,14 +40,15 @@ shimtrig_field(const struct dpkgstatus_stanza *o, const char *name,
 	return fd.value;
 }
 
+/* Whether O's state satisfies a dependency (AWAITED: triggers-awaited too). */
 static bool
-shimtrig_configured(const struct dpkgstatus_stanza *o)
+shimtrig_configured(const struct dpkgstatus_stanza *o, bool awaited)
 {
 	const char *st = dpkgstatus_state(o);
 
 	return strcmp(st, "installed") == 0 ||
 	    strcmp(st, "triggers-pending") == 0 ||
-	    strcmp(st, "triggers-awaited") == 0;
+	    (awaited && strcmp(st, "triggers-awaited") == 0);
 }
 
 /* Whether package O provides NAME at a version in relation OP to REF. */
@@ -86,9 +87,14 @@ shimtrig_provides(const struct dpkgstatus_stanza *o, const char *name,
 	return ok;
 }
 
-/* Whether AFTER satisfies alternative ALT ("name[:arch] [(op ver)]"). */
-static bool
-shimtrig_alt_ok(const struct dpkgstatus *after, char *alt)
+/*
+ * The package of AFTER that satisfies alternative ALT ("name[:arch]
+ * [(op ver)]", cut up) in a state shimtrig_configured takes (AWAITED),
+ * or NULL.  ONLY: that state alone ("triggers-awaited"), NULL: any.
+ */
+static const struct dpkgstatus_stanza *
+shimtrig_alt(const struct dpkgstatus *after, char *alt, bool awaited,
+    const char *only, bool configured_once)
 {
 	char *name, *ref = NULL, *p, opbuf[4];
 	const struct dpkgstatus_stanza *o;
@@ -112,16 +118,21 @@ shimtrig_alt_ok(const struct dpkgstatus *after, char *alt)
 	name[strcspn(name, " \t\n:")] = '\0';
 	for (i = 0; i < after->n; i++) {
 		o = &after->v[i];
-		if (!shimtrig_configured(o))
+		if (only != NULL ? strcmp(dpkgstatus_state(o), only) != 0 :
+		    !shimtrig_configured(o, awaited))
+			continue;
+		/* Unpacked but configured before: that version counts too. */
+		if (configured_once && (o->cversion == NULL || (op != NULL &&
+		    !version_satisfies(o->cversion, op, ref))))
 			continue;
 		if (strcmp(o->name, name) == 0 && (op == NULL ||
 		    (o->version != NULL && version_satisfies(o->version, op,
 		    ref))))
-			return true;
-		if (shimtrig_provides(o, name, op, ref))
-			return true;
+			return o;
+		if (only == NULL && shimtrig_provides(o, name, op, ref))
+			return o;
 	}
-	return false;
+	return NULL;
 }
 
 /* Whether AFTER satisfies O's Depends and Pre-Depends. */
@@ -146,7 +157,8 @@ shimtrig_deps_ok(const struct dpkgstatus *after,
 			any = false;
 			for (alt = strtok_r(grp, "|", &save2); !any &&
 			    alt != NULL; alt = strtok_r(NULL, "|", &save2))
-				any = shimtrig_alt_ok(after, alt);
+				any = shimtrig_alt(after, alt, true, NULL,
+				    false) != NULL;
 			*ok = any;
 		}
 		free(v);
@@ -214,5 +226,90 @@ fail:
 	shimtrig_free(*names, *n);
 	*names = NULL;
 	*n = 0;
+	return r;
+}
+
+/* Add NAME (LEN bytes) to *NAMES unless there. */
+static int
+shimtrig_add(char ***names, size_t *n, const char *name, size_t len)
+{
+	char **v;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (strlen((*names)[i]) == len &&
+		    strncmp((*names)[i], name, len) == 0)
+			return 0;
+	if ((v = realloc(*names, (*n + 1) * sizeof(*v))) == NULL)
+		return -ENOMEM;
+	*names = v;
+	if ((v[*n] = strndup(name, len)) == NULL)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+int
+shimtrig_required(const struct dpkgstatus *before, const char *predepends,
+    char ***names, size_t *n)
+{
+	static const char *const unconfigd[] = { NULL, "triggers-awaited",
+	    "unpacked", "half-configured" };
+	const struct dpkgstatus_stanza *aw, *cand;
+	char *v, *w, *a, *grp, *alt, *save, *save2;
+	const char *val, *p;
+	size_t k, len, wl;
+	bool ok;
+	int r = 0;
+
+	if (predepends == NULL || (v = strdup(predepends)) == NULL)
+		return predepends == NULL ? 0 : -ENOMEM;
+	for (grp = strtok_r(v, ",", &save); r == 0 && grp != NULL;
+	    grp = strtok_r(NULL, ",", &save)) {
+		if ((w = strdup(grp)) == NULL) {
+			r = -ENOMEM;
+			break;
+		}
+		/*
+		 * dpkg's Pre-Depends at unpack: configured, or unpacked
+		 * (triggers-awaited among them) at a version configured once.
+		 */
+		ok = false;
+		for (alt = strtok_r(w, "|", &save2); !ok && alt != NULL;
+		    alt = strtok_r(NULL, "|", &save2))
+			for (k = 0; !ok && k < sizeof(unconfigd) /
+			    sizeof(unconfigd[0]); k++) {
+				if ((a = strdup(alt)) == NULL) {
+					free(w);
+					free(v);
+					return -ENOMEM;
+				}
+				ok = shimtrig_alt(before, a, false, unconfigd[k],
+				    unconfigd[k] != NULL) != NULL;
+				free(a);
+			}
+		free(w);
+		if (ok)
+			continue;
+		/* The last triggers-awaited package that would do, as dpkg's. */
+		aw = NULL;
+		for (alt = strtok_r(grp, "|", &save2); alt != NULL;
+		    alt = strtok_r(NULL, "|", &save2))
+			if ((cand = shimtrig_alt(before, alt, false,
+			    "triggers-awaited", false)) != NULL)
+				aw = cand;
+		if (aw == NULL ||
+		    (val = shimtrig_field(aw, "Triggers-Awaited", &len)) == NULL)
+			continue;
+		for (p = val; r == 0 && p < val + len; p += wl) {
+			p += strspn(p, " \t");
+			wl = strcspn(p, " \t\n");
+			if (p + wl > val + len)
+				wl = (size_t)(val + len - p);
+			if (wl > 0)
+				r = shimtrig_add(names, n, p, wl);
+		}
+	}
+	free(v);
 	return r;
 }

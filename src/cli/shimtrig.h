@@ -21,4 +21,13 @@ int shimtrig_pending(const struct dpkgstatus *before,
     const struct dpkgstatus *after, char ***names, size_t *n);
 void shimtrig_free(char **names, size_t n);
 
+/*
+ * A package's Pre-Depends (PREDEPENDS, NULL: none) that BEFORE does not
+ * satisfy but for a package in triggers-awaited: dpkg --unpack, even
+ * under --no-triggers, first processes the triggers of the packages that
+ * one awaits.  Those are added to *NAMES (*N; each once).  0 or -ENOMEM.
+ */
+int shimtrig_required(const struct dpkgstatus *before, const char *predepends,
+    char ***names, size_t *n);
+
 #endif
