@@ -126,7 +126,7 @@ START_TEST(test_dpkgtrig_package)
 	ck_assert_int_eq(dpkgtrig_package(t, "pkg-a", "pkg-a",
 	    "interest /usr/share/old\n", "activate tname\n"
 	    "interest-noawait /usr/share/doc\n", r,
-	    "/.\n/usr\n/usr/share\n/usr/share/old/x\n", true), 0);
+	    "/.\n/usr\n/usr/share\n/usr/share/old/x\n", true, NULL), 0);
 	dpkgtrig_notes(t, &nn);
 	ck_assert_uint_eq(nn, 3);
 	assert_note(t, 0, "pkg-i", "tname", "pkg-a");
@@ -139,13 +139,13 @@ START_TEST(test_dpkgtrig_package)
 	/* A new package awaits nothing its directives fire. */
 	r = rec_with(NULL);
 	ck_assert_int_eq(dpkgtrig_package(t, "pkg-b", "pkg-b", NULL,
-	    "activate-await tname\n", r, NULL, false), 0);
+	    "activate-await tname\n", r, NULL, false, NULL), 0);
 	dpkgtrig_notes(t, &nn);
 	ck_assert_uint_eq(nn, 5);
 	assert_note(t, 3, "pkg-i", "tname", NULL);
 	/* The removed path under pkg-a's interest: pkg-a's. */
 	ck_assert_int_eq(dpkgtrig_package(t, "pkg-c", "pkg-c", NULL, NULL, r,
-	    "/usr/share/doc/c/copyright\n", true), 0);
+	    "/usr/share/doc/c/copyright\n", true, NULL), 0);
 	assert_note(t, 5, "pkg-a", "/usr/share/doc", NULL);
 	record_free(r);
 	dpkgtrig_free(t);

@@ -6,8 +6,9 @@
 # (await, noawait) and in an explicit trigger are installed in both; then
 # packages that activate them (paths, "activate" directives, dpkg-trigger
 # from a preinst) are unpacked with --no-triggers, as apt does, an
-# interested package is upgraded from triggers-pending, and one unpack
-# runs without --no-triggers.  After each step the status file, the
+# interested package is upgraded from triggers-pending, one unpack runs
+# without --no-triggers, and an upgrade gives up a directory another
+# package keeps.  After each step the status file, the
 # triggers directory (File, the explicit trigger's file, Unincorp) and
 # the interested packages' logs of their postinst calls must be the real
 # dpkg's, byte for byte; and again after the real dpkg --configure -a
@@ -63,6 +64,8 @@ pkg a2 t-act 2 "" "" usr/share/tman/ usr/share/tman/b.1
 pkg b1 t-activator 1 'activate tname\nactivate-noawait /usr/share/tnoaw\n' ""
 pkg c1 t-cmd 1 "" 'dpkg-trigger tname'
 pkg d1 t-plain 1 "" "" usr/share/tman/ usr/share/tman/d.1
+pkg s1 t-shared 1 "" "" usr/share/tman/
+pkg s2 t-shared 2 ""
 
 D=$T/dpkg U=$T/shim
 empty_dpkg_db "$D"
@@ -131,4 +134,11 @@ for r in "$D" "$U"; do
 	dpkg_root "$r" --configure -a
 done
 compare "configured at the end"
+
+# A directory an upgrade gives up that another package keeps: dpkg
+# leaves it, and activates nothing.
+both "install sharing a directory" -i "$T/s1.deb"
+both "upgrade leaving a shared directory" --unpack --no-triggers "$T/s2.deb"
+grep -q 'Triggers-Pending' "$D/var/lib/dpkg/status" &&
+    fail "the real dpkg activated a trigger: the test proves nothing"
 exit 0

@@ -222,7 +222,7 @@ dpkgdb_triggers(struct dpkgdb *db, struct dbp_error *err)
 			r = dpkgtrig_package(t, p->infoname, p->oldinfo != NULL ?
 			    p->oldinfo : p->infoname, old,
 			    dpkgdb_info(p, "triggers"), p->rec, list,
-			    dpkgdb_was_there(p->old));
+			    dpkgdb_was_there(p->old), db->rs);
 		free(old);
 		free(list);
 	}

@@ -219,6 +219,9 @@ trigst_collect(struct dpkgdb *db, struct trigst_set *s)
 		x->p = &db->run[i];
 		x->name = control_get(x->p->rec->ctl, "Package");
 		x->arch = control_get(x->p->rec->ctl, "Architecture");
+		/* What its old version awaited, its new stanza keeps. */
+		if ((r = trigst_read(db, x)) != 0)
+			return r;
 	}
 	for (i = 0; i < db->status.n; i++) {
 		o = &db->status.v[i];

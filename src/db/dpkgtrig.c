@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "db/dpkgtrig.h"
+#include "db/recowners.h"
+#include "deb/control.h"
 
 /* One file of the triggers directory, as lines without their newline. */
 struct dpkgtrig_text {
@@ -414,8 +416,9 @@ dpkgtrig_paths(struct dpkgtrig *t, const char *pkg, const struct record *rec)
  */
 static int
 dpkgtrig_gone(struct dpkgtrig *t, const char *pkg, const char *oldlist,
-    struct record *rec)
+    struct record *rec, const struct recstage *rs)
 {
+	const char *name = control_get(rec->ctl, "Package");
 	const char *p, *nl;
 	char path[4200];
 	size_t len;
@@ -429,8 +432,11 @@ dpkgtrig_gone(struct dpkgtrig *t, const char *pkg, const char *oldlist,
 			continue;
 		memcpy(path, p, len);
 		path[len] = '\0';
+		/* dpkg leaves what another package has (shared directories). */
 		if (strcmp(path, "/.") == 0 ||
-		    record_find_name(rec, path) != NULL)
+		    record_find_name(rec, path) != NULL || (rs != NULL &&
+		    name != NULL && recowners_other_owner(rs, path, name) !=
+		    NULL))
 			continue;
 		if ((r = dpkgtrig_activate(t, path, pkg)) != 0)
 			return r;
@@ -451,7 +457,7 @@ dpkgtrig_fire_noawait(struct dpkgtrig *t, const char *pkg, const char *trig,
 int
 dpkgtrig_package(struct dpkgtrig *t, const char *name, const char *oldname,
     const char *old, const char *new, const struct record *rec,
-    const char *oldlist, bool was_there)
+    const char *oldlist, bool was_there, const struct recstage *rs)
 {
 	trigfire_fn *fire = was_there ? dpkgtrig_fire : dpkgtrig_fire_noawait;
 
@@ -466,7 +472,8 @@ dpkgtrig_package(struct dpkgtrig *t, const char *name, const char *oldname,
 	if ((r = dpkgtrig_parse(old, false, fire, t, oldname)) != 0 ||
 	    (r = dpkgtrig_parse(new, false, fire, t, name)) != 0 ||
 	    (r = dpkgtrig_paths(t, name, rec)) != 0 ||
-	    (r = dpkgtrig_gone(t, name, oldlist, (struct record *)rec)) != 0 ||
+	    (r = dpkgtrig_gone(t, name, oldlist, (struct record *)rec,
+	    rs)) != 0 ||
 	    (r = dpkgtrig_parse(old, true, dpkgtrig_drop, t, oldname)) != 0)
 		return r;
 	return dpkgtrig_parse(new, true, dpkgtrig_add, t, name);

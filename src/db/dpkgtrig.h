@@ -8,6 +8,8 @@
 
 #include "db/record.h"
 
+struct recstage;
+
 /*
  * When dpkg unpacks a package it registers the interests of its
  * "triggers" control file (file triggers in triggers/File, the others in
@@ -43,13 +45,15 @@ void dpkgtrig_free(struct dpkgtrig *t);
  * triggers control file was OLD (NULL: none) with one whose file is NEW
  * (NULL: none) and whose paths are REC's; OLDLIST is the old version's
  * file list (dpkg's .list, NULL: none): the paths REC lacks go, and
- * activate what is interested in them as they do in dpkg.  WAS_THERE: the package was
+ * activate what is interested in them as they do in dpkg, but for those
+ * another package has (in RS, the run's records; NULL: none).  WAS_THERE: the package was
  * above config-files before (half-installed at least); else dpkg forgets
  * that it awaits what its "activate" directives fire.  0 or -errno.
  */
 int dpkgtrig_package(struct dpkgtrig *t, const char *name,
     const char *oldname, const char *old, const char *new,
-    const struct record *rec, const char *oldlist, bool was_there);
+    const struct record *rec, const char *oldlist, bool was_there,
+    const struct recstage *rs);
 
 /* The notes so far, in the order of their activations: *N of them. */
 const struct dpkgtrig_note *dpkgtrig_notes(const struct dpkgtrig *t,
