@@ -11,7 +11,8 @@
 # the twin with the real dpkg.  After each step: apt exits 0 without
 # "APT had planned for dpkg to do more than it reported back", dpkg
 # --audit is clean, dpkg -l and the trees (contents, modes, owners, the
-# packaged files' mtimes) are the twin's, and every unpack call apt made
+# packaged files' mtimes) are the twin's, so are the packages whose
+# triggers apt's dpkg calls processed, and every unpack call apt made
 # ran debunpack; the device flushes of the unpack calls are counted for both.  APTSHIM_STEPS=install stops after the first step.
 . "${srcdir:-.}/tests/lib.sh"
 
@@ -225,6 +226,18 @@ alike() {
 		listing "$R" > "$T/tree-$side"
 	done
 	diff -u "$T/l-b" "$T/l-a" || fail "$1: dpkg -l with the shim differs from dpkg's"
+	# The same packages' triggers processed (libc-bin's ldconfig, ...):
+	# what the unpacks activated, noted as dpkg notes it.
+	if [ -f "$T/$1-a.log" ]; then
+		for side in a b; do
+			grep '^Processing triggers for ' "$T/$1-$side.log" |
+			    LC_ALL=C sort > "$T/trig-$side" || true
+		done
+		diff -u "$T/trig-b" "$T/trig-a" ||
+		    fail "$1: the triggers processed with the shim differ from dpkg's"
+		[ "$1" != install ] || [ -s "$T/trig-b" ] ||
+		    fail "install: dpkg processed no trigger, the check proves nothing"
+	fi
 	diff -u "$T/tree-b" "$T/tree-a" > "$T/tree.diff" ||
 	    fail "$1: the root differs from the twin's: $(head -n 40 "$T/tree.diff")"
 }

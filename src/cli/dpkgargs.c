@@ -109,12 +109,13 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	/* dpkg then skips packages not selected for install. */
 	O("selected-only", 'O', 0, HANDON, NONE, NULL),
 	/*
-	 * An unpack runs no trigger processing either way: debunpack queues
-	 * the activations (triggers-pending, triggers-awaited) as dpkg
-	 * --no-triggers leaves them, for the --configure that follows.
+	 * debunpack notes the activations (triggers-pending,
+	 * triggers-awaited) as dpkg does; unless --no-triggers, the shim
+	 * then has the real dpkg process the packages they triggered, as
+	 * dpkg --unpack does at its end.
 	 */
-	O("triggers", 0, 0, SAME, NONE, NULL),
-	O("no-triggers", 0, 0, SAME, NONE, NULL),
+	O("triggers", 0, 0, SHIM, TRIGGERS, NULL),
+	O("no-triggers", 0, 0, SHIM, NO_TRIGGERS, NULL),
 	O("no-also-select", 'N', 0, HANDON, NONE, NULL),
 	/* dpkg then skips a version already installed: debunpack reinstalls. */
 	O("skip-same-version", 'E', 0, HANDON, NONE, NULL),

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/dpkgargs.h"
+#include "cli/shimtrig.h"
 #include "cli/shimcall.h"
 #include "db/dpkgstatus.h"
 #include "deb/control.h"
@@ -311,9 +312,9 @@ shim_coinstall(const struct shim *s, const struct shimpkg *p,
 
 /*
  * Why dpkg is to do the call for the packages' Pre-Depends in BEFORE, or
- * NULL: one waits for trigger processing, which dpkg does first
- * (--triggers-only) and an unpack by debunpack does not; or one is not
- * satisfied while --force-depends (FORCED) makes dpkg go on regardless.
+ * NULL: one is not satisfied while --force-depends (FORCED) makes dpkg
+ * go on regardless.  (One that waits for trigger processing has the
+ * real dpkg process them first: shim_required_triggers.)
  */
 static const char *
 shim_predep(struct dpkgstatus *before, const struct shimpkg *p, size_t n,
@@ -332,9 +333,7 @@ shim_predep(struct dpkgstatus *before, const struct shimpkg *p, size_t n,
 		    d->arch : NULL, &why, &trig);
 		free(why);
 		free(trig);
-		if (r == UNPACKDEPS_TRIGGERS)
-			return "a pre-dependency waits for trigger processing";
-		if (forced && r != UNPACKDEPS_OK)
+		if (forced && r != UNPACKDEPS_OK && r != UNPACKDEPS_TRIGGERS)
 			return "force depends on a pre-dependency problem";
 	}
 	return NULL;
@@ -424,29 +423,40 @@ shim_log(struct shim *s, const char *log, struct dpkgstatus *before,
  * it deconfigured (a package of the call Breaks it, -B) is installed in
  * BEFORE and half-configured in AFTER, and dpkg -i configures it too.
  */
+/* The real dpkg's command line: the caller's options, from the command line. */
 static int
-shim_configure(struct shim *s, struct dpkgstatus *before,
-    struct dpkgstatus *after, const struct shimpkg *p)
+shim_dpkg_options(struct shim *s, struct argvec *av)
 {
-	struct argvec av = { NULL, 0, NULL, 0 };
 	const struct dpkgargs_use *u;
-	size_t i, j, first;
-	char buf[512];
+	size_t i;
 	int r;
 
-	r = argvec_add(&av, s->argv[0]);
+	r = argvec_add(av, s->argv[0]);
 	for (i = 0; i < s->a.nuse; i++) {
 		u = &s->a.use[i];
 		if (u->origin != NULL || u->def->id == DPKGARGS_ID_RECURSIVE)
 			continue;
 		if (u->def->name == NULL)
-			r |= argvec_addf(&av, "-%c", u->def->short_name);
+			r |= argvec_addf(av, "-%c", u->def->short_name);
 		else if (u->value == NULL)
-			r |= argvec_addf(&av, "--%s", u->def->name);
+			r |= argvec_addf(av, "--%s", u->def->name);
 		else
-			r |= argvec_addf(&av, "--%s%c%s", u->def->name,
+			r |= argvec_addf(av, "--%s%c%s", u->def->name,
 			    u->def->takes == 2 ? '-' : '=', u->value);
 	}
+	return r;
+}
+
+static int
+shim_configure(struct shim *s, struct dpkgstatus *before,
+    struct dpkgstatus *after, const struct shimpkg *p)
+{
+	struct argvec av = { NULL, 0, NULL, 0 };
+	size_t i, j, first;
+	char buf[512];
+	int r;
+
+	r = shim_dpkg_options(s, &av);
 	r |= argvec_add(&av, "--configure");
 	first = av.n;
 	for (i = 0; i < s->debs.n; i++) {
@@ -495,6 +505,97 @@ shim_configure(struct shim *s, struct dpkgstatus *before,
 	}
 	r = av.n > first ? shim_run(s->dpkg, av.v) : 0;
 	argvec_free(&av);
+	return r;
+}
+
+/* Whether the call processes triggers: dpkg's --no-triggers, the last word. */
+static bool
+shim_runs_triggers(const struct shim *s)
+{
+	bool on = true;
+	size_t i;
+
+	for (i = 0; i < s->a.nuse; i++)
+		if (s->a.use[i].def->id == DPKGARGS_ID_TRIGGERS ||
+		    s->a.use[i].def->id == DPKGARGS_ID_NO_TRIGGERS)
+			on = s->a.use[i].def->id == DPKGARGS_ID_TRIGGERS;
+	return on;
+}
+
+/* One --triggers-only of the real dpkg for NAMES (N), with the caller's options and EXTRA (or NULL). */
+static int
+shim_triggers_only(struct shim *s, const char *extra, char **names, size_t n)
+{
+	struct argvec av = { NULL, 0, NULL, 0 };
+	size_t i;
+	int r;
+
+	if (n == 0)
+		return 0;
+	r = shim_dpkg_options(s, &av);
+	if (extra != NULL)
+		r |= argvec_add(&av, extra);
+	r |= argvec_add(&av, "--triggers-only");
+	for (i = 0; i < n; i++)
+		r |= argvec_addf(&av, "%s", names[i]);
+	if (r == 0)
+		r = shim_run(s->dpkg, av.v);
+	else {
+		fprintf(stderr, "dpkg: error: out of memory\n");
+		r = 2;
+	}
+	argvec_free(&av);
+	return r;
+}
+
+/*
+ * dpkg --unpack without --no-triggers: at its end dpkg processes the
+ * triggers its unpack activated (shimtrig.h says which); one
+ * --triggers-only of the real dpkg processes them (--triggers: what
+ * their processing activates is processed too, as in dpkg's run).
+ */
+static int
+shim_triggers(struct shim *s, struct dpkgstatus *before,
+    struct dpkgstatus *after)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int r;
+
+	if ((r = shimtrig_pending(before, after, &names, &n)) != 0) {
+		fprintf(stderr, "dpkg: error: out of memory\n");
+		return 2;
+	}
+	r = shim_triggers_only(s, "--triggers", names, n);
+	shimtrig_free(names, n);
+	return r;
+}
+
+/*
+ * Before the unpack: the triggers dpkg processes first, even under
+ * --no-triggers, for a Pre-Depends that a triggers-awaited package
+ * would satisfy once they are (shimtrig_required).
+ */
+static int
+shim_required_triggers(struct shim *s, struct dpkgstatus *before,
+    const struct shimpkg *p)
+{
+	const char *pre;
+	char **names = NULL;
+	size_t i, n = 0;
+	int r = 0;
+
+	for (i = 0; r == 0 && i < s->debs.n; i++)
+		if ((pre = control_get(p[i].ctl, "Pre-Depends")) != NULL &&
+		    pre[0] != '\0')
+			r = shimtrig_required(before, pre, &names, &n);
+	if (r != 0) {
+		shimtrig_free(names, n);
+		fprintf(stderr, "dpkg: error: out of memory\n");
+		return 2;
+	}
+	r = shim_triggers_only(s, NULL, names, n);
+	shimtrig_free(names, n);
 	return r;
 }
 
@@ -600,7 +701,10 @@ main(int argc, char **argv)
 			fclose(fp);
 		}
 	}
+	/* Its failure fails nothing else, as a package's in dpkg's run. */
+	r = shim_required_triggers(&s, &before, pkgs);
 	rc = shim_run(s.debunpack, av.v);
+	rc = r > rc ? r : rc;
 	argvec_free(&av);
 	if (rc <= 1 && (r = shim_status(&s, &after)) != 0) {
 		fprintf(stderr, "dpkg: error: cannot read '%s/status' after"
@@ -612,6 +716,9 @@ main(int argc, char **argv)
 		/* dpkg -i configures what unpacked, even when some did not. */
 		if (s.a.action->id == DPKGARGS_ID_INSTALL) {
 			r = shim_configure(&s, &before, &after, pkgs);
+			rc = r > rc ? r : rc;
+		} else if (shim_runs_triggers(&s)) {
+			r = shim_triggers(&s, &before, &after);
 			rc = r > rc ? r : rc;
 		}
 	}

@@ -156,8 +156,29 @@ dpkgdb_put_list(struct dpkgdb *db, const struct dpkgdb_new *p,
 }
 
 /*
+ * Whether the package of stanza O was above config-files before the
+ * run.  Under --maintscripts the stanza is the half-installed one the
+ * sequence wrote before the batch: for a package that was not installed
+ * it has only the few fields dpkg writes then (no Description).
+ */
+static bool
+dpkgdb_was_there(const struct dpkgstatus_stanza *o)
+{
+	const char *state;
+
+	if (o == NULL)
+		return false;
+	state = dpkgstatus_state(o);
+	if (strcmp(state, "half-installed") == 0)
+		return memmem(o->text, o->len, "\nDescription:", 13) != NULL;
+	return strcmp(state, "config-files") != 0 &&
+	    strcmp(state, "not-installed") != 0;
+}
+
+/*
  * Where dpkg keeps triggers (triggers/, made by its first run), register
- * the run's interests and queue what its packages activate (dpkgtrig.h).
+ * the run's interests and note what its packages activate in the status
+ * (dpkgtrig.h, dpkgdb_trig.c).
  * A new database has none: dpkg builds it from info/PKG.triggers.
  */
 int
@@ -165,7 +186,7 @@ dpkgdb_triggers(struct dpkgdb *db, struct dbp_error *err)
 {
 	struct dpkgtrig *t = NULL;
 	const char *name, *text;
-	char file[NAME_MAX + 1], *old;
+	char file[NAME_MAX + 1], *old, *list;
 	size_t i, idx = 0, len;
 	int ifd, tfd, r;
 
@@ -191,14 +212,24 @@ dpkgdb_triggers(struct dpkgdb *db, struct dbp_error *err)
 		if ((r = ifd < 0 ? -ENOENT : fileat_read(ifd, file, &old,
 		    &len)) == -ENOENT)
 			r = 0;
+		list = NULL;
+		snprintf(file, sizeof(file), "%s.list", p->oldinfo != NULL ?
+		    p->oldinfo : p->infoname);
+		if (r == 0 && p->old != NULL && (r = ifd < 0 ? -ENOENT :
+		    fileat_read(ifd, file, &list, &len)) == -ENOENT)
+			r = 0;
 		if (r == 0)
 			r = dpkgtrig_package(t, p->infoname, p->oldinfo != NULL ?
 			    p->oldinfo : p->infoname, old,
-			    dpkgdb_info(p, "triggers"), p->rec);
+			    dpkgdb_info(p, "triggers"), p->rec, list,
+			    dpkgdb_was_there(p->old), db->rs);
 		free(old);
+		free(list);
 	}
 	if (r != 0)
 		r = dbp_err(err, -r, DPKGDB_DIR "/triggers", "cannot update");
+	else
+		r = dpkgdb_trig_status(db, t, err);
 	while (r == 0 && (r = dpkgtrig_file(t, &idx, &name, &text, &len)) > 0) {
 		/* dpkg removes the file of a trigger nobody is interested in. */
 		if (len == 0 && strcmp(name, "File") != 0 &&

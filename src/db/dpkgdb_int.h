@@ -105,6 +105,13 @@ int dpkgdb_disowned(struct dpkgdb *db, struct dbp_error *err);
 int dpkgdb_find_gone(struct dpkgdb *db, struct dbp_error *err);
 /* dpkgdb_files.c: the triggers database's files. */
 int dpkgdb_triggers(struct dpkgdb *db, struct dbp_error *err);
+/*
+ * dpkgdb_trig.c: the notes of T's activations (dpkgtrig.h) in the
+ * stanzas: the run's and those of the packages they change.
+ */
+struct dpkgtrig;
+int dpkgdb_trig_status(struct dpkgdb *db, const struct dpkgtrig *t,
+    struct dbp_error *err);
 /* dpkgdb_files.c: the status file, the run's stanzas merged in. */
 int dpkgdb_put_status(struct dpkgdb *db, struct dbp_error *err);
 /* dpkgdb_files.c: info/format and the lock files of a new database. */

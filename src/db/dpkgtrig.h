@@ -8,21 +8,33 @@
 
 #include "db/record.h"
 
+struct recstage;
+
 /*
  * When dpkg unpacks a package it registers the interests of its
  * "triggers" control file (file triggers in triggers/File, the others in
  * triggers/NAME) and activates the triggers its paths and its "activate"
  * directives fire.  This does the same for the run's packages, as text:
  * the database's files are read in, changed and handed back for the
- * caller to write.  Activations are queued in triggers/Unincorp, the
- * queue dpkg-trigger(1) writes, which dpkg folds into the status (the
- * interested packages' Triggers-Pending) on its next run.
+ * caller to write.  An activation is resolved, as dpkg resolves it, with
+ * the interests registered at that moment into notes: package PEND has
+ * TRIG pending, awaited by AW.  The caller folds them into the status
+ * (dpkgdb_trig.c), as dpkg does whether or not --no-triggers holds its
+ * processing back.
  */
 struct dpkgtrig;
 
+struct dpkgtrig_note {
+	char *pend;	/* the interested package: NAME or NAME:ARCH */
+	char *trig;	/* the trigger: a name, or an interest's path */
+	char *aw;	/* the package that awaits it, or NULL */
+};
+
 /*
- * Start from the triggers directory open as DFD (not taken): reads File
- * and Unincorp.  0 or -errno.
+ * Start from the triggers directory open as DFD (not taken): reads File,
+ * and incorporates dpkg-trigger's queue (Unincorp) as dpkg does when it
+ * opens its database: its activations noted, the queue emptied.  0 or
+ * -errno.
  */
 int dpkgtrig_new(struct dpkgtrig **out, int dfd);
 void dpkgtrig_free(struct dpkgtrig *t);
@@ -31,11 +43,21 @@ void dpkgtrig_free(struct dpkgtrig *t);
  * Package NAME (dpkg's name: NAME:ARCH for Multi-Arch: same) replaces the
  * version OLDNAME (the same, but for a change of Multi-Arch) whose
  * triggers control file was OLD (NULL: none) with one whose file is NEW
- * (NULL: none) and whose paths are REC's.  0 or -errno.
+ * (NULL: none) and whose paths are REC's; OLDLIST is the old version's
+ * file list (dpkg's .list, NULL: none): the paths REC lacks go, and
+ * activate what is interested in them as they do in dpkg, but for those
+ * another package has (in RS, the run's records; NULL: none).  WAS_THERE: the package was
+ * above config-files before (half-installed at least); else dpkg forgets
+ * that it awaits what its "activate" directives fire.  0 or -errno.
  */
 int dpkgtrig_package(struct dpkgtrig *t, const char *name,
     const char *oldname, const char *old, const char *new,
-    const struct record *rec);
+    const struct record *rec, const char *oldlist, bool was_there,
+    const struct recstage *rs);
+
+/* The notes so far, in the order of their activations: *N of them. */
+const struct dpkgtrig_note *dpkgtrig_notes(const struct dpkgtrig *t,
+    size_t *n);
 
 /*
  * The files to write, one at a time: 1 with *NAME (in the triggers

@@ -129,10 +129,14 @@ seq_stanza(const struct seq_pkg *p, const char *base, const char *state)
 			if (strncmp(line, "Config-Version: ", 16) == 0 &&
 			    base != p->old_text)
 				continue;
+			/* dpkg clears the triggers of a package it works on. */
+			if (strncmp(line, "Triggers-Pending:", 17) == 0)
+				continue;
 			fwrite(line, 1, (size_t)(end - line), fp);
 			if (strncmp(line, "Version: ", 9) == 0 &&
 			    base == p->old_text && p->old_cversion == NULL &&
-			    strcmp(p->old_state, "installed") == 0)
+			    (strcmp(p->old_state, "installed") == 0 ||
+			    strcmp(p->old_state, "triggers-pending") == 0))
 				fprintf(fp, "Config-Version: %s\n",
 				    p->old_version);
 		}
