@@ -542,8 +542,11 @@ recorded:
 	if (want_md5 && u->rec != NULL && u->rec->n > 0) {
 		u->rec->v[u->rec->n - 1].has_md5 = true;
 		memcpy(u->rec->v[u->rec->n - 1].md5, md5, DIGEST_MD5_LEN);
-		if (conffile)
+		if (conffile) {
 			u->rec->v[u->rec->n - 1].conf_from = t->conf_from;
+			u->rec->v[u->rec->n - 1].conf_new =
+			    t->conf == UNPACK_CONF_DPKG_NEW;
+		}
 	}
 	return 0;
 }

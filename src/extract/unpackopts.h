@@ -33,6 +33,12 @@ struct unpack_opts {
 	 */
 	bool nowrite;
 	bool dpkg_dist;		/* a kept conffile's new one: NAME.dpkg-dist */
+	/*
+	 * dpkg --unpack's conffiles (--maintscripts): every conffile's new
+	 * version goes to NAME.dpkg-new, NAME left as it is, for dpkg's
+	 * --configure to decide.
+	 */
+	bool dpkg_new;
 };
 
 #endif

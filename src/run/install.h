@@ -98,6 +98,8 @@ struct install_opts {
 	bool skip_devices;
 	bool force_overwrite;
 	bool dpkg_dist;		/* kept conffiles' new versions: NAME.dpkg-dist */
+	/* conffiles' new versions to NAME.dpkg-new, for dpkg --configure */
+	bool dpkg_new;
 	bool force_walk;	/* for tests: rootfs_force_walk */
 	bool dpkg_db;		/* keep dpkg's database in the root too */
 	enum usrmerge_mode usrmerge;	/* merged-/usr links in a new root */
