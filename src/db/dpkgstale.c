@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "db/dpkgstale.h"
@@ -20,6 +22,7 @@
  */
 struct dpkgstale {
 	struct dpkgstatus status;
+	int infofd;		/* var/lib/dpkg/info, or -1 */
 	char what[300];
 };
 
@@ -36,15 +39,14 @@ dpkgstale_open(struct dpkgstale **out, const struct rootfs *rf)
 	    O_DIRECTORY)) < 0)
 		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 : dfd;
 	r = fileat_read(dfd, "status", &text, &len);
-	close(dfd);
-	if (r == -ENOENT)
-		return 0;
-	if (r != 0)
-		return r;
-	if ((s = calloc(1, sizeof(*s))) == NULL) {
-		free(text);
-		return -ENOMEM;
+	if (r != 0 || (s = calloc(1, sizeof(*s))) == NULL) {
+		close(dfd);
+		if (r == 0)
+			free(text);
+		return r == -ENOENT ? 0 : r != 0 ? r : -ENOMEM;
 	}
+	s->infofd = openat(dfd, "info", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(dfd);
 	r = dpkgstatus_parse(&s->status, text, len);
 	free(text);
 	if (r != 0) {
@@ -62,6 +64,8 @@ dpkgstale_free(struct dpkgstale *s)
 	if (s == NULL)
 		return;
 	dpkgstatus_clear(&s->status);
+	if (s->infofd >= 0)
+		close(s->infofd);
 	free(s);
 }
 
@@ -69,6 +73,31 @@ const struct dpkgstatus *
 dpkgstale_status(const struct dpkgstale *s)
 {
 	return s != NULL ? &s->status : NULL;
+}
+
+/*
+ * Half-installed without a file list: a call of dpkg (or of debunpack
+ * --maintscripts, which marks each package before its batch) began to
+ * unpack the package after dpkg had purged it, and dpkg knows no file of
+ * it, so the record does not stand.
+ */
+static bool
+dpkgstale_unlisted(const struct dpkgstale *s, const struct record *r,
+    const char *state)
+{
+	char *name, file[PATH_MAX];
+	struct stat st;
+	bool none;
+
+	if (strcmp(state, "half-installed") != 0 || s->infofd < 0 ||
+	    (name = dpkgstatus_infoname(control_get(r->ctl, "Package"),
+	    control_get(r->ctl, "Architecture"),
+	    control_get(r->ctl, "Multi-Arch"))) == NULL)
+		return false;
+	snprintf(file, sizeof(file), "%s.list", name);
+	none = fstatat(s->infofd, file, &st, 0) != 0 && errno == ENOENT;
+	free(name);
+	return none;
 }
 
 bool
@@ -97,7 +126,7 @@ dpkgstale_is(void *ctx, const struct record *r, const char **what)
 		*what = s->what;
 		return true;
 	}
-	if (!dpkgstatus_installed(o)) {
+	if (!dpkgstatus_installed(o) || dpkgstale_unlisted(s, r, state)) {
 		*what = strcmp(state, "config-files") == 0 ? "removed" :
 		    "purged";
 		return true;
