@@ -43,12 +43,16 @@ ours() {
 
 # view ROOT: its tree (contents, modes) and dpkg's status of app.
 view() {
-	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m ' \
+	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m %n ' \
 	    -exec sh -c 'tr "\n" "|" < "$1"; echo' sh {} \; \) -o \
 	    \( ! -type f -printf '%p %y\n' \) | grep -v '^\./var ' |
 	    LC_ALL=C sort)
 	dpkg-query --admindir="$1/var/lib/dpkg" -W \
-	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' app
+	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n'
+	for l in "$1"/var/lib/dpkg/info/*.list; do
+		echo "${l##*/}:"
+		cat "$l"
+	done
 }
 
 # both NAME ARG...: the same dpkg call in both roots; same exit, same view.
@@ -112,6 +116,29 @@ start
 for r in dpkg ours; do echo mine > "$T/$r/etc/app.conf"; done
 both "same version" -i "$T/app3.deb"
 [ "$(cat "$T/ours/etc/app.conf")" = mine ] || fail "same version: not kept"
+
+# The conffile of a package removed but not purged (config-files): the
+# next package that ships it takes it without a Replaces, as dpkg does,
+# the other's status listing it obsolete.
+twin_pkg other1 other 1 "" "/etc/app.conf" etc/ "etc/app.conf:other"
+start
+for r in dpkg ours; do
+	dpkg_root "$T/$r" --remove app
+	echo mine > "$T/$r/etc/app.conf"
+done
+both "other over config-files" -i "$T/other1.deb"
+both "purge config-files" --purge app
+[ -e "$T/ours/etc/app.conf" ] || fail "purge config-files: took other's conffile"
+
+# Hardlinked conffiles: NAME.dpkg-new linked to NAME.dpkg-new, then
+# configured (dpkg's t-unpack-hardlink).
+twin_pkg links1 links 1 "" "/etc/l0;/etc/l1" etc/ "etc/l0:linked" \
+    "=hardlink ./etc/l1 ./etc/l0"
+twin_new
+both "hardlinked conffiles" --unpack "$T/links1.deb"
+[ "$(stat -c %h "$T/ours/etc/l1.dpkg-new")" = 2 ] ||
+    fail "hardlinked conffiles: not linked"
+both "hardlinked conffiles, configured" --configure links
 
 # An unpack that fails (the preinst exits 1): no .dpkg-new stays, the
 # status has the old hash, in either root.

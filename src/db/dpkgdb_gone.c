@@ -173,9 +173,10 @@ dpkgdb_obsolete_conffiles(struct dpkgdb *db, struct record *rec)
 }
 
 /*
- * Packages the run took paths from (Replaces, --force-overwrite) and
- * does not itself install: their file lists lose those paths, as dpkg's
- * do, so that no path is listed by two packages.
+ * Packages the run took paths from (Replaces, --force-overwrite, the
+ * conffiles of a package removed but not purged) and does not itself
+ * install: their file lists lose those paths, as dpkg's do, so that no
+ * path is listed by two packages.
  */
 int
 dpkgdb_disowned(struct dpkgdb *db, struct dbp_error *err)
@@ -191,7 +192,8 @@ dpkgdb_disowned(struct dpkgdb *db, struct dbp_error *err)
 		if ((o = dpkgstatus_peek(&db->status, control_get(rec->ctl,
 		    "Package"), control_get(rec->ctl, "Architecture"),
 		    control_get(rec->ctl, "Multi-Arch"))) == NULL ||
-		    !dpkgstatus_installed(o))
+		    (!dpkgstatus_installed(o) &&
+		    strcmp(dpkgstatus_state(o), "config-files") != 0))
 			continue;
 		if ((r = dpkgdb_obsolete_conffiles(db, rec)) != 0)
 			return dbp_err(err, -r, DPKGDB_DIR "/status",
