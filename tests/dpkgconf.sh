@@ -188,7 +188,7 @@ if command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null; t
 			rm -rf "$T/ours"
 			cp -a "$T/base" "$T/ours"
 			(strace -qq -o /dev/null -e trace=$calls \
-			    -e inject=$call:signal=KILL:when=$k \
+			    -e "inject=$call:signal=KILL:when=$k" \
 			    "$DEBUNPACK" -q --root "$T/ours" --maintscripts \
 			    --force-script-chrootless "$T/app2.deb") \
 			    > /dev/null 2>&1 || true
