@@ -34,9 +34,11 @@ app 1 one
 app 2 two new
 app 3 one new
 
-# ours ARG...: the shim as dpkg in root ours (dpkg_in's options).
+# ours ARG...: the shim as dpkg in root ours (dpkg_in's options); it
+# says when it hands a call to the real dpkg.
 ours() {
-	PATH=$PATH:/usr/sbin:/sbin DEBUNPACK_DPKG=$real_dpkg "$DPKGSHIM" \
+	PATH=$PATH:/usr/sbin:/sbin DEBUNPACK_DPKG=$real_dpkg \
+	    DEBUNPACK_DPKG_DEBUG=1 "$DPKGSHIM" \
 	    --root="$T/ours" --force-not-root --force-script-chrootless \
 	    --log=/dev/null "$@" < /dev/null
 }
@@ -62,6 +64,12 @@ both() {
 	dpkg_in "$T/dpkg" "$@" > "$T/dpkg.out" 2>&1 && rd=0 || rd=$?
 	ours "$@" > "$T/ours.out" 2>&1 && ru=0 || ru=$?
 	[ "$rd" = "$ru" ] || { cat "$T/dpkg.out" "$T/ours.out"; fail "$name: exit $rd from dpkg, $ru from the shim"; }
+	# An unpack is debunpack's, or the test compares dpkg with itself.
+	case " $* " in
+	*" -i "* | *" --unpack "*)
+		! grep -q '^debunpack-dpkg: handed to' "$T/ours.out" ||
+		    fail "$name: handed to dpkg: $(cat "$T/ours.out")" ;;
+	esac
 	view "$T/dpkg" > "$T/theirs.view"
 	view "$T/ours" > "$T/ours.view"
 	diff -u "$T/theirs.view" "$T/ours.view" ||
