@@ -286,7 +286,8 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	}
 	/*
 	 * This package replaces the owner (Replaces: OTHER [(OP V)]), or the
-	 * owner keeps it only as an obsolete conffile, which dpkg lets go.
+	 * owner keeps it only as an obsolete conffile, or has only its
+	 * conffiles left (removed, not purged), which dpkg lets go.
 	 */
 	replaced = gone || (orec != NULL && (replaces_pkg(u->rec->ctl, other,
 	    control_get(orec->ctl, "Version")) || (installed &&
@@ -562,8 +563,11 @@ recorded:
 	if (want_md5 && u->rec != NULL && u->rec->n > 0) {
 		u->rec->v[u->rec->n - 1].has_md5 = true;
 		memcpy(u->rec->v[u->rec->n - 1].md5, md5, DIGEST_MD5_LEN);
-		if (conffile)
+		if (conffile) {
 			u->rec->v[u->rec->n - 1].conf_from = t->conf_from;
+			u->rec->v[u->rec->n - 1].conf_new =
+			    t->conf == UNPACK_CONF_DPKG_NEW;
+		}
 	}
 	return 0;
 }
@@ -624,7 +628,12 @@ unpack_node(struct unpack *u, struct archive_entry *ae,
 	    'b' : 'p', t->path, 0, NULL, NULL, err);
 }
 
-/* A hardlink joins the temporary of a regular file of the same package. */
+/*
+ * A hardlink joins the temporary of a regular file of the same package.
+ * A conffile's new version may be aside (NAME.dpkg-new): a link to it
+ * joins that, and a link that is a conffile itself goes aside too, as
+ * dpkg links NAME.dpkg-new to NAME.dpkg-new.
+ */
 static int
 unpack_hardlink(struct unpack *u, struct archive_entry *ae,
     struct unpack_target *t, struct dbp_error *err)
@@ -632,9 +641,11 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 	char target[PATH_MAX], parent[PATH_MAX], abstarget[PATH_MAX + 1];
 	uint8_t digest[DIGEST_LEN];
 	struct manifest_entry *e;
+	const struct unpack_held *h;
 	uint64_t size;
 	const char *tname;
 	size_t tdir = 0, titem;
+	bool conffile;
 	int tdfd = -1, tries, r;
 
 	if ((r = names_path(archive_entry_hardlink(ae), target,
@@ -653,8 +664,11 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 	unpack_split(target, parent, &tname);
 	e = NULL;
 	if (target[0] != '\0' &&
-	    dirs_get(u->dirs, parent, false, 0, &tdir, NULL) == 0)
-		e = manifest_find(u->man, tdir, tname);
+	    dirs_get(u->dirs, parent, false, 0, &tdir, NULL) == 0 &&
+	    (e = manifest_find(u->man, tdir, tname)) == NULL &&
+	    (h = unpack_held(u, tdir, tname)) != NULL && h->aside != NULL &&
+	    h->pkg == u->pkg)
+		e = manifest_find(u->man, tdir, h->aside);
 	if (e == NULL || e->pkg != u->pkg || e->type != AE_IFREG)
 		return dbp_err(err, 0, t->path, "hardlink target '%s' is"
 		    " not a file of this package", target);
@@ -666,6 +680,10 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 		return dbp_err(err, 0, t->path, "hardlink to itself");
 	if ((r = unpack_prepare(u, t, err)) != 0)
 		return r > 0 ? 0 : r;
+	conffile = u->opts.dpkg_new &&
+	    unpack_is_conffile(u, unpack_shipped(u, t->path));
+	if (conffile && (r = unpack_conffile(u, t, err)) != 0)
+		return r;
 	if (!u->opts.nowrite &&
 	    ((tdfd = dirs_fd(u->dirs, syncbatch_dir(u->sb, titem))) < 0 ||
 	    (t->dfd = dirs_fd(u->dirs, t->dir)) < 0))
@@ -684,8 +702,18 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 	if ((r = syncbatch_link(u->sb, t->item, titem)) != 0)
 		return dbp_err(err, -r, t->path, "cannot link");
 	u->st->entries[ST_HARDLINK]++;
+	if (conffile && (r = unpack_conffile_done(u, t, digest, NULL,
+	    err)) != 0)
+		return r;
 	snprintf(abstarget, sizeof(abstarget), "/%s", target);
-	return unpack_record(u, ae, 'h', t->path, size, digest, abstarget, err);
+	if ((r = unpack_record(u, ae, 'h', t->record_path, size, digest,
+	    abstarget, err)) != 0)
+		return r;
+	if (conffile && u->rec != NULL && u->rec->n > 0) {
+		u->rec->v[u->rec->n - 1].conf_from = t->conf_from;
+		u->rec->v[u->rec->n - 1].conf_new = true;
+	}
+	return 0;
 }
 
 static int

@@ -156,6 +156,48 @@ START_TEST(test_dpkgstatus_stanza_carried)
 }
 END_TEST
 
+/*
+ * Conffiles whose new versions went to NAME.dpkg-new (--maintscripts):
+ * the hash carried over from the version before, else "newconffile",
+ * never the new version's, which dpkg's --configure would take for the
+ * old one's.
+ */
+START_TEST(test_dpkgstatus_stanza_dpkg_new)
+{
+	static const unsigned char md5[16] = { 0x01, 0x23, 0x45, 0x67, 0x89,
+	    0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef };
+	static unsigned char old[16] = { 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54,
+	    0x32, 0x10, 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10 };
+	struct record *rec;
+	char *s = NULL;
+	size_t len = 0, i;
+	FILE *fp;
+
+	ck_assert_int_eq(record_new(&rec, parse("Package: a\nVersion: 1\n"
+	    "Architecture: all\n")), 0);
+	checkutil_record_add(rec, 'f', "/etc/a", true, md5);
+	checkutil_record_add(rec, 'f', "/etc/b", true, md5);
+	checkutil_record_add(rec, 'f', "/etc/c", true, md5);
+	/* /etc/a as debunpack's own mode decided it: the new MD5. */
+	for (i = 1; i < rec->n; i++)
+		rec->v[i].conf_new = true;
+	fp = open_memstream(&s, &len);
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(dpkgstatus_write(fp, &(struct dpkgstatus_src){
+	    .ctl = rec->ctl, .status = "install ok unpacked",
+	    .conffiles = "/etc/a\n/etc/b\n/etc/c\n", .rec = rec,
+	    .carried = carried, .ctx = old }), 0);
+	ck_assert_int_eq(fclose(fp), 0);
+	ck_assert_str_eq(s, "Package: a\nStatus: install ok unpacked\n"
+	    "Architecture: all\nVersion: 1\nConffiles:\n"
+	    " /etc/a 0123456789abcdef0123456789abcdef\n"
+	    " /etc/b fedcba9876543210fedcba9876543210\n"
+	    " /etc/c newconffile\n\n");
+	free(s);
+	record_free(rec);
+}
+END_TEST
+
 START_TEST(test_dpkgstatus_stanza_defaults_dropped)
 {
 	char *s;
@@ -370,6 +412,7 @@ dpkgstatus_suite(void)
 	tcase_add_test(tc, test_dpkgstatus_fields_table);
 	tcase_add_test(tc, test_dpkgstatus_stanza_order);
 	tcase_add_test(tc, test_dpkgstatus_stanza_carried);
+	tcase_add_test(tc, test_dpkgstatus_stanza_dpkg_new);
 	tcase_add_test(tc, test_dpkgstatus_stanza_defaults_dropped);
 	tcase_add_test(tc, test_dpkgstatus_stanza_keywords);
 	tcase_add_test(tc, test_dpkgstatus_stanza_bad_depends_kept);

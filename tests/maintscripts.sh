@@ -66,9 +66,9 @@ run() {
 		grep -v '^progress:' "$T/sfd.deb" | sed "${loose:+s/ : error : .*/ : error :/}" | grep -E ": $p:|^status: [^ ]*$p[-_][^ ]* : error" > "$T/l2" || true
 		diff -u "$T/l1" "$T/l2" || fail "$what: status-fd lines of $p differ"
 	done
-	# NOSTATUS: a new conffile, whose MD5 --dpkg-db records where dpkg
-	# writes "newconffile" until configure.
-	[ -n "${nostatus:-}" ] || diff -u "$D/var/lib/dpkg/status" "$U/var/lib/dpkg/status" ||
+	# A new conffile too: "newconffile" until configure, its new
+	# version at NAME.dpkg-new (below).
+	diff -u "$D/var/lib/dpkg/status" "$U/var/lib/dpkg/status" ||
 	    fail "$what: dpkg's status differs"
 	for r in "$D" "$U"; do
 		(cd "$r" && find usr -printf '%y %p\n' 2>/dev/null | sort)
@@ -189,7 +189,10 @@ configure
 k1=$(make_pkg -m "T <t@example.org>" -d test k 1 "control-file preinst 0755 $S" \
     "control-file postrm 0755 $S" "control-file conffiles 0644 /etc/k\n" \
     "dir ./etc 0755" "file ./etc/k 0644 text:k")
-nostatus=1 run "with a conffile" "$k1"
+run "with a conffile" "$k1"
+[ "$(cat "$U/etc/k.dpkg-new")" = k ] && [ ! -e "$U/etc/k" ] ||
+    fail "with a conffile: not left at etc/k.dpkg-new"
+cmp "$D/etc/k.dpkg-new" "$U/etc/k.dpkg-new" || fail "with a conffile: etc/k.dpkg-new differs"
 configure
 dpkg_root "$D" --remove k
 dpkg_root "$U" --remove k

@@ -225,7 +225,8 @@ options_maintscripts(struct cli_opts *o, const struct cli_option *opt,
     const char *arg)
 {
 	(void)opt, (void)arg;
-	o->in.dpkg_db = o->maintscripts = true;
+	/* dpkg --unpack leaves every conffile's choice to --configure. */
+	o->in.dpkg_db = o->maintscripts = o->in.dpkg_new = true;
 	return 0;
 }
 

@@ -173,9 +173,10 @@ dpkgdb_obsolete_conffiles(struct dpkgdb *db, struct record *rec)
 }
 
 /*
- * Packages the run took paths from (Replaces, --force-overwrite) and
- * does not itself install: their file lists lose those paths, as dpkg's
- * do, so that no path is listed by two packages.
+ * Packages the run took paths from (Replaces, --force-overwrite, the
+ * conffiles of a package removed but not purged) and does not itself
+ * install: their file lists lose those paths, as dpkg's do, so that no
+ * path is listed by two packages.
  */
 int
 dpkgdb_disowned(struct dpkgdb *db, struct dbp_error *err)

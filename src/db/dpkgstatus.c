@@ -235,6 +235,14 @@ dpkgstatus_w_conffiles(FILE *fp, const struct dpkgstatus_field *f,
 		else if (rec != NULL && record_find_name(rec, path) == NULL)
 			dpkgfmt_conffile_line(fp, path,
 			    dpkgstatus_carried(src, path), DPKGFMT_CONFF_OBSOLETE);
+		/*
+		 * Its new version at PATH.dpkg-new, as dpkg --unpack leaves
+		 * it: the hash carried over, or dpkg's mark, which its
+		 * --configure reads as the old version's.
+		 */
+		else if (rec != NULL && record_find_name(rec, path)->conf_new)
+			dpkgfmt_conffile_line(fp, path,
+			    dpkgstatus_carried(src, path), 0);
 		else
 			dpkgfmt_conffile_line(fp, path, rec != NULL ?
 			    dpkgfmt_entry_md5(rec, record_find_name(rec,

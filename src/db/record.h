@@ -52,6 +52,13 @@ struct record_entry {
 	unsigned char md5[16];
 	const char *conf_from;
 	/*
+	 * A conffile whose new version went to PATH.dpkg-new, PATH left as
+	 * it was (unpack_opts' dpkg_new): dpkg's status keeps the hash
+	 * carried over from CONF_FROM, or "newconffile", until --configure.
+	 * Not part of the record's format.
+	 */
+	bool conf_new;
+	/*
 	 * Read from dpkg's database (dpkgadopt.h): SHA256 was never
 	 * computed and is zero; what is known of the content is MD5 (when
 	 * HAS_MD5: the status's hash of a conffile, the md5sums' of a

@@ -339,8 +339,11 @@ recowners_empties(const struct record *r)
 {
 	const char *ess;
 
-	/* dpkg never makes an essential or protected package go. */
-	return !r->gone && !recowners_has_files(r) &&
+	/*
+	 * dpkg never makes an essential or protected package go, nor one
+	 * with only its conffiles left (removed, not purged).
+	 */
+	return !r->gone && !recowners_has_files(r) && !record_config_files(r) &&
 	    !((ess = control_get(r->ctl, "Essential")) != NULL &&
 	    strcmp(ess, "yes") == 0) &&
 	    !((ess = control_get(r->ctl, "Protected")) != NULL &&

@@ -27,6 +27,12 @@
  */
 #define NAMES_DIST_SUFFIX	".debunpack-dist"
 #define NAMES_DPKG_DIST_SUFFIX	".dpkg-dist"
+/*
+ * A conffile's new version as dpkg --unpack leaves it for --configure
+ * (--maintscripts): a final name, committed like the package's files,
+ * never a temporary of the run.
+ */
+#define NAMES_DPKG_NEW_SUFFIX	".dpkg-new"
 
 /*
  * Whether NAME is reserved for the run's temporaries and backups

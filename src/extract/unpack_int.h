@@ -113,6 +113,8 @@ struct unpack_target {
 #define UNPACK_CONF_DELETED	2	/* deleted by the user: stays deleted */
 #define UNPACK_CONF_UNCHANGED	3	/* as installed: the new one replaces it,
 					   unless it is the same (left alone) */
+#define UNPACK_CONF_DPKG_NEW	4	/* to NAME.dpkg-new, for dpkg's
+					   --configure (unpack_opts' dpkg_new) */
 
 /*
  * Conffile T's new version is written (its SHA-256 DIGEST, its MD5 when

@@ -97,6 +97,10 @@ unpack_is_conffile(const struct unpack *u, const char *path)
  *   version made NAME.debunpack-dist;
  * - either way, nothing goes beside the user's if the package's own
  *   version did not change.
+ * As dpkg --unpack (unpack_opts' dpkg_new), none of this: the new
+ * version goes to NAME.dpkg-new whatever is at NAME, and dpkg's
+ * --configure, which reads the hash the status carries over, decides
+ * with the user (its --force-conf* options) what becomes of both.
  */
 int
 unpack_conffile(struct unpack *u, struct unpack_target *t,
@@ -143,6 +147,11 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 		e = NULL;	/* a plain file before: no user's copy */
 	t->conf_old = e;
 	t->conf_from = e != NULL ? from : NULL;
+	if (u->opts.dpkg_new) {
+		t->conf = UNPACK_CONF_DPKG_NEW;
+		suffix = NAMES_DPKG_NEW_SUFFIX;
+		goto aside;
+	}
 	/* A dry run's planned directory (no descriptor) holds nothing. */
 	if (t->dfd < 0 || fstatat(t->dfd, t->name, &st,
 	    AT_SYMLINK_NOFOLLOW) != 0) {
@@ -164,8 +173,9 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 		}
 		t->conf = UNPACK_CONF_KEPT;
 	}
-	len = strlen(t->path);
 	suffix = u->opts.dpkg_dist ? NAMES_DPKG_DIST_SUFFIX : NAMES_DIST_SUFFIX;
+aside:
+	len = strlen(t->path);
 	if (len + strlen(suffix) >= sizeof(t->path) ||
 	    strlen(t->name) + strlen(suffix) + strlen(NAMES_TMP_SUFFIX) >
 	    NAME_MAX)
@@ -278,6 +288,17 @@ unpack_conffile_done(struct unpack *u, struct unpack_target *t,
 		same = o != NULL && memcmp(digest, o->sha256, DIGEST_LEN) == 0;
 	if (t->conf == UNPACK_CONF_PLAIN)
 		return 0;
+	/*
+	 * Left at NAME.dpkg-new for dpkg's --configure; NAME is held, so
+	 * that a later package of the run that ships it takes its place
+	 * (its own .dpkg-new), as with dpkg.
+	 */
+	if (t->conf == UNPACK_CONF_DPKG_NEW) {
+		if (u->opts.plan != NULL)
+			u->opts.plan(u->opts.warn_ctx, PLAN_CREATE, t->path,
+			    NULL);
+		return unpack_hold(u, t, true, err);
+	}
 	if (t->conf == UNPACK_CONF_UNCHANGED && u->opts.plan != NULL)
 		u->opts.plan(u->opts.warn_ctx, same ? PLAN_KEEP_UNCHANGED :
 		    PLAN_REPLACE, t->path, NULL);

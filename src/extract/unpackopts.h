@@ -41,6 +41,12 @@ struct unpack_opts {
 	 */
 	char *const *removing;
 	size_t nremoving;
+	/*
+	 * dpkg --unpack's conffiles (--maintscripts): every conffile's new
+	 * version goes to NAME.dpkg-new, NAME left as it is, for dpkg's
+	 * --configure to decide.
+	 */
+	bool dpkg_new;
 };
 
 #endif

@@ -506,6 +506,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	uo.force_overwrite = o->force_overwrite;
 	uo.dpkg_words = o->dpkg_db;
 	uo.dpkg_dist = o->dpkg_dist;
+	uo.dpkg_new = o->dpkg_new;
 	uo.stop = o->stop;
 	uo.warn = install_warn;
 	uo.warn_ctx = &in->ic;

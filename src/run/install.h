@@ -119,6 +119,8 @@ struct install_opts {
 	const char *const *fresh;
 	size_t nfresh;
 	bool dpkg_dist;		/* kept conffiles' new versions: NAME.dpkg-dist */
+	/* conffiles' new versions to NAME.dpkg-new, for dpkg --configure */
+	bool dpkg_new;
 	bool force_walk;	/* for tests: rootfs_force_walk */
 	bool dpkg_db;		/* keep dpkg's database in the root too */
 	const char *dpkg_admindir;	/* dpkg's database (rootfs_open_dpkg),
