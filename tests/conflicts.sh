@@ -227,5 +227,6 @@ dpkg_root "$U" --purge k
 [ ! -e "$U/etc/k" ] || fail "dpkg's purge left /etc/k"
 "$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless "$k1" > "$T/out" 2>&1 ||
     fail "k again: $(cat "$T/out")"
+dpkg_root "$U" --configure -a
 [ "$(cat "$U/etc/k")" = k ] || fail "k's conffile not installed again: $(cat "$T/out")"
 exit 0

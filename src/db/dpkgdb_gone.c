@@ -195,12 +195,7 @@ dpkgdb_disowned(struct dpkgdb *db, struct dbp_error *err)
 		    (!dpkgstatus_installed(o) && strcmp(dpkgstatus_state(o),
 		    "config-files") != 0))
 			continue;
-		/*
-		 * A config-files package's conffile taken over stays in its
-		 * stanza as dpkg keeps it; only its list loses the path.
-		 */
-		if (dpkgstatus_installed(o) &&
-		    (r = dpkgdb_obsolete_conffiles(db, rec)) != 0)
+		if ((r = dpkgdb_obsolete_conffiles(db, rec)) != 0)
 			return dbp_err(err, -r, DPKGDB_DIR "/status",
 			    "cannot write");
 		if ((info = dpkgstatus_infoname(o->name, o->arch, o->ma)) == NULL)
