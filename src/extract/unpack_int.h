@@ -143,6 +143,17 @@ void unpack_statoverride(struct unpack *u, struct archive_entry *ae,
 int unpack_filtered(struct unpack *u, struct archive_entry *ae,
     const char *path, bool *out, struct dbp_error *err);
 
+/*
+ * Entry T (E: what this run put at its path, H: a conffile held there, or
+ * NULL) is a non-directory at a path another package may have, installed
+ * or earlier in this run: dpkg's judgment (unpackconflict.c).  0: the
+ * entry goes on (T->taken tells what it took over); 1: the owner keeps
+ * the path, the entry is left out; -errno with ERR: a conflict.
+ */
+int unpack_conflict(struct unpack *u, struct unpack_target *t,
+    const struct manifest_entry *e, const struct unpack_held *h,
+    struct dbp_error *err);
+
 /* Split root-relative PATH into PARENT (a buffer of PATH_MAX) and *NAME. */
 void unpack_split(char *path, char *parent, const char **name);
 
