@@ -496,6 +496,45 @@ unpack_dir(struct unpack *u, struct archive_entry *ae, const char *path,
 	return unpack_record(u, ae, 'd', path, 0, NULL, NULL, err);
 }
 
+/*
+ * A symlink where a directory is (not a symlink to one): dpkg leaves the
+ * directory and all in it as they are, asks no one whose the path is,
+ * and lists it as the package's; dpkg-maintscript-helper's dir_to_symlink
+ * makes the switch, in the postinst.  Recorded as the directory it is,
+ * as adopting dpkg's list types it.  1 when so, 0 when no directory is
+ * there, -errno with ERR.
+ */
+static int
+unpack_link_on_dir(struct unpack *u, struct archive_entry *ae,
+    struct unpack_target *t, struct dbp_error *err)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	bool dir, empty;
+	int r;
+
+	unpack_split(t->path, parent, &t->name);
+	if ((r = dirs_get(u->dirs, parent, true, 0755, &t->dir, err)) != 0 ||
+	    (r = unpack_target_dir(u, t, err)) != 0)
+		return r;
+	unpack_target_find(u, t, &dir, &empty);
+	if (!dir)
+		return 0;
+	/* A dry run's planned directory is the run's: as it makes them. */
+	st.st_mode = 0755;
+	st.st_uid = 0;
+	st.st_gid = 0;
+	if (t->dfd >= 0 && fstatat(t->dfd, t->name, &st,
+	    AT_SYMLINK_NOFOLLOW) != 0)
+		return dbp_err(err, errno, t->path, "cannot stat");
+	archive_entry_set_perm(ae, st.st_mode & 07777);
+	u->uid = st.st_uid;
+	u->gid = st.st_gid;
+	if ((r = unpack_record(u, ae, 'd', t->path, 0, NULL, NULL, err)) != 0)
+		return r;
+	return 1;
+}
+
 static int
 unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
     struct dbp_error *err)
@@ -561,6 +600,8 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	default:
 		return dbp_err(err, 0, t.path, "unsupported entry type");
 	}
+	if (type == AE_IFLNK && (r = unpack_link_on_dir(u, ae, &t, err)) != 0)
+		return r > 0 ? 0 : r;
 	/* 1: another package keeps the path (it replaces this one). */
 	if ((r = unpack_prepare(u, &t, err)) != 0)
 		return r > 0 ? 0 : r;
