@@ -220,10 +220,18 @@ dpkg_root "$R" --purge pkg-dr
 pkg dr-clash pkg-clash 1 "" "" file:clash
 "$DEBUNPACK" -q --root "$R" --dpkg-db "$T/dr-1.deb" || fail "(f) reinstall"
 dpkg_root "$R" -i "$T/dr-2.deb"
-"$DEBUNPACK" --root "$R" --dpkg-db "$T/dr-clash.deb" 2> "$T/err" && fail "(f) a clash accepted"
+"$DEBUNPACK" --root "$R" --dpkg-db --verbose "$T/dr-clash.deb" 2> "$T/err" && fail "(f) a clash accepted"
 grep -q "dropped" "$T/err" && fail "(f) a failed run says it dropped: $(cat "$T/err")"
 [ -e "$rec" ] || fail "(f) a failed run dropped the record"
-"$DEBUNPACK" --root "$R" --dpkg-db --force-overwrite "$T/dr-clash.deb" 2> "$T/err" ||
+# In dpkg's words (the dpkg for apt) not at all: dpkg says nothing of it.
+cp -a "$R" "$T/words"
+"$DEBUNPACK" --root "$T/words" --dpkg-db --verbose --maintscripts \
+    --force-script-chrootless --dpkg-messages \
+    --force-overwrite "$T/dr-clash.deb" > "$T/out" 2>&1 ||
+    fail "(f) forced, in dpkg's words: $(cat "$T/out")"
+grep -q "dropped" "$T/out" && fail "(f) dpkg's words tell a dropped record: $(cat "$T/out")"
+[ ! -e "$T/words/var/lib/debunpack/pkg-dr.record" ] || fail "(f) in dpkg's words: the record stayed"
+"$DEBUNPACK" --root "$R" --dpkg-db --verbose --force-overwrite "$T/dr-clash.deb" 2> "$T/err" ||
     fail "(f) forced: $(cat "$T/err")"
 grep -q "dpkg changed 'pkg-dr' since debunpack installed it (version 2 installed): debunpack's record of it is dropped" "$T/err" ||
     fail "(f) no word of the dropped record: $(cat "$T/err")"

@@ -491,6 +491,20 @@ render_note(void *ctx, const struct install_note *n)
 			    ", keeping its conffiles" : "");
 		}
 		break;
+	case INSTALL_STALE:
+		/*
+		 * dpkg's database is the authority: a record it outdated
+		 * going is housekeeping, told only when asked, and never in
+		 * dpkg's output, where dpkg says nothing.
+		 */
+		if (o->verbose > 0 && !o->dpkg_messages) {
+			progress_clear(o->pg);
+			fprintf(stderr, "debunpack: dpkg changed '%s' since"
+			    " debunpack installed it (%s): debunpack's record"
+			    " of it is dropped\n", escape_name(n->name, pkg,
+			    sizeof(pkg)), n->msg);
+		}
+		break;
 	case INSTALL_EXTRACTED:
 	case INSTALL_EXPECTED:
 	case INSTALL_PHASE:
