@@ -339,7 +339,8 @@ render_seq(struct cli_opts *o, const struct install_note *n)
 		render_keep_error(o, file);
 		if (o->dpkg_messages)
 			fprintf(stderr, "dpkg: error processing archive %s"
-			    " (--unpack):\n %s\n", file, msg);
+			    " (--%s):\n %s\n", file, o->dpkg_action != NULL ?
+			    o->dpkg_action : "unpack", msg);
 		else
 			fprintf(stderr, "debunpack: %s: %s\n", file, msg);
 		return;

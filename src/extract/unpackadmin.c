@@ -37,12 +37,13 @@ unpack_divert(struct unpack *u, char *path, size_t n, bool check,
 	if (dpkgdivert_count(u->divert) == 0 || u->rec == NULL)
 		return 0;
 	snprintf(abspath, sizeof(abspath), "/%s", path);
+	/* dpkg's text names the path: no "'PATH': " before it. */
 	if (check && (d = dpkgdivert_to(u->divert, abspath)) != NULL) {
 		if (d->pkg != NULL)
-			return dbp_err(err, 0, path, "trying to overwrite"
+			return dbp_err(err, 0, "", "trying to overwrite"
 			    " '%s', which is the diverted version of '%s'"
 			    " (package: %s)", abspath, d->from, d->pkg);
-		return dbp_err(err, 0, path, "trying to overwrite '%s', which"
+		return dbp_err(err, 0, "", "trying to overwrite '%s', which"
 		    " is the diverted version of '%s'", abspath, d->from);
 	}
 	where = dpkgdivert_use(u->divert, abspath, control_get(u->rec->ctl,

@@ -186,8 +186,9 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 		    shipped : abspath, shown, sizeof(shown)), other, orec != NULL &&
 		    control_get(orec->ctl, "Version") != NULL ?
 		    control_get(orec->ctl, "Version") : "");
+		/* dpkg's text names the path: no "'PATH': " before it. */
 		if (!u->opts.force_overwrite && !replaced)
-			return dbp_err(err, 0, t->path, "%s", msg);
+			return dbp_err(err, 0, "", "%s", msg);
 	} else if (!u->opts.force_overwrite && !replaced)
 		return dbp_err(err, 0, t->path, "also in package '%s'"
 		    " (--force-overwrite takes it over)", other);
