@@ -209,19 +209,23 @@ run "multi-arch upgrade" "$m2"
 configure
 
 # dpkg's count of "files and directories currently installed" is of the
-# names it reads: the diversions' and statoverrides' too, each once, "/."
+# names it reads: the diversions', statoverrides' and file triggers' too,
+# each once, "/."
 # included (every package here has "./", as dpkg-deb makes them).
 for r in "$D" "$U"; do
 	printf '/usr/share/a\n/usr/share/a.moved\n:\n/opt/x\n/opt/y\nlocal\n' \
 	    > "$r/var/lib/dpkg/diversions"
 	printf '#0 #0 0644 /usr/share/b\n#0 #0 0600 /opt/z\n' \
 	    > "$r/var/lib/dpkg/statoverride"
+	mkdir -p "$r/var/lib/dpkg/triggers"
+	printf '/opt/t c\n/usr/share/a c\n' > "$r/var/lib/dpkg/triggers/File"
 done
 run "count with diversions and statoverrides" "$c1"
 grep -q '^(Reading database \.\.\. [0-9]* files and directories currently installed\.)$' \
     "$T/out.deb" || fail "no count: $(cat "$T/out.deb")"
 rm "$D/var/lib/dpkg/diversions" "$U/var/lib/dpkg/diversions" \
-    "$D/var/lib/dpkg/statoverride" "$U/var/lib/dpkg/statoverride"
+    "$D/var/lib/dpkg/statoverride" "$U/var/lib/dpkg/statoverride" \
+    "$D/var/lib/dpkg/triggers/File" "$U/var/lib/dpkg/triggers/File"
 configure
 # dpkg -i's errors name --install; the dpkg for apt says so with
 # --dpkg-messages=install.

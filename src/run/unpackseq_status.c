@@ -266,7 +266,8 @@ seq_names_read(struct seq *s, struct seq_names *nm, const char *file,
  * The lines of TEXT (NULL: none) into NM, as KIND has them: 'l' a file
  * list's, each line; 'd' diversions', the first two of each three (the
  * third names a package); 's' statoverride's, the path after the owner,
- * group and mode.  -1 when out of memory.
+ * group and mode; 't' triggers/File's, the path before the package.  -1
+ * when out of memory.
  */
 static int
 seq_names_lines(struct seq_names *nm, char *text, char kind)
@@ -289,6 +290,8 @@ seq_names_lines(struct seq_names *nm, char *text, char kind)
 				p++;
 		if (statov && p == NULL)
 			continue;
+		if (kind == 't' && (p = strchr(line, ' ')) != NULL)
+			*p = '\0';
 		if (seq_names_add(nm, statov ? p : line) != 0)
 			return -1;
 	}
@@ -298,7 +301,8 @@ seq_names_lines(struct seq_names *nm, char *text, char kind)
 /*
  * How many names dpkg's file table holds when it says "N files and
  * directories currently installed": the paths of dpkg-divert's
- * diversions and dpkg-statoverride's overrides, which it reads first,
+ * diversions, dpkg-statoverride's overrides and the file triggers'
+ * interests (triggers/File), which it reads first,
  * and every line of the file lists of the packages in S that are
  * installed in any way, "/." included, each name once.  -1 when a file
  * cannot be read.
@@ -314,7 +318,9 @@ seq_count_files(struct seq *s, const struct dpkgstatus *st)
 	if (seq_names_read(s, &nm, "diversions", &text) != 0 ||
 	    seq_names_lines(&nm, text, 'd') != 0 ||
 	    seq_names_read(s, &nm, "statoverride", &text) != 0 ||
-	    seq_names_lines(&nm, text, 's') != 0)
+	    seq_names_lines(&nm, text, 's') != 0 ||
+	    seq_names_read(s, &nm, "triggers/File", &text) != 0 ||
+	    seq_names_lines(&nm, text, 't') != 0)
 		count = -1;
 	for (i = 0; count >= 0 && i < st->n; i++) {
 		if (strcmp(dpkgstatus_state(&st->v[i]), "not-installed") == 0)
