@@ -207,6 +207,24 @@ dpkg_root "$R" --remove pkg-dr
 dpkg-query --admindir="$R/var/lib/dpkg" -L pkg-dr | diff -u - "$T/out" || fail "(d) --files, removed"
 echo "ok (d) queries answer for what dpkg did"
 
+# A path of several packages: --owner names them in dpkg -S's order (the
+# list dpkg reads last first; it reads them in their blocks' order on the
+# disk), in a root dpkg installed and in one debunpack did.
+for p in zeta alpha mid omega beta; do
+	pkg "sh-$p" "$p" 1 "" "" shared/ "shared/$p:$p"
+done
+new
+for p in zeta alpha mid omega beta; do
+	dpkg_root "$T/dpkg" -i "$T/sh-$p.deb"
+	"$DEBUNPACK" -q --root "$T/ours" --dpkg-db "$T/sh-$p.deb" || fail "install $p"
+done
+for r in "$T/dpkg" "$T/ours"; do
+	dpkg-query --admindir="$r/var/lib/dpkg" -S /shared > "$T/theirs"
+	"$DEBUNPACK" --root "$r" --owner /shared > "$T/out" || fail "--owner /shared"
+	diff -u "$T/theirs" "$T/out" || fail "--owner: not dpkg -S's order"
+done
+echo "ok --owner names a path's packages in dpkg -S's order"
+
 # (e) --purge of a package dpkg left in its config-files state.
 "$DEBUNPACK" --root "$R" --dpkg-db --purge pkg-dr 2> "$T/err" || fail "(e): $(cat "$T/err")"
 [ ! -e "$R/conf" ] || fail "(e) the conffile stayed"
