@@ -121,6 +121,7 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 	int r;
 
 	t->record_path = t->path;
+	t->judge_only = false;
 	unpack_split(t->path, parent, &t->name);
 	if ((r = dirs_get(u->dirs, parent, true, 0755, &t->dir, err)) != 0 ||
 	    (r = unpack_target_dir(u, t, err)) != 0)

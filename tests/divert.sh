@@ -439,3 +439,43 @@ new
 fstep "a relative filter" '--path-exclude=test/share/doc/*' -- sf0
 [ -f "$T/ours/test/share/doc/pkg-somefiles/README" ] || fail "a relative filter left a path out"
 echo "ok a relative filter matches nothing, as in dpkg"
+
+# A path the filters leave out is the package's all the same: listed
+# (--files as dpkg -L), and another package's file there is judged as
+# dpkg judges it, both ways: a conflict, or (Replaces) listed by both.
+# fboth NAME FILTER -- DEB: one install in both roots, alike or failing
+# alike.
+fboth() {
+	fname=$1 ffilter=$2 fdeb=$4
+	set +e
+	dpkg_in "$T/dpkg" ${ffilter:+"$ffilter"} -i "$T/$fdeb.deb" > "$T/dpkg.out" 2>&1
+	theirs=$?
+	"$DEBUNPACK" -q --root "$T/ours" --dpkg-db ${ffilter:+"$ffilter"} \
+	    "$T/$fdeb.deb" > "$T/ours.out" 2>&1 &&
+	    dpkg_in "$T/ours" --configure -a >> "$T/ours.out" 2>&1
+	ours=$?
+	set -e
+	[ $theirs = 0 ] || [ $ours != 0 ] ||
+	    fail "$fname: debunpack succeeded, dpkg failed: $(cat "$T/dpkg.out")"
+	[ $theirs != 0 ] || [ $ours = 0 ] ||
+	    fail "$fname: dpkg succeeded, debunpack failed: $(cat "$T/ours.out")"
+	same "$fname"
+}
+pkg fa pkg-fa 1 "" "" fdoc/ fdoc/x:x fdoc/y:y fbin:b
+pkg fb pkg-fb 1 "" "" fdoc/ fdoc/x:other
+pkg fc pkg-fc 1 "Replaces pkg-fb" "" fdoc/ fdoc/x:c
+new
+fboth "filtered install" --path-exclude=/fdoc/* -- fa
+"$DEBUNPACK" --root "$T/ours" --files pkg-fa > "$T/out"
+dpkg-query --admindir="$T/dpkg/var/lib/dpkg" -L pkg-fa | diff -u - "$T/out" ||
+    fail "--files of a filtered install: not dpkg -L's"
+fboth "over a filtered path" "" -- fb
+grep -q "trying to overwrite '/fdoc/x', which is also in package pkg-fa 1" "$T/ours.out" ||
+    fail "over a filtered path: $(cat "$T/ours.out")"
+new
+fboth "b" "" -- fb
+fboth "filtered over another's file" --path-exclude=/fdoc/* -- fa
+grep -q "trying to overwrite '/fdoc/x', which is also in package pkg-fb 1" "$T/ours.out" ||
+    fail "filtered over another's file: $(cat "$T/ours.out")"
+fboth "filtered, Replaces" --path-exclude=/fdoc/* -- fc
+echo "ok filtered paths are listed and judged as dpkg does"

@@ -106,6 +106,11 @@ struct unpack_target {
 	struct record_entry taken_entry;	/* path and target unset */
 	const char *taken_from;
 	const char *conf_from;	/* a conffile's, for its record */
+	/*
+	 * A path the filters leave out: judged as dpkg judges it, but
+	 * nothing changes hands (the owner keeps listing it).
+	 */
+	bool judge_only;
 };
 
 #define UNPACK_CONF_PLAIN	0	/* written as any file */

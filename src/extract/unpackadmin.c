@@ -119,6 +119,22 @@ unpack_filtered(struct unpack *u, struct archive_entry *ae, const char *path,
 	if (!pathfilter_skip(u->filter, abspath, kind == 'd' || kind == 'l'))
 		return 0;
 	*out = true;
+	/*
+	 * dpkg judges whose the path is before it leaves it out: another
+	 * package's file there is a conflict as for any entry, or stays the
+	 * other's (1: then this package does not list it); taken over
+	 * (Replaces, --force-overwrite) both list it, as nothing of it is
+	 * written.  Installed packages' paths; a directory is anyone's.
+	 */
+	if (kind != 'd' && u->rec != NULL) {
+		struct unpack_target t;
+
+		memset(&t, 0, sizeof(t));
+		snprintf(t.path, sizeof(t.path), "%s", path);
+		t.judge_only = true;
+		if ((r = unpack_conflict(u, &t, NULL, NULL, err)) != 0)
+			return r > 0 ? 0 : r;
+	}
 	if (u->rec != NULL && (r = record_add_filtered(u->rec, abspath,
 	    kind)) != 0)
 		return dbp_err(err, -r, path, "cannot record");

@@ -129,6 +129,8 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 		 * without it: judged against the new version, as dpkg does.
 		 */
 		if (installed && manifest_staged_lacks(u->man, other, abspath)) {
+			if (t->judge_only)
+				return 0;
 			unpack_taken(t, orec, unpack_conf_of(orec, abspath) ?
 			    other : NULL, abspath);
 			manifest_lost(u->man, other);
@@ -197,6 +199,8 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 		    other);
 	if (!replaced && u->opts.warn != NULL)
 		u->opts.warn(u->opts.warn_ctx, t->path, msg);
+	if (t->judge_only)
+		return 0;
 	if (installed) {
 		unpack_taken(t, orec, unpack_conf_of(orec, abspath) ? other :
 		    NULL, abspath);

@@ -27,6 +27,7 @@ struct ownerorder_key {
 	int64_t phys;		/* the list's first block, -1: unknown */
 	unsigned bin;		/* its bin in dpkg's package table */
 	size_t idx;		/* in RECS: the table's order within a bin */
+	const char *name;	/* without dpkg's database: by name */
 };
 
 /* dpkg's FNV-1a hash of the package's name, lower case, as its table. */
@@ -78,6 +79,9 @@ ownerorder_cmp(const void *a, const void *b)
 		return x->phys < y->phys ? -1 : 1;
 	if (x->bin != y->bin)
 		return x->bin < y->bin ? -1 : 1;
+	/* Named last first: read in reverse, so listed by name. */
+	if (x->name != NULL && y->name != NULL)
+		return strcmp(y->name, x->name);
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
@@ -104,9 +108,14 @@ ownerorder_ranks(const struct rootfs *rf, struct record *const *recs,
 		const char *name = control_get(recs[i]->ctl, "Package");
 
 		k[i].phys = -1;
-		k[i].bin = ownerorder_bin(name != NULL ? name : "");
 		k[i].idx = i;
-		if (dfd < 0 || bsize == 0 || name == NULL)
+		/* No dpkg -S to follow: the packages by name. */
+		if (dfd < 0) {
+			k[i].name = name != NULL ? name : "";
+			continue;
+		}
+		k[i].bin = ownerorder_bin(name != NULL ? name : "");
+		if (bsize == 0 || name == NULL)
 			continue;
 		if ((info = dpkgstatus_infoname(name, control_get(recs[i]->ctl,
 		    "Architecture"), control_get(recs[i]->ctl,

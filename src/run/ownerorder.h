@@ -16,6 +16,8 @@
  * in the order of dpkg's package table (its FNV hash of the name) when
  * equal.  Each list dpkg reads puts its package before those of the path
  * read earlier: dpkg -S names a path's packages by descending RANK.
+ * Without dpkg's database (no info directory) the packages are ranked
+ * by name, descending, so that they are named in name order.
  * 0 or -ENOMEM.
  */
 int ownerorder_ranks(const struct rootfs *rf, struct record *const *recs,
