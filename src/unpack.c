@@ -402,6 +402,41 @@ unpack_node(struct unpack *u, struct archive_entry *ae,
 	    'b' : 'p', t->path, 0, NULL, NULL, err);
 }
 
+/*
+ * A statoverride of hardlink T (to TARGET, root-relative): dpkg sets its
+ * owner and mode on the inode, which the target shares; so does this,
+ * and the target's entry in the record says so too.
+ */
+static int
+unpack_link_override(struct unpack *u, struct archive_entry *ae,
+    struct unpack_target *t, const char *target, struct dbp_error *err)
+{
+	char abstarget[PATH_MAX + 1];
+	size_t i;
+
+	if (!u->opts.nowrite) {
+		if (u->opts.chown && fchownat(t->dfd, t->tmp, u->uid, u->gid,
+		    AT_SYMLINK_NOFOLLOW) != 0)
+			return users_chown_err(err, errno, t->path, u->uid,
+			    u->gid);
+		if (fchmodat(t->dfd, t->tmp, archive_entry_perm(ae), 0) != 0)
+			return dbp_err(err, errno, t->path, "cannot change"
+			    " mode");
+	}
+	if (u->rec == NULL)
+		return 0;
+	snprintf(abstarget, sizeof(abstarget), "/%s", target);
+	for (i = 0; i < u->rec->n; i++)
+		if (strcmp(u->rec->v[i].path, abstarget) == 0 ||
+		    (u->rec->v[i].type == 'h' && strcmp(u->rec->v[i].target,
+		    abstarget) == 0)) {
+			u->rec->v[i].mode = archive_entry_perm(ae);
+			u->rec->v[i].uid = u->uid;
+			u->rec->v[i].gid = u->gid;
+		}
+	return 0;
+}
+
 /* A hardlink joins the temporary of a regular file of the same package. */
 static int
 unpack_hardlink(struct unpack *u, struct archive_entry *ae,
@@ -461,6 +496,9 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 		return r;
 	if ((r = syncbatch_link(u->sb, t->item, titem)) != 0)
 		return dbp_err(err, -r, t->path, "cannot link");
+	if (u->statov_hit && (r = unpack_link_override(u, ae, t, target,
+	    err)) != 0)
+		return r;
 	u->st->entries[ST_HARDLINK]++;
 	snprintf(abstarget, sizeof(abstarget), "/%s", target);
 	return unpack_record(u, ae, 'h', t->path, size, digest, abstarget, err);
@@ -558,7 +596,7 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		return r;
 	/* Looked up once per entry: chown and the record both need it. */
 	unpack_owner(u, ae);
-	unpack_statoverride(u, ae, t.path);
+	u->statov_hit = unpack_statoverride(u, ae, t.path);
 	if ((r = unpack_filtered(u, ae, t.path, &filtered, err)) != 0 ||
 	    filtered)
 		return r;

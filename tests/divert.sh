@@ -296,11 +296,11 @@ echo "ok a diversion's new name is no package's to ship"
 pkg so-pkg pkg-statov 0 "" "" test-file:file "=dir ./test-dir 0755" \
     "=file ./test-dir/x 0644 text:x\\n" "=symlink ./test-link test-file" \
     "=fifo ./test-fifo 0644" "=file ./test-div 0644 text:div\\n" \
-    "=file ./test-plain 0644 text:plain\\n"
+    "=file ./test-plain 0644 text:plain\\n" "=hardlink ./test-hard ./test-plain"
 pkg so-pkg1 pkg-statov 1 "" "" test-file:file1 "=dir ./test-dir 0755" \
     "=file ./test-dir/x 0644 text:x1\\n" "=symlink ./test-link test-file" \
     "=fifo ./test-fifo 0644" "=file ./test-div 0644 text:div1\\n" \
-    "=file ./test-plain 0644 text:plain1\\n"
+    "=file ./test-plain 0644 text:plain1\\n" "=hardlink ./test-hard ./test-plain"
 statov() {
 	both 'mkdir -p etc && grep -E "^(root|daemon|bin):" /etc/passwd > etc/passwd &&
 	    grep -E "^(root|daemon|bin|adm):" /etc/group > etc/group'
@@ -313,16 +313,20 @@ bin daemon 0600 /test-dir/x
 daemon adm 0700 /test-link
 #1 #4 0600 /test-fifo
 daemon bin 0640 /test-div
+daemon bin 0604 /test-hard
 root root 0755 /nothing/here
 '
 divert --local --no-rename --divert /test-div.local --add /test-div
 step "statoverrides" so-pkg
 [ "$(stat -c '%a %U:%G' "$T/ours/test-file")" = "4750 daemon:adm" ] ||
     fail "statoverride not applied: $(stat -c '%a %U:%G' "$T/ours/test-file")"
+# A hard link's override is on the inode its target shares, as dpkg sets it.
+[ "$(stat -c '%a %U:%G' "$T/ours/test-plain")" = "604 daemon:bin" ] ||
+    fail "hard link's statoverride not applied: $(stat -c '%a %U:%G' "$T/ours/test-plain")"
 "$DEBUNPACK" --root "$T/ours" --verify pkg-statov > "$T/verify.out" ||
     fail "verify after statoverrides: $(cat "$T/verify.out")"
 step "statoverrides: upgrade" so-pkg1
-echo "ok statoverrides on files, directories, symlinks, fifos, a diverted path"
+echo "ok statoverrides on files, directories, symlinks, fifos, hard links, a diverted path"
 
 # An override for a user or group the root does not know: dpkg's error,
 # every package refused.

@@ -48,6 +48,7 @@ struct unpack {
 	const struct dpkgdivert *divert;
 	/* dpkg-statoverride's (unpack_set_statoverrides), or NULL */
 	const struct dpkgstatov *statov;
+	bool statov_hit;	/* one applies to the current entry */
 	/* --path-exclude and --path-include (unpack_set_filters), or NULL */
 	const struct pathfilter *filter;
 	/*
@@ -137,8 +138,12 @@ int unpack_conffile_done(struct unpack *u, struct unpack_target *t,
 int unpack_divert(struct unpack *u, char *path, size_t n, bool check,
     struct dbp_error *err);
 
-/* dpkg-statoverride's owner (U->uid, U->gid) and mode (on AE) for PATH. */
-void unpack_statoverride(struct unpack *u, struct archive_entry *ae,
+/*
+ * dpkg-statoverride's owner (U->uid, U->gid) and mode (on AE) for PATH,
+ * a hard link's too (dpkg sets them on the inode it shares): whether
+ * one applies.
+ */
+bool unpack_statoverride(struct unpack *u, struct archive_entry *ae,
     const char *path);
 
 /*

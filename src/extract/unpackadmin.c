@@ -65,26 +65,26 @@ unpack_set_statoverrides(struct unpack *u, const struct dpkgstatov *s)
  * the package's name for it (dpkg keys overrides by the file list's
  * node, not the diverted one): on the entry itself, so that what is made
  * and what is recorded agree.  A symlink takes the owner alone, as dpkg
- * gives it (lchown).  A hardlink shares its target's inode, which its
- * own entry settled.
+ * gives it (lchown).  A hardlink's goes on the inode it shares with its
+ * target, as dpkg sets it there (unpack_hardlink).
  */
-void
+bool
 unpack_statoverride(struct unpack *u, struct archive_entry *ae,
     const char *path)
 {
 	const struct dpkgstatov_entry *so;
 	char abspath[PATH_MAX + 1];
 
-	if (dpkgstatov_count(u->statov) == 0 ||
-	    archive_entry_hardlink(ae) != NULL)
-		return;
+	if (dpkgstatov_count(u->statov) == 0)
+		return false;
 	snprintf(abspath, sizeof(abspath), "/%s", unpack_shipped(u, path));
 	if ((so = dpkgstatov_find(u->statov, abspath)) == NULL)
-		return;
+		return false;
 	u->uid = so->uid;
 	u->gid = so->gid;
 	if (archive_entry_filetype(ae) != AE_IFLNK)
 		archive_entry_set_perm(ae, so->mode);
+	return true;
 }
 
 void
