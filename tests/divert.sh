@@ -195,6 +195,9 @@ step "a diversion onto another package's path" ot-a
     fail "dry run: $(cat "$T/plan")"
 grep -q "written over the file of package 'pkg-b'" "$T/plan" ||
     fail "no warning: $(cat "$T/plan")"
+# Its removal deletes what is at the diverted name, as dpkg does, though
+# the other package lists it.
+step "a diversion onto another package's path: removal" -r pkg-a
 echo "ok a diversion onto another package's path"
 
 # A diverting package and the package it diverts, in either order, in one
