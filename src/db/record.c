@@ -236,8 +236,7 @@ record_has_diverted(const struct record *r)
 	for (i = 0; i < r->n; i++)
 		if (r->v[i].divert_from != NULL)
 			return true;
-	/* So are the paths the filters left out (version 2 too). */
-	return r->nfiltered > 0;
+	return false;
 }
 
 const struct record_entry *
@@ -760,7 +759,9 @@ record_write(const struct record *r, FILE *fp, const char *name,
 	}
 
 	errno = 0;
-	ok = fprintf(fp, RECORD_MAGIC "%d%s\n", record_has_diverted(r) ?
+	/* Version 2 too: the paths the filters left out. */
+	ok = fprintf(fp, RECORD_MAGIC "%d%s\n", record_has_diverted(r) ||
+	    r->nfiltered > 0 ?
 	    RECORD_VERSION_DIVERTED : RECORD_VERSION, r->dpkg_db ?
 	    " " RECORD_DPKG_DB : "") >= 0 &&
 	    fwrite(stanza, 1, slen, fp) == slen && putc('\n', fp) != EOF;
