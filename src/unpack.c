@@ -20,8 +20,6 @@
 #include "deb/stream.h"
 #include "extract/dirfile.h"
 #include "durable/names.h"
-#include "util/escape.h"
-#include "db/replaces.h"
 #include "unpack.h"
 #include "extract/unpack_int.h"
 
@@ -107,228 +105,6 @@ unpack_set_conffiles(struct unpack *u, const char *text,
 	return 0;
 }
 
-/* Whether ORE keeps ABSPATH only as an obsolete conffile. */
-static bool
-unpack_obsolete_at(const struct record *orec, const char *abspath)
-{
-	const struct record_entry *oe = record_find((struct record *)orec,
-	    abspath);
-
-	return oe != NULL && oe->obsolete;
-}
-
-/* Whether record REC (may be NULL) has ABSPATH as a conffile. */
-static bool
-unpack_conf_of(struct record *rec, const char *abspath)
-{
-	const struct record_entry *e = rec != NULL ? record_find(rec,
-	    abspath) : NULL;
-
-	return e != NULL && e->conffile;
-}
-
-/*
- * What the installed version of package FROM (its record OREC, or NULL)
- * had at ABSPATH, for the conffile rules: the path is taken over.
- */
-static void
-unpack_taken(struct unpack_target *t, const struct record *orec,
-    const char *from, const char *abspath)
-{
-	const struct record_entry *oe = orec != NULL ?
-	    record_find((struct record *)orec, abspath) : NULL;
-
-	t->taken = true;
-	t->taken_from = from;
-	memset(&t->taken_entry, 0, sizeof(t->taken_entry));
-	if (oe == NULL || (oe->type != 'f' && oe->type != 'h'))
-		return;
-	t->taken_entry = *oe;
-	t->taken_entry.path = NULL;
-	t->taken_entry.target = NULL;
-	t->taken_entry.divert_from = NULL;
-}
-
-/*
- * Taken from a package of this run, earlier, whose new version (its
- * record OREC) has THEIRS as a conffile: nothing of that version reaches
- * the root there (this package's entry replaces its temporary, or it
- * stayed beside the user's file), so what is there is still what the
- * conffile's owner before the run installed, perhaps changed by the
- * user.  It is judged against that, as dpkg carries the old conffile's
- * hash over to the new version and from it to the package that takes
- * the path.
- */
-static void
-unpack_taken_run(struct unpack *u, struct unpack_target *t,
-    struct record *orec, const char *theirs)
-{
-	const struct record_entry *oe = record_find(orec, theirs);
-	const char *from;
-
-	if (oe == NULL || !oe->conffile || (from = oe->conf_from) == NULL) {
-		unpack_taken(t, NULL, NULL, theirs);
-		return;
-	}
-	unpack_taken(t, manifest_installed_record(u->man, from), from, theirs);
-}
-
-/* Whether package NAME goes in favour of the run's after it. */
-static bool
-unpack_removing(const struct unpack *u, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < u->opts.nremoving; i++)
-		if (strcmp(u->opts.removing[i], name) == 0)
-			return true;
-	return false;
-}
-
-/*
- * A non-directory path that another package has, installed (by its
- * record) or earlier in this run (E; or H, a conffile it left as the
- * user has it), as dpkg judges it: the owner's version staged earlier in
- * this run no longer has it, no conflict; the owner replaces this
- * package, the path stays the owner's (1: leave the entry); this package
- * replaces the owner, or --force-overwrite (with a warning), it changes
- * owner; else an error.
- */
-static int
-unpack_conflict(struct unpack *u, struct unpack_target *t,
-    const struct manifest_entry *e, const struct unpack_held *h,
-    struct dbp_error *err)
-{
-	const char *self, *other = NULL;
-	const struct record_entry *oe;
-	struct record *orec;
-	char abspath[PATH_MAX + 1], theirs[PATH_MAX + 1], msg[PATH_MAX + 600];
-	bool installed = false, replaced, gone = false;
-	unsigned opkg = 0;
-	int r;
-
-	t->taken = false;
-	if (u->rec == NULL)
-		return 0;
-	self = control_get(u->rec->ctl, "Package");
-	snprintf(abspath, sizeof(abspath), "/%s", t->path);
-	if ((e != NULL && e->pkg != u->pkg) ||
-	    (h != NULL && h->pkg != u->pkg)) {
-		opkg = e != NULL ? e->pkg : h->pkg;
-		other = manifest_run_name(u->man, opkg);
-		orec = manifest_staged(u->man, opkg);
-		/*
-		 * Its record lists the path as it spelled it (merged /usr:
-		 * "bin/x" for this package's "usr/bin/x"), which its
-		 * temporary's item, or the held conffile, kept.
-		 */
-		if (e != NULL)
-			snprintf(theirs, sizeof(theirs), "/%s",
-			    syncbatch_path(u->sb, e->item));
-		else
-			snprintf(theirs, sizeof(theirs), "%s", h->abspath);
-	} else {
-		other = manifest_owner(u->man, abspath, self);
-		installed = other != NULL;
-		orec = installed ? manifest_installed_record(u->man, other) :
-		    NULL;
-		/*
-		 * Its owner is upgraded by this run, earlier, to a version
-		 * without it: judged against the new version, as dpkg does.
-		 */
-		if (installed && manifest_staged_lacks(u->man, other, abspath)) {
-			unpack_taken(t, orec, unpack_conf_of(orec, abspath) ?
-			    other : NULL, abspath);
-			manifest_lost(u->man, other);
-			return 0;
-		}
-	}
-	/* Its own path (the same package twice in a run is refused). */
-	if (other == NULL || strcmp(other, self) == 0)
-		return 0;
-	/*
-	 * A path a diversion sent here is judged by the name its package
-	 * ships, as dpkg judges it: what another package has here under
-	 * its own name is no conflict, and dpkg writes over it without a
-	 * word (the other keeps listing it).  Said here.
-	 */
-	if (u->from[0] != '\0' && orec != NULL &&
-	    (oe = record_find(orec, installed ? abspath : theirs)) != NULL &&
-	    oe->divert_from == NULL) {
-		snprintf(msg, sizeof(msg), "written over the file of package"
-		    " '%s': a diversion sends '/%s' there", other, u->from);
-		if (u->opts.warn != NULL)
-			u->opts.warn(u->opts.warn_ctx, t->path, msg);
-		return 0;
-	}
-	/*
-	 * Its owner goes in favour of this package after the run, or only
-	 * its conffiles are left: dpkg takes the path without a word.
-	 */
-	if (orec != NULL && installed && (record_config_files(orec) ||
-	    unpack_removing(u, other)))
-		gone = true;
-
-	/* The owner replaces this package: the path stays the owner's. */
-	if (!gone && orec != NULL && replaces_pkg(orec->ctl, self,
-	    control_get(u->rec->ctl, "Version"))) {
-		if (u->opts.plan != NULL)
-			u->opts.plan(u->opts.warn_ctx, PLAN_KEEP_OWNED, t->path,
-			    other);
-		/*
-		 * dpkg's status keeps such a conffile, obsolete, with the
-		 * hash the owner has for it.
-		 */
-		if (unpack_is_conffile(u, unpack_shipped(u, t->path)) &&
-		    (r = record_add_kept(u->rec, abspath, other)) != 0)
-			return dbp_err(err, -r, t->path, "cannot record");
-		return 1;
-	}
-	/*
-	 * This package replaces the owner (Replaces: OTHER [(OP V)]), or the
-	 * owner keeps it only as an obsolete conffile, or has only its
-	 * conffiles left (removed, not purged), which dpkg lets go.
-	 */
-	replaced = gone || (orec != NULL && (replaces_pkg(u->rec->ctl, other,
-	    control_get(orec->ctl, "Version")) || (installed &&
-	    unpack_obsolete_at(orec, abspath))));
-	if (u->opts.dpkg_words) {
-		char shown[PATH_MAX + 16], shipped[PATH_MAX + 2];
-
-		/* dpkg names the path as the package ships it. */
-		if (u->from[0] != '\0')
-			snprintf(shipped, sizeof(shipped), "/%s", u->from);
-		snprintf(msg, sizeof(msg), "trying to overwrite '%s', which is"
-		    " also in package %s %s", escape_name(u->from[0] != '\0' ?
-		    shipped : abspath, shown, sizeof(shown)), other, orec != NULL &&
-		    control_get(orec->ctl, "Version") != NULL ?
-		    control_get(orec->ctl, "Version") : "");
-		if (!u->opts.force_overwrite && !replaced)
-			return dbp_err(err, 0, t->path, "%s", msg);
-	} else if (!u->opts.force_overwrite && !replaced)
-		return dbp_err(err, 0, t->path, "also in package '%s'"
-		    " (--force-overwrite takes it over)", other);
-	else
-		snprintf(msg, sizeof(msg), "taken over from package '%s'",
-		    other);
-	if (!replaced && u->opts.warn != NULL)
-		u->opts.warn(u->opts.warn_ctx, t->path, msg);
-	if (installed) {
-		unpack_taken(t, orec, unpack_conf_of(orec, abspath) ? other :
-		    NULL, abspath);
-		if ((r = manifest_disown(u->man, other, abspath)) != 0)
-			return dbp_err(err, -r, t->path, "cannot update the"
-			    " record of '%s'", other);
-		return 0;
-	}
-	/* An earlier package of this run: its record is not written yet. */
-	unpack_taken_run(u, t, orec, theirs);
-	if ((r = manifest_disown_staged(u->man, opkg, theirs)) != 0)
-		return dbp_err(err, -r, t->path, "cannot update the record of"
-		    " '%s'", other);
-	return 0;
-}
-
 /*
  * Find the directory of T->path (creating it), refuse to replace a
  * directory by a non-directory, drop what an earlier entry of this run
@@ -345,6 +121,7 @@ unpack_prepare(struct unpack *u, struct unpack_target *t,
 	int r;
 
 	t->record_path = t->path;
+	t->judge_only = false;
 	unpack_split(t->path, parent, &t->name);
 	if ((r = dirs_get(u->dirs, parent, true, 0755, &t->dir, err)) != 0 ||
 	    (r = unpack_target_dir(u, t, err)) != 0)
@@ -629,6 +406,41 @@ unpack_node(struct unpack *u, struct archive_entry *ae,
 }
 
 /*
+ * A statoverride of hardlink T (to TARGET, root-relative): dpkg sets its
+ * owner and mode on the inode, which the target shares; so does this,
+ * and the target's entry in the record says so too.
+ */
+static int
+unpack_link_override(struct unpack *u, struct archive_entry *ae,
+    struct unpack_target *t, const char *target, struct dbp_error *err)
+{
+	char abstarget[PATH_MAX + 1];
+	size_t i;
+
+	if (!u->opts.nowrite) {
+		if (u->opts.chown && fchownat(t->dfd, t->tmp, u->uid, u->gid,
+		    AT_SYMLINK_NOFOLLOW) != 0)
+			return users_chown_err(err, errno, t->path, u->uid,
+			    u->gid);
+		if (fchmodat(t->dfd, t->tmp, archive_entry_perm(ae), 0) != 0)
+			return dbp_err(err, errno, t->path, "cannot change"
+			    " mode");
+	}
+	if (u->rec == NULL)
+		return 0;
+	snprintf(abstarget, sizeof(abstarget), "/%s", target);
+	for (i = 0; i < u->rec->n; i++)
+		if (strcmp(u->rec->v[i].path, abstarget) == 0 ||
+		    (u->rec->v[i].type == 'h' && strcmp(u->rec->v[i].target,
+		    abstarget) == 0)) {
+			u->rec->v[i].mode = archive_entry_perm(ae);
+			u->rec->v[i].uid = u->uid;
+			u->rec->v[i].gid = u->gid;
+		}
+	return 0;
+}
+
+/*
  * A hardlink joins the temporary of a regular file of the same package.
  * A conffile's new version may be aside (NAME.dpkg-new): a link to it
  * joins that, and a link that is a conffile itself goes aside too, as
@@ -701,6 +513,9 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 		return r;
 	if ((r = syncbatch_link(u->sb, t->item, titem)) != 0)
 		return dbp_err(err, -r, t->path, "cannot link");
+	if (u->statov_hit && (r = unpack_link_override(u, ae, t, target,
+	    err)) != 0)
+		return r;
 	u->st->entries[ST_HARDLINK]++;
 	if (conffile && (r = unpack_conffile_done(u, t, digest, NULL,
 	    err)) != 0)
@@ -747,6 +562,45 @@ unpack_dir(struct unpack *u, struct archive_entry *ae, const char *path,
 	return unpack_record(u, ae, 'd', path, 0, NULL, NULL, err);
 }
 
+/*
+ * A symlink where a directory is (not a symlink to one): dpkg leaves the
+ * directory and all in it as they are, asks no one whose the path is,
+ * and lists it as the package's; dpkg-maintscript-helper's dir_to_symlink
+ * makes the switch, in the postinst.  Recorded as the directory it is,
+ * as adopting dpkg's list types it.  1 when so, 0 when no directory is
+ * there, -errno with ERR.
+ */
+static int
+unpack_link_on_dir(struct unpack *u, struct archive_entry *ae,
+    struct unpack_target *t, struct dbp_error *err)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	bool dir, empty;
+	int r;
+
+	unpack_split(t->path, parent, &t->name);
+	if ((r = dirs_get(u->dirs, parent, true, 0755, &t->dir, err)) != 0 ||
+	    (r = unpack_target_dir(u, t, err)) != 0)
+		return r;
+	unpack_target_find(u, t, &dir, &empty);
+	if (!dir)
+		return 0;
+	/* A dry run's planned directory is the run's: as it makes them. */
+	st.st_mode = 0755;
+	st.st_uid = 0;
+	st.st_gid = 0;
+	if (t->dfd >= 0 && fstatat(t->dfd, t->name, &st,
+	    AT_SYMLINK_NOFOLLOW) != 0)
+		return dbp_err(err, errno, t->path, "cannot stat");
+	archive_entry_set_perm(ae, st.st_mode & 07777);
+	u->uid = st.st_uid;
+	u->gid = st.st_gid;
+	if ((r = unpack_record(u, ae, 'd', t->path, 0, NULL, NULL, err)) != 0)
+		return r;
+	return 1;
+}
+
 static int
 unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
     struct dbp_error *err)
@@ -769,7 +623,7 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		return r;
 	/* Looked up once per entry: chown and the record both need it. */
 	unpack_owner(u, ae);
-	unpack_statoverride(u, ae, t.path);
+	u->statov_hit = unpack_statoverride(u, ae, t.path);
 	if ((r = unpack_filtered(u, ae, t.path, &filtered, err)) != 0 ||
 	    filtered)
 		return r;
@@ -812,6 +666,8 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	default:
 		return dbp_err(err, 0, t.path, "unsupported entry type");
 	}
+	if (type == AE_IFLNK && (r = unpack_link_on_dir(u, ae, &t, err)) != 0)
+		return r > 0 ? 0 : r;
 	/* 1: another package keeps the path (it replaces this one). */
 	if ((r = unpack_prepare(u, &t, err)) != 0)
 		return r > 0 ? 0 : r;

@@ -364,6 +364,55 @@ START_TEST(test_record_diverted)
 }
 END_TEST
 
+/* Paths the filters left out: version 2, in their places, read back. */
+START_TEST(test_record_filtered)
+{
+	struct record *r = make_record(MINIMAL), *back;
+	struct record_entry e;
+	char *text;
+
+	e = entry('d', 0755, "/doc", NULL);
+	add(r, e);
+	ck_assert_int_eq(record_add_filtered(r, "/doc/x", 'f'), 0);
+	e = entry('f', 0644, "/bin", NULL);
+	set_sha(&e, 0, 1);
+	add(r, e);
+	ck_assert_int_eq(record_add_filtered(r, "/doc/l", 'l'), 0);
+	text = write_ok(r);
+	ck_assert_str_eq(text, "debunpack-record 2\n" MINIMAL "\n"
+	    "d\t-\t0755\t0:0\t-\t-\t/doc\n"
+	    "f\tx\t-\t-\t-\t-\t/doc/x\n"
+	    "f\t-\t0644\t0:0\t0\t" SHA_A "\t/bin\n"
+	    "l\tx\t-\t-\t-\t-\t/doc/l\n");
+	back = read_ok(text);
+	assert_same_record(r, back);
+	ck_assert_uint_eq(back->nfiltered, 2);
+	ck_assert_str_eq(back->filtered[0].path, "/doc/x");
+	ck_assert_uint_eq(back->filtered[0].pos, 1);
+	ck_assert_int_eq(back->filtered[1].type, 'l');
+	ck_assert_uint_eq(back->filtered[1].pos, 2);
+	ck_assert(record_is_filtered(back, "/doc/l"));
+	ck_assert(!record_has_diverted(back));
+	/* Removed as entries are; the later ones keep their places. */
+	ck_assert_int_eq(record_remove(back, "/doc"), 0);
+	ck_assert_uint_eq(back->filtered[0].pos, 0);
+	ck_assert_int_eq(record_remove(back, "/doc/x"), 0);
+	ck_assert_uint_eq(back->nfiltered, 1);
+	ck_assert(!record_is_filtered(back, "/doc/x"));
+	ck_assert_int_eq(record_remove(back, "/doc/x"), -ENOENT);
+	record_free(back);
+	free(text);
+	/* Version 1 has none; one has nothing but a type and a path. */
+	assert_bad(HEADER MINIMAL "\nf\tx\t-\t-\t-\t-\t/a\n", 6,
+	    "bad flags 'x'");
+	assert_bad("debunpack-record 2\n" MINIMAL "\nf\tx\t0644\t-\t-\t-"
+	    "\t/a\n", 6, "a left-out path with attributes");
+	assert_bad("debunpack-record 2\n" MINIMAL "\nf\tx\t-\t-\t-\t-"
+	    "\ta\n", 6, "not absolute");
+	record_free(r);
+}
+END_TEST
+
 START_TEST(test_record_empty)
 {
 	struct record *r = make_record(MINIMAL), *back;
@@ -1027,6 +1076,7 @@ record_suite(void)
 	tcase_add_test(tc, test_record_find_many);
 	tcase_add_test(tc, test_record_bad_header);
 	tcase_add_test(tc, test_record_diverted);
+	tcase_add_test(tc, test_record_filtered);
 	tcase_add_test(tc, test_record_bad_control);
 	tcase_add_test(tc, test_record_bad_columns);
 	tcase_add_test(tc, test_record_bad_escapes);

@@ -195,6 +195,9 @@ step "a diversion onto another package's path" ot-a
     fail "dry run: $(cat "$T/plan")"
 grep -q "written over the file of package 'pkg-b'" "$T/plan" ||
     fail "no warning: $(cat "$T/plan")"
+# Its removal deletes what is at the diverted name, as dpkg does, though
+# the other package lists it.
+step "a diversion onto another package's path: removal" -r pkg-a
 echo "ok a diversion onto another package's path"
 
 # A diverting package and the package it diverts, in either order, in one
@@ -296,11 +299,11 @@ echo "ok a diversion's new name is no package's to ship"
 pkg so-pkg pkg-statov 0 "" "" test-file:file "=dir ./test-dir 0755" \
     "=file ./test-dir/x 0644 text:x\\n" "=symlink ./test-link test-file" \
     "=fifo ./test-fifo 0644" "=file ./test-div 0644 text:div\\n" \
-    "=file ./test-plain 0644 text:plain\\n"
+    "=file ./test-plain 0644 text:plain\\n" "=hardlink ./test-hard ./test-plain"
 pkg so-pkg1 pkg-statov 1 "" "" test-file:file1 "=dir ./test-dir 0755" \
     "=file ./test-dir/x 0644 text:x1\\n" "=symlink ./test-link test-file" \
     "=fifo ./test-fifo 0644" "=file ./test-div 0644 text:div1\\n" \
-    "=file ./test-plain 0644 text:plain1\\n"
+    "=file ./test-plain 0644 text:plain1\\n" "=hardlink ./test-hard ./test-plain"
 statov() {
 	both 'mkdir -p etc && grep -E "^(root|daemon|bin):" /etc/passwd > etc/passwd &&
 	    grep -E "^(root|daemon|bin|adm):" /etc/group > etc/group'
@@ -313,16 +316,20 @@ bin daemon 0600 /test-dir/x
 daemon adm 0700 /test-link
 #1 #4 0600 /test-fifo
 daemon bin 0640 /test-div
+daemon bin 0604 /test-hard
 root root 0755 /nothing/here
 '
 divert --local --no-rename --divert /test-div.local --add /test-div
 step "statoverrides" so-pkg
 [ "$(stat -c '%a %U:%G' "$T/ours/test-file")" = "4750 daemon:adm" ] ||
     fail "statoverride not applied: $(stat -c '%a %U:%G' "$T/ours/test-file")"
+# A hard link's override is on the inode its target shares, as dpkg sets it.
+[ "$(stat -c '%a %U:%G' "$T/ours/test-plain")" = "604 daemon:bin" ] ||
+    fail "hard link's statoverride not applied: $(stat -c '%a %U:%G' "$T/ours/test-plain")"
 "$DEBUNPACK" --root "$T/ours" --verify pkg-statov > "$T/verify.out" ||
     fail "verify after statoverrides: $(cat "$T/verify.out")"
 step "statoverrides: upgrade" so-pkg1
-echo "ok statoverrides on files, directories, symlinks, fifos, a diverted path"
+echo "ok statoverrides on files, directories, symlinks, fifos, hard links, a diverted path"
 
 # An override for a user or group the root does not know: dpkg's error,
 # every package refused.
@@ -439,3 +446,43 @@ new
 fstep "a relative filter" '--path-exclude=test/share/doc/*' -- sf0
 [ -f "$T/ours/test/share/doc/pkg-somefiles/README" ] || fail "a relative filter left a path out"
 echo "ok a relative filter matches nothing, as in dpkg"
+
+# A path the filters leave out is the package's all the same: listed
+# (--files as dpkg -L), and another package's file there is judged as
+# dpkg judges it, both ways: a conflict, or (Replaces) listed by both.
+# fboth NAME FILTER -- DEB: one install in both roots, alike or failing
+# alike.
+fboth() {
+	fname=$1 ffilter=$2 fdeb=$4
+	set +e
+	dpkg_in "$T/dpkg" ${ffilter:+"$ffilter"} -i "$T/$fdeb.deb" > "$T/dpkg.out" 2>&1
+	theirs=$?
+	"$DEBUNPACK" -q --root "$T/ours" --dpkg-db ${ffilter:+"$ffilter"} \
+	    "$T/$fdeb.deb" > "$T/ours.out" 2>&1 &&
+	    dpkg_in "$T/ours" --configure -a >> "$T/ours.out" 2>&1
+	ours=$?
+	set -e
+	[ $theirs = 0 ] || [ $ours != 0 ] ||
+	    fail "$fname: debunpack succeeded, dpkg failed: $(cat "$T/dpkg.out")"
+	[ $theirs != 0 ] || [ $ours = 0 ] ||
+	    fail "$fname: dpkg succeeded, debunpack failed: $(cat "$T/ours.out")"
+	same "$fname"
+}
+pkg fa pkg-fa 1 "" "" fdoc/ fdoc/x:x fdoc/y:y fbin:b
+pkg fb pkg-fb 1 "" "" fdoc/ fdoc/x:other
+pkg fc pkg-fc 1 "Replaces pkg-fb" "" fdoc/ fdoc/x:c
+new
+fboth "filtered install" --path-exclude=/fdoc/* -- fa
+"$DEBUNPACK" --root "$T/ours" --files pkg-fa > "$T/out"
+dpkg-query --admindir="$T/dpkg/var/lib/dpkg" -L pkg-fa | diff -u - "$T/out" ||
+    fail "--files of a filtered install: not dpkg -L's"
+fboth "over a filtered path" "" -- fb
+grep -q "trying to overwrite '/fdoc/x', which is also in package pkg-fa 1" "$T/ours.out" ||
+    fail "over a filtered path: $(cat "$T/ours.out")"
+new
+fboth "b" "" -- fb
+fboth "filtered over another's file" --path-exclude=/fdoc/* -- fa
+grep -q "trying to overwrite '/fdoc/x', which is also in package pkg-fb 1" "$T/ours.out" ||
+    fail "filtered over another's file: $(cat "$T/ours.out")"
+fboth "filtered, Replaces" --path-exclude=/fdoc/* -- fc
+echo "ok filtered paths are listed and judged as dpkg does"

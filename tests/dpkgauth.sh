@@ -49,8 +49,13 @@ dpkg-query --admindir="$R/var/lib/dpkg" -L tree | diff -u - "$T/files" ||
 [ -f "$R/var/lib/debunpack/hello.record" ] || fail "a query removed a record"
 echo "ok queries read dpkg's changes as they stand"
 
-# A run drops the stale records, says so, and leaves dpkg's files to dpkg.
-"$DEBUNPACK" --root "$R" --dpkg-db --purge other 2> "$T/err" || fail "purge: $(cat "$T/err")"
+# A run drops the stale records, says so with --verbose (housekeeping:
+# dpkg's database is the authority), and leaves dpkg's files to dpkg.
+cp -a "$R" "$T/quiet"
+"$DEBUNPACK" --root "$T/quiet" --dpkg-db --purge other 2> "$T/err" || fail "purge: $(cat "$T/err")"
+[ ! -s "$T/err" ] || fail "stale records told without --verbose: $(cat "$T/err")"
+[ -z "$(ls -A "$T/quiet/var/lib/debunpack")" ] || fail "records left without --verbose"
+"$DEBUNPACK" --root "$R" --dpkg-db --verbose --purge other 2> "$T/err" || fail "purge: $(cat "$T/err")"
 grep -q "dpkg changed 'hello' since debunpack installed it (purged): debunpack's record of it is dropped" "$T/err" ||
     fail "no word of hello: $(cat "$T/err")"
 grep -q "dpkg changed 'tree' since debunpack installed it (version 2 installed)" "$T/err" ||

@@ -207,6 +207,24 @@ dpkg_root "$R" --remove pkg-dr
 dpkg-query --admindir="$R/var/lib/dpkg" -L pkg-dr | diff -u - "$T/out" || fail "(d) --files, removed"
 echo "ok (d) queries answer for what dpkg did"
 
+# A path of several packages: --owner names them in dpkg -S's order (the
+# list dpkg reads last first; it reads them in their blocks' order on the
+# disk), in a root dpkg installed and in one debunpack did.
+for p in zeta alpha mid omega beta; do
+	pkg "sh-$p" "$p" 1 "" "" shared/ "shared/$p:$p"
+done
+new
+for p in zeta alpha mid omega beta; do
+	dpkg_root "$T/dpkg" -i "$T/sh-$p.deb"
+	"$DEBUNPACK" -q --root "$T/ours" --dpkg-db "$T/sh-$p.deb" || fail "install $p"
+done
+for r in "$T/dpkg" "$T/ours"; do
+	dpkg-query --admindir="$r/var/lib/dpkg" -S /shared > "$T/theirs"
+	"$DEBUNPACK" --root "$r" --owner /shared > "$T/out" || fail "--owner /shared"
+	diff -u "$T/theirs" "$T/out" || fail "--owner: not dpkg -S's order"
+done
+echo "ok --owner names a path's packages in dpkg -S's order"
+
 # (e) --purge of a package dpkg left in its config-files state.
 "$DEBUNPACK" --root "$R" --dpkg-db --purge pkg-dr 2> "$T/err" || fail "(e): $(cat "$T/err")"
 [ ! -e "$R/conf" ] || fail "(e) the conffile stayed"
@@ -220,10 +238,18 @@ dpkg_root "$R" --purge pkg-dr
 pkg dr-clash pkg-clash 1 "" "" file:clash
 "$DEBUNPACK" -q --root "$R" --dpkg-db "$T/dr-1.deb" || fail "(f) reinstall"
 dpkg_root "$R" -i "$T/dr-2.deb"
-"$DEBUNPACK" --root "$R" --dpkg-db "$T/dr-clash.deb" 2> "$T/err" && fail "(f) a clash accepted"
+"$DEBUNPACK" --root "$R" --dpkg-db --verbose "$T/dr-clash.deb" 2> "$T/err" && fail "(f) a clash accepted"
 grep -q "dropped" "$T/err" && fail "(f) a failed run says it dropped: $(cat "$T/err")"
 [ -e "$rec" ] || fail "(f) a failed run dropped the record"
-"$DEBUNPACK" --root "$R" --dpkg-db --force-overwrite "$T/dr-clash.deb" 2> "$T/err" ||
+# In dpkg's words (the dpkg for apt) not at all: dpkg says nothing of it.
+cp -a "$R" "$T/words"
+"$DEBUNPACK" --root "$T/words" --dpkg-db --verbose --maintscripts \
+    --force-script-chrootless --dpkg-messages \
+    --force-overwrite "$T/dr-clash.deb" > "$T/out" 2>&1 ||
+    fail "(f) forced, in dpkg's words: $(cat "$T/out")"
+grep -q "dropped" "$T/out" && fail "(f) dpkg's words tell a dropped record: $(cat "$T/out")"
+[ ! -e "$T/words/var/lib/debunpack/pkg-dr.record" ] || fail "(f) in dpkg's words: the record stayed"
+"$DEBUNPACK" --root "$R" --dpkg-db --verbose --force-overwrite "$T/dr-clash.deb" 2> "$T/err" ||
     fail "(f) forced: $(cat "$T/err")"
 grep -q "dpkg changed 'pkg-dr' since debunpack installed it (version 2 installed): debunpack's record of it is dropped" "$T/err" ||
     fail "(f) no word of the dropped record: $(cat "$T/err")"

@@ -451,7 +451,7 @@ printf '/usr/bin/divme\n/usr/bin/divme.distrib\nlocal-diverter\n' \
 grep -qx /usr/bin/divme "$r/var/lib/dpkg/info/divme.list" ||
     fail "divme.list: $(cat "$r/var/lib/dpkg/info/divme.list")"
 refused "$r" "a diversion's new name shipped" \
-    "'usr/bin/divme.distrib': trying to overwrite '/usr/bin/divme.distrib', which is the diverted version of '/usr/bin/divme' (package: local-diverter)" \
+    "trying to overwrite '/usr/bin/divme.distrib', which is the diverted version of '/usr/bin/divme' (package: local-diverter)" \
     --dpkg-db "$T/divto.deb"
 echo "ok a path diverted by dpkg-divert goes to its new name, which no package may ship"
 
@@ -476,7 +476,7 @@ D
 	empty_dpkg_db "$r"
 	dpkg_root "$r" --force-depends --unpack "$T/bar.deb"
 	refused "$r" "a path of a package dpkg installed taken" \
-	    "'usr/share/shared/file': trying to overwrite '/usr/share/shared/file', which is also in package bar 1" \
+	    "trying to overwrite '/usr/share/shared/file', which is also in package bar 1" \
 	    --dpkg-db "$T/eee.deb"
 	"$DEBUNPACK" -q --root "$r" --dpkg-db "$T/bar.deb" ||
 	    fail "a package dpkg installed: not reinstalled"

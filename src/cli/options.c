@@ -306,6 +306,19 @@ options_dpkg_force(struct cli_opts *o, const struct cli_option *opt,
 	return 0;
 }
 
+/* dpkg's action, named in its error lines: "unpack" unless "install". */
+static int
+options_dpkg_messages(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	o->dpkg_messages = true;
+	if (arg != NULL && strcmp(arg, "unpack") != 0 &&
+	    strcmp(arg, "install") != 0)
+		return options_fail(opt, "'unpack', 'install' or nothing", arg);
+	o->dpkg_action = arg;
+	return 0;
+}
+
 static int
 options_stats(struct cli_opts *o, const struct cli_option *opt,
     const char *arg)
@@ -384,8 +397,10 @@ static const struct cli_option options_table[] = {
 	{ "dpkg-force", 0, required_argument, "=LIST", "DPKG_FORCE for the"
 	    " maintainer scripts\n(--maintscripts; dpkg's force list)",
 	    options_dpkg_force, 0 },
-	{ "dpkg-messages", 0, no_argument, "", "print dpkg's messages and"
-	    " errors, not\ndebunpack's (--maintscripts)", FLAG(dpkg_messages) },
+	{ "dpkg-messages", 0, optional_argument, "[=ACTION]", "print dpkg's"
+	    " messages and errors, not\ndebunpack's (--maintscripts), as"
+	    " dpkg's\n--ACTION: unpack (default) or install",
+	    options_dpkg_messages, 0 },
 	{ "dry-run", 0, no_argument, "", "say what an install would do,"
 	    " write nothing", options_action, 0 },
 	{ "files", 0, no_argument, "", "list the paths of installed packages",
@@ -480,7 +495,7 @@ options_usage(FILE *fp)
 	    "                 [--dpkg-db] [--dpkg-dist] [--merged-usr[=auto|yes|no]]\n"
 	    "                 [--path-exclude=GLOB] [--path-include=GLOB]\n"
 	    "                 [--run-preinst] [--status-fd N] [--no-progress]\n"
-	    "                 [--maintscripts [--dpkg-messages] [--dpkg-force=LIST]\n"
+	    "                 [--maintscripts [--dpkg-messages[=ACTION]] [--dpkg-force=LIST]\n"
 	    "                 [--force-script-chrootless] [--auto-deconfigure]]\n"
 	    "                 [-j N] [-q | -v] [-R] PKG.deb|DIR|-...\n"
 	    "       debunpack --root DIR [--admindir DIR] [--dry-run] [--dpkg-db]\n"

@@ -25,6 +25,8 @@ struct cli_opts {
 	bool no_progress;
 	bool maintscripts;	/* dpkg --unpack's scripts (unpackseq.h) */
 	bool dpkg_messages;	/* dpkg's words on stdout and stderr */
+	const char *dpkg_action;	/* --dpkg-messages=ACTION's: "unpack",
+					   "install" (its error lines') */
 	char **errors;		/* --dpkg-messages: the files that failed */
 	size_t nerrors;
 	bool root_given;	/* --root was given, "/" or not */

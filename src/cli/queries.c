@@ -59,8 +59,8 @@ queries_owner(const struct cli_opts *o, struct recstore *store,
 	/* No admin directory (STORE NULL): nothing is installed. */
 	if (store != NULL)
 		r = o->action == ACT_LIST ? query_list(store, patterns, n,
-		    found, o->fmt, stdout, err) : query_owner(store, divert,
-		    patterns, n, found, o->fmt, stdout, err);
+		    found, o->fmt, stdout, err) : query_owner(store, rf,
+		    divert, patterns, n, found, o->fmt, stdout, err);
 	else {
 		r = n > 0;
 		if (o->fmt == QUERY_JSON)

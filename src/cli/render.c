@@ -384,7 +384,8 @@ render_seq(struct cli_opts *o, const struct install_note *n)
 		if (o->dpkg_messages) {
 			/* dpkg's error may go on over lines of its own. */
 			fprintf(stderr, "dpkg: error processing archive %s"
-			    " (--unpack):\n", file);
+			    " (--%s):\n", file, o->dpkg_action != NULL ?
+			    o->dpkg_action : "unpack");
 			render_lines(n->msg != NULL ? n->msg : "", " ");
 		} else
 			fprintf(stderr, "debunpack: %s: %s\n", file, msg);
@@ -542,6 +543,20 @@ render_note(void *ctx, const struct install_note *n)
 			    escape_name(n->old_version, ver, sizeof(ver)),
 			    strcmp(n->msg, "config-files") == 0 ?
 			    ", keeping its conffiles" : "");
+		}
+		break;
+	case INSTALL_STALE:
+		/*
+		 * dpkg's database is the authority: a record it outdated
+		 * going is housekeeping, told only when asked, and never in
+		 * dpkg's output, where dpkg says nothing.
+		 */
+		if (o->verbose > 0 && !o->dpkg_messages) {
+			progress_clear(o->pg);
+			fprintf(stderr, "debunpack: dpkg changed '%s' since"
+			    " debunpack installed it (%s): debunpack's record"
+			    " of it is dropped\n", escape_name(n->name, pkg,
+			    sizeof(pkg)), n->msg);
 		}
 		break;
 	case INSTALL_EXTRACTED:

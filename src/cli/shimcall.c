@@ -537,7 +537,10 @@ shim_unpack_argv(struct shim *s, struct argvec *av)
 	if (s->own_db)
 		r |= argvec_addf(av, "--dpkg-admindir=%s", s->admindir);
 	r |= argvec_add(av, "--maintscripts");
-	r |= argvec_add(av, "--dpkg-messages");
+	/* dpkg's error lines name the action: --install's too. */
+	r |= argvec_add(av, s->a.action->id == DPKGARGS_ID_INSTALL &&
+	    strstr(s->help, "--dpkg-messages[=ACTION]") != NULL ?
+	    "--dpkg-messages=install" : "--dpkg-messages");
 	/* dpkg draws no progress line; apt draws its own. */
 	r |= argvec_add(av, "--no-progress");
 	if (mode != NULL)

@@ -73,6 +73,13 @@
  * A diversion is never of a directory.  A record without a diverted path
  * is written as version 1, byte for byte as before; a reader of version 1
  * only refuses a record that has one rather than misplace its file.
+ * Version 2 also has the paths the package ships that --path-exclude
+ * left out (record_filtered), each in its place among the others, with
+ * FLAGS "x" and nothing but TYPE and PATH (as the package ships it):
+ *	f	x	-	-	-	-	/usr/share/doc/foo/README
+ * nothing of them is installed, but dpkg's file list names them, as
+ * --files does, and dpkg judges another package's path there as a
+ * conflict.
  *
  * The file ends with the newline of its last line; a record with no
  * paths ends with the empty line.  NUL bytes are refused anywhere.
@@ -549,14 +556,31 @@ record_remove(struct record *r, const char *path)
 {
 	size_t i;
 
+	size_t k;
+
 	for (i = 0; i < r->n; i++)
 		if (strcmp(r->v[i].path, path) == 0)
 			break;
-	if (i == r->n)
-		return -ENOENT;
+	if (i == r->n) {
+		/* A path the filters left out goes the same way. */
+		for (k = 0; k < r->nfiltered; k++)
+			if (strcmp(r->filtered[k].path, path) == 0)
+				break;
+		if (k == r->nfiltered)
+			return -ENOENT;
+		free(r->filtered[k].path);
+		memmove(&r->filtered[k], &r->filtered[k + 1],
+		    (r->nfiltered - k - 1) * sizeof(*r->filtered));
+		r->nfiltered--;
+		return 0;
+	}
 	record_entry_clear(&r->v[i]);
 	memmove(&r->v[i], &r->v[i + 1], (r->n - i - 1) * sizeof(r->v[i]));
 	r->n--;
+	/* The left-out paths after it keep their places. */
+	for (k = 0; k < r->nfiltered; k++)
+		if (r->filtered[k].pos > i)
+			r->filtered[k].pos--;
 	free(r->index);
 	r->index = NULL;
 	r->nindex = 0;
@@ -710,7 +734,7 @@ record_write(const struct record *r, FILE *fp, const char *name,
 {
 	const struct record_entry **idx = NULL, *dup, *first;
 	char *stanza, why[128], shown[64];
-	size_t slen, i;
+	size_t slen, i, k;
 	bool ok;
 	int ret;
 
@@ -735,12 +759,23 @@ record_write(const struct record *r, FILE *fp, const char *name,
 	}
 
 	errno = 0;
-	ok = fprintf(fp, RECORD_MAGIC "%d%s\n", record_has_diverted(r) ?
+	/* Version 2 too: the paths the filters left out. */
+	ok = fprintf(fp, RECORD_MAGIC "%d%s\n", record_has_diverted(r) ||
+	    r->nfiltered > 0 ?
 	    RECORD_VERSION_DIVERTED : RECORD_VERSION, r->dpkg_db ?
 	    " " RECORD_DPKG_DB : "") >= 0 &&
 	    fwrite(stanza, 1, slen, fp) == slen && putc('\n', fp) != EOF;
-	for (i = 0; ok && i < r->n; i++)
-		ok = record_put_entry(fp, &r->v[i]);
+	for (i = k = 0; ok && i <= r->n; i++) {
+		/* A left-out path in its place among the entries. */
+		for (; ok && k < r->nfiltered && (r->filtered[k].pos <= i ||
+		    i == r->n); k++)
+			ok = fprintf(fp, "%c\tx\t-\t-\t-\t-\t",
+			    r->filtered[k].type) >= 0 &&
+			    escape_put_field(fp, r->filtered[k].path) &&
+			    putc('\n', fp) != EOF;
+		if (i < r->n)
+			ok = ok && record_put_entry(fp, &r->v[i]);
+	}
 	/* Flushed here, so a full disk is reported by the write, not lost. */
 	if (!ok || fflush(fp) != 0 || ferror(fp))
 		ret = dbp_err(err, errno != 0 ? errno : EIO, name,

@@ -105,7 +105,7 @@ struct record {
 	 * (--path-exclude): nothing of them is installed, so no entry has
 	 * them, but dpkg's file list names them as dpkg lists them; each
 	 * with its type and the number of entries before it (its place in
-	 * archive order).  Not part of the record's format.
+	 * archive order).  Kept in the record file (flag "x", version 2).
 	 */
 	struct record_filtered {
 		char *path;

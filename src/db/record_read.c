@@ -225,6 +225,20 @@ record_read_entry(struct record_reader *rd, struct record *rec)
 		return record_bad(rd, "unknown type '%s'",
 		    record_show(col[0], shown));
 	e.type = col[0][0];
+	/* Version 2: a path the filters left out, which dpkg lists. */
+	if (rd->diverted && ncol == 7 && strcmp(col[1], "x") == 0) {
+		for (i = 2; i < 6; i++)
+			if (strcmp(col[i], "-") != 0)
+				return record_bad(rd, "a left-out path with"
+				    " attributes");
+		if ((prob = escape_parse_field(col[6])) != NULL)
+			return record_bad(rd, "%s in the path", prob);
+		if (col[6][0] != '/')
+			return record_bad(rd, "a left-out path that is not"
+			    " absolute");
+		return record_add_filtered(rec, col[6], e.type) != 0 ?
+		    record_nomem(rd) : 0;
+	}
 	want = record_has_target(e.type) ? 8 : 7;
 	/* Version 2: a diverted path's line ends with DIVERT_FROM. */
 	if (rd->diverted && ncol == want + 1) {

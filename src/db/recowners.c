@@ -105,10 +105,10 @@ recowners_index(struct recstage *rs)
 	size_t i, k, n = 0;
 
 	for (i = 0; i < rs->ninst; i++)
-		n += rs->inst[i]->n;
+		n += rs->inst[i]->n + rs->inst[i]->nfiltered;
 	if (n == 0 || (rs->owned = malloc(n * sizeof(*rs->owned))) == NULL)
 		return;
-	for (i = 0; i < rs->ninst; i++)
+	for (i = 0; i < rs->ninst; i++) {
 		for (k = 0; k < rs->inst[i]->n; k++) {
 			struct recstage_owned *o = &rs->owned[rs->nowned++];
 
@@ -116,6 +116,18 @@ recowners_index(struct recstage *rs)
 			o->inst = i;
 			o->type = rs->inst[i]->v[k].type;
 		}
+		/*
+		 * What the filters left out is the package's all the
+		 * same: dpkg lists it, and judges another's file there.
+		 */
+		for (k = 0; k < rs->inst[i]->nfiltered; k++) {
+			struct recstage_owned *o = &rs->owned[rs->nowned++];
+
+			o->path = rs->inst[i]->filtered[k].path;
+			o->inst = i;
+			o->type = rs->inst[i]->filtered[k].type;
+		}
+	}
 	qsort(rs->owned, rs->nowned, sizeof(*rs->owned), recowners_cmp);
 }
 
@@ -247,8 +259,9 @@ recowners_installed_owner(const struct recstage *rs, const char *abspath,
 	for (i = 0; i < rs->ninst; i++) {
 		owner = control_get(rs->inst[i]->ctl, "Package");
 		if (strcmp(owner, name) != 0 && !recowners_leaving(rs, owner) &&
-		    (e = record_find(rs->inst[i], abspath)) != NULL &&
-		    (!nondir || e->type != 'd'))
+		    (((e = record_find(rs->inst[i], abspath)) != NULL &&
+		    (!nondir || e->type != 'd')) ||
+		    record_is_filtered(rs->inst[i], abspath)))
 			return owner;
 	}
 	return NULL;

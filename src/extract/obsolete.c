@@ -152,7 +152,13 @@ obsolete_plan_old(struct obsolete *ob, struct manifest *m, struct dirs *d,
 
 		if (rec != NULL && record_find(rec, e->path) != NULL)
 			continue;
-		if ((owner = manifest_other_owner(m, e->path, name)) != NULL)
+		/*
+		 * A file a diversion sent onto another package's path goes
+		 * all the same: dpkg spares only directories that others
+		 * have (and files of the same package's other instances).
+		 */
+		if ((owner = manifest_other_owner(m, e->path, name)) != NULL &&
+		    (e->divert_from == NULL || e->type == 'd'))
 			r = obsolete_keep(ob, e, owner);
 		else
 			r = obsolete_one(ob, m, d, e, j);

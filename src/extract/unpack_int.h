@@ -48,6 +48,7 @@ struct unpack {
 	const struct dpkgdivert *divert;
 	/* dpkg-statoverride's (unpack_set_statoverrides), or NULL */
 	const struct dpkgstatov *statov;
+	bool statov_hit;	/* one applies to the current entry */
 	/* --path-exclude and --path-include (unpack_set_filters), or NULL */
 	const struct pathfilter *filter;
 	/*
@@ -106,6 +107,11 @@ struct unpack_target {
 	struct record_entry taken_entry;	/* path and target unset */
 	const char *taken_from;
 	const char *conf_from;	/* a conffile's, for its record */
+	/*
+	 * A path the filters leave out: judged as dpkg judges it, but
+	 * nothing changes hands (the owner keeps listing it).
+	 */
+	bool judge_only;
 };
 
 #define UNPACK_CONF_PLAIN	0	/* written as any file */
@@ -134,8 +140,12 @@ int unpack_conffile_done(struct unpack *u, struct unpack_target *t,
 int unpack_divert(struct unpack *u, char *path, size_t n, bool check,
     struct dbp_error *err);
 
-/* dpkg-statoverride's owner (U->uid, U->gid) and mode (on AE) for PATH. */
-void unpack_statoverride(struct unpack *u, struct archive_entry *ae,
+/*
+ * dpkg-statoverride's owner (U->uid, U->gid) and mode (on AE) for PATH,
+ * a hard link's too (dpkg sets them on the inode it shares): whether
+ * one applies.
+ */
+bool unpack_statoverride(struct unpack *u, struct archive_entry *ae,
     const char *path);
 
 /*
@@ -144,6 +154,17 @@ void unpack_statoverride(struct unpack *u, struct archive_entry *ae,
  */
 int unpack_filtered(struct unpack *u, struct archive_entry *ae,
     const char *path, bool *out, struct dbp_error *err);
+
+/*
+ * Entry T (E: what this run put at its path, H: a conffile held there, or
+ * NULL) is a non-directory at a path another package may have, installed
+ * or earlier in this run: dpkg's judgment (unpackclaim.c).  0: the
+ * entry goes on (T->taken tells what it took over); 1: the owner keeps
+ * the path, the entry is left out; -errno with ERR: a conflict.
+ */
+int unpack_conflict(struct unpack *u, struct unpack_target *t,
+    const struct manifest_entry *e, const struct unpack_held *h,
+    struct dbp_error *err);
 
 /* Split root-relative PATH into PARENT (a buffer of PATH_MAX) and *NAME. */
 void unpack_split(char *path, char *parent, const char **name);

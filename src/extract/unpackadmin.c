@@ -37,12 +37,13 @@ unpack_divert(struct unpack *u, char *path, size_t n, bool check,
 	if (dpkgdivert_count(u->divert) == 0 || u->rec == NULL)
 		return 0;
 	snprintf(abspath, sizeof(abspath), "/%s", path);
+	/* dpkg's text names the path: no "'PATH': " before it. */
 	if (check && (d = dpkgdivert_to(u->divert, abspath)) != NULL) {
 		if (d->pkg != NULL)
-			return dbp_err(err, 0, path, "trying to overwrite"
+			return dbp_err(err, 0, "", "trying to overwrite"
 			    " '%s', which is the diverted version of '%s'"
 			    " (package: %s)", abspath, d->from, d->pkg);
-		return dbp_err(err, 0, path, "trying to overwrite '%s', which"
+		return dbp_err(err, 0, "", "trying to overwrite '%s', which"
 		    " is the diverted version of '%s'", abspath, d->from);
 	}
 	where = dpkgdivert_use(u->divert, abspath, control_get(u->rec->ctl,
@@ -64,26 +65,26 @@ unpack_set_statoverrides(struct unpack *u, const struct dpkgstatov *s)
  * the package's name for it (dpkg keys overrides by the file list's
  * node, not the diverted one): on the entry itself, so that what is made
  * and what is recorded agree.  A symlink takes the owner alone, as dpkg
- * gives it (lchown).  A hardlink shares its target's inode, which its
- * own entry settled.
+ * gives it (lchown).  A hardlink's goes on the inode it shares with its
+ * target, as dpkg sets it there (unpack_hardlink).
  */
-void
+bool
 unpack_statoverride(struct unpack *u, struct archive_entry *ae,
     const char *path)
 {
 	const struct dpkgstatov_entry *so;
 	char abspath[PATH_MAX + 1];
 
-	if (dpkgstatov_count(u->statov) == 0 ||
-	    archive_entry_hardlink(ae) != NULL)
-		return;
+	if (dpkgstatov_count(u->statov) == 0)
+		return false;
 	snprintf(abspath, sizeof(abspath), "/%s", unpack_shipped(u, path));
 	if ((so = dpkgstatov_find(u->statov, abspath)) == NULL)
-		return;
+		return false;
 	u->uid = so->uid;
 	u->gid = so->gid;
 	if (archive_entry_filetype(ae) != AE_IFLNK)
 		archive_entry_set_perm(ae, so->mode);
+	return true;
 }
 
 void
@@ -118,6 +119,22 @@ unpack_filtered(struct unpack *u, struct archive_entry *ae, const char *path,
 	if (!pathfilter_skip(u->filter, abspath, kind == 'd' || kind == 'l'))
 		return 0;
 	*out = true;
+	/*
+	 * dpkg judges whose the path is before it leaves it out: another
+	 * package's file there is a conflict as for any entry, or stays the
+	 * other's (1: then this package does not list it); taken over
+	 * (Replaces, --force-overwrite) both list it, as nothing of it is
+	 * written.  Installed packages' paths; a directory is anyone's.
+	 */
+	if (kind != 'd' && u->rec != NULL) {
+		struct unpack_target t;
+
+		memset(&t, 0, sizeof(t));
+		snprintf(t.path, sizeof(t.path), "%s", path);
+		t.judge_only = true;
+		if ((r = unpack_conflict(u, &t, NULL, NULL, err)) != 0)
+			return r > 0 ? 0 : r;
+	}
 	if (u->rec != NULL && (r = record_add_filtered(u->rec, abspath,
 	    kind)) != 0)
 		return dbp_err(err, -r, path, "cannot record");

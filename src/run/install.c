@@ -457,17 +457,11 @@ install_statoverrides(struct install *in, struct dbp_error *err)
 static void
 install_tell_stale(struct install *in)
 {
-	struct install_note n = { .event = INSTALL_WARN };
-	const char *name, *what;
-	char buf[600];
+	struct install_note n = { .event = INSTALL_STALE };
 	size_t i;
 
 	for (i = 0; i < manifest_nforgotten(in->man); i++) {
-		name = manifest_forgotten(in->man, i, &what);
-		snprintf(buf, sizeof(buf), "dpkg changed '%s' since debunpack"
-		    " installed it (%s): debunpack's record of it is dropped",
-		    name, what);
-		n.msg = buf;
+		n.name = manifest_forgotten(in->man, i, &n.msg);
 		install_say(in->o, &n);
 	}
 }

@@ -46,6 +46,9 @@ enum install_event {
 	INSTALL_SEQ,		/* --maintscripts (unpackseq.h): step SEQ of
 				   package NAME, file PKG, version VERSION
 				   (over OLD_VERSION when UPGRADE) */
+	INSTALL_STALE,		/* the run dropped debunpack's record of
+				   package NAME: dpkg changed it since
+				   (MSG: how); housekeeping, not news */
 };
 
 /* The steps of dpkg's --unpack that its front ends see (unpackseq.c). */

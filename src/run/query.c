@@ -21,6 +21,7 @@
 #include "db/dpkgfmt.h"
 #include "db/dpkgstatus.h"
 #include "util/escape.h"
+#include "run/ownerorder.h"
 #include "run/query.h"
 #include "db/record.h"
 #include "durable/names.h"
@@ -315,6 +316,7 @@ query_normal_path(const char *in, char *out, size_t n)
 struct query_hit {
 	const char *path;
 	const char *pkg;	/* NULL: a diversion's path */
+	size_t rank;		/* the package's in dpkg's reading order */
 };
 
 static int
@@ -323,9 +325,13 @@ query_hit_cmp(const void *a, const void *b)
 	const struct query_hit *x = a, *y = b;
 	int r = strcmp(x->path, y->path);
 
+	if (r != 0)
+		return r;
 	/* A diversion's path (no package) before its packages. */
-	return r != 0 ? r : strcmp(x->pkg != NULL ? x->pkg : "",
-	    y->pkg != NULL ? y->pkg : "");
+	if ((x->pkg == NULL) != (y->pkg == NULL))
+		return x->pkg == NULL ? -1 : 1;
+	/* The list dpkg read last names its package first. */
+	return x->rank > y->rank ? -1 : x->rank < y->rank;
 }
 
 /*
@@ -361,10 +367,10 @@ query_owner_missed(const char *pattern, struct dbp_error *err)
 	    want);
 }
 
-/* Add PATH of package PKG (NULL: a diversion's path) to *HITS. */
+/* Add PATH of package PKG (NULL: a diversion's path), RANK, to *HITS. */
 static int
 query_hit_add(struct query_hit **hits, size_t *n, size_t *cap,
-    const char *path, const char *pkg)
+    const char *path, const char *pkg, size_t rank)
 {
 	struct query_hit *h;
 
@@ -375,6 +381,7 @@ query_hit_add(struct query_hit **hits, size_t *n, size_t *cap,
 		*hits = h;
 	}
 	(*hits)[*n].path = path;
+	(*hits)[*n].rank = rank;
 	(*hits)[(*n)++].pkg = pkg;
 	return 0;
 }
@@ -449,7 +456,8 @@ query_owner_match(const char *want, bool glob, const char *path)
 }
 
 int
-query_owner(struct recstore *s, const struct dpkgdivert *divert,
+query_owner(struct recstore *s, const struct rootfs *rf,
+    const struct dpkgdivert *divert,
     char *const *patterns, size_t npatterns, bool *found,
     enum query_format fmt, FILE *fp, struct dbp_error *err)
 {
@@ -459,6 +467,7 @@ query_owner(struct recstore *s, const struct dpkgdivert *divert,
 	struct record **recs = NULL;
 	struct query_hit *hits = NULL;
 	char **names, **shown = NULL;
+	size_t *rank = NULL;
 	size_t nrec = 0, nhits, cap = 0, i, k, p;
 	bool glob;
 	int r, missing = 0;
@@ -468,7 +477,8 @@ query_owner(struct recstore *s, const struct dpkgdivert *divert,
 	for (i = 0; names[i] != NULL; i++)
 		;
 	if (i > 0 && ((recs = calloc(i, sizeof(*recs))) == NULL ||
-	    (shown = calloc(i, sizeof(*shown))) == NULL))
+	    (shown = calloc(i, sizeof(*shown))) == NULL ||
+	    (rank = calloc(i, sizeof(*rank))) == NULL))
 		r = dbp_err(err, ENOMEM, NULL, "cannot read records");
 	for (i = 0; r == 0 && names[i] != NULL; i++)
 		if ((r = recstore_load(s, names[i], &recs[nrec], NULL,
@@ -481,6 +491,8 @@ query_owner(struct recstore *s, const struct dpkgdivert *divert,
 			nrec++;
 		} else if (r == -ENOENT)	/* gone since, or dpkg's now */
 			r = 0;
+	if (r == 0 && ownerorder_ranks(rf, recs, nrec, rank) != 0)
+		r = dbp_err(err, ENOMEM, NULL, "cannot read records");
 	if (fmt == QUERY_JSON && r == 0)
 		fputs("[", fp);
 	for (p = 0; r == 0 && p < npatterns; p++) {
@@ -497,16 +509,16 @@ query_owner(struct recstore *s, const struct dpkgdivert *divert,
 				    record_entry_name(&recs[i]->v[k])))
 					r = query_hit_add(&hits, &nhits, &cap,
 					    record_entry_name(&recs[i]->v[k]),
-					    shown[i]);
+					    shown[i], rank[i]);
 		/* dpkg knows a diversion's two paths, owned or not. */
 		for (i = 0; r == 0 && i < dpkgdivert_count(divert); i++) {
 			d = dpkgdivert_nth(divert, i);
 			if (query_owner_match(want, glob, d->from))
 				r = query_hit_add(&hits, &nhits, &cap, d->from,
-				    NULL);
+				    NULL, 0);
 			if (r == 0 && query_owner_match(want, glob, d->to))
 				r = query_hit_add(&hits, &nhits, &cap, d->to,
-				    NULL);
+				    NULL, 0);
 		}
 		if (r != 0) {
 			r = dbp_err(err, -r, NULL, "cannot search records");
@@ -534,6 +546,7 @@ query_owner(struct recstore *s, const struct dpkgdivert *divert,
 	}
 	free(recs);
 	free(shown);
+	free(rank);
 	recstore_names_free(names);
 	if (r != 0)
 		return r;

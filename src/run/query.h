@@ -40,10 +40,13 @@ int query_list(struct recstore *s, char *const *patterns, size_t n,
  * whether pattern I matched.  The paths of DIVERT's diversions (may be
  * NULL) are found too, and a diverted path's lines follow its
  * diversion's two, as dpkg -S tells them.  In FMT QUERY_JSON, an array
- * of {"path", "packages"[, "diversion": {"from", "to", "by"}]}.  Returns
- * 1 when one of them matched nothing.
+ * of {"path", "packages"[, "diversion": {"from", "to", "by"}]}.  A
+ * path's packages come in dpkg -S's order, the last list dpkg reads
+ * first (ownerorder.h: root RF's file lists).  Returns 1 when one of
+ * them matched nothing.
  */
-int query_owner(struct recstore *s, const struct dpkgdivert *divert,
+int query_owner(struct recstore *s, const struct rootfs *rf,
+    const struct dpkgdivert *divert,
     char *const *patterns, size_t n, bool *found, enum query_format fmt,
     FILE *fp, struct dbp_error *err);
 

@@ -200,20 +200,132 @@ seq_cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The names counted so far (seq_count_files), each in a text it keeps. */
+struct seq_names {
+	char **v;
+	size_t n;
+	char **texts;
+	size_t ntexts;
+};
+
 /*
- * How many paths the file lists of the packages in S hold, each once, as
- * dpkg counts them when it reads them ("N files and directories
- * currently installed"): -1 when a list cannot be read.
+ * NAME as dpkg's file table keys it: leading slashes and "./" pairs
+ * skipped, a trailing slash dropped ("/." stays ".": the root, which
+ * dpkg counts as any name).  -1 when out of memory.
+ */
+static int
+seq_names_add(struct seq_names *nm, char *name)
+{
+	char **nv;
+	size_t len;
+
+	for (;;) {
+		if (*name == '/')
+			name++;
+		else if (name[0] == '.' && name[1] == '/')
+			name += 2;
+		else
+			break;
+	}
+	len = strlen(name);
+	if (len > 0 && name[len - 1] == '/')
+		name[len - 1] = '\0';
+	if (*name == '\0')
+		return 0;
+	if ((nv = realloc(nm->v, (nm->n + 1) * sizeof(*nv))) == NULL)
+		return -1;
+	nm->v = nv;
+	nm->v[nm->n++] = name;
+	return 0;
+}
+
+/*
+ * The text of admin file FILE kept in NM, in *TEXT (NULL when there is
+ * none): 0, or -1 when it cannot be read.
+ */
+static int
+seq_names_read(struct seq *s, struct seq_names *nm, const char *file,
+    char **text)
+{
+	char **nt;
+	size_t len;
+	int r;
+
+	*text = NULL;
+	if ((r = fileat_read(s->adfd, file, text, &len)) == -ENOENT)
+		return 0;
+	if (r != 0)
+		return -1;
+	if ((nt = realloc(nm->texts, (nm->ntexts + 1) * sizeof(*nt))) == NULL) {
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
+	nm->texts = nt;
+	nm->texts[nm->ntexts++] = *text;
+	return 0;
+}
+
+/*
+ * The lines of TEXT (NULL: none) into NM, as KIND has them: 'l' a file
+ * list's, each line; 'd' diversions', the first two of each three (the
+ * third names a package); 's' statoverride's, the path after the owner,
+ * group and mode; 't' triggers/File's, the path before the package.  -1
+ * when out of memory.
+ */
+static int
+seq_names_lines(struct seq_names *nm, char *text, char kind)
+{
+	bool statov = kind == 's';
+	char *line, *nl, *p;
+	size_t nth;
+	int k;
+
+	for (line = text, nth = 0; line != NULL && *line != '\0';
+	    line = nl + 1, nth++) {
+		if ((nl = strchr(line, '\n')) == NULL)
+			nl = line + strlen(line) - 1;
+		else
+			*nl = '\0';
+		if (kind == 'd' && nth % 3 == 2)
+			continue;
+		for (p = line, k = 0; statov && k < 3 && p != NULL; k++)
+			if ((p = strchr(p, ' ')) != NULL)
+				p++;
+		if (statov && p == NULL)
+			continue;
+		if (kind == 't' && (p = strchr(line, ' ')) != NULL)
+			*p = '\0';
+		if (seq_names_add(nm, statov ? p : line) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * How many names dpkg's file table holds when it says "N files and
+ * directories currently installed": the paths of dpkg-divert's
+ * diversions, dpkg-statoverride's overrides and the file triggers'
+ * interests (triggers/File), which it reads first,
+ * and every line of the file lists of the packages in S that are
+ * installed in any way, "/." included, each name once.  -1 when a file
+ * cannot be read.
  */
 long
 seq_count_files(struct seq *s, const struct dpkgstatus *st)
 {
-	char **v = NULL, **nv, *text, *line, *nl, *infoname, file[NAME_MAX + 1];
-	char **texts = NULL, **nt;
-	size_t n = 0, ntexts = 0, i, len;
+	struct seq_names nm = { NULL, 0, NULL, 0 };
+	char *infoname, *text, file[NAME_MAX + 1];
 	long count = 0;
-	int r;
+	size_t i;
 
+	if (seq_names_read(s, &nm, "diversions", &text) != 0 ||
+	    seq_names_lines(&nm, text, 'd') != 0 ||
+	    seq_names_read(s, &nm, "statoverride", &text) != 0 ||
+	    seq_names_lines(&nm, text, 's') != 0 ||
+	    seq_names_read(s, &nm, "triggers/File", &text) != 0 ||
+	    seq_names_lines(&nm, text, 't') != 0)
+		count = -1;
 	for (i = 0; count >= 0 && i < st->n; i++) {
 		if (strcmp(dpkgstatus_state(&st->v[i]), "not-installed") == 0)
 			continue;
@@ -224,42 +336,20 @@ seq_count_files(struct seq *s, const struct dpkgstatus *st)
 		}
 		snprintf(file, sizeof(file), "info/%s.list", infoname);
 		free(infoname);
-		if ((r = fileat_read(s->adfd, file, &text, &len)) == -ENOENT)
-			continue;
-		if (r != 0 || (nt = realloc(texts, (ntexts + 1) *
-		    sizeof(*nt))) == NULL) {
-			if (r == 0)
-				free(text);
+		if (seq_names_read(s, &nm, file, &text) != 0 ||
+		    seq_names_lines(&nm, text, 'l') != 0)
 			count = -1;
-			break;
-		}
-		texts = nt;
-		texts[ntexts++] = text;
-		for (line = text; count >= 0 && *line != '\0'; line = nl + 1) {
-			if ((nl = strchr(line, '\n')) == NULL)
-				break;
-			*nl = '\0';
-			/* The root itself, "/.", is no entry of dpkg's. */
-			if (*line == '\0' || strcmp(line, "/.") == 0)
-				continue;
-			if ((nv = realloc(v, (n + 1) * sizeof(*v))) == NULL)
-				count = -1;
-			else {
-				v = nv;
-				v[n++] = line;
-			}
-		}
 	}
-	if (count >= 0 && n > 0) {
-		qsort(v, n, sizeof(*v), seq_cmp_str);
-		for (i = 0; i < n; i++)
-			if (i == 0 || strcmp(v[i], v[i - 1]) != 0)
+	if (count >= 0 && nm.n > 0) {
+		qsort(nm.v, nm.n, sizeof(*nm.v), seq_cmp_str);
+		for (i = 0; i < nm.n; i++)
+			if (i == 0 || strcmp(nm.v[i], nm.v[i - 1]) != 0)
 				count++;
 	}
-	for (i = 0; i < ntexts; i++)
-		free(texts[i]);
-	free(texts);
-	free(v);
+	for (i = 0; i < nm.ntexts; i++)
+		free(nm.texts[i]);
+	free(nm.texts);
+	free(nm.v);
 	return count;
 }
 
