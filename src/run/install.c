@@ -23,6 +23,7 @@
 #include "db/dpkgstatus.h"
 #include "run/feed.h"
 #include "run/install.h"
+#include "run/installcache.h"
 #include "durable/journal.h"
 #include "run/maintscript.h"
 #include "manifest.h"
@@ -91,16 +92,36 @@ install_fd_budget(size_t *files, size_t *dirs, unsigned jobs)
 
 
 
+static int
+install_data(struct unpack *u, struct deb *d, struct feed *feed,
+    size_t fidx, unsigned idx, struct record *rec, struct archive **tar,
+    struct dbp_error *err)
+{
+	int r;
+
+	if ((r = feed != NULL ? deb_data_open_fed(d, tar, feed_read,
+	    feed_pkg(feed, fidx, deb_fd(d)), err) : deb_data_open(d, tar,
+	    err)) != 0)
+		return r;
+	return unpack_archive(u, *tar, idx, rec, err);
+}
+
 /*
  * Extract one package into the batch and stage its record (written as a
- * temporary by manifest_prepare, renamed after the files).
+ * temporary by manifest_prepare, renamed after the files).  With the
+ * store C (NULL: none), a package found there is cloned instead of
+ * decoded, and one decoded fills it.
  */
 static int
 install_one(const struct install_opts *o, struct unpack *u,
     struct manifest *man, struct obsolete *ob, struct dpkgdb *db,
-    struct feed *feed, const char *file, unsigned idx, struct stats *st,
-    struct dbp_error *err)
+    struct feed *feed, struct install_cache *c, const char *file,
+    unsigned idx, struct stats *st, struct dbp_error *err)
 {
+	struct store_pkg *hit = c != NULL ? c->hit[idx] : NULL;
+	size_t fidx = c != NULL ? c->fidx[idx] : idx;
+	enum store_how how = STORE_DECODED;
+	struct store_fill *fill = NULL;
 	struct control *ctl = NULL;
 	struct record *rec = NULL, *staged, *old;
 	struct deb_info *info;
@@ -147,14 +168,18 @@ install_one(const struct install_opts *o, struct unpack *u,
 		install_say(o, &n);
 		n.event = INSTALL_EXTRACTED;
 		unpack_set_md5_all(u, db != NULL && !deb_has_info(d, "md5sums"));
+		if (c != NULL && hit == NULL)
+			fill = store_fill_new(c->s, c->key[idx]);
+		unpack_set_fill(u, fill);
+		/* From the store, the data member is not read: its key is
+		   the whole file's hash, checked when it was stored. */
 		if ((r = unpack_set_conffiles(u, deb_conffiles(d), err)) == 0 &&
-		    (r = feed != NULL ? deb_data_open_fed(d, &tar, feed_read,
-		    feed_pkg(feed, idx, deb_fd(d)), err) : deb_data_open(d, &tar,
+		    (r = hit != NULL ? unpack_stored(u, c->s, hit, idx, rec,
+		    &how, err) : install_data(u, d, feed, fidx, idx, rec, &tar,
 		    err)) == 0 &&
-		    (r = unpack_archive(u, tar, idx, rec, err)) == 0 &&
 		    (r = unpack_remove_on_upgrade(u, rec, ob, err)) == 0 &&
 		    (r = unpack_keep_obsolete(u, rec, err)) == 0 &&
-		    (r = deb_finish(d, err)) == 0) {
+		    (r = hit != NULL ? 0 : deb_finish(d, err)) == 0) {
 			staged = rec;
 			r = manifest_stage(man, rec, err);
 			rec = NULL;	/* the manifest took it */
@@ -171,10 +196,20 @@ install_one(const struct install_opts *o, struct unpack *u,
 			install_say(o, &n);
 		}
 	}
+	unpack_set_fill(u, NULL);
+	if (r == 0 && fill != NULL)
+		st->cache_filled += store_fill_end(fill);
+	else
+		store_fill_free(fill);
+	if (r == 0 && c != NULL && c->s != NULL) {
+		st->cache_pkgs[how]++;
+		if (hit != NULL)
+			st->cache_saved += store_pkg_bytes(hit);
+	}
 	if (r == 0)
 		st->packages++;
-	if (feed != NULL)
-		feed_done(feed, idx);
+	if (feed != NULL && hit == NULL)
+		feed_done(feed, fidx);
 	record_free(rec);
 	deb_close(d);
 	return r;
@@ -595,31 +630,52 @@ install_disappear(struct install *in, struct dbp_error *err)
 	return 0;
 }
 
+static void
+install_cache_note(void *ctx, const char *msg)
+{
+	struct install_ctx *ic = ctx;
+	struct install_note n = { .event = INSTALL_WARN, .msg = msg };
+
+	install_say(ic->opts, &n);
+}
+
 /* Extract every package into the batch, decoded by JOBS threads. */
 static int
 install_extract(struct install *in, char *const *files, size_t nfiles,
     unsigned jobs, struct dbp_error *err)
 {
 	const struct install_opts *o = in->o;
+	struct install_cache c;
 	struct feed *feed = NULL;
 	double t0 = stats_now();
 	size_t i;
 	int r = 0;
 
-	if (jobs > 1 && (r = feed_new(&feed, files, nfiles, jobs,
+	/* Nothing of a dry run is kept: it neither fills nor reads one. */
+	if ((r = install_cache_open(&c, o->dry_run ? NULL : o->cache,
+	    o->cache_max_size, o->cache_verify, in->rf.fd, files, nfiles,
+	    install_cache_note, &in->ic)) != 0)
+		return dbp_err(err, -r, NULL, "cannot look the cache up");
+	in->st->cache = c.s != NULL;
+	if (jobs > 1 && c.nfed > 0 && (r = feed_new(&feed, c.fed, c.nfed, jobs,
 	    o->feed_budget != 0 ? o->feed_budget :
-	    INSTALL_FEED_PER_JOB * jobs)) != 0)
+	    INSTALL_FEED_PER_JOB * jobs)) != 0) {
+		install_cache_close(&c, nfiles);
 		return dbp_err(err, -r, NULL, "cannot start threads");
+	}
 	for (i = 0; i < nfiles; i++) {
 		in->ic.pkg = files[i];
 		if ((r = install_one(o, in->u, in->man, in->ob, in->db, feed,
-		    files[i], (unsigned)i, in->st, err)) != 0) {
+		    c.s != NULL ? &c : NULL, files[i], (unsigned)i, in->st,
+		    err)) != 0) {
 			dbp_err_pkg(err, files[i]);
 			break;
 		}
 	}
 	in->ic.pkg = NULL;
 	feed_free(feed);
+	/* What was filled is the packages', whether the run commits or not. */
+	install_cache_close(&c, nfiles);
 	in->st->phase[PH_EXTRACT] = stats_now() - t0;
 	/* Past this point a signal no longer stops the run: commit finishes. */
 	if (r == 0 && o->stop != NULL && *o->stop)

@@ -118,6 +118,15 @@ struct install_opts {
 	 * (INSTALL_PLAN), then undone: no data written, nothing synced.
 	 */
 	bool dry_run;
+	/*
+	 * --cache DIR (store.h): packages found there are cloned, the
+	 * others fill it; NULL: none.  Past CACHE_MAX_SIZE bytes (0: no
+	 * limit) the least recently used entries go; CACHE_VERIFY: each
+	 * content's hash checked before it is cloned.
+	 */
+	const char *cache;
+	unsigned long long cache_max_size;
+	bool cache_verify;
 	/* Set (by a signal handler) to stop before the commit; may be NULL. */
 	volatile sig_atomic_t *stop;
 	/* Told what the run does; may be NULL. */
