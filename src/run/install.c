@@ -496,7 +496,9 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 		return r;
 	if (uo.chown && (r = users_load(&in->users, &in->rf)) != 0)
 		return dbp_err(err, -r, "etc/passwd", "cannot read users");
-	install_fd_budget(&maxfiles, &maxdirs, jobs);
+	/* The store's delayed clones (STORE_FILL_DELAY) hold some too. */
+	install_fd_budget(&maxfiles, &maxdirs, jobs + (o->cache != NULL &&
+	    !o->dry_run ? STORE_FILL_DELAY : 0));
 	/* "auto" follows the filesystem of the root (syncbatch.c). */
 	if ((r = dirs_new(&in->dirs, &in->rf, maxdirs)) != 0 ||
 	    (r = syncbatch_new(&in->sb, o->dry_run ? "none" : o->mode,

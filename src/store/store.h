@@ -97,8 +97,13 @@ void store_fill_entry(struct store_fill *f, struct archive_entry *ae);
 
 /*
  * The content of the last entry: the file FD (readable) as written,
- * SIZE bytes with digest SHA and MD5 (or NULL).
+ * SIZE bytes with digest SHA and MD5 (or NULL).  FD is duplicated and
+ * cloned only STORE_FILL_DELAY files later (or at store_fill_end): a
+ * clone waits for the file's writeback, which the batch started, and
+ * by then it is mostly done.  A caller keeps that many descriptors
+ * spare.
  */
+#define STORE_FILL_DELAY	64
 void store_fill_data(struct store_fill *f, int fd, uint64_t size,
     const uint8_t sha[DIGEST_LEN], const uint8_t *md5);
 

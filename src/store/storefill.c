@@ -22,6 +22,10 @@ struct store_fill {
 	struct store_ents es;
 	bool broken;		/* something could not be stored: no entry */
 	bool pending;		/* the last entry's content is still to come */
+	/* Contents to clone, oldest first: their files' descriptors and entries. */
+	int qfd[STORE_FILL_DELAY];
+	size_t qent[STORE_FILL_DELAY];
+	size_t qhead, qn;
 };
 
 struct store_fill *
@@ -38,11 +42,32 @@ store_fill_new(struct store *s, const uint8_t key[DIGEST_LEN])
 	return f;
 }
 
+static int store_fill_object(struct store_fill *f, int src,
+    struct archive *a, struct store_ent *e);
+static void store_fill_broken(struct store_fill *f, const char *what,
+    int errnum);
+
+/* The oldest delayed content stored, or dropped (DROP). */
+static void
+store_fill_pop(struct store_fill *f, bool drop)
+{
+	int fd = f->qfd[f->qhead], r;
+	struct store_ent *e = &f->es.v[f->qent[f->qhead]];
+
+	f->qhead = (f->qhead + 1) % STORE_FILL_DELAY;
+	f->qn--;
+	if (!drop && !f->broken && (r = store_fill_object(f, fd, NULL, e)) != 0)
+		store_fill_broken(f, e->path, -r);
+	close(fd);
+}
+
 void
 store_fill_free(struct store_fill *f)
 {
 	if (f == NULL)
 		return;
+	while (f->qn > 0)
+		store_fill_pop(f, true);
 	store_ents_free(&f->es);
 	free(f);
 }
@@ -173,7 +198,8 @@ store_fill_data(struct store_fill *f, int fd, uint64_t size,
     const uint8_t sha[DIGEST_LEN], const uint8_t *md5)
 {
 	struct store_ent *e;
-	int r;
+	char obj[80];
+	int dfd, r;
 
 	if (f == NULL || f->broken || !f->pending)
 		return;
@@ -189,8 +215,21 @@ store_fill_data(struct store_fill *f, int fd, uint64_t size,
 		memcpy(e->md5, md5, DIGEST_MD5_LEN);
 		e->has_md5 = true;
 	}
-	if ((r = store_fill_object(f, fd, NULL, e)) != 0)
-		store_fill_broken(f, e->path, -r);
+	/* Stored already (another package, an earlier run): nothing to clone. */
+	store_object_name(e->sha, obj);
+	if (e->size == 0 || store_object_ok(f->s->dfd, obj, e) == 0)
+		return;
+	if (f->qn == STORE_FILL_DELAY)
+		store_fill_pop(f, false);
+	/* Without a spare descriptor: now. */
+	if ((dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		if ((r = store_fill_object(f, fd, NULL, e)) != 0)
+			store_fill_broken(f, e->path, -r);
+		return;
+	}
+	f->qfd[(f->qhead + f->qn) % STORE_FILL_DELAY] = dfd;
+	f->qent[(f->qhead + f->qn) % STORE_FILL_DELAY] = f->es.n - 1;
+	f->qn++;
 }
 
 void
@@ -217,6 +256,8 @@ store_fill_end(struct store_fill *f)
 	if (f == NULL)
 		return false;
 	s = f->s;
+	while (f->qn > 0)
+		store_fill_pop(f, false);
 	if (!f->broken && !f->pending) {
 		if ((r = store_manifest_write(s, &f->es, &name)) != 0)
 			store_fill_broken(f, "manifest", -r);
