@@ -108,6 +108,11 @@ for fs in btrfs xfs ext4; do
 		[ ! -s "$T/err" ] || fail "$fs: notes on a clean hit: $(cat "$T/err")"
 		same "$m/ref" "$m/hit$j"
 	done
+	# -v tells how each package came.
+	mkdir "$m/v"
+	"$DEBUNPACK" -v --root "$m/v" --cache "$S" "$B1" 2> "$T/v" || fail "$fs: -v"
+	grep -q "^debunpack: b $want from the cache ([0-9]* bytes not decoded)\$" "$T/v" ||
+	    fail "$fs: -v: $(cat "$T/v")"
 	# Each content once: the packages' shared file too.
 	n=$(find "$S/objects" -type f | wc -l)
 	want_n=$(find "$m/ref/etc" "$m/ref/usr" -type f -size +0 -exec sha256sum {} + |

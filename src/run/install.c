@@ -192,7 +192,12 @@ install_one(const struct install_opts *o, struct unpack *u,
 		if (r != 0 && tar != NULL)
 			(void)deb_data_check(d, err);
 		if (r == 0) {
+			static const char *const hows[] = { "decoded",
+			    "cloned from the cache", "copied from the cache" };
+
 			n.bytes = st->bytes;
+			n.msg = c != NULL ? hows[how] : NULL;
+			n.count = hit != NULL ? store_pkg_bytes(hit) : 0;
 			install_say(o, &n);
 		}
 	}

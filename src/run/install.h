@@ -25,7 +25,9 @@ enum install_event {
 	INSTALL_WARN,		/* MSG, about the run as a whole */
 	INSTALL_REPAIRED,	/* an interrupted run was repaired: REPAIR */
 	INSTALL_COMMITTED,	/* COUNT paths committed with sync mode MODE */
-	INSTALL_EXTRACTED,	/* PKG's data is written; BYTES in the run so far */
+	INSTALL_EXTRACTED,	/* PKG's data is written; BYTES in the run so far;
+				   with --cache, MSG: how ("cloned from the
+				   cache"...), COUNT: the bytes not decoded */
 	INSTALL_PHASE,		/* the run enters PHASE */
 	INSTALL_PREINST,	/* the preinst of package NAME runs next */
 	INSTALL_PLAN,		/* a dry run's VERDICT on PATH (MSG: its detail,
