@@ -142,6 +142,19 @@ for fs in btrfs xfs ext4; do
 	[ "$(cache $want)" = 1 ] || fail "$fs: damaged content not replaced"
 	same "$m/ref1" "$m/dmg2"
 
+	# A change whose stamp was put back: what --cache-verify is for.
+	cp -p "$obj" "$T/stamp-$fs"
+	printf 'Y' | dd of="$obj" bs=1 seek=20 conv=notrunc 2>/dev/null
+	touch -r "$T/stamp-$fs" "$obj"
+	run "$m/vfy" --cache "$S" --cache-verify "$A1"
+	grep -q "not used: a content does not match its hash" "$T/err" ||
+	    fail "$fs: --cache-verify did not see it: $(cat "$T/err")"
+	[ "$(cache decoded)" = 1 ] || fail "$fs: --cache-verify used it"
+	same "$m/ref1" "$m/vfy"
+	run "$m/vfy2" --cache "$S" --cache-verify "$A1"
+	[ "$(cache $want)" = 1 ] || fail "$fs: --cache-verify: not stored again"
+	same "$m/ref1" "$m/vfy2"
+
 	# A truncated manifest is not trusted, then rewritten.
 	for e in "$S"/entries/*; do
 		truncate -s -20 "$e"

@@ -208,6 +208,24 @@ store_key(struct store *s, int fd, uint8_t key[DIGEST_LEN])
 	return digest_end(s->sha, key);
 }
 
+/* --cache-verify: the object NAME's bytes hash to SHA.  0 or -errno. */
+static int
+store_object_hash(struct store *s, const char *name,
+    const uint8_t sha[DIGEST_LEN])
+{
+	uint8_t got[DIGEST_LEN];
+	int fd, r;
+
+	if ((fd = openat(s->dfd, name, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	r = digest_fd(s->sha, fd, got);
+	close(fd);
+	if (r == 0 && memcmp(got, sha, DIGEST_LEN) != 0)
+		r = -EUCLEAN;
+	return r;
+}
+
 void
 store_lookup(struct store *s, int fd, uint8_t key[DIGEST_LEN],
     struct store_pkg **out)
@@ -243,6 +261,13 @@ store_lookup(struct store *s, int fd, uint8_t key[DIGEST_LEN],
 			if ((r = store_object_ok(s->dfd, obj, &p->es.v[i])) != 0)
 				why = r == -ENOENT ? "a content is missing" :
 				    "a content was changed";
+			else if (s->verify && (r = store_object_hash(s, obj,
+			    p->es.v[i].sha)) != 0) {
+				why = "a content does not match its hash";
+				/* Its stamp is right: the fill would keep it. */
+				if (r == -EUCLEAN)
+					(void)unlinkat(s->dfd, obj, 0);
+			}
 		}
 	} else if (why == NULL)
 		why = strerror(-r);
@@ -402,12 +427,6 @@ store_pkg_write(struct store *s, struct store_pkg *p, size_t i, int fd,
 			return dbp_err(err, ofd < 0 ? errno : -r, path,
 			    "cache content '%s' changed during the run", obj);
 	}
-	if (ofd >= 0 && s->verify && ((r = digest_fd(s->sha, ofd, got)) != 0 ||
-	    memcmp(got, e->sha, DIGEST_LEN) != 0)) {
-		close(ofd);
-		return dbp_err(err, r != 0 ? -r : 0, path,
-		    "cache content '%s' does not match its hash", obj);
-	}
 	if (md5 != NULL && e->has_md5)
 		memcpy(md5, e->md5, DIGEST_MD5_LEN);
 	else if (md5 != NULL && ofd < 0) {
@@ -439,10 +458,11 @@ store_commit(struct store *s)
 	char name[8 + 2 * DIGEST_LEN + 1];
 	struct dbp_error err;
 	struct store_info info;
-	size_t i;
+	size_t i, filled;
 
 	if (s == NULL)
 		return;
+	filled = s->npending;
 	/* Every content a manifest names durable before the manifest's name. */
 	if (s->npending > 0 && syncfs(s->dfd) != 0) {
 		store_note(s, "cache not updated: cannot sync: %s",
@@ -459,7 +479,8 @@ store_commit(struct store *s)
 	}
 	/* Not synced: a name lost in a crash is a miss, no more. */
 	s->npending = 0;
-	if (s->max_size == 0)
+	/* Only a store that grew can have outgrown its limit. */
+	if (s->max_size == 0 || filled == 0)
 		return;
 	/* Eviction needs the exclusive lock: the run gives its shared one. */
 	(void)flock(s->lockfd, LOCK_UN);

@@ -42,7 +42,8 @@ typedef void store_note_fn(void *ctx, const char *msg);
  * into the root ROOTFD.  A store that cannot be made or locked is not an
  * error of the run: *OUT is NULL and NOTE says why.  MAX_SIZE: evict
  * least recently used entries at store_commit past that many bytes (0:
- * no limit).  VERIFY: hash each content before it is cloned.
+ * no limit).  VERIFY: store_lookup hashes each content of an entry
+ * before it calls it complete.
  */
 void store_open(struct store **out, const char *dir, int rootfd,
     uint64_t max_size, bool verify, store_note_fn *note, void *ctx);
@@ -78,7 +79,7 @@ struct archive_entry *store_pkg_entry(struct store_pkg *p, size_t i);
 /*
  * Write entry I's content (a regular file of P) into the empty file FD:
  * cloned, or copied in the kernel.  SHA gets the content's SHA-256 (as
- * the manifest says, checked first when the store verifies), MD5 its
+ * the manifest says; with VERIFY, store_lookup hashed it), MD5 its
  * MD5 when not NULL (from the manifest, or computed from the content).
  * Adds to *HOW what was done.  0 or -errno with ERR filled.
  */
@@ -135,7 +136,7 @@ struct store_info {
  * The store DIR's size, entries and hits (ERR: cannot read it), and with
  * PRUNE, under the exclusive lock: entries evicted least recently used
  * first until at most MAX_SIZE bytes (0: all of them), contents no entry
- * names and leftovers of interrupted runs removed, the hit log reset.
+ * names and leftovers of interrupted runs removed.
  */
 int store_info(const char *dir, bool prune, uint64_t max_size,
     struct store_info *info, struct dbp_error *err);

@@ -145,9 +145,13 @@ store_manifest_write(struct store *s, const struct store_ents *es,
 		store_put_str(&b, e->gname);
 		store_put(&b, "\n", 1);
 	}
-	if (b.oom || (r = digest_start(s->sha)) != 0) {
+	if (b.oom) {
 		free(b.p);
-		return b.oom ? -ENOMEM : r;
+		return -ENOMEM;
+	}
+	if ((r = digest_start(s->sha)) != 0) {
+		free(b.p);
+		return r;
 	}
 	digest_add(s->sha, b.p, b.n);
 	if ((r = digest_end(s->sha, sum)) != 0) {
