@@ -132,6 +132,12 @@ install_one(const struct install_opts *o, struct unpack *u,
 
 	if ((r = deb_open(&d, file, err)) != 0)
 		return r;
+	/* The store's entry is the hashed file's: this must be that file. */
+	if (hit != NULL && !install_cache_same(c, idx, deb_fd(d))) {
+		deb_close(d);
+		return dbp_err(err, 0, "", "the file changed while it was"
+		    " read");
+	}
 	if (db != NULL)
 		deb_keep_info(d);
 	if ((r = deb_read_control(d, &ctl, err)) == 0 && db != NULL &&

@@ -26,10 +26,12 @@ install_cache_open(struct install_cache *c, const char *dir,
 	if ((c->hit = calloc(n ? n : 1, sizeof(*c->hit))) == NULL ||
 	    (c->key = calloc(n ? n : 1, sizeof(*c->key))) == NULL ||
 	    (c->fidx = calloc(n ? n : 1, sizeof(*c->fidx))) == NULL ||
+	    (c->st = calloc(n ? n : 1, sizeof(*c->st))) == NULL ||
 	    (c->fed = calloc(n ? n : 1, sizeof(*c->fed))) == NULL) {
 		free(c->hit);
 		free(c->key);
 		free(c->fidx);
+		free(c->st);
 		memset(c, 0, sizeof(*c));
 		c->fed = (char **)files;
 		c->nfed = n;
@@ -44,7 +46,8 @@ install_cache_open(struct install_cache *c, const char *dir,
 	for (i = 0; i < n; i++) {
 		if (c->s != NULL && (fd = open(files[i], O_RDONLY |
 		    O_CLOEXEC)) >= 0) {
-			store_lookup(c->s, fd, c->key[i], &c->hit[i]);
+			if (fstat(fd, &c->st[i]) == 0)
+				store_lookup(c->s, fd, c->key[i], &c->hit[i]);
 			close(fd);
 		}
 		c->fidx[i] = c->nfed;
@@ -52,6 +55,17 @@ install_cache_open(struct install_cache *c, const char *dir,
 			c->fed[c->nfed++] = files[i];
 	}
 	return 0;
+}
+
+bool
+install_cache_same(const struct install_cache *c, size_t i, int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && st.st_dev == c->st[i].st_dev &&
+	    st.st_ino == c->st[i].st_ino && st.st_size == c->st[i].st_size &&
+	    st.st_mtim.tv_sec == c->st[i].st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == c->st[i].st_mtim.tv_nsec;
 }
 
 void
@@ -64,6 +78,7 @@ install_cache_close(struct install_cache *c, size_t n)
 		store_pkg_free(c->hit[i]);
 	free(c->key);
 	free(c->fidx);
+	free(c->st);
 	if (c->hit != NULL)
 		free(c->fed);
 	free(c->hit);

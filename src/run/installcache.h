@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "store/store.h"
 
@@ -14,6 +15,7 @@ struct install_cache {
 	struct store_pkg **hit;		/* [i]: package i from the store, or NULL */
 	uint8_t (*key)[DIGEST_LEN];	/* [i]: package i's key */
 	size_t *fidx;			/* [i]: its index among FED */
+	struct stat *st;		/* [i]: the file hashed */
 	char **fed;			/* the packages the threads decode */
 	size_t nfed;
 };
@@ -27,6 +29,12 @@ struct install_cache {
 int install_cache_open(struct install_cache *c, const char *dir,
     uint64_t max_size, bool verify, int rootfd, char *const *files,
     size_t n, store_note_fn *note, void *ctx);
+
+/*
+ * Whether FD, package I opened again, is the file that was hashed for
+ * its key (a path may be replaced meanwhile).
+ */
+bool install_cache_same(const struct install_cache *c, size_t i, int fd);
 
 /* The entries filled made visible (store_commit), and everything freed. */
 void install_cache_close(struct install_cache *c, size_t n);
