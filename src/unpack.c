@@ -215,8 +215,19 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 {
 	struct stream_to s = { a, fd, path, u->dg,
 	    md5 != NULL ? u->md5 : NULL, u->opts.stop, &u->st->bytes };
+	int r;
 
-	return stream_entry(&s, archive_entry_size(ae), digest, md5, err);
+	if (u->stored != NULL) {
+		if ((r = store_pkg_write(u->store, u->stored, u->stored_i, fd,
+		    path, digest, md5, &u->how, err)) == 0)
+			u->st->bytes += (uint64_t)archive_entry_size(ae);
+		return r;
+	}
+	r = stream_entry(&s, archive_entry_size(ae), digest, md5, err);
+	if (r == 0 && fd >= 0)
+		store_fill_data(u->fill, fd, (uint64_t)archive_entry_size(ae),
+		    digest, md5);
+	return r;
 }
 
 /*
@@ -285,7 +296,9 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		return r;
 	/* A dry run reads and checks the data, and writes none of it. */
 	for (tries = 0; !u->opts.nowrite; tries++) {
-		fd = openat(t->dfd, t->tmp, O_WRONLY | O_CREAT | O_EXCL |
+		/* Readable when the store clones it. */
+		fd = openat(t->dfd, t->tmp, (u->fill != NULL ? O_RDWR :
+		    O_WRONLY) | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || !unpack_stale(t, tries))
 			break;
@@ -699,7 +712,42 @@ unpack_archive(struct unpack *u, struct archive *tar, unsigned pkg,
 			return dbp_err(err, 0, "", "%s",
 			    archive_error_string(tar) != NULL ?
 			    archive_error_string(tar) : "read error");
+		store_fill_entry(u->fill, ae);
 		if ((r = unpack_entry(u, tar, ae, err)) != 0)
 			return r;
+		store_fill_rest(u->fill, tar);
 	}
+}
+
+void
+unpack_set_fill(struct unpack *u, struct store_fill *f)
+{
+	u->fill = f;
+}
+
+int
+unpack_stored(struct unpack *u, struct store *s, struct store_pkg *p,
+    unsigned pkg, struct record *rec, enum store_how *how,
+    struct dbp_error *err)
+{
+	struct archive_entry *ae;
+	size_t i;
+	int r = 0;
+
+	u->pkg = pkg;
+	u->rec = rec;
+	u->store = s;
+	u->stored = p;
+	u->how = STORE_CLONED;
+	for (i = 0; i < store_pkg_count(p) && r == 0; i++) {
+		u->stored_i = i;
+		if ((ae = store_pkg_entry(p, i)) == NULL)
+			r = dbp_err(err, ENOMEM, "", "cannot read the cache");
+		else
+			r = unpack_entry(u, NULL, ae, err);
+	}
+	u->store = NULL;
+	u->stored = NULL;
+	*how = u->how;
+	return r;
 }

@@ -13,6 +13,7 @@
 #include "util/stats.h"
 #include "syncbatch.h"
 #include "durable/users.h"
+#include "store/store.h"
 
 struct archive;
 struct dpkgdivert;
@@ -79,6 +80,22 @@ void unpack_set_md5_all(struct unpack *u, bool all);
  * it as NAME.debunpack-dist, with a warning.
  */
 int unpack_set_conffiles(struct unpack *u, const char *text,
+    struct dbp_error *err);
+
+/*
+ * Note the next package's entries and contents in store entry F
+ * (borrowed; NULL: none) as they are extracted (store_fill_*).
+ */
+void unpack_set_fill(struct unpack *u, struct store_fill *f);
+
+/*
+ * unpack_archive for package P of the store S (both borrowed): the same
+ * entries, in the same order, through the same rules, each regular
+ * file's content cloned or copied from S instead of decoded; *HOW says
+ * which (STORE_COPIED when any was copied).
+ */
+int unpack_stored(struct unpack *u, struct store *s, struct store_pkg *p,
+    unsigned pkg, struct record *rec, enum store_how *how,
     struct dbp_error *err);
 
 #endif

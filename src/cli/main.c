@@ -14,6 +14,7 @@
 #include "cli/devstat.h"
 #include "cli/operands.h"
 #include "cli/options.h"
+#include "store/store.h"
 #include "cli/progress.h"
 #include "cli/queries.h"
 #include "cli/render.h"
@@ -74,6 +75,29 @@ main_devstat(struct devstat *ds, struct stats *st)
 	st->dev.written = ds->written - before.written;
 }
 
+/* --cache-info and --cache-prune: the store's numbers, after a prune. */
+static int
+main_cache(const struct cli_opts *op)
+{
+	struct store_info info;
+	struct dbp_error err;
+	unsigned long looked;
+
+	dbp_err_clear(&err);
+	if (store_info(op->in.cache, op->action == ACT_CACHE_PRUNE,
+	    op->in.cache_max_size, &info, &err) != 0) {
+		render_error(&err);
+		return 1;
+	}
+	looked = info.hits + info.misses;
+	printf("cache:    %s\nbytes:    %llu\nentries:  %lu\ncontents: %lu\n"
+	    "hits:     %lu of %lu lookups (%.1f %%)\n", op->in.cache,
+	    (unsigned long long)info.bytes, info.entries, info.objects,
+	    info.hits, looked, looked > 0 ? 100.0 * (double)info.hits /
+	    (double)looked : 0.0);
+	return fflush(stdout) != 0 || ferror(stdout) ? 1 : 0;
+}
+
 static int
 main_run(int argc, char **argv, struct cli_opts *op)
 {
@@ -102,6 +126,8 @@ main_run(int argc, char **argv, struct cli_opts *op)
 		return main_recover(op);
 	if (op->cmd->flags & CMD_QUERY)
 		return queries_run(op, argc, argv, first);
+	if (op->cmd->flags & CMD_CACHE)
+		return main_cache(op);
 	op->in.dry_run = op->action == ACT_DRY_RUN;
 	memset(&st, 0, sizeof(st));
 	dbp_err_clear(&err);

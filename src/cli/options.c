@@ -30,6 +30,8 @@
  * each thread adds up to 40 MiB of memory (install.c).
  */
 #define OPTIONS_JOBS_DEFAULT_MAX	8
+/* --cache default, for root (the FHS's place for a program's cache). */
+#define OPTIONS_CACHE_ROOT	"/var/cache/debunpack"
 
 /*
  * The actions, each with what it needs and allows: the checks between
@@ -45,6 +47,8 @@ static const struct cli_command options_commands[] = {
 	{ ACT_CONTENTS, "contents", CMD_QUERY | CMD_OPERANDS, NULL },
 	{ ACT_RECOVER, "recover", CMD_REPAIR | CMD_ROOT | CMD_NO_OPERANDS,
 	    "repair" },
+	{ ACT_CACHE_INFO, "cache-info", CMD_CACHE | CMD_NO_OPERANDS, NULL },
+	{ ACT_CACHE_PRUNE, "cache-prune", CMD_CACHE | CMD_NO_OPERANDS, NULL },
 };
 #define OPTIONS_NCOMMANDS \
 	(sizeof(options_commands) / sizeof(options_commands[0]))
@@ -370,6 +374,59 @@ options_sync_mode(struct cli_opts *o, const struct cli_option *opt,
 	return 0;
 }
 
+/*
+ * --cache's DIR, where "default" is the documented place: the system's
+ * cache for root, the user's own otherwise (XDG's cache directory).
+ */
+static int
+options_cache(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	static char dir[PATH_MAX];
+	const char *base;
+
+	(void)opt;
+	o->in.cache = arg[0] != '\0' ? arg : NULL;
+	if (strcmp(arg, "default") != 0)
+		return 0;
+	if (geteuid() == 0)
+		o->in.cache = OPTIONS_CACHE_ROOT;
+	else if ((base = getenv("XDG_CACHE_HOME")) != NULL && base[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/debunpack", base);
+	else if ((base = getenv("HOME")) != NULL && base[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/.cache/debunpack", base);
+	else {
+		fprintf(stderr, "debunpack: --cache default: neither"
+		    " XDG_CACHE_HOME nor HOME is set\n");
+		return -1;
+	}
+	if (geteuid() != 0)
+		o->in.cache = dir;
+	return 0;
+}
+
+/* A size in bytes, with K, M, G or T (powers of 1024) after it. */
+static int
+options_cache_max_size(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	unsigned long long n;
+	char *end;
+	int shift = 0;
+
+	errno = 0;
+	n = strtoull(arg, &end, 10);
+	if (*end != '\0' && end[1] == '\0')
+		shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ?
+		    30 : *end == 'T' ? 40 : -1;
+	if (errno != 0 || end == arg || arg[0] == '-' || shift < 0 ||
+	    (*end != '\0' && end[1] != '\0') || n > (~0ULL >> shift))
+		return options_fail(opt, "a size (bytes, or with K, M, G or"
+		    " T)", arg);
+	o->in.cache_max_size = n << shift;
+	return 0;
+}
+
 #define FLAG(field)	options_flag, offsetof(struct cli_opts, field)
 
 /* Sorted by name: --help lists them in this order. */
@@ -383,6 +440,21 @@ static const struct cli_option options_table[] = {
 	{ "auto-deconfigure", 0, no_argument, "", "deconfigure an installed"
 	    " package that\none unpacked Breaks, as dpkg's -B does\n"
 	    "(--maintscripts)", FLAG(in.auto_deconfigure) },
+	{ "cache", 0, required_argument, " DIR", "keep the unpacked files in"
+	    " the store DIR and\nclone them from it instead of decoding\n"
+	    "(\"default\": " OPTIONS_CACHE_ROOT " for root,\n"
+	    "~/.cache/debunpack otherwise; also\nDEBUNPACK_CACHE)",
+	    options_cache, 0 },
+	{ "cache-info", 0, no_argument, "", "print the store's size, entries"
+	    " and hits", options_action, 0 },
+	{ "cache-max-size", 0, required_argument, " SIZE", "evict the store's"
+	    " least recently used\nentries past SIZE bytes (K, M, G, T)",
+	    options_cache_max_size, 0 },
+	{ "cache-prune", 0, no_argument, "", "evict entries down to"
+	    " --cache-max-size\n(without it: all), and unused contents",
+	    options_action, 0 },
+	{ "cache-verify", 0, no_argument, "", "check each content's SHA-256"
+	    " before it is\ncloned from the store", FLAG(in.cache_verify) },
 	{ "contents", 0, no_argument, "", "list the entries of package files",
 	    options_action, 0 },
 	{ "dpkg-admindir", 0, required_argument, "=DIR", "dpkg's database is"
@@ -497,6 +569,7 @@ options_usage(FILE *fp)
 	    "                 [--run-preinst] [--status-fd N] [--no-progress]\n"
 	    "                 [--maintscripts [--dpkg-messages[=ACTION]] [--dpkg-force=LIST]\n"
 	    "                 [--force-script-chrootless] [--auto-deconfigure]]\n"
+	    "                 [--cache DIR [--cache-max-size SIZE] [--cache-verify]]\n"
 	    "                 [-j N] [-q | -v] [-R] PKG.deb|DIR|-...\n"
 	    "       debunpack --root DIR [--admindir DIR] [--dry-run] [--dpkg-db]\n"
 	    "                 [--no-scripts] [--force-depends]\n"
@@ -508,6 +581,8 @@ options_usage(FILE *fp)
 	    "       debunpack [--admindir DIR] [--root DIR] --files PKGNAME...\n"
 	    "       debunpack --root DIR [--admindir DIR] --recover\n"
 	    "       debunpack --contents PKG.deb...\n"
+	    "       debunpack --cache DIR [--cache-max-size SIZE]\n"
+	    "                 --cache-info|--cache-prune\n"
 	    "       debunpack --help | --version\n\n", fp);
 	/* The names to column 24, the help beside them, its lines below. */
 	for (opt = options_table; opt < options_table + OPTIONS_N; opt++) {
@@ -562,6 +637,11 @@ options_check(int argc, struct cli_opts *o)
 		    " pattern\n");
 		return -1;
 	}
+	if ((f & CMD_CACHE) && o->in.cache == NULL) {
+		fprintf(stderr, "debunpack: --%s needs --cache DIR (or"
+		    " DEBUNPACK_CACHE)\n", o->cmd->option);
+		return -1;
+	}
 	if ((f & CMD_OPERANDS) && optind >= argc) {
 		fprintf(stderr, "debunpack: no package given\n");
 		return -1;
@@ -610,6 +690,7 @@ options_parse(int argc, char **argv, struct cli_opts *o)
 {
 	struct option longs[OPTIONS_N + 1];
 	char shorts[2 * OPTIONS_N + 1], *s = shorts;
+	const char *env;
 	size_t i;
 	long ncpu;
 	int c, r;
@@ -622,6 +703,10 @@ options_parse(int argc, char **argv, struct cli_opts *o)
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	o->in.jobs = ncpu > 1 ? (ncpu > OPTIONS_JOBS_DEFAULT_MAX ?
 	    OPTIONS_JOBS_DEFAULT_MAX : (unsigned)ncpu) : 1;
+	/* The environment's store, which --cache overrides. */
+	if ((env = getenv("DEBUNPACK_CACHE")) != NULL && options_cache(o,
+	    NULL, env) != 0)
+		return -1;
 	/* getopt_long's tables, from the one above: VAL is the row. */
 	memset(longs, 0, sizeof(longs));
 	for (i = 0; i < OPTIONS_N; i++) {

@@ -17,6 +17,7 @@
 #define CMD_OPERANDS	0x20	/* at least one operand */
 #define CMD_NO_OPERANDS	0x40	/* none at all */
 #define CMD_REPAIR	0x80	/* repairs only: main_recover answers it */
+#define CMD_CACHE	0x100	/* the store only: main_cache answers it */
 
 struct cli_command {
 	enum cli_action action;

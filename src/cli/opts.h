@@ -12,7 +12,7 @@
 /* What an invocation does: install (the default), plan it, or a query. */
 enum cli_action {
 	ACT_INSTALL, ACT_DRY_RUN, ACT_LIST, ACT_OWNER, ACT_FILES, ACT_VERIFY,
-	ACT_CONTENTS, ACT_RECOVER
+	ACT_CONTENTS, ACT_RECOVER, ACT_CACHE_INFO, ACT_CACHE_PRUNE
 };
 
 struct cli_opts {

@@ -560,6 +560,19 @@ render_note(void *ctx, const struct install_note *n)
 		}
 		break;
 	case INSTALL_EXTRACTED:
+		/* --cache: how each package came, with -v. */
+		if (o->verbose > 0 && n->msg != NULL && n->name != NULL) {
+			char name[256];
+
+			progress_clear(o->pg);
+			fprintf(stderr, "debunpack: %s %s", escape_name(n->name,
+			    name, sizeof(name)), n->msg);
+			if (n->count > 0)
+				fprintf(stderr, " (%zu bytes not decoded)",
+				    n->count);
+			fputc('\n', stderr);
+		}
+		break;
 	case INSTALL_EXPECTED:
 	case INSTALL_PHASE:
 	case INSTALL_PLAN:

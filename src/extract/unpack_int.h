@@ -21,6 +21,7 @@
 #include "durable/users.h"
 #include "extract/unpackopts.h"
 #include "manifest.h"
+#include "store/store.h"
 #include "syncbatch.h"
 #include "util/stats.h"
 
@@ -57,6 +58,16 @@ struct unpack {
 	 * package's conffiles and dpkg's database name it by.
 	 */
 	char from[PATH_MAX];
+	/* --cache: the package's store entry being filled, or NULL */
+	struct store_fill *fill;
+	/*
+	 * unpack_stored: the store and its package, whose entry STORED_I
+	 * is the current one, and how its contents came (store.h)
+	 */
+	struct store *store;
+	struct store_pkg *stored;
+	size_t stored_i;
+	enum store_how how;
 };
 
 /* The current entry's path as its package ships it: U->from, or PATH. */

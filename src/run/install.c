@@ -24,6 +24,7 @@
 #include "db/dpkgstatus.h"
 #include "run/feed.h"
 #include "run/install.h"
+#include "run/installcache.h"
 #include "durable/journal.h"
 #include "run/maintscript.h"
 #include "manifest.h"
@@ -92,6 +93,20 @@ install_fd_budget(size_t *files, size_t *dirs, unsigned jobs)
 
 
 
+static int
+install_data(struct unpack *u, struct deb *d, struct feed *feed,
+    size_t fidx, unsigned idx, struct record *rec, struct archive **tar,
+    struct dbp_error *err)
+{
+	int r;
+
+	if ((r = feed != NULL ? deb_data_open_fed(d, tar, feed_read,
+	    feed_pkg(feed, fidx, deb_fd(d)), err) : deb_data_open(d, tar,
+	    err)) != 0)
+		return r;
+	return unpack_archive(u, *tar, idx, rec, err);
+}
+
 /*
  * Whether the root takes CTL's architecture, as dpkg decides it (before
  * any of the package is written): refused in dpkg's words, or with
@@ -133,14 +148,21 @@ install_coinstance(struct manifest *man, struct dpkgdb *db,
 
 /*
  * Extract one package into the batch and stage its record (written as a
- * temporary by manifest_prepare, renamed after the files).
+ * temporary by manifest_prepare, renamed after the files).  With the
+ * store C (NULL: none), a package found there is cloned instead of
+ * decoded, and one decoded fills it.
  */
 static int
 install_one(const struct install_opts *o, struct unpack *u,
     struct manifest *man, struct obsolete *ob, struct dpkgdb *db,
-    struct feed *feed, const struct dpkgarch *arch, const char *file,
+    struct feed *feed, const struct dpkgarch *arch,
+    struct install_cache *c, const char *file,
     unsigned idx, struct stats *st, struct dbp_error *err)
 {
+	struct store_pkg *hit = c != NULL ? c->hit[idx] : NULL;
+	size_t fidx = c != NULL ? c->fidx[idx] : idx;
+	enum store_how how = STORE_DECODED;
+	struct store_fill *fill = NULL;
 	struct control *ctl = NULL;
 	struct record *rec = NULL, *staged, *old;
 	struct deb_info *info;
@@ -151,6 +173,12 @@ install_one(const struct install_opts *o, struct unpack *u,
 
 	if ((r = deb_open(&d, file, err)) != 0)
 		return r;
+	/* The store's entry is the hashed file's: this must be that file. */
+	if (hit != NULL && !install_cache_same(c, idx, deb_fd(d))) {
+		deb_close(d);
+		return dbp_err(err, 0, "", "the file changed while it was"
+		    " read");
+	}
 	if (db != NULL)
 		deb_keep_info(d);
 	if ((r = deb_read_control(d, &ctl, err)) == 0 && db != NULL &&
@@ -191,14 +219,18 @@ install_one(const struct install_opts *o, struct unpack *u,
 		install_say(o, &n);
 		n.event = INSTALL_EXTRACTED;
 		unpack_set_md5_all(u, db != NULL && !deb_has_info(d, "md5sums"));
+		if (c != NULL && hit == NULL)
+			fill = store_fill_new(c->s, c->key[idx]);
+		unpack_set_fill(u, fill);
+		/* From the store, the data member is not read: its key is
+		   the whole file's hash, checked when it was stored. */
 		if ((r = unpack_set_conffiles(u, deb_conffiles(d), err)) == 0 &&
-		    (r = feed != NULL ? deb_data_open_fed(d, &tar, feed_read,
-		    feed_pkg(feed, idx, deb_fd(d)), err) : deb_data_open(d, &tar,
+		    (r = hit != NULL ? unpack_stored(u, c->s, hit, idx, rec,
+		    &how, err) : install_data(u, d, feed, fidx, idx, rec, &tar,
 		    err)) == 0 &&
-		    (r = unpack_archive(u, tar, idx, rec, err)) == 0 &&
 		    (r = unpack_remove_on_upgrade(u, rec, ob, err)) == 0 &&
 		    (r = unpack_keep_obsolete(u, rec, err)) == 0 &&
-		    (r = deb_finish(d, err)) == 0) {
+		    (r = hit != NULL ? 0 : deb_finish(d, err)) == 0) {
 			staged = rec;
 			r = manifest_stage(man, rec, err);
 			rec = NULL;	/* the manifest took it */
@@ -211,14 +243,29 @@ install_one(const struct install_opts *o, struct unpack *u,
 		if (r != 0 && tar != NULL)
 			(void)deb_data_check(d, err);
 		if (r == 0) {
+			static const char *const hows[] = { "decoded",
+			    "cloned from the cache", "copied from the cache" };
+
 			n.bytes = st->bytes;
+			n.msg = c != NULL ? hows[how] : NULL;
+			n.count = hit != NULL ? store_pkg_bytes(hit) : 0;
 			install_say(o, &n);
 		}
 	}
+	unpack_set_fill(u, NULL);
+	if (r == 0 && fill != NULL)
+		st->cache_filled += store_fill_end(fill);
+	else
+		store_fill_free(fill);
+	if (r == 0 && c != NULL && c->s != NULL) {
+		st->cache_pkgs[how]++;
+		if (hit != NULL)
+			st->cache_saved += store_pkg_bytes(hit);
+	}
 	if (r == 0)
 		st->packages++;
-	if (feed != NULL)
-		feed_done(feed, idx);
+	if (feed != NULL && hit == NULL)
+		feed_done(feed, fidx);
 	record_free(rec);
 	deb_close(d);
 	return r;
@@ -523,7 +570,9 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 		return r;
 	if (uo.chown && (r = users_load(&in->users, &in->rf)) != 0)
 		return dbp_err(err, -r, "etc/passwd", "cannot read users");
-	install_fd_budget(&maxfiles, &maxdirs, jobs);
+	/* The store's delayed clones (STORE_FILL_DELAY) hold some too. */
+	install_fd_budget(&maxfiles, &maxdirs, jobs + (o->cache != NULL &&
+	    !o->dry_run ? STORE_FILL_DELAY : 0));
 	/* "auto" follows the filesystem of the root (syncbatch.c). */
 	if ((r = dirs_new(&in->dirs, &in->rf, maxdirs)) != 0 ||
 	    (r = syncbatch_new(&in->sb, o->dry_run ? "none" : o->mode,
@@ -671,12 +720,22 @@ install_disappear(struct install *in, struct dbp_error *err)
 	return 0;
 }
 
+static void
+install_cache_note(void *ctx, const char *msg)
+{
+	struct install_ctx *ic = ctx;
+	struct install_note n = { .event = INSTALL_WARN, .msg = msg };
+
+	install_say(ic->opts, &n);
+}
+
 /* Extract every package into the batch, decoded by JOBS threads. */
 static int
 install_extract(struct install *in, char *const *files, size_t nfiles,
     unsigned jobs, struct dbp_error *err)
 {
 	const struct install_opts *o = in->o;
+	struct install_cache c;
 	struct feed *feed = NULL;
 	struct dpkgarch arch;
 	double t0 = stats_now();
@@ -685,16 +744,26 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 
 	if ((r = dpkgarch_load(&arch, &in->rf, o->architecture, err)) != 0)
 		return r;
-	if (jobs > 1 && (r = feed_new(&feed, files, nfiles, jobs,
+	/* Nothing of a dry run is kept: it neither fills nor reads one. */
+	if ((r = install_cache_open(&c, o->dry_run ? NULL : o->cache,
+	    o->cache_max_size, o->cache_verify, in->rf.fd, files, nfiles,
+	    install_cache_note, &in->ic)) != 0) {
+		dpkgarch_clear(&arch);
+		return dbp_err(err, -r, NULL, "cannot look the cache up");
+	}
+	in->st->cache = c.s != NULL;
+	if (jobs > 1 && c.nfed > 0 && (r = feed_new(&feed, c.fed, c.nfed, jobs,
 	    o->feed_budget != 0 ? o->feed_budget :
 	    INSTALL_FEED_PER_JOB * jobs)) != 0) {
+		install_cache_close(&c, nfiles);
 		dpkgarch_clear(&arch);
 		return dbp_err(err, -r, NULL, "cannot start threads");
 	}
 	for (i = 0; i < nfiles; i++) {
 		in->ic.pkg = files[i];
 		if ((r = install_one(o, in->u, in->man, in->ob, in->db, feed,
-		    &arch, files[i], (unsigned)i, in->st, err)) != 0) {
+		    &arch, c.s != NULL ? &c : NULL, files[i], (unsigned)i,
+		    in->st, err)) != 0) {
 			dbp_err_pkg(err, files[i]);
 			break;
 		}
@@ -702,6 +771,8 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 	in->ic.pkg = NULL;
 	feed_free(feed);
 	dpkgarch_clear(&arch);
+	/* What was filled is the packages', whether the run commits or not. */
+	install_cache_close(&c, nfiles);
 	in->st->phase[PH_EXTRACT] = stats_now() - t0;
 	/* Past this point a signal no longer stops the run: commit finishes. */
 	if (r == 0 && o->stop != NULL && *o->stop)

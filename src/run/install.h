@@ -25,7 +25,9 @@ enum install_event {
 	INSTALL_WARN,		/* MSG, about the run as a whole */
 	INSTALL_REPAIRED,	/* an interrupted run was repaired: REPAIR */
 	INSTALL_COMMITTED,	/* COUNT paths committed with sync mode MODE */
-	INSTALL_EXTRACTED,	/* PKG's data is written; BYTES in the run so far */
+	INSTALL_EXTRACTED,	/* PKG's data is written; BYTES in the run so far;
+				   with --cache, MSG: how ("cloned from the
+				   cache"...), COUNT: the bytes not decoded */
 	INSTALL_PHASE,		/* the run enters PHASE */
 	INSTALL_PREINST,	/* the preinst of package NAME runs next */
 	INSTALL_PLAN,		/* a dry run's VERDICT on PATH (MSG: its detail,
@@ -154,6 +156,15 @@ struct install_opts {
 	 * (INSTALL_PLAN), then undone: no data written, nothing synced.
 	 */
 	bool dry_run;
+	/*
+	 * --cache DIR (store.h): packages found there are cloned, the
+	 * others fill it; NULL: none.  Past CACHE_MAX_SIZE bytes (0: no
+	 * limit) the least recently used entries go; CACHE_VERIFY: each
+	 * content's hash checked before it is cloned.
+	 */
+	const char *cache;
+	unsigned long long cache_max_size;
+	bool cache_verify;
 	/* Set (by a signal handler) to stop before the commit; may be NULL. */
 	volatile sig_atomic_t *stop;
 	/* Told what the run does; may be NULL. */

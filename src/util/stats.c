@@ -53,6 +53,11 @@ stats_write_text(FILE *fp, const struct stats *st)
 		total += st->phase[i];
 	}
 	fprintf(fp, " total %.3f\n", total);
+	if (st->cache)
+		fprintf(fp, "cache:      decoded %lu cloned %lu copied %lu"
+		    " bytes_not_decoded %llu filled %lu\n", st->cache_pkgs[0],
+		    st->cache_pkgs[1], st->cache_pkgs[2],
+		    (unsigned long long)st->cache_saved, st->cache_filled);
 	for (i = 0; i < (int)st->nfs; i++)
 		fprintf(fp, "filesystem: %s %s (%s)\n", st->fs[i].type,
 		    st->fs[i].how, st->fs[i].why);
@@ -93,6 +98,12 @@ stats_write_json(FILE *fp, const struct stats *st)
 		fprintf(fp, "%s{\"type\":\"%s\",\"sync\":\"%s\",\"why\":\"%s\"}",
 		    i ? "," : "", st->fs[i].type, st->fs[i].how, st->fs[i].why);
 	fprintf(fp, "]");
+	if (st->cache)
+		fprintf(fp, ",\"cache\":{\"decoded\":%lu,\"cloned\":%lu,"
+		    "\"copied\":%lu,\"bytes_not_decoded\":%llu,"
+		    "\"filled\":%lu}", st->cache_pkgs[0], st->cache_pkgs[1],
+		    st->cache_pkgs[2], (unsigned long long)st->cache_saved,
+		    st->cache_filled);
 	/* The name of a disk is the kernel's: no character to escape. */
 	if (st->dev.name[0] != '\0')
 		fprintf(fp, ",\"device\":{\"name\":\"%s\",\"scope\":"

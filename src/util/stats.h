@@ -49,6 +49,15 @@ struct stats {
 	 * The disk under the root during the run (devstat.h): everything
 	 * written there, by anyone, is counted.  No name: not a disk.
 	 */
+	/*
+	 * --cache: the packages installed from the store, cloned or
+	 * copied, and decoded (enum store_how's order), the bytes of
+	 * regular files they did not decode, the entries filled.
+	 */
+	bool cache;
+	unsigned long cache_pkgs[3];
+	uint64_t cache_saved;
+	unsigned long cache_filled;
 	struct {
 		char name[64];
 		uint64_t flushes;

@@ -1,0 +1,106 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The store of unpacked files (--cache) against the decoding floor: for
+# each filesystem a fresh loop-mounted image holding the store and the
+# roots; per run (page cache dropped before each): the all-cores decoding
+# floor (dpkg-deb --fsys-tarfile > /dev/null), an install without the
+# store, the first install with an empty store (it fills it), and the
+# second into a fresh root (it clones or copies), durable default mode.
+# Prints one line per filesystem and method, the median of RUNS, the
+# ratios the issue's targets name, and each run's --stats cache line.
+# usage: bench/store.sh [-r RUNS] [-w WORKLOAD] [-f "FS..."] [-c CACHE]
+#                       [-b DEBUNPACK] [-t TMPDIR]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+runs=3 workload=big fss="btrfs xfs ext4" cache=/var/cache/debunpack-bench
+exe=$top/build/debunpack tmpdir=/var/tmp
+while getopts r:w:f:c:b:t: o; do
+	case $o in
+	r) runs=$OPTARG ;;
+	w) workload=$OPTARG ;;
+	f) fss=$OPTARG ;;
+	c) cache=$OPTARG ;;
+	b) exe=$OPTARG ;;
+	t) tmpdir=$OPTARG ;;
+	*) sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2 ;;
+	esac
+done
+[ "$(id -u)" = 0 ] || { echo "bench/store.sh: needs root (loop devices, drop_caches)" >&2; exit 1; }
+dir=$cache/$workload
+[ -f "$dir/SHA256SUMS" ] || { echo "bench/store.sh: no $dir: sh bench/fetch.sh $workload" >&2; exit 1; }
+(cd "$dir" && sha256sum --quiet -c SHA256SUMS) || exit 1
+set --
+while read -r _ f; do
+	set -- "$@" "$dir/$f"
+done < "$dir/SHA256SUMS"
+work=$(mktemp -d "$tmpdir/debunpack-store-bench.XXXXXX")
+mnt=$work/mnt loop=""
+cleanup() {
+	umount "$mnt" 2>/dev/null || true
+	[ -z "$loop" ] || losetup -d "$loop" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+cp "$exe" "$work/debunpack"
+mkdir "$mnt"
+# Installed size, three times over: the roots of a run and the store.
+kib=$(for p; do dpkg-deb -f "$p" Installed-Size; done | awk '{ s += $1 } END { print s }')
+size=$((kib * 4 / 1024 + 512))M
+
+cold() {
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+}
+
+secs() {	# CMD...: its wall time in seconds on stdout, its output in $work/out
+	s0=$(date +%s.%N)
+	"$@" > "$work/out" 2> "$work/err" || { cat "$work/err" >&2; exit 1; }
+	s1=$(date +%s.%N)
+	echo "$s0 $s1" | awk '{ printf "%.3f\n", $2 - $1 }'
+}
+
+median() {
+	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+echo "workload $workload: $# packages, runs $runs, $(nproc) cpus"
+for fs in $fss; do
+	case $fs in
+	ext4) mkfs="mkfs.ext4 -q -F" ;;
+	xfs) mkfs="mkfs.xfs -q -f -m reflink=1" ;;
+	btrfs) mkfs="mkfs.btrfs -q -f" ;;
+	*) echo "unknown filesystem $fs" >&2; exit 2 ;;
+	esac
+	: > "$work/t.floor"; : > "$work/t.plain"; : > "$work/t.first"; : > "$work/t.second"
+	i=0
+	while [ $i -lt "$runs" ]; do
+		i=$((i + 1))
+		rm -f "$work/img"
+		truncate -s "$size" "$work/img"
+		$mkfs "$work/img" > /dev/null
+		loop=$(losetup -f --show "$work/img")
+		mount "$loop" "$mnt"
+		mkdir "$mnt/plain" "$mnt/first" "$mnt/second"
+		cold
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		secs sh -c 'for p; do dpkg-deb --fsys-tarfile "$p" > /dev/null || exit; done' floor "$@" >> "$work/t.floor"
+		cold
+		secs "$work/debunpack" --root "$mnt/plain" --stats "$@" >> "$work/t.plain"
+		cold
+		secs "$work/debunpack" --root "$mnt/first" --cache "$mnt/store" --stats "$@" >> "$work/t.first"
+		echo "$fs run $i first:  $(grep -E '^(cache|device):' "$work/out" | tr '\n' ' ')"
+		cold
+		secs "$work/debunpack" --root "$mnt/second" --cache "$mnt/store" --stats "$@" >> "$work/t.second"
+		echo "$fs run $i second: $(grep -E '^(cache|device):' "$work/out" | tr '\n' ' ')"
+		umount "$mnt"
+		losetup -d "$loop"
+		loop=""
+	done
+	f=$(median < "$work/t.floor") p=$(median < "$work/t.plain")
+	a=$(median < "$work/t.first") b=$(median < "$work/t.second")
+	echo "$f $p $a $b" | awk -v fs="$fs" '{
+		printf "%s: floor %.2f s, without store %.2f s, first %.2f s (%.2fx without), second %.2f s (%.2fx floor)\n",
+		    fs, $1, $2, $3, $3 / $2, $4, $4 / $1 }'
+done

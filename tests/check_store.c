@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the store (src/store): entries filled, looked up, cloned, distrusted when damaged, pruned. */
+#include "config.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive_entry.h>
+
+#include "checkutil.h"
+#include "store/store.h"
+
+static char note[512];
+static int nnotes;
+
+static void
+on_note(void *ctx, const char *msg)
+{
+	(void)ctx;
+	snprintf(note, sizeof(note), "%s", msg);
+	nnotes++;
+}
+
+static const char odd[] = "usr/share/odd name%\n\x7f";
+
+/* A package file (any bytes: its key is their SHA-256), and its key. */
+static int
+make_deb(uint8_t key[DIGEST_LEN])
+{
+	struct digest *d;
+	int fd;
+
+	checkutil_write("pkg.deb", "not really a deb, but hashed all the same");
+	fd = open(checkutil_at("pkg.deb"), O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(digest_new(&d), 0);
+	ck_assert_int_eq(digest_fd(d, fd, key), 0);
+	digest_free(d);
+	return fd;
+}
+
+static void
+add(struct store_fill *f, const char *path, unsigned type, const char *link)
+{
+	struct archive_entry *ae = archive_entry_new();
+
+	archive_entry_copy_pathname(ae, path);
+	archive_entry_set_filetype(ae, type);
+	archive_entry_set_perm(ae, type == AE_IFDIR ? 02755 : 0644);
+	archive_entry_set_uid(ae, 7);
+	archive_entry_copy_uname(ae, "a user");
+	archive_entry_set_mtime(ae, 1234567890, 5);
+	archive_entry_set_size(ae, type == AE_IFREG ? 5 : 0);
+	if (link != NULL)
+		archive_entry_copy_symlink(ae, link);
+	store_fill_entry(f, ae);
+	archive_entry_free(ae);
+}
+
+/* A store with one entry: a directory, "hello" as ODD, a symlink. */
+static struct store *
+filled(uint8_t key[DIGEST_LEN], int *debfd)
+{
+	uint8_t sha[DIGEST_LEN], md5[DIGEST_MD5_LEN];
+	struct store_fill *f;
+	struct digest *d;
+	struct store *s;
+	int root, fd;
+
+	*debfd = make_deb(key);
+	checkutil_write("hello", "hello");
+	root = open(checkutil_scratch(), O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(root, 0);
+	store_open(&s, checkutil_at("store"), root, 0, false, on_note, NULL);
+	close(root);
+	ck_assert_ptr_nonnull(s);
+	f = store_fill_new(s, key);
+	ck_assert_ptr_nonnull(f);
+	add(f, "usr/", AE_IFDIR, NULL);
+	add(f, odd, AE_IFREG, NULL);
+	fd = open(checkutil_at("hello"), O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(digest_new(&d), 0);
+	ck_assert_int_eq(digest_fd(d, fd, sha), 0);
+	digest_free(d);
+	memset(md5, 0x5a, sizeof(md5));
+	store_fill_data(f, fd, 5, sha, md5);
+	close(fd);
+	add(f, "usr/link", AE_IFLNK, "../odd target");
+	ck_assert(store_fill_end(f));
+	store_commit(s);
+	return s;
+}
+
+START_TEST(test_store_round_trip)
+{
+	uint8_t key[DIGEST_LEN], sha[DIGEST_LEN], md5[DIGEST_MD5_LEN];
+	enum store_how how = STORE_CLONED;
+	struct archive_entry *ae;
+	struct dbp_error err;
+	struct store_pkg *p;
+	struct store *s;
+	int debfd, fd;
+
+	s = filled(key, &debfd);
+	store_lookup(s, debfd, key, &p);
+	ck_assert_msg(p != NULL, "no hit: %s", note);
+	ck_assert_uint_eq(store_pkg_count(p), 3);
+	ck_assert_uint_eq(store_pkg_bytes(p), 5);
+	ae = store_pkg_entry(p, 0);
+	ck_assert_str_eq(archive_entry_pathname(ae), "usr/");
+	ck_assert_uint_eq(archive_entry_perm(ae), 02755);
+	ae = store_pkg_entry(p, 1);
+	ck_assert_str_eq(archive_entry_pathname(ae), odd);
+	ck_assert_str_eq(archive_entry_uname(ae), "a user");
+	ck_assert_int_eq(archive_entry_uid(ae), 7);
+	ck_assert_int_eq(archive_entry_mtime(ae), 1234567890);
+	ck_assert_int_eq(archive_entry_mtime_nsec(ae), 5);
+	ck_assert_int_eq(archive_entry_size(ae), 5);
+	fd = open(checkutil_at("out"), O_RDWR | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(store_pkg_write(s, p, 1, fd, "out", sha, md5, &how,
+	    &err), 0);
+	close(fd);
+	checkutil_assert_content("out", "hello");
+	ck_assert_int_eq(md5[0], 0x5a);		/* the manifest's */
+	ae = store_pkg_entry(p, 2);
+	ck_assert_int_eq(archive_entry_filetype(ae), AE_IFLNK);
+	ck_assert_str_eq(archive_entry_symlink(ae), "../odd target");
+	store_pkg_free(p);
+	store_close(s);
+	close(debfd);
+}
+END_TEST
+
+/* Each entry's manifest, cut short: never read as a shorter one. */
+START_TEST(test_store_truncated)
+{
+	uint8_t key[DIGEST_LEN];
+	char hex[2 * DIGEST_LEN + 1], path[600];
+	struct store_pkg *p;
+	struct stat st;
+	struct store *s;
+	int debfd, i;
+
+	s = filled(key, &debfd);
+	for (i = 0; i < DIGEST_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", key[i]);
+	snprintf(path, sizeof(path), "%s/entries/%s", checkutil_at("store"),
+	    hex);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(truncate(path, st.st_size - 3), 0);
+	nnotes = 0;
+	store_lookup(s, debfd, key, &p);
+	ck_assert_ptr_null(p);
+	ck_assert_int_eq(nnotes, 1);
+	ck_assert_msg(strstr(note, "truncated") != NULL, "%s", note);
+	/* A line of it changed, its length kept: the checksum says so. */
+	store_close(s);
+	close(debfd);
+	s = filled(key, &debfd);
+	{
+		int fd = open(path, O_WRONLY);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(pwrite(fd, "l", 1, 20), 1);
+		close(fd);
+	}
+	store_lookup(s, debfd, key, &p);
+	ck_assert_ptr_null(p);
+	ck_assert_msg(strstr(note, "checksum") != NULL, "%s", note);
+	store_close(s);
+	close(debfd);
+}
+END_TEST
+
+START_TEST(test_store_changed_content)
+{
+	uint8_t key[DIGEST_LEN];
+	struct store_pkg *p;
+	struct store *s;
+	char cmd[1200], dir[512];
+	int debfd;
+
+	s = filled(key, &debfd);
+	snprintf(dir, sizeof(dir), "%s", checkutil_at("store"));
+	snprintf(cmd, sizeof(cmd), "chmod u+w %s/objects/*/* && printf J |"
+	    " dd of=$(ls %s/objects/*/*) conv=notrunc 2>/dev/null", dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	store_lookup(s, debfd, key, &p);
+	ck_assert_ptr_null(p);
+	ck_assert_msg(strstr(note, "changed") != NULL, "%s", note);
+	store_close(s);
+	close(debfd);
+}
+END_TEST
+
+/* A regular file whose content never came: no entry. */
+START_TEST(test_store_incomplete_not_kept)
+{
+	uint8_t key[DIGEST_LEN];
+	struct store_fill *f;
+	struct store *s;
+	int root, debfd;
+
+	debfd = make_deb(key);
+	root = open(checkutil_scratch(), O_RDONLY | O_DIRECTORY);
+	store_open(&s, checkutil_at("store"), root, 0, false, on_note, NULL);
+	close(root);
+	ck_assert_ptr_nonnull(s);
+	f = store_fill_new(s, key);
+	add(f, "a", AE_IFREG, NULL);
+	add(f, "b", AE_IFREG, NULL);
+	ck_assert(!store_fill_end(f));
+	store_close(s);
+	close(debfd);
+}
+END_TEST
+
+START_TEST(test_store_info_prune)
+{
+	uint8_t key[DIGEST_LEN];
+	struct store_info info;
+	struct dbp_error err;
+	struct store_pkg *p;
+	struct store *s;
+	int debfd;
+
+	s = filled(key, &debfd);
+	store_lookup(s, debfd, key, &p);
+	ck_assert_ptr_nonnull(p);
+	store_pkg_free(p);
+	store_close(s);
+	close(debfd);
+	ck_assert_int_eq(store_info(checkutil_at("store"), false, 0, &info,
+	    &err), 0);
+	ck_assert_uint_eq(info.entries, 1);
+	ck_assert_uint_eq(info.objects, 1);
+	ck_assert_uint_eq(info.hits, 1);
+	ck_assert_uint_gt(info.bytes, 0);
+	/* Room for everything: nothing goes. */
+	ck_assert_int_eq(store_info(checkutil_at("store"), true, 1ULL << 40,
+	    &info, &err), 0);
+	ck_assert_uint_eq(info.entries, 1);
+	ck_assert_uint_eq(info.objects, 1);
+	ck_assert_int_eq(store_info(checkutil_at("store"), true, 0, &info,
+	    &err), 0);
+	ck_assert_uint_eq(info.entries, 0);
+	ck_assert_uint_eq(info.objects, 0);
+	ck_assert_int_ne(store_info(checkutil_at("nowhere"), false, 0, &info,
+	    &err), 0);
+}
+END_TEST
+
+static Suite *
+store_suite(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc;
+
+	tc = checkutil_scratch_tcase(s, "core", NULL, NULL);
+	tcase_add_test(tc, test_store_round_trip);
+	tcase_add_test(tc, test_store_info_prune);
+	tc = checkutil_scratch_tcase(s, "limits", NULL, NULL);
+	tcase_add_test(tc, test_store_truncated);
+	tcase_add_test(tc, test_store_changed_content);
+	tcase_add_test(tc, test_store_incomplete_not_kept);
+	return s;
+}
+
+int
+main(void)
+{
+	return checkutil_run(store_suite());
+}

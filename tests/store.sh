@@ -1,0 +1,250 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The store of unpacked files (--cache) on real filesystems (btrfs, xfs
+# with reflink, ext4): a second install clones (or copies) instead of
+# decoding and leaves the root, the records and dpkg's database exactly
+# as a decoded install does; damaged, truncated, read-only, full, foreign
+# and shared stores fall back to decoding, never to a failed install.
+. "${srcdir:-.}/tests/lib.sh"
+
+is_root || skip "needs root for loop devices"
+command -v losetup >/dev/null || skip "losetup missing"
+[ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
+
+# Two packages sharing a content, every entry type, a conffile, and an
+# upgrade; "big" is large enough to be killed while it is stored.
+make_pkg a 1 'control-file conffiles 0644 /etc/a.conf\n' - <<'D' >/dev/null
+dir ./ 0755
+dir ./etc/ 0755
+file ./etc/a.conf 0644 text:key = 1\n
+dir ./usr/ 0755
+dir ./usr/bin/ 0755
+file ./usr/bin/a 04755 size:70000
+file ./usr/bin/empty 0644 empty
+dir ./usr/share/ 0755
+dir ./usr/share/a/ 02755
+file ./usr/share/a/shared 0644 text:the same in a and b\n
+file ./usr/share/a/name\swith\sspace%25 0640 text:odd name\n
+hardlink ./usr/share/a/hard ./usr/bin/a
+symlink ./usr/share/a/rel ../../bin/a
+fifo ./usr/share/a/fifo 0644
+D
+make_pkg a 2 'control-file conffiles 0644 /etc/a.conf\n' - <<'D' >/dev/null
+dir ./ 0755
+dir ./etc/ 0755
+file ./etc/a.conf 0644 text:key = 2\n
+dir ./usr/ 0755
+dir ./usr/bin/ 0755
+file ./usr/bin/a 0755 size:80000
+dir ./usr/share/ 0755
+dir ./usr/share/a/ 0755
+file ./usr/share/a/shared 0644 text:the same in a and b\n
+D
+make_pkg b 1 - <<'D' >/dev/null
+dir ./ 0755
+dir ./usr/ 0755
+dir ./usr/share/ 0755
+dir ./usr/share/b/ 0755
+file ./usr/share/b/shared 0644 text:the same in a and b\n
+gen 200 ./usr/share/b/g 0644 5000
+D
+make_pkg big 1 - <<'D' >/dev/null
+dir ./ 0755
+dir ./usr/ 0755
+dir ./usr/share/ 0755
+dir ./usr/share/big/ 0755
+gen 2000 ./usr/share/big/f 0644 8000
+D
+A1=$T/a-1.deb A2=$T/a-2.deb B1=$T/b-1.deb BIG=$T/big-1.deb
+
+run() {	# ROOT ARG...: an install into the new ROOT with dpkg's database, stats in $T/stats.json
+	r_root=$1
+	shift
+	mkdir -p "$r_root"
+	"$DEBUNPACK" --root "$r_root" --dpkg-db --stats=json "$@" \
+	    > "$T/stats.json" 2> "$T/err" || fail "run $*: $(cat "$T/err")"
+}
+
+cache() {	# FIELD: the last run's cache counter
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["cache"][sys.argv[2]])' \
+	    "$T/stats.json" "$1"
+}
+
+same() {	# REF ROOT: trees, records and dpkg's database alike
+	state "$1" > "$T/s.ref"
+	state "$2" > "$T/s.got"
+	diff -u "$T/s.ref" "$T/s.got" || fail "$2 differs from $1"
+	no_temps "$2"
+}
+
+tested=0
+for fs in btrfs xfs ext4; do
+	case $fs in
+	ext4) mkfs="mkfs.ext4 -q -F -b 4096"; want=copied ;;
+	xfs) mkfs="mkfs.xfs -q -f -m reflink=1"; want=cloned ;;
+	btrfs) mkfs="mkfs.btrfs -q -f"; want=cloned ;;
+	esac
+	command -v "mkfs.$fs" >/dev/null || { echo "mkfs.$fs missing: $fs not tested"; continue; }
+	img=$T/$fs.img
+	truncate -s 1G "$img"
+	$mkfs "$img" >/dev/null 2>&1 || { echo "mkfs.$fs failed: $fs not tested"; continue; }
+	loop_attach "$img" || skip "no loop device"
+	m=$T/mnt-$fs
+	mkdir "$m"
+	cleanup_hooks="umount -l '$m' 2>/dev/null; $cleanup_hooks"
+	mount "$loop" "$m" || fail "mount $fs"
+	S=$m/store
+
+	# Without the store, then filling it, then from it, for -j 1 and 4.
+	run "$m/ref" "$A1" "$B1"
+	run "$m/fill" --cache "$S" "$A1" "$B1"
+	[ "$(cache filled)" = 2 ] && [ "$(cache decoded)" = 2 ] ||
+	    fail "$fs: not filled: $(cat "$T/stats.json")"
+	same "$m/ref" "$m/fill"
+	for j in 1 4; do
+		run "$m/hit$j" --cache "$S" -j $j "$A1" "$B1"
+		[ "$(cache $want)" = 2 ] && [ "$(cache decoded)" = 0 ] ||
+		    fail "$fs -j $j: not $want: $(cat "$T/stats.json")"
+		[ ! -s "$T/err" ] || fail "$fs: notes on a clean hit: $(cat "$T/err")"
+		same "$m/ref" "$m/hit$j"
+	done
+	# -v tells how each package came.
+	mkdir "$m/v"
+	"$DEBUNPACK" -v --root "$m/v" --cache "$S" "$B1" 2> "$T/v" || fail "$fs: -v"
+	grep -q "^debunpack: b $want from the cache ([0-9]* bytes not decoded)\$" "$T/v" ||
+	    fail "$fs: -v: $(cat "$T/v")"
+	# Each content once: the packages' shared file too.
+	n=$(find "$S/objects" -type f | wc -l)
+	want_n=$(find "$m/ref/etc" "$m/ref/usr" -type f -size +0 -exec sha256sum {} + |
+	    cut -d ' ' -f 1 | sort -u | wc -l)
+	[ "$n" = "$want_n" ] || fail "$fs: $n contents stored, $want_n expected"
+	# An upgrade from the store: conffile rules and obsolete paths alike.
+	run "$m/ref" "$A2"
+	run "$m/fill" --cache "$S" "$A2"
+	run "$m/hit1" --cache "$S" "$A2"
+	[ "$(cache $want)" = 1 ] || fail "$fs: upgrade not $want"
+	same "$m/ref" "$m/fill"
+	same "$m/ref" "$m/hit1"
+
+	# A content changed in the store is seen before anything is cloned.
+	h=$(sha256sum "$m/hit4/usr/bin/a" | cut -c 1-64)
+	obj=$S/objects/$(echo "$h" | cut -c 1-2)/$h
+	[ -f "$obj" ] || fail "$fs: no content $obj"
+	printf 'X' | dd of="$obj" bs=1 seek=10 conv=notrunc 2>/dev/null
+	run "$m/dmg" --cache "$S" "$A1"
+	grep -q "not used: a content was changed" "$T/err" ||
+	    fail "$fs: damaged content not told: $(cat "$T/err")"
+	[ "$(cache decoded)" = 1 ] || fail "$fs: damaged content used"
+	run "$m/ref1" "$A1"
+	same "$m/ref1" "$m/dmg"
+	# ... and the decoded install stored it again.
+	run "$m/dmg2" --cache "$S" "$A1"
+	[ "$(cache $want)" = 1 ] || fail "$fs: damaged content not replaced"
+	same "$m/ref1" "$m/dmg2"
+
+	# A change whose stamp was put back: what --cache-verify is for.
+	cp -p "$obj" "$T/stamp-$fs"
+	printf 'Y' | dd of="$obj" bs=1 seek=20 conv=notrunc 2>/dev/null
+	touch -r "$T/stamp-$fs" "$obj"
+	run "$m/vfy" --cache "$S" --cache-verify "$A1"
+	grep -q "not used: a content does not match its hash" "$T/err" ||
+	    fail "$fs: --cache-verify did not see it: $(cat "$T/err")"
+	[ "$(cache decoded)" = 1 ] || fail "$fs: --cache-verify used it"
+	same "$m/ref1" "$m/vfy"
+	run "$m/vfy2" --cache "$S" --cache-verify "$A1"
+	[ "$(cache $want)" = 1 ] || fail "$fs: --cache-verify: not stored again"
+	same "$m/ref1" "$m/vfy2"
+
+	# A truncated manifest is not trusted, then rewritten.
+	for e in "$S"/entries/*; do
+		truncate -s -20 "$e"
+	done
+	run "$m/trunc" --cache "$S" "$A1"
+	grep -q "not used: the manifest" "$T/err" || fail "$fs: truncation not told: $(cat "$T/err")"
+	[ "$(cache decoded)" = 1 ] || fail "$fs: truncated entry used"
+	same "$m/ref1" "$m/trunc"
+	run "$m/trunc2" --cache "$S" "$A1"
+	[ "$(cache $want)" = 1 ] || fail "$fs: truncated entry not rewritten"
+
+	# A read-only store is read, and a miss decodes with a note.
+	mkdir "$T/ro-$fs"
+	mount --bind "$S" "$T/ro-$fs" && mount -o remount,bind,ro "$T/ro-$fs" ||
+	    fail "$fs: read-only bind mount"
+	cleanup_hooks="umount -l '$T/ro-$fs' 2>/dev/null; $cleanup_hooks"
+	run "$m/ro" --cache "$T/ro-$fs" "$A1" "$BIG"
+	[ "$(cache decoded)" = 1 ] && [ "$(cache filled)" = 0 ] ||
+	    fail "$fs: read-only store: $(cat "$T/stats.json")"
+	grep -q "cache not filled" "$T/err" || fail "$fs: read-only store not told"
+	run "$m/refbig" "$A1" "$BIG"
+	same "$m/refbig" "$m/ro"
+	umount "$T/ro-$fs"
+
+	# Two runs at once on one empty store: both whole, then both hits.
+	S2=$m/store2
+	mkdir -p "$m/c1" "$m/c2"
+	"$DEBUNPACK" -q --root "$m/c1" --dpkg-db --cache "$S2" "$A1" "$B1" "$BIG" 2> "$T/e1" &
+	p1=$!
+	"$DEBUNPACK" -q --root "$m/c2" --dpkg-db --cache "$S2" "$BIG" "$B1" "$A1" 2> "$T/e2" &
+	p2=$!
+	wait $p1 || fail "$fs: first concurrent run: $(cat "$T/e1")"
+	wait $p2 || fail "$fs: second concurrent run: $(cat "$T/e2")"
+	run "$m/c3" --cache "$S2" "$A1" "$B1" "$BIG"
+	[ "$(cache $want)" = 3 ] || fail "$fs: concurrent fills: $(cat "$T/stats.json")"
+	run "$m/refall" "$A1" "$B1" "$BIG"
+	same "$m/refall" "$m/c3"
+
+	# A run killed while it fills leaves no entry a later run trusts.
+	S3=$m/store3
+	mkdir -p "$m/k"
+	"$DEBUNPACK" -q --root "$m/k" --cache "$S3" "$BIG" 2>/dev/null &
+	pk=$!
+	sleep 0.3
+	kill -9 $pk 2>/dev/null || true
+	wait $pk 2>/dev/null || true
+	"$DEBUNPACK" -q --root "$m/k" --recover 2>/dev/null || true
+	run "$m/k2" --cache "$S3" "$BIG"
+	[ ! -s "$T/err" ] || fail "$fs: after a kill: $(cat "$T/err")"
+	run "$m/k3" --cache "$S3" "$BIG"
+	[ "$(cache $want)" = 1 ] || fail "$fs: after a kill, not filled"
+	"$DEBUNPACK" --cache "$S3" --cache-prune > "$T/info" || fail "$fs: prune"
+	grep -q '^entries:  0$' "$T/info" || fail "$fs: prune left: $(cat "$T/info")"
+	[ -z "$(ls -A "$S3/tmp")" ] || fail "$fs: prune left temporaries"
+	[ "$(find "$S3/objects" -type f | wc -l)" = 0 ] || fail "$fs: prune left contents"
+
+	# The size limit: the least recently used entry goes first.
+	"$DEBUNPACK" --cache "$S" --cache-info > "$T/info" || fail "$fs: info"
+	grep -q '^hits: ' "$T/info" || fail "$fs: info: $(cat "$T/info")"
+	touch -d '2000-01-01' "$S"/entries/*
+	run "$m/lru" --cache "$S" "$B1"
+	"$DEBUNPACK" --cache "$S" --cache-info > "$T/info" || fail "$fs: info"
+	bytes=$(sed -n 's/^bytes: *//p' "$T/info")
+	entries=$(sed -n 's/^entries: *//p' "$T/info")
+	"$DEBUNPACK" --cache "$S" --cache-max-size $((bytes - 1)) --cache-prune \
+	    > "$T/info" || fail "$fs: prune to a size"
+	left=$(sed -n 's/^entries: *//p' "$T/info")
+	[ "$left" -lt "$entries" ] && [ "$left" -gt 0 ] ||
+	    fail "$fs: $entries entries, $left after pruning to $((bytes - 1)) bytes"
+	[ "$(sed -n 's/^bytes: *//p' "$T/info")" -lt "$bytes" ] || fail "$fs: nothing freed"
+	run "$m/lru2" --cache "$S" "$B1"
+	[ "$(cache $want)" = 1 ] || fail "$fs: the entry used last was evicted"
+
+	tested=$((tested + 1))
+	echo "$fs: cloned as $want; damaged, truncated, read-only, concurrent, killed, pruned: ok"
+	umount "$m"
+	loop_detach "$loop"
+	rm -f "$img"
+done
+
+# A store on another filesystem (tmpfs), and a full one: decoded, noted.
+mkdir "$T/tmpfs"
+mount -t tmpfs -o size=256k tmpfs "$T/tmpfs" || skip "no tmpfs"
+cleanup_hooks="umount -l '$T/tmpfs' 2>/dev/null; $cleanup_hooks"
+run "$T/x1" --cache "$T/tmpfs/s" "$A1" "$B1" "$BIG"
+grep -q "cache not filled" "$T/err" || fail "full store not told: $(cat "$T/err")"
+run "$T/xref" "$A1" "$B1" "$BIG"
+same "$T/xref" "$T/x1"
+run "$T/x2" --cache "$T/tmpfs/s" "$A1" "$B1" "$BIG"
+[ "$(cache decoded)" = 3 ] || fail "store on another filesystem used"
+same "$T/xref" "$T/x2"
+
+[ $tested -gt 0 ] || skip "no filesystem could be tested"
