@@ -93,7 +93,7 @@ echo --dpkg-db > "$T/want"
 diff -u "$T/want" "$T/got" || fail "--dpkg-db: not --dpkg-db"
 complete_words debunpack --dpkg | LC_ALL=C sort > "$T/got" || fail "completion failed"
 printf '%s\n' --dpkg-admindir --dpkg-admindir= --dpkg-db --dpkg-dist \
-    --dpkg-force --dpkg-force= --dpkg-messages |
+    --dpkg-force --dpkg-force= --dpkg-messages --dpkg-messages= |
     diff -u - "$T/got" || fail "--dpkg: not the five"
 
 # "--merged-usr=" as bash splits it (at "=", COMP_WORDBREAKS' default)
