@@ -25,7 +25,8 @@ pkg() {
 		[ -n "${NOSCRIPTS:-}" ] || for s in preinst postinst prerm postrm; do
 			printf '%s\n' "control-file $s 0755 $S"
 		done
-		printf '%s\n' "dir ./usr 0755" "dir ./usr/share 0755" \
+		# "./" as dpkg-deb packs it: dpkg lists it ("/.") and counts it.
+		printf '%s\n' "dir ./ 0755" "dir ./usr 0755" "dir ./usr/share 0755" \
 		    "file ./usr/share/$pn-$pv 0644 text:$pv"
 		[ -z "${C:-}" ] || printf '%s\n' "file ./usr/share/common 0644 text:$pn $pv"
 	} | make_pkg -m "T <t@example.org>" -d test "$pn" "$pv" -

@@ -24,7 +24,8 @@ pkg() {	# NAME VERSION [FIELD VALUE]...
 		for s in preinst postinst prerm postrm; do
 			printf '%s\n' "control-file $s 0755 $S"
 		done
-		printf '%s\n' "dir ./usr 0755" "dir ./usr/share 0755" \
+		# "./" as dpkg-deb packs it: dpkg lists it ("/.") and counts it.
+		printf '%s\n' "dir ./ 0755" "dir ./usr 0755" "dir ./usr/share 0755" \
 		    "file ./usr/share/$pn-$pv 0644 text:$pv"
 	} | make_pkg -a all -m "T <t@example.org>" -d test "$pn" "$pv" -
 }
