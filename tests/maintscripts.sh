@@ -193,6 +193,9 @@ run "with a conffile" "$k1"
 [ "$(cat "$U/etc/k.dpkg-new")" = k ] && [ ! -e "$U/etc/k" ] ||
     fail "with a conffile: not left at etc/k.dpkg-new"
 cmp "$D/etc/k.dpkg-new" "$U/etc/k.dpkg-new" || fail "with a conffile: etc/k.dpkg-new differs"
+# NAME.dpkg-new holds the recorded version until dpkg's configure: no change.
+"$DEBUNPACK" --root "$U" --verify > "$T/verify" 2>&1 ||
+    fail "with a conffile: --verify before configure: $(cat "$T/verify")"
 configure
 dpkg_root "$D" --remove k
 dpkg_root "$U" --remove k

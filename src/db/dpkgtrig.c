@@ -121,7 +121,12 @@ dpkgtrig_get(struct dpkgtrig *t, const char *name, struct dpkgtrig_text **out)
 	return r;
 }
 
-/* The package a line of File ("PATH PKG[/noawait]") or NAME names. */
+/*
+ * Whether a line of File ("PATH PKG[/noawait]") or NAME names PKG.  A
+ * package of one instance may be named with its architecture too
+ * ("PKG:ARCH", as dpkg writes a foreign one): dpkg resolves both to the
+ * package and rewrites them in its own form.
+ */
 static bool
 dpkgtrig_line_is(const char *line, const char *pkg, bool file)
 {
@@ -132,8 +137,12 @@ dpkgtrig_line_is(const char *line, const char *pkg, bool file)
 		return false;
 	if (file)
 		p++;
-	return strncmp(p, pkg, len) == 0 && (p[len] == '\0' ||
-	    strcmp(p + len, "/noawait") == 0);
+	if (strncmp(p, pkg, len) != 0)
+		return false;
+	p += len;
+	if (*p == ':' && strchr(pkg, ':') == NULL)
+		p += 1 + strcspn(p + 1, "/");
+	return *p == '\0' || strcmp(p, "/noawait") == 0;
 }
 
 /* Drop (ADD false) or register (ADD true) PKG's interest in TRIG. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "deb/control.h"
+#include "durable/names.h"
 #include "util/digest.h"
 #include "db/dpkgfmt.h"
 #include "db/dpkgstatus.h"
@@ -214,6 +215,22 @@ verify_content(const struct rootfs *rf, struct digest *dg, int dfd,
 	return c;
 }
 
+/* Whether NAME.dpkg-new, beside BASE in DFD, holds E's recorded content. */
+static bool
+verify_dpkg_new(const struct rootfs *rf, struct digest *dg, int dfd,
+    const char *base, const struct record_entry *e)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+
+	if ((size_t)snprintf(name, sizeof(name), "%s%s", base,
+	    NAMES_DPKG_NEW_SUFFIX) >= sizeof(name) ||
+	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return false;
+	return verify_content(rf, dg, dfd, name, &st, e) == QC_SAME;
+}
+
 /*
  * Check one recorded path against the root.  Returns 0 (problems told
  * through verify_report) or -errno when the check itself failed.
@@ -272,6 +289,15 @@ verify_check(const struct rootfs *rf, struct digest *dg, const char *pkg,
 	 */
 	if (e->type == 'f' || e->type == 'h') {
 		content = verify_content(rf, dg, dfd, base, &st, e);
+		/*
+		 * A conffile's new version unpacked as dpkg unpacks it waits
+		 * at NAME.dpkg-new for dpkg's --configure (--maintscripts),
+		 * NAME still the version before: that is no change.
+		 */
+		if (e->conffile && (content == QC_SIZE ||
+		    content == QC_CONTENT) && verify_dpkg_new(rf, dg, dfd,
+		    base, e))
+			content = QC_SAME;
 		/* dpkg marks the type only when it fails ('?' else). */
 		if (!S_ISREG(st.st_mode) || content != QC_SAME)
 			snprintf(q.dpkg, sizeof(q.dpkg), "?%c%c??????",
