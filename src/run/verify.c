@@ -215,20 +215,30 @@ verify_content(const struct rootfs *rf, struct digest *dg, int dfd,
 	return c;
 }
 
-/* Whether NAME.dpkg-new, beside BASE in DFD, holds E's recorded content. */
+/*
+ * Whether a conffile's new version unpacked as dpkg unpacks it waits at
+ * NAME.dpkg-new for dpkg's --configure (--maintscripts) with E's
+ * recorded content: NAME is then still the version before, or absent
+ * for a new one, and that is no change.
+ */
 static bool
-verify_dpkg_new(const struct rootfs *rf, struct digest *dg, int dfd,
-    const char *base, const struct record_entry *e)
+verify_dpkg_new(const struct rootfs *rf, struct digest *dg,
+    const struct record_entry *e)
 {
-	char name[NAME_MAX + 1];
+	char path[PATH_MAX];
+	const char *base;
 	struct stat st;
+	bool same;
+	int dfd;
 
-	if ((size_t)snprintf(name, sizeof(name), "%s%s", base,
-	    NAMES_DPKG_NEW_SUFFIX) >= sizeof(name) ||
-	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-	    !S_ISREG(st.st_mode))
+	if (!e->conffile || (size_t)snprintf(path, sizeof(path), "%s%s",
+	    e->path + 1, NAMES_DPKG_NEW_SUFFIX) >= sizeof(path) ||
+	    (dfd = verify_lstat(rf, path, &st, &base)) < 0)
 		return false;
-	return verify_content(rf, dg, dfd, name, &st, e) == QC_SAME;
+	same = S_ISREG(st.st_mode) &&
+	    verify_content(rf, dg, dfd, base, &st, e) == QC_SAME;
+	close(dfd);
+	return same;
 }
 
 /*
@@ -257,6 +267,8 @@ verify_check(const struct rootfs *rf, struct digest *dg, const char *pkg,
 		if (dfd != -ENOENT && dfd != -ENOTDIR && dfd != -EACCES &&
 		    dfd != -ELOOP && dfd != -ENAMETOOLONG)
 			return dfd;
+		if (dfd == -ENOENT && verify_dpkg_new(rf, dg, e))
+			return 0;
 		q.gone = -dfd;
 		memcpy(q.dpkg, "missing", sizeof("missing"));
 		if (e->skipped)
@@ -289,14 +301,9 @@ verify_check(const struct rootfs *rf, struct digest *dg, const char *pkg,
 	 */
 	if (e->type == 'f' || e->type == 'h') {
 		content = verify_content(rf, dg, dfd, base, &st, e);
-		/*
-		 * A conffile's new version unpacked as dpkg unpacks it waits
-		 * at NAME.dpkg-new for dpkg's --configure (--maintscripts),
-		 * NAME still the version before: that is no change.
-		 */
-		if (e->conffile && (content == QC_SIZE ||
-		    content == QC_CONTENT) && verify_dpkg_new(rf, dg, dfd,
-		    base, e))
+		/* Or it waits at NAME.dpkg-new for dpkg's configure. */
+		if ((content == QC_SIZE || content == QC_CONTENT) &&
+		    verify_dpkg_new(rf, dg, e))
 			content = QC_SAME;
 		/* dpkg marks the type only when it fails ('?' else). */
 		if (!S_ISREG(st.st_mode) || content != QC_SAME)
