@@ -20,10 +20,12 @@
 #include "durable/dirs.h"
 #include "db/dpkgarch.h"
 #include "db/dpkgdb.h"
+#include "db/dpkgdivert.h"
 #include "db/dpkgstatov.h"
 #include "db/dpkgstatus.h"
 #include "run/feed.h"
 #include "run/install.h"
+#include "run/install_int.h"
 #include "run/installcache.h"
 #include "durable/journal.h"
 #include "run/maintscript.h"
@@ -31,24 +33,10 @@
 #include "extract/obsolete.h"
 #include "extract/unpackconf.h"
 #include "run/pkgfiles.h"
-#include "run/query.h"
 #include "db/record.h"
 #include "syncbatch.h"
 #include "unpack.h"
 #include "durable/users.h"
-
-/* What install_run hands to the callbacks of the modules it drives. */
-struct install_ctx {
-	const struct install_opts *opts;
-	const char *pkg;	/* the package being extracted, or NULL */
-};
-
-static void
-install_say(const struct install_opts *o, struct install_note *n)
-{
-	if (o->note != NULL)
-		o->note(o->ctx, n);
-}
 
 static void
 install_warn(void *ctx, const char *path, const char *msg)
@@ -297,81 +285,6 @@ install_journal_dir(void *ctx, enum dirs_log kind, const char *path,
 	return journal_dir(ctx, path, kind == DIRS_LOG_FOUND ? times : NULL);
 }
 
-/*
- * Attach the admin directory: the one the options name, which must
- * exist, or ROOT/ADMIN_DIR_DEFAULT, created inside the root as part of the
- * batch (so that a failed run removes it again).
- */
-static int
-install_admindir(const struct install_opts *o, const struct rootfs *rf,
-    struct dirs *dirs, struct syncbatch *sb, struct manifest *man,
-    struct stats *st, struct dbp_error *err)
-{
-	size_t idx;
-	int fd, r;
-
-	if (o->admindir != NULL) {
-		if ((fd = admin_open(o->admindir, rf)) < 0)
-			return dbp_err(err, -fd, o->admindir,
-			    "cannot open admin directory");
-		r = manifest_admin(man, fd, o->admindir, rf->openat2, sb, st,
-		    err);
-		close(fd);
-		return r;
-	}
-	if ((r = dirs_get(dirs, ADMIN_DIR_DEFAULT, true, 0755, &idx, err)) != 0)
-		return r;
-	/* Whatever path leads a package there: one directory, one index. */
-	dirs_mark(dirs, idx, DIR_SEALED);
-	/* A dry run's, planned: no records yet, none installed. */
-	if (dirs_flags(dirs, idx) & DIR_PLANNED)
-		return 0;
-	if ((fd = dirs_fd(dirs, idx)) < 0)
-		return dbp_err(err, -fd, ADMIN_DIR_DEFAULT,
-		    "cannot open admin directory");
-	return manifest_admin(man, fd, ADMIN_DIR_DEFAULT, rf->openat2, sb, st,
-	    err);
-}
-
-int
-install_recover(const struct install_opts *o, const struct rootfs *rf,
-    bool lock, struct dbp_error *err)
-{
-	struct recover_result res;
-	int r;
-
-	r = admin_recover(o->admindir, rf, lock, &res, err);
-	if (r == 0 && res.found) {
-		struct install_note n = { .event = INSTALL_REPAIRED,
-		    .repair = &res };
-
-		install_say(o, &n);
-	}
-	return r;
-}
-
-/* One run's pieces, from install_open to install_close. */
-struct install {
-	const struct install_opts *o;
-	struct install_ctx ic;
-	struct stats *st;
-	struct rootfs rf;
-	struct users *users;
-	struct dirs *dirs;
-	struct syncbatch *sb;
-	struct manifest *man;
-	struct obsolete *ob;	/* what the old versions lose */
-	struct dpkgdb *db;	/* --dpkg-db only */
-	struct admin_view view;	/* dpkg's verdict on the records, and a dry
-				   run's look at a journal left to repair */
-	struct journal *j;
-	struct unpack *u;
-	struct usrmerge um;
-	struct dpkgdivert *divert;	/* dpkg-divert's, --dpkg-db only */
-	struct dpkgstatov *statov;	/* dpkg-statoverride's, likewise */
-	bool undoable;		/* the pieces exist: install_abort can run */
-};
-
 /* A dry run's verdict on one path. */
 static void
 install_plan_note(void *ctx, enum plan_verdict v, const char *path,
@@ -399,118 +312,6 @@ install_plan_end(struct install *in, struct dbp_error *err)
 		return r;
 	obsolete_verdicts(in->ob, in->dirs, install_plan_note, &in->ic);
 	return 0;
-}
-
-/*
- * Whether record R no longer stands: dpkg's verdict (admin.h), or its
- * package is one dpkg had not installed before the call (o->fresh).
- */
-static bool
-install_is_stale(void *ctx, const struct record *r, const char **what)
-{
-	struct install *in = ctx;
-	size_t i;
-
-	for (i = 0; r->dpkg_db && i < in->o->nfresh; i++)
-		if (strcmp(in->o->fresh[i], control_get(r->ctl,
-		    "Package")) == 0) {
-			*what = "purged";
-			return true;
-		}
-	return admin_view_stale(&in->view, r, what);
-}
-
-/*
- * Records of packages dpkg removed, purged or replaced since debunpack
- * installed them (dpkg's database is the authority where it is kept):
- * read as none, and dropped by the run, each told.
- */
-static int
-install_stale(struct install *in, struct dbp_error *err)
-{
-	int r;
-
-	if ((r = admin_view_open(&in->view, in->o->admindir, &in->rf,
-	    err)) != 0)
-		return r;
-	manifest_set_stale(in->man, install_is_stale, in, true);
-	/* What dpkg installed is installed: the run acts on it as on its own. */
-	if (in->o->dpkg_db) {
-		manifest_set_dpkg_db(in->man);
-		manifest_set_adopt(in->man, admin_view_adopt, &in->view);
-	}
-	return 0;
-}
-
-/*
- * A dry run on a root whose last run awaits its repair: the repair would
- * change files (old versions back, or the old paths gone) that the plan
- * judges, and a dry run repairs nothing, so it cannot say what the run
- * would do.
- */
-static int
-install_no_pending(struct install *in, struct dbp_error *err)
-{
-	if (!in->view.pending.found)
-		return 0;
-	return dbp_err(err, 0, admin_name(in->o->admindir), "an interrupted"
-	    " run awaits its repair, which a dry run does not make:"
-	    " 'debunpack --recover' repairs it");
-}
-
-/*
- * Where dpkg's database is kept, its diversions are honoured as dpkg
- * honours them: the run's packages are extracted through them, and the
- * installed records read where they send their paths now.
- */
-static int
-install_diversions(struct install *in, struct dbp_error *err)
-{
-	int r;
-
-	if (!in->o->dpkg_db)
-		return 0;
-	if ((r = query_diversions(&in->rf, &in->divert, err)) != 0)
-		return r;
-	manifest_set_divert(in->man, in->divert);
-	unpack_set_diversions(in->u, in->divert);
-	return 0;
-}
-
-/*
- * dpkg-statoverride's overrides, applied where dpkg's database is kept,
- * their names resolved in the root's passwd and group (read for them
- * alone when the run does not chown: the mode applies all the same).
- */
-static int
-install_statoverrides(struct install *in, struct dbp_error *err)
-{
-	struct users *own = NULL;
-	int r;
-
-	if (!in->o->dpkg_db)
-		return 0;
-	if (in->users == NULL && (r = users_load(&own, &in->rf)) != 0)
-		return dbp_err(err, -r, "etc/passwd", "cannot read users");
-	r = dpkgstatov_load(&in->statov, &in->rf, in->users != NULL ?
-	    in->users : own, err);
-	users_free(own);
-	if (r == 0)
-		unpack_set_statoverrides(in->u, in->statov);
-	return r;
-}
-
-/* Tell the records install_stale found stale, once the run dropped them. */
-static void
-install_tell_stale(struct install *in)
-{
-	struct install_note n = { .event = INSTALL_STALE };
-	size_t i;
-
-	for (i = 0; i < manifest_nforgotten(in->man); i++) {
-		n.name = manifest_forgotten(in->man, i, &n.msg);
-		install_say(in->o, &n);
-	}
 }
 
 /* dpkgdb_shipped_fn on the manifest (CTX): the paths the run installs. */
