@@ -323,6 +323,37 @@ deps_check_group(const struct dpkgstatus *st, const struct dep_new *nw,
 	return 0;
 }
 
+/*
+ * Start the explanation of one group of a relation field (P, GLEN bytes):
+ * its alternatives into V (at most NV; their number in *N), and a stream
+ * (*FP, its text at *TEXT, *LEN) that holds dpkg's first line, " SHOWN
+ * VERB GROUP".  0, or -errno with nothing left open.
+ */
+static int
+deps_group_open(const char *p, size_t glen, struct dep_alt *v, size_t nv,
+    int *n, const char *shown, const char *verb, FILE **fp, char **text,
+    size_t *len)
+{
+	char *group, *form = NULL;
+	int r;
+
+	if ((*n = deps_group(p, glen, v, nv)) < 0)
+		return *n;
+	if ((group = strndup(p, glen)) == NULL)
+		return -ENOMEM;
+	r = dpkgfmt_depends(group, &form);
+	free(group);
+	if (r == -ENOMEM)
+		return r;
+	if ((*fp = open_memstream(text, len)) == NULL) {
+		free(form);
+		return -ENOMEM;
+	}
+	fprintf(*fp, " %s %s %s\n", shown, verb, form != NULL ? form : "");
+	free(form);
+	return 0;
+}
+
 int
 unpackdeps_predepends(const struct dpkgstatus *st,
     const struct control *ctl, const char *shown, const char *native,
@@ -333,7 +364,7 @@ unpackdeps_predepends(const struct dpkgstatus *st,
 	    control_get(ctl, "Version"), shown, native };
 	const char *field = control_get(ctl, "Pre-Depends"), *p, *comma;
 	struct dep_alt v[32];
-	char *text = NULL, *form = NULL, *group;
+	char *text = NULL;
 	size_t len = 0, glen;
 	FILE *fp;
 	int n, r = UNPACKDEPS_OK;
@@ -348,22 +379,9 @@ unpackdeps_predepends(const struct dpkgstatus *st,
 		glen = comma != NULL ? (size_t)(comma - p) : strlen(p);
 		if (strspn(p, " \t\n") >= glen)
 			continue;
-		if ((n = deps_group(p, glen, v, sizeof(v) / sizeof(v[0]))) < 0)
-			return n;
-		if ((group = strndup(p, glen)) == NULL)
-			return -ENOMEM;
-		r = dpkgfmt_depends(group, &form);
-		free(group);
-		if (r == -ENOMEM)
+		if ((r = deps_group_open(p, glen, v, sizeof(v) / sizeof(v[0]),
+		    &n, shown, "pre-depends on", &fp, &text, &len)) != 0)
 			return r;
-		if ((fp = open_memstream(&text, &len)) == NULL) {
-			free(form);
-			return -ENOMEM;
-		}
-		fprintf(fp, " %s pre-depends on %s\n", shown, form != NULL ?
-		    form : "");
-		free(form);
-		form = NULL;
 		r = deps_check_group(st, &nw, v, (size_t)n, fp, trig);
 		if (fclose(fp) != 0 && r >= 0)
 			r = -ENOMEM;
@@ -467,7 +485,7 @@ unpackdeps_breaks(const struct dpkgstatus *st, const struct control *ctl,
 	    control_get(ctl, "Version"), shown, native };
 	const char *field = control_get(ctl, "Breaks"), *p, *comma;
 	struct dep_alt v[32];
-	char *text = NULL, *form = NULL, *group;
+	char *text = NULL;
 	size_t len = 0, glen, k = 0;
 	FILE *fp;
 	int n, r;
@@ -482,21 +500,9 @@ unpackdeps_breaks(const struct dpkgstatus *st, const struct control *ctl,
 		glen = comma != NULL ? (size_t)(comma - p) : strlen(p);
 		if (k < *at || strspn(p, " \t\n") >= glen)
 			continue;
-		if ((n = deps_group(p, glen, v, sizeof(v) / sizeof(v[0]))) < 0)
-			return n;
-		if ((group = strndup(p, glen)) == NULL)
-			return -ENOMEM;
-		r = dpkgfmt_depends(group, &form);
-		free(group);
-		if (r == -ENOMEM)
+		if ((r = deps_group_open(p, glen, v, sizeof(v) / sizeof(v[0]),
+		    &n, shown, "breaks", &fp, &text, &len)) != 0)
 			return r;
-		if ((fp = open_memstream(&text, &len)) == NULL) {
-			free(form);
-			return -ENOMEM;
-		}
-		fprintf(fp, " %s breaks %s\n", shown, form != NULL ? form : "");
-		free(form);
-		form = NULL;
 		r = deps_check_breaks(st, &nw, &v[0], fp, fix);
 		if (fclose(fp) != 0 && r >= 0)
 			r = -ENOMEM;
