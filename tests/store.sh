@@ -113,6 +113,31 @@ for fs in btrfs xfs ext4; do
 	"$DEBUNPACK" -v --root "$m/v" --cache "$S" "$B1" 2> "$T/v" || fail "$fs: -v"
 	grep -q "^debunpack: b $want from the cache ([0-9]* bytes not decoded)\$" "$T/v" ||
 	    fail "$fs: -v: $(cat "$T/v")"
+	# --stats says it for each package too, in both forms.
+	run "$m/st" --cache "$S" "$A1" "$B1"
+	python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["cache"]["packages"]
+assert [(x["name"], x["how"], x["bytes_not_decoded"] > 0, x["filled"]) for x in p] == \
+    [("a", sys.argv[2], True, False), ("b", sys.argv[2], True, False)], p' \
+	    "$T/stats.json" $want || fail "$fs: --stats=json's packages"
+	mkdir "$m/st2"
+	"$DEBUNPACK" --root "$m/st2" --cache "$S" --stats "$A1" > "$T/st" ||
+	    fail "$fs: --stats"
+	grep -q "^cache pkg:  a $want bytes_not_decoded [1-9][0-9]* filled no\$" "$T/st" ||
+	    fail "$fs: --stats: $(cat "$T/st")"
+	# Under debunpack-nosync (its mark in the environment), the store
+	# is read but never filled: its sync would do nothing.
+	mkdir "$m/ns"
+	export DEBUNPACK_NOSYNC_ACTIVE=1
+	run "$m/ns" --cache "$m/ns-store" "$A1"
+	unset DEBUNPACK_NOSYNC_ACTIVE
+	[ "$(cache filled)" = 0 ] && grep -q "read but not filled" "$T/err" &&
+	    [ -z "$(ls "$m/ns-store/entries")" ] ||
+	    fail "$fs: filled under debunpack-nosync: $(cat "$T/err")"
+	run "$m/ns2" --cache "$m/ns-store" "$A1"
+	[ "$(cache filled)" = 1 ] && python3 -c 'import json, sys
+assert json.load(open(sys.argv[1]))["cache"]["packages"][0]["filled"]' "$T/stats.json" ||
+	    fail "$fs: not filled after debunpack-nosync"
 	# Each content once: the packages' shared file too.
 	n=$(find "$S/objects" -type f | wc -l)
 	want_n=$(find "$m/ref/etc" "$m/ref/usr" -type f -size +0 -exec sha256sum {} + |

@@ -196,6 +196,7 @@ main_run(int argc, char **argv, struct cli_opts *op)
 	/* Not before: the error line above may name the package by its file. */
 	operands_free(expanded, expanded != NULL ? nfiles : 0);
 	if (r != 0) {
+		stats_free(&st);
 		render_error(&err);
 		return fatal;
 	}
@@ -203,6 +204,7 @@ main_run(int argc, char **argv, struct cli_opts *op)
 		stats_write_text(stdout, &st);
 	else if (op->stats == 2)
 		stats_write_json(stdout, &st);
+	stats_free(&st);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		dbp_err(&err, errno, NULL, "cannot write to standard output");
 		render_error(&err);

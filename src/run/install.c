@@ -156,6 +156,8 @@ install_one(const struct install_opts *o, struct unpack *u,
 	struct deb_info *info;
 	struct archive *tar = NULL;
 	struct deb *d;
+	char pkgname[256] = "";
+	bool filled = false;
 	size_t ninfo;
 	int r;
 
@@ -199,6 +201,7 @@ install_one(const struct install_opts *o, struct unpack *u,
 
 		/* Names as dpkg shows them, for front ends. */
 		n.name = pkgfiles_name(ctl, name, sizeof(name));
+		snprintf(pkgname, sizeof(pkgname), "%s", n.name);
 		if ((old = manifest_installed_record(man,
 		    control_get(ctl, "Package"))) != NULL) {
 			n.upgrade = true;
@@ -242,13 +245,17 @@ install_one(const struct install_opts *o, struct unpack *u,
 	}
 	unpack_set_fill(u, NULL);
 	if (r == 0 && fill != NULL)
-		st->cache_filled += store_fill_end(fill);
+		st->cache_filled += (filled = store_fill_end(fill));
 	else
 		store_fill_free(fill);
 	if (r == 0 && c != NULL && c->s != NULL) {
 		st->cache_pkgs[how]++;
 		if (hit != NULL)
 			st->cache_saved += store_pkg_bytes(hit);
+		if (stats_add_pkg(st, pkgname, (int)how, hit != NULL ?
+		    store_pkg_bytes(hit) : 0, filled) != 0)
+			r = dbp_err(err, ENOMEM, NULL, "cannot note how '%s'"
+			    " was installed", pkgname);
 	}
 	if (r == 0)
 		st->packages++;

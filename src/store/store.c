@@ -145,6 +145,15 @@ store_open(struct store **out, const char *dir, int rootfd,
 		goto fail;
 	s->same_fs = fstat(s->dfd, &a) == 0 && fstat(rootfd, &b) == 0 &&
 	    a.st_dev == b.st_dev;
+	/*
+	 * Under debunpack-nosync the syncfs that makes contents durable
+	 * before their entries are named does nothing: an entry could then
+	 * outlive, in a crash, the data it names.  Read, never filled.
+	 */
+	s->fill = getenv("DEBUNPACK_NOSYNC_ACTIVE") == NULL;
+	if (!s->fill)
+		store_note(s, "cache '%s' read but not filled: under"
+		    " debunpack-nosync its sync would do nothing", dir);
 	*out = s;
 	return;
 fail:

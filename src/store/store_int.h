@@ -15,6 +15,7 @@ struct store {
 	bool same_fs;		/* DIR and the root share a filesystem */
 	bool clone;		/* FICLONE still worth trying */
 	bool verify;
+	bool fill;		/* filled by this run (not under debunpack-nosync) */
 	bool told_xdev;		/* said once: not the root's filesystem */
 	uint64_t max_size;
 	store_note_fn *note;

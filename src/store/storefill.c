@@ -34,7 +34,7 @@ store_fill_new(struct store *s, const uint8_t key[DIGEST_LEN])
 	struct store_fill *f;
 	static const uint8_t zero[DIGEST_LEN];
 
-	if (s == NULL || memcmp(key, zero, DIGEST_LEN) == 0 ||
+	if (s == NULL || !s->fill || memcmp(key, zero, DIGEST_LEN) == 0 ||
 	    (f = calloc(1, sizeof(*f))) == NULL)
 		return NULL;
 	f->s = s;

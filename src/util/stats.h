@@ -23,6 +23,14 @@ enum stats_phase {
 
 #define STATS_MAXFS	8
 
+/* How one package was installed with --cache, and what that saved. */
+struct stats_pkg {
+	char *name;
+	int how;		/* enum store_how: decoded, cloned, copied */
+	uint64_t saved;		/* bytes of regular files not decoded */
+	bool filled;		/* its entry was added to the store */
+};
+
 struct stats {
 	const char *mode;
 	/*
@@ -58,6 +66,9 @@ struct stats {
 	unsigned long cache_pkgs[3];
 	uint64_t cache_saved;
 	unsigned long cache_filled;
+	/* --cache: each package as dpkg names it, in the order installed. */
+	struct stats_pkg *pkg;
+	size_t npkg;
 	struct {
 		char name[64];
 		uint64_t flushes;
@@ -65,6 +76,13 @@ struct stats {
 		uint64_t written;	/* bytes */
 	} dev;
 };
+
+/* Note package NAME's way in (HOW, SAVED, FILLED): 0 or -ENOMEM. */
+int stats_add_pkg(struct stats *st, const char *name, int how,
+    uint64_t saved, bool filled);
+
+/* What stats_add_pkg allocated. */
+void stats_free(struct stats *st);
 
 /* Monotonic clock in seconds, for phase timers. */
 double stats_now(void);
