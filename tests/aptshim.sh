@@ -13,7 +13,10 @@
 # --audit is clean, dpkg -l and the trees (contents, modes, owners, the
 # packaged files' mtimes) are the twin's, so are the packages whose
 # triggers apt's dpkg calls processed, and every unpack call apt made
-# ran debunpack; the device flushes of the unpack calls are counted for both.  APTSHIM_STEPS=install stops after the first step.
+# ran debunpack; the device flushes of the unpack calls are counted for both.
+# The shim's apt has DEBUNPACK_CACHE in its environment: its first install
+# fills the store, and the same install into a fresh copy of the bootstrap
+# root takes every package from it, dpkg -l and the tree the twin's.  APTSHIM_STEPS=install stops after the first step.
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: apt, the bootstrap and the loop devices need root"
@@ -154,9 +157,10 @@ chmod +x "$T/bin/shim" "$T/bin/probe" "$T/bin/debunpack" "$T/bin/dpkg"
 # scripts run chrooted.  DPkg::Chroot-Directory would need the shim and
 # debunpack, with their libraries, inside the root.
 mkdir "$T/parts"
-for side in a b; do
+for side in a b c; do
 	R=$T/$side/root
-	if [ $side = a ]; then d=$T/bin/shim; else d=$T/bin/dpkg; fi
+	[ $side != c ] || R=$T/a/root2
+	if [ $side = b ]; then d=$T/bin/dpkg; else d=$T/bin/shim; fi
 	cat > "$T/apt-$side.conf" <<EOF
 Dir "$R/";
 Dir::State::status "$R/var/lib/dpkg/status";
@@ -177,6 +181,14 @@ apt() {
 	ap_side=$1 ap_name=$2
 	shift 2
 	echo "step $ap_name $ap_side" >> "$T/calls.log"
+	# The shim's roots share a store of unpacked files, on their file
+	# system, from apt's environment: the documented way.
+	if [ "$ap_side" = b ]; then
+		unset DEBUNPACK_CACHE
+	else
+		DEBUNPACK_CACHE=$T/a/store
+		export DEBUNPACK_CACHE
+	fi
 	APT_CONFIG=$T/apt-$ap_side.conf DEBIAN_FRONTEND=noninteractive \
 	    timed "$ap_name-$ap_side" apt-get -q -y "$@" ||
 	    fail "$ap_name ($ap_side): apt-get $*: exit $?: $(tail -n 5 "$T/$ap_name-$ap_side.log")"
@@ -284,6 +296,9 @@ unpack_flushes() {
 : > "$T/calls.log"
 alike bootstrap
 echo "ok the root and its twin"
+# A third root, "c", on the shim's file system: the same packages later,
+# from the store the first install fills.
+cp -a "$T/a/root" "$T/a/root2" || fail "cannot copy the root"
 
 # 1. A fresh install: eight packages, maintainer scripts (less's
 #    alternatives, ucf's debconf), conffiles (netbase's, openssl's).
@@ -296,6 +311,28 @@ grep -q -- '--recursive' "$T/calls.log" ||
 alike install
 unpack_flushes install
 echo "ok apt-get install of eight packages"
+
+# 1b. The same install into the fresh root "c": every package the first
+#     one unpacked (each a miss of the store, which it filled) is found
+#     in the store, and the root is the twin's.
+hits() { tr -cd "$1" < "$T/a/store/hits" | wc -c; }
+[ "$(hits m)" -gt 0 ] && [ "$(hits h)" = 0 ] ||
+    fail "install: the store was not used: $(hits m) misses, $(hits h) hits"
+unpacked=$(hits m)
+[ "$(ls "$T/a/store/entries" | wc -l)" = "$unpacked" ] ||
+    fail "install: $(ls "$T/a/store/entries" | wc -l) entries of $unpacked"
+apt c update3 update
+apt c again install less netbase libreadline8 ucf openssl
+[ "$(hits h)" = "$unpacked" ] && [ "$(hits m)" = "$unpacked" ] ||
+    fail "again: $(hits h) packages from the store of $unpacked"
+LC_ALL=C chroot "$T/a/root2" dpkg-query -W \
+    -f '${db:Status-Abbrev} ${Package} ${Version}\n' > "$T/l-c" || fail "again: dpkg-query"
+diff -u "$T/l-b" "$T/l-c" || fail "again: dpkg -l from the store differs from dpkg's"
+listing "$T/a/root2" > "$T/tree-c"
+diff -u "$T/tree-b" "$T/tree-c" > "$T/tree.diff" ||
+    fail "again: the root from the store differs from the twin's: $(head -n 40 "$T/tree.diff")"
+rm -rf "$T/a/root2"
+echo "ok apt-get install again: $unpacked packages from the store (DEBUNPACK_CACHE)"
 [ "${APTSHIM_STEPS:-all}" != install ] || exit 0
 
 # 2. An upgrade: the newer versions added to the mirror.
