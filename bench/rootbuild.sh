@@ -19,7 +19,7 @@ runs=3 filesystems="ext4 xfs btrfs" bin="" cache=/var/cache/debunpack-bench
 workload=minbase
 tmpdir=/var/tmp outfile="" args=$*
 all_methods="debunpack-durable mmdebstrap-durable debunpack-unsafe mmdebstrap-unsafe
-    bootstrap-durable mmdebstrap-eatmydata"
+    bootstrap-durable mmdebstrap-eatmydata bootstrap-store"
 methods="debunpack-durable mmdebstrap-durable debunpack-unsafe mmdebstrap-unsafe"
 usage() {
 	cat >&2 <<EOF
@@ -30,7 +30,8 @@ usage: $0 [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
       reversed every other run
   -f  filesystems (default "ext4 xfs btrfs")
   -m  methods (default "$methods"; also
-      bootstrap-durable and mmdebstrap-eatmydata)
+      bootstrap-durable, mmdebstrap-eatmydata and bootstrap-store, the
+      bootstrap with a warm store on the root's file system)
   -c  package cache (default /var/cache/debunpack-bench; the workload is
       CACHE/minbase, filled by bench/fetch.sh)
   -b  debunpack binary (default build/debunpack, copied before use)
@@ -129,6 +130,14 @@ while [ $r -le "$runs" ]; do
 			rb_fs_up "$fs" "$work/img" "$mnt"
 			root=$mnt/root
 			mkdir "$root"
+			# A warm store: filled by a build beside, untimed.
+			RB_STORE=$mnt/store
+			export RB_STORE
+			if [ "$m" = bootstrap-store ] &&
+			    ! rb_warm "$mnt/warm" "$work/mirror" "$work/debunpack" > "$work/out" 2>&1; then
+				echo "rootbuild: cannot fill the store: $(tail -n 3 "$work/out")" >&2
+				exit 1
+			fi
 			# Cold caches: both tools read the .debs from the cache's disk.
 			rb_cold
 			read -r w0 f0 <<-EOF
@@ -268,6 +277,8 @@ mkdir -p "$(dirname "$outfile")"
 	echo "  mmdebstrap-eatmydata  mmdebstrap-durable with --hook-dir=$MMHOOKS/eatmydata"
 	echo "  bootstrap-durable   unshare -n debunpack-bootstrap --variant=$workload"
 	echo "                      '' R 'deb [trusted=yes] file:MIRROR ./' && sync -f R"
+	echo "  bootstrap-store     bootstrap-durable with --store=S, S on R's file system, filled"
+	echo "                      before the run (untimed) by the same build into a root removed then"
 	echo "MIRROR: hardlinks of the $npkgs .debs, Packages by dpkg-scanpackages (archive priorities"
 	echo "for apt, debconf, zlib1g, libbz2-1.0, libdb5.3). Every run checks dpkg-query in R: exactly"
 	echo "the $npkgs package versions of the cache, all 'ii' (pkgs_ok)."

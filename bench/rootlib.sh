@@ -157,6 +157,8 @@ rb_stat() {
 #                       sync -f R
 #   bootstrap-durable   debunpack-bootstrap --variant=VARIANT from MIRROR
 #                       ($RB_BOOTSTRAP, with BIN and $RB_NOSYNC); sync -f R
+#   bootstrap-store     the same with --store=$RB_STORE, a store on R's file
+#                       system that rb_warm filled before (a warm store)
 # The final sync -f: maintainer scripts (update-passwd, ldconfig, debconf...)
 # and dpkg's --configure write files without fsync, mmdebstrap's cleanup
 # deletes without one; only with it is the root on disk when the command
@@ -200,15 +202,27 @@ rb_build() {
 		DEBUNPACK=$rb_bin DEBUNPACK_NOSYNC=$RB_NOSYNC unshare -n "$RB_BOOTSTRAP" -q \
 		    --variant="${RB_VARIANT:-minbase}" '' "$rb_root" \
 		    "deb [trusted=yes] file:$rb_mirror ./" ;;
+	bootstrap-store)
+		DEBUNPACK=$rb_bin DEBUNPACK_NOSYNC=$RB_NOSYNC unshare -n "$RB_BOOTSTRAP" -q \
+		    --variant="${RB_VARIANT:-minbase}" --store="$RB_STORE" '' "$rb_root" \
+		    "deb [trusted=yes] file:$rb_mirror ./" ;;
 	*) echo "rootbuild: unknown method $rb_m" >&2; return 2 ;;
 	esac || return
 	case $rb_m in
-	*-durable | *-eatmydata)
+	*-durable | *-eatmydata | bootstrap-store)
 		s0=$(date +%s.%N)
 		sync -f "$rb_root" || return
 		s1=$(date +%s.%N)
 		awk "BEGIN { printf \"sync_s %.6f\n\", $s1 - $s0 }" >&3 ;;
 	esac
+}
+
+# rb_warm ROOT MIRROR BIN: the store $RB_STORE filled, untimed, by a build
+# of the variant into ROOT, which goes: what bootstrap-store then finds.
+rb_warm() {
+	DEBUNPACK=$3 DEBUNPACK_NOSYNC=$RB_NOSYNC unshare -n "$RB_BOOTSTRAP" -q \
+	    --variant="${RB_VARIANT:-minbase}" --store="$RB_STORE" '' "$1" \
+	    "deb [trusted=yes] file:$2 ./" && rm -rf "$1" && sync -f "$RB_STORE"
 }
 
 # rb_step1 T0 "SECTORS0 FLUSHES0": prints on fd 3 the time and flushes of the

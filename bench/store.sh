@@ -101,6 +101,6 @@ for fs in $fss; do
 	f=$(median < "$work/t.floor") p=$(median < "$work/t.plain")
 	a=$(median < "$work/t.first") b=$(median < "$work/t.second")
 	echo "$f $p $a $b" | awk -v fs="$fs" '{
-		printf "%s: floor %.2f s, without store %.2f s, first %.2f s (%.2fx without), second %.2f s (%.2fx floor)\n",
-		    fs, $1, $2, $3, $3 / $2, $4, $4 / $1 }'
+		printf "%s: floor %.2f s, without store %.2f s, first %.2f s (%.2fx without), second %.2f s (%.2fx floor, %.2fx first)\n",
+		    fs, $1, $2, $3, $3 / $2, $4, $4 / $1, $4 / $3 }'
 done

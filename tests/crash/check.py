@@ -12,7 +12,8 @@ usage: check.py list ROOT > LIST
                                             temporaries left aside)
 
 A listing has one line per path below ROOT (lost+found and the admin
-directories, debunpack's and dpkg's, left out): path, type, mode, size, SHA-256 or link target, and
+directories, debunpack's and dpkg's, and the store var/cache/debunpack
+left out): path, type, mode, size, SHA-256 or link target, and
 the first path of its hardlink group.  "state" prints one line per
 violation of the crash invariants and exits 1 if there is any:
   - each path of the old and new trees is exactly its old or its new
@@ -26,7 +27,8 @@ import os
 import stat
 import sys
 
-ADMINS = ("var/lib/debunpack", "var/lib/dpkg")
+# And the store of unpacked files the "cloned" scenario installs from.
+ADMINS = ("var/lib/debunpack", "var/lib/dpkg", "var/cache/debunpack")
 RESERVED = (".debunpack-new", ".debunpack-old")
 
 

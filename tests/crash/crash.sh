@@ -17,7 +17,12 @@
 #             and its conffile), or scripts: the upgrade as the dpkg
 #             for apt runs it, in a root with dpkg's database, with
 #             maintainer scripts (--dpkg-db --maintscripts): dpkg's
-#             status must also fit the files in every state (dpkg_fits)
+#             status must also fit the files in every state (dpkg_fits);
+#             or cloned: the upgrade with every file of the new packages
+#             from the store of unpacked files (--cache, at the root's
+#             var/cache/debunpack), filled and synced by an earlier run
+#             on the same file system: cloned (FICLONE) on xfs (made with
+#             reflink=1) and btrfs, copied by the kernel on ext4
 #   -n        check at most MAXSTATES states (default: all prefix states)
 #   -s        SUBSETS random-subset states per flush interval (default 1)
 #   -e        expect violations: a negative control (exit 0 if found)
@@ -79,7 +84,7 @@ case $fs in
 ext4) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="" fsckcmd="e2fsck -fn" ;;
 ext4-noauto) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="-o noauto_da_alloc"
 	fsckcmd="e2fsck -fn" ;;
-xfs) size=320M mkfs="mkfs.xfs -q -f" opts="" fsckcmd="xfs_repair -n" ;;
+xfs) size=320M mkfs="mkfs.xfs -q -f -m reflink=1" opts="" fsckcmd="xfs_repair -n" ;;
 btrfs) size=128M mkfs="mkfs.btrfs -q -f" opts="" fsckcmd="btrfs check --readonly" ;;
 *) echo "unknown file system $fs" >&2; exit 2 ;;
 esac
@@ -174,6 +179,7 @@ case $scenario in
 install) pre="" run="$v1 $lib" ;;
 upgrade) pre=$v1 run="$v2 $lib" ;;
 replaces) pre=$v1 run="$take $lib" ;;
+cloned) pre=$v1 run="$v2 $lib" ;;
 scripts) pre=$v1s run="$v2s $lib" db=--dpkg-db
 	dbrun="--dpkg-db --maintscripts --force-script-chrootless"
 	command -v dpkg-query > /dev/null || skip "dpkg-query missing" ;;
@@ -184,8 +190,19 @@ dbroot() {
 	[ -z "$db" ] || empty_dpkg_db "$1"
 }
 
+# cloned: the store's directories are in the root (its var/cache/debunpack
+# itself is not listed) and the run installs from it, as it says.
+store="" storerun=""
+if [ "$scenario" = cloned ]; then
+	store=var/cache/debunpack
+	case $fs in
+	xfs | btrfs) want=cloned ;;
+	*) want=copied ;;
+	esac
+fi
 # The old and new trees, made the same way on the scratch file system.
 mkdir "$T/old" "$T/new"
+[ -z "$store" ] || mkdir -p "$T/old/${store%/*}" "$T/new/${store%/*}"
 # With -F, the mount point is there before the run, as in the root.
 [ $fuse = no ] || mkdir -p "$T/old/usr/share" "$T/new/usr/share"
 dbroot "$T/old"
@@ -290,6 +307,17 @@ r=$rootdir
 dbroot "$r"
 # shellcheck disable=SC2086
 [ -z "$pre" ] || "$DEBUNPACK" -q --root "$r" $db "$pre" || fail "install $pre"
+if [ -n "$store" ]; then
+	# The store filled by an earlier run into a root beside, which goes:
+	# its entries and contents stay, durable before the recording.
+	mkdir -p "$r/${store%/*}" "$r/fill"
+	# shellcheck disable=SC2086
+	"$DEBUNPACK" -q --root "$r/fill" --cache "$r/$store" $run ||
+	    fail "fill the store"
+	rm -rf "${r:?}/fill"
+	[ "$(ls "$r/$store/entries" | wc -l)" = 2 ] || fail "the store was not filled"
+	storerun="--cache $r/$store --stats=json"
+fi
 unroot "$T/m"
 detach
 cp --sparse=always "$T/img" "$T/base.img"
@@ -307,8 +335,14 @@ r=$rootdir
 echo start > "$T/fuse/mark"
 if [ "$kill" = 0 ]; then
 	# shellcheck disable=SC2086
-	"$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $dbrun $run ||
-	    fail "recorded run"
+	"$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $dbrun $storerun $run \
+	    > "$T/run.stats" || fail "recorded run"
+	if [ -n "$store" ]; then
+		python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["cache"]
+assert c[sys.argv[2]] == 2 and c["decoded"] == 0, c' "$T/run.stats" "$want" ||
+		    fail "the recorded run did not install from the store as $want: $(cat "$T/run.stats")"
+	fi
 else
 	# shellcheck disable=SC2086
 	strace -f -qq -o /dev/null \
@@ -484,6 +518,7 @@ t=$(($(date +%s) - t0))
 [ $ovl = no ] || fs=ovl-$fs
 [ $fuse = no ] || fs="$fs+fuse"
 [ "$kill" = 0 ] || scenario="$scenario (killed at $kill, repaired to $ended)"
+[ -z "$store" ] || scenario="$scenario ($want from the store)"
 echo "$fs $mode $scenario: $checked states of $total ($nflush flushes," \
     "run from flush $start, exit 0 durable after flush $done_at):" \
     "$violations violations, ${t}s"

@@ -6,7 +6,8 @@
 # batched in overlays over ext4, xfs and btrfs; a FUSE mount inside the
 # root, and runs killed before and after their commit point and repaired;
 # the upgrade as the dpkg for apt runs it, with dpkg's status checked too;
-# then the negative controls.  Run from a configured build directory, as root:
+# the upgrade cloned from the store of unpacked files; then the negative
+# controls.  Run from a configured build directory, as root:
 #	sh ../tests/crash/matrix.sh
 # One line per scenario: states, violations, time.  Exit 1 on a violation
 # in a durable mode, or a negative control that finds none.
@@ -66,8 +67,15 @@ for fs in ext4 xfs btrfs; do
 	one -s 16 $fs syncfs scripts
 	one -s 8 $fs batched scripts
 done
+# The upgrade from the store of unpacked files, filled by an earlier run:
+# every file cloned (FICLONE) on xfs and btrfs, copied on ext4.
+for fs in xfs btrfs ext4; do
+	one -s 64 $fs syncfs cloned
+	one -s 16 $fs batched cloned
+done
 for fs in ext4-noauto xfs ovl-ext4; do
 	one -e -s 4 $fs none upgrade
 done
+one -e -s 4 xfs none cloned
 one -e -s 4 ext4-noauto none scripts
 exit $st
