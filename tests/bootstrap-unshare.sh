@@ -7,8 +7,9 @@
 # for the device nodes that a namespace cannot make; without a range the
 # build is refused in one line; in a rootless container whose filesystem is
 # an overlay, the bootstrap and debunpack give the same roots; a tarball
-# where the user may not write is refused before the build.  SKIP where
-# the kernel forbids unprivileged user namespaces.
+# where the user may not write is refused before the build; --store=default
+# is the user's store, filled in the namespace and used by the next build.
+# SKIP where the kernel forbids unprivileged user namespaces.
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: the test makes a user and its subordinate ranges"
@@ -72,6 +73,28 @@ every_ii "$w/root"
 [ "$(stat -c %g "$w/root/etc/shadow")" = $((sub + 41)) ] ||
     fail "etc/shadow: group $(stat -c %g "$w/root/etc/shadow"), want $((sub + 41))"
 echo "ok a directory with the shifted owners"
+
+# The store of unpacked files: "default" is the user's
+# ($XDG_CACHE_HOME/debunpack), resolved before the namespace makes the
+# user root; what the namespace's root stores belongs to the user; a
+# second build takes every package from it.
+bs_store() {	# ROOT NAME
+	as_user TMPDIR="$w" XDG_CACHE_HOME="$w/xdg" "$BOOTSTRAP" -v --variant=minbase \
+	    --store=default "" "$1" "$src" > "$T/$2.log" 2>&1 < /dev/null ||
+	    fail "$2: exit $?: $(tail -n 5 "$T/$2.log")"
+	every_ii "$1"
+}
+st=$w/xdg/debunpack
+bs_store "$w/s1" store1
+[ "$(ls "$st/entries" 2> /dev/null | wc -l)" = "$n" ] ||
+    fail "the user's default store has $(ls "$st/entries" 2> /dev/null | wc -l) entries of $n"
+[ -z "$(find "$st" ! -user "$uid" | head -n 3)" ] ||
+    fail "store files not the user's: $(find "$st" ! -user "$uid" | head -n 3)"
+bs_store "$w/s2" store2
+[ "$(tr -cd h < "$st/hits" | wc -c)" = "$n" ] ||
+    fail "second build: $(tr -cd h < "$st/hits" | wc -c) packages from the store of $n"
+rm -rf "$w/s1" "$w/s2"
+echo "ok --store=default: the user's store, filled and then used in the namespace"
 
 # A rootless container: the user's own user and mount namespaces, an
 # overlay (empty lower layer) as the filesystem the job writes to, and in
