@@ -371,6 +371,54 @@ START_TEST(test_stats_nosync)
 }
 END_TEST
 
+START_TEST(test_stats_cache_packages)
+{
+	struct stats st;
+	char *s;
+
+	/* Without --cache: no line, no key, whatever was noted. */
+	memset(&st, 0, sizeof(st));
+	st.mode = "syncfs";
+	ck_assert_int_eq(stats_add_pkg(&st, "a", 1, 100, false), 0);
+	s = report(stats_write_text, &st);
+	ck_assert_ptr_null(strstr(s, "cache"));
+	free(s);
+	st.cache = true;
+	st.cache_pkgs[0] = 1;
+	st.cache_pkgs[1] = 1;
+	st.cache_saved = 100;
+	st.cache_filled = 1;
+	/* A name from a control file: escaped in both forms. */
+	ck_assert_int_eq(stats_add_pkg(&st, "b\x1b[2J\"", 0, 0, true), 0);
+	ck_assert_int_eq(stats_add_pkg(&st, "c", 2, 7, false), 0);
+	ck_assert_uint_eq(st.npkg, 3);
+	s = report(stats_write_text, &st);
+	/* The totals' line first, as before, then a line a package. */
+	assert_has(s, "cache:      decoded 1 cloned 1 copied 0 bytes_not_decoded"
+	    " 100 filled 1\ncache pkg:  a cloned bytes_not_decoded 100 filled"
+	    " no\ncache pkg:  b\\x1b[2J\" decoded bytes_not_decoded 0 filled"
+	    " yes\ncache pkg:  c copied bytes_not_decoded 7 filled no\n");
+	ck_assert_ptr_null(strchr(s, 0x1b));
+	free(s);
+	s = report(stats_write_json, &st);
+	assert_has(s, ",\"cache\":{\"decoded\":1,\"cloned\":1,\"copied\":0,"
+	    "\"bytes_not_decoded\":100,\"filled\":1,\"packages\":["
+	    "{\"name\":\"a\",\"how\":\"cloned\",\"bytes_not_decoded\":100,"
+	    "\"filled\":false},{\"name\":\"b\\u001b[2J\\\"\",\"how\":"
+	    "\"decoded\",\"bytes_not_decoded\":0,\"filled\":true},"
+	    "{\"name\":\"c\",\"how\":\"copied\",\"bytes_not_decoded\":7,"
+	    "\"filled\":false}]}");
+	free(s);
+	stats_free(&st);
+	ck_assert_ptr_null(st.pkg);
+	ck_assert_uint_eq(st.npkg, 0);
+	/* An empty list is still an array. */
+	s = report(stats_write_json, &st);
+	assert_has(s, "\"filled\":1,\"packages\":[]}");
+	free(s);
+}
+END_TEST
+
 static Suite *
 stats_suite(void)
 {
@@ -385,6 +433,7 @@ stats_suite(void)
 	tcase_add_test(tc, test_devstat_find);
 	tcase_add_test(tc, test_stats_text_sync_mode);
 	tcase_add_test(tc, test_stats_nosync);
+	tcase_add_test(tc, test_stats_cache_packages);
 	tcase_add_test(tc, test_stats_now_monotonic);
 	suite_add_tcase(s, tc);
 
