@@ -84,7 +84,10 @@ case $fs in
 ext4) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="" fsckcmd="e2fsck -fn" ;;
 ext4-noauto) size=64M mkfs="mkfs.ext4 -q -F -b 4096" opts="-o noauto_da_alloc"
 	fsckcmd="e2fsck -fn" ;;
-xfs) size=320M mkfs="mkfs.xfs -q -f -m reflink=1" opts="" fsckcmd="xfs_repair -n" ;;
+# Every state is a copy of one image: xfs refuses a UUID that is still
+# mounted, which a state is after its unmount while another mount
+# namespace (a concurrent unshare, mmdebstrap) holds a copy of the mount.
+xfs) size=320M mkfs="mkfs.xfs -q -f -m reflink=1" opts="-o nouuid" fsckcmd="xfs_repair -n" ;;
 btrfs) size=128M mkfs="mkfs.btrfs -q -f" opts="" fsckcmd="btrfs check --readonly" ;;
 *) echo "unknown file system $fs" >&2; exit 2 ;;
 esac
