@@ -79,9 +79,15 @@ for a in "$host" "$foreign"; do
 	"$debunpack" --root "$dir/root" --dpkg-db --architecture="$a" -q \
 	    "$cache/foreign-$a"/*.deb
 	rb=$(du -sb "$dir/root" | cut -f1)
+	echo "$bytes" > "$dir/b.$a"
 	printf '%-8s %5s %12s %12s %8s %s\n' "$a" "$n" "$bytes" "$rb" \
 	    "$(median < "$dir/t.$a")" "$(tr '\n' ' ' < "$dir/t.$a")"
 done
+# The two lists differ in size (arm64's binaries are larger): the time
+# per byte unpacked is what compares.
 awk -v h="$(median < "$dir/t.$host")" -v f="$(median < "$dir/t.$foreign")" \
-    'BEGIN { printf "ratio %s/%s: %.2f\n", "foreign", "host", f / h }'
+    -v hb="$(cat "$dir/b.$host")" -v fb="$(cat "$dir/b.$foreign")" \
+    -v fa="$foreign" -v ha="$host" 'BEGIN {
+	printf "time %s/%s: %.2f; per byte unpacked: %.2f\n", fa, ha,
+	    f / h, (f / fb) / (h / hb) }'
 rm -rf "$dir/root"
