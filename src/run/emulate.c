@@ -6,15 +6,14 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "durable/rootfs.h"
 #include "run/emulate.h"
 
 #define EMULATE_HDR	64	/* an ELF header's bytes: binfmt looks at these */
@@ -78,17 +77,14 @@ emulate_is_elf(const unsigned char *h, ssize_t n)
 	    (h[EI_CLASS] == ELFCLASS32 || h[EI_CLASS] == ELFCLASS64);
 }
 
-/* The first bytes of ROOT's file REL, looked up as the root sees it. */
+/* The first bytes of the root's file REL, looked up as the root sees it. */
 static ssize_t
-emulate_head(int rootfd, const char *rel, unsigned char *h)
+emulate_head(const struct rootfs *rf, const char *rel, unsigned char *h)
 {
-	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC,
-	    .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
 	ssize_t n;
 	int fd;
 
-	if ((fd = (int)syscall(SYS_openat2, rootfd, rel, &how,
-	    sizeof(how))) < 0)
+	if ((fd = rootfs_resolve(rf, rel, O_RDONLY)) < 0)
 		return -1;
 	n = pread(fd, h, EMULATE_HDR, 0);
 	close(fd);
@@ -298,15 +294,17 @@ emulate_judge(struct emulate *em, const char *root, const char *arch,
 	unsigned char h[EMULATE_HDR], self[EMULATE_HDR];
 	bool fixed;
 	size_t i;
-	int rootfd, fd, st;
+	struct rootfs rf;
+	int fd, st;
 	ssize_t n = -1;
 
 	memset(em, 0, sizeof(*em));
-	if ((rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		n = emulate_head(rootfd, "bin/sh", h);
+	/* A root not there yet is judged by its architecture. */
+	if (rootfs_open(&rf, root, NULL) == 0) {
+		n = emulate_head(&rf, "bin/sh", h);
 		if (!emulate_is_elf(h, n))
-			n = emulate_head(rootfd, "usr/bin/dpkg", h);
-		close(rootfd);
+			n = emulate_head(&rf, "usr/bin/dpkg", h);
+		rootfs_close(&rf);
 	}
 	if (!emulate_is_elf(h, n) && (arch == NULL ||
 	    emulate_arch_head(arch, h) != 0))
