@@ -3,8 +3,8 @@
 # A root of another architecture (arm64 on this host): debunpack unpacks
 # it natively, byte for byte what dpkg-deb -x gives and dpkg's database
 # as dpkg --force-architecture writes it; only the maintainer scripts run
-# its binaries, through qemu-user by binfmt_misc: --run-preinst and
-# --maintscripts record aarch64.  An entry without the F flag gets its
+# its binaries, through qemu-user by binfmt_misc: --run-preinst,
+# --maintscripts, dpkg --configure and the dpkg for apt record aarch64.  An entry without the F flag gets its
 # interpreter placed in the root for each script and taken away after;
 # a root no emulator runs is refused before anything is written.
 # The arm64 busybox-static is fetched once into FOREIGN_CACHE (default
@@ -87,7 +87,7 @@ rec() {	# VERSION [ARCH]: the recording package
 	} | make_pkg -a "${2:-arm64}" -m "T <t@example.org>" -d test \
 	    -o "rec-$1-${2:-arm64}" rec "$1" -
 }
-r1=$(rec 1) r2=$(rec 2) r3=$(rec 3)
+r1=$(rec 1) r2=$(rec 2) r3=$(rec 5)
 "$DEBUNPACK" --root "$R" --dpkg-db --architecture=arm64 --run-preinst -q \
     "$r1" || fail "--run-preinst in the arm64 root"
 [ "$(cat "$R/rec.log")" = "preinst install aarch64 arm64 emu=out" ] ||
@@ -101,6 +101,17 @@ PATH=$PATH:/usr/sbin:/sbin dpkg --root="$R" --log=/dev/null --configure rec \
     > "$T/dpkg.log" 2>&1 || fail "dpkg --configure: $(cat "$T/dpkg.log")"
 [ "$(sed -n 3p "$R/rec.log")" = "postinst configure aarch64 arm64 emu=out" ] ||
     fail "postinst record: $(cat "$R/rec.log")"
+# The dpkg for apt, its --unpack through debunpack --maintscripts: the
+# root takes arm64 as a foreign architecture of the host's dpkg.
+: "${DPKGSHIM:=$PWD/src/cli/dpkg}"
+echo arm64 > "$R/var/lib/dpkg/arch"
+r4=$(rec 4)
+PATH=$PATH:/usr/sbin:/sbin DEBUNPACK_DPKG_DEBUG=1 "$DPKGSHIM" --root="$R" \
+    --log=/dev/null --unpack "$r4" > "$T/shim.out" 2>&1 < /dev/null ||
+    fail "the dpkg for apt: $(cat "$T/shim.out")"
+! grep -q "handed to" "$T/shim.out" || fail "handed on: $(cat "$T/shim.out")"
+[ "$(sed -n 4p "$R/rec.log")" = "preinst upgrade aarch64 arm64 emu=out" ] ||
+    fail "the dpkg for apt's preinst record: $(cat "$R/rec.log")"
 
 # 3. An entry without F: the kernel looks for its interpreter in the root,
 # where debunpack puts it for each script only.  A copy of binfmt_misc's
@@ -117,7 +128,7 @@ tree_list "$R/usr" > "$T/usr.before"
 DEBUNPACK_BINFMT_MISC=$F "$DEBUNPACK" --root "$R" --dpkg-db \
     --architecture=arm64 --maintscripts -q "$r3" ||
     fail "--maintscripts with a binfmt entry without F"
-[ "$(sed -n 4p "$R/rec.log")" = "preinst upgrade aarch64 arm64 emu=in" ] ||
+[ "$(sed -n 5p "$R/rec.log")" = "preinst upgrade aarch64 arm64 emu=in" ] ||
     fail "the emulator was not in the root for the script: $(cat "$R/rec.log")"
 tree_list "$R/usr" > "$T/usr.after"
 diff -u "$T/usr.before" "$T/usr.after" || fail "the emulator left a trace"
