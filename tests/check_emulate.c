@@ -186,6 +186,14 @@ START_TEST(test_emulate_placed)
 	ck_assert(!checkutil_exists("r/usr/libexec"));
 	ck_assert_int_eq(stat(checkutil_at("r/usr"), &st), 0);
 	ck_assert_int_eq(st.st_mtim.tv_sec, 1000000);
+	/* A link on the way out of the root is not followed. */
+	checkutil_mkdir("out");
+	checkutil_symlink("../../out", "r/usr/libexec");
+	ck_assert_int_eq(emulate_enter(&em, checkutil_at("r"), &left, &err),
+	    -ENOTDIR);
+	ck_assert(!checkutil_exists("out/q"));
+	ck_assert_int_eq(unlink(checkutil_at("r/usr/libexec")), 0);
+	ck_assert_int_eq(utimensat(AT_FDCWD, checkutil_at("r/usr"), old, 0), 0);
 	/* The root's own file at that path serves and stays. */
 	checkutil_mkdir("r/usr/libexec");
 	checkutil_mkdir("r/usr/libexec/q");

@@ -412,10 +412,28 @@ emulate_enter(const struct emulate *em, const char *root,
 			    " place emulator");
 		snprintf(left->made[left->nmade++], PATH_MAX, "%s", left->top);
 	}
-	if (lstat(left->top, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	/*
+	 * Every directory on the way is a directory, no symlink: what is
+	 * placed stays inside the root.
+	 */
+	slash = left->top + strlen(root);
+	for (slash = *slash == '/' ? strchr(slash + 1, '/') : NULL;
+	    slash != NULL; slash = strchr(slash + 1, '/')) {
+		char c = *slash;
+
+		*slash = '\0';
+		r = lstat(left->top, &st) == 0 && S_ISDIR(st.st_mode);
+		*slash = c;
+		if (!r)
+			break;
+	}
+	/* The root itself may be reached through a link of the user's. */
+	if (slash != NULL || (strlen(left->top) > strlen(root) ?
+	    lstat(left->top, &st) : stat(left->top, &st)) != 0 ||
+	    !S_ISDIR(st.st_mode)) {
 		left->nmade = 0;
 		return dbp_err(err, ENOTDIR, left->top, "cannot place"
-		    " emulator");
+		    " emulator: not a directory of the root");
 	}
 	left->times[0] = st.st_atim;
 	left->times[1] = st.st_mtim;
