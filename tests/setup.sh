@@ -33,12 +33,14 @@ fi
 # unpacks dpkg's source for make check-dpkg-suite), GNU time for peak memory
 # (tests/xzblocks.sh), apt-utils for the test mirrors and uidmap for the
 # rootless builds of debunpack-bootstrap (tests/bootstrap*.sh), with
-# libarchive-tools for the device nodes of their tarballs, and mmdebstrap
-# for its hook directory (tests/bootstrap-mmdebstrap.sh).
+# libarchive-tools for the device nodes of their tarballs, mmdebstrap
+# for its hook directory (tests/bootstrap-mmdebstrap.sh), and
+# qemu-user-static with binfmt-support to run an arm64 root's scripts
+# (tests/foreign.sh).
 deps="$(build_deps) dpkg e2fsprogs xfsprogs btrfs-progs mount util-linux
 valgrind python3 apt xz-utils zstd strace libfuse3-dev fuse3 bindfs clang
 libclang-rt-14-dev debhelper dpkg-dev fakeroot time apt-utils uidmap
-libarchive-tools mmdebstrap"
+libarchive-tools mmdebstrap qemu-user-static binfmt-support"
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	missing=""
@@ -51,6 +53,18 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		apt-get update -qq
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		    --no-install-recommends $missing > /dev/null
+	fi
+	# qemu-user-static registers its binfmt_misc entries where the
+	# machine runs systemd or binfmt-support's service; a container
+	# may have neither running: mount the filesystem, enable them.
+	if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
+		mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc \
+		    2> /dev/null || true
+	fi
+	if [ -e /proc/sys/fs/binfmt_misc/status ] &&
+	    [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] &&
+	    command -v update-binfmts > /dev/null; then
+		update-binfmts --enable qemu-aarch64 > /dev/null 2>&1 || true
 	fi
 elif ! pkg-config --exists libarchive check 2>/dev/null; then
 	echo "setup: not root: install the build dependencies first:" >&2

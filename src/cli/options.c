@@ -195,6 +195,17 @@ options_admindir(struct cli_opts *o, const struct cli_option *opt,
 	return 0;
 }
 
+/* A static qemu-user for a foreign root (emulate.h): a file to copy. */
+static int
+options_emulator(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	if (arg[0] == '\0')
+		return options_fail(opt, "an emulator's path", arg);
+	o->in.emulator = arg;
+	return 0;
+}
+
 static int
 options_dpkg_admindir(struct cli_opts *o, const struct cli_option *opt,
     const char *arg)
@@ -475,6 +486,10 @@ static const struct cli_option options_table[] = {
 	    options_dpkg_messages, 0 },
 	{ "dry-run", 0, no_argument, "", "say what an install would do,"
 	    " write nothing", options_action, 0 },
+	{ "emulator", 0, required_argument, "=PATH", "a static qemu-user for"
+	    " a foreign root's\nscripts, where binfmt_misc's entry lacks\n"
+	    "the F flag (default: $DEBUNPACK_EMULATOR)", options_emulator,
+	    0 },
 	{ "files", 0, no_argument, "", "list the paths of installed packages",
 	    options_action, 0 },
 	{ "force-architecture", 0, no_argument, "", "install a package of an"
@@ -567,7 +582,7 @@ options_usage(FILE *fp)
 	    "                 [--dpkg-db] [--dpkg-admindir=DIR] [--dpkg-dist]\n"
 	    "                 [--merged-usr[=auto|yes|no]]\n"
 	    "                 [--path-exclude=GLOB] [--path-include=GLOB]\n"
-	    "                 [--run-preinst] [--status-fd N] [--no-progress]\n"
+	    "                 [--run-preinst] [--emulator=PATH] [--status-fd N] [--no-progress]\n"
 	    "                 [--maintscripts [--dpkg-messages[=ACTION]] [--dpkg-force=LIST]\n"
 	    "                 [--force-script-chrootless] [--auto-deconfigure]]\n"
 	    "                 [--cache DIR [--cache-max-size SIZE] [--cache-verify]]\n"
@@ -708,6 +723,9 @@ options_parse(int argc, char **argv, struct cli_opts *o)
 	if ((env = getenv("DEBUNPACK_CACHE")) != NULL && options_cache(o,
 	    NULL, env) != 0)
 		return -1;
+	/* The environment's emulator, which --emulator overrides. */
+	if ((env = getenv("DEBUNPACK_EMULATOR")) != NULL && env[0] != '\0')
+		o->in.emulator = env;
 	/* getopt_long's tables, from the one above: VAL is the row. */
 	memset(longs, 0, sizeof(longs));
 	for (i = 0; i < OPTIONS_N; i++) {

@@ -675,7 +675,8 @@ install_preinsts(struct install *in, struct dbp_error *err)
 	install_phase(in->o, INSTALL_PREINSTS);
 	if ((r = maintscript_dev_setup(in->rf.fd, err)) != 0)
 		return r;
-	return maintscript_preinsts(in->o->root, in->o->dpkg_admindir, in->db,
+	return maintscript_preinsts(in->o->root, in->o->dpkg_admindir,
+	    &in->emu, in->db,
 	    install_preinst,
 	    &in->ic, err);
 }
@@ -745,6 +746,13 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 	    err)) != 0)
 		return r;
 	jobs = pkgfiles_jobs(o->jobs, files, nfiles);
+	/* A root whose scripts cannot run is refused before it is touched. */
+	if (o->run_preinst && o->dpkg_db && !o->dry_run &&
+	    (r = emulate_judge(&in.emu, o->root, o->architecture, o->emulator,
+	    err)) != 0) {
+		free(files);
+		return r;
+	}
 
 	/*
 	 * Open, extract, prepare the commit, commit, finish.  A failure

@@ -132,6 +132,8 @@ struct install_opts {
 					   NULL: ROOT/var/lib/dpkg */
 	enum usrmerge_mode usrmerge;	/* merged-/usr links in a new root */
 	bool run_preinst;	/* then run the preinsts (maintscript.h) */
+	/* a static qemu-user for a foreign root's scripts (emulate.h) */
+	const char *emulator;
 	/* --path-exclude, --path-include (pathfilter.h), or NULL */
 	const struct pathfilter *filters;
 	/* --maintscripts (unpackseq.h): scripts chrootless, DPKG_FORCE */

@@ -7,6 +7,7 @@
 
 #include "db/admin.h"
 #include "durable/rootfs.h"
+#include "run/emulate.h"
 #include "run/install.h"
 #include "run/usrmerge.h"
 #include "util/error.h"
@@ -57,6 +58,7 @@ struct install {
 	struct dpkgdivert *divert;	/* dpkg-divert's, --dpkg-db only */
 	struct dpkgstatov *statov;	/* dpkg-statoverride's, likewise */
 	bool undoable;		/* the pieces exist: install_abort can run */
+	struct emulate emu;	/* --run-preinst: how the scripts run */
 };
 
 /*

@@ -198,6 +198,7 @@ maintscript_run(const struct maintscript_env *e, const char *path,
     char *const argv[], int *status, struct dbp_error *err)
 {
 	char full[PATH_MAX], admin[PATH_MAX];
+	struct emulate_left left;
 	int report[2], why[2], e2;
 	ssize_t got;
 	pid_t pid;
@@ -207,6 +208,13 @@ maintscript_run(const struct maintscript_env *e, const char *path,
 	if (pipe2(report, O_CLOEXEC) != 0)
 		return dbp_err(err, errno, "", "package '%s': cannot run %s",
 		    e->pkg, e->script);
+	/* A foreign root's emulator where the kernel looks for it. */
+	if (!e->chrootless && (e2 = emulate_enter(e->emu, e->root, &left,
+	    err)) != 0) {
+		close(report[0]);
+		close(report[1]);
+		return e2;
+	}
 	/* What the script prints goes where ours goes, in order. */
 	fflush(stdout);
 	fflush(stderr);
@@ -214,6 +222,8 @@ maintscript_run(const struct maintscript_env *e, const char *path,
 		e2 = errno;
 		close(report[0]);
 		close(report[1]);
+		if (!e->chrootless)
+			(void)emulate_leave(e->root, &left, NULL);
 		return dbp_err(err, e2, "", "package '%s': cannot run %s",
 		    e->pkg, e->script);
 	}
@@ -226,9 +236,15 @@ maintscript_run(const struct maintscript_env *e, const char *path,
 		;
 	close(report[0]);
 	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
-			return dbp_err(err, errno, "", "package '%s': cannot"
+		if (errno != EINTR) {
+			e2 = dbp_err(err, errno, "", "package '%s': cannot"
 			    " wait for %s", e->pkg, e->script);
+			if (!e->chrootless)
+				(void)emulate_leave(e->root, &left, NULL);
+			return e2;
+		}
+	if (!e->chrootless && (e2 = emulate_leave(e->root, &left, err)) != 0)
+		return e2;
 	if (got == (ssize_t)sizeof(why))
 		return why[0] == 0 ? dbp_err(err, why[1], e->root, "cannot"
 		    " enter the root for the %s of '%s'", e->script, e->pkg) :
@@ -250,11 +266,12 @@ maintscript_status_text(int status, char *buf, size_t n)
 
 static int
 maintscript_one(const char *root, const char *admindir,
-    const struct dpkgdb_pkg *p, struct dbp_error *err)
+    const struct emulate *emu, const struct dpkgdb_pkg *p,
+    struct dbp_error *err)
 {
 	struct maintscript_env e = { .root = root, .pkg = p->name,
 	    .arch = p->arch, .script = "preinst", .debconf = true,
-	    .admindir = admindir };
+	    .admindir = admindir, .emu = emu };
 	char path[PATH_MAX];
 	char *argv[5];
 	int status, r;
@@ -280,7 +297,7 @@ maintscript_one(const char *root, const char *admindir,
 
 int
 maintscript_preinsts(const char *root, const char *admindir,
-    const struct dpkgdb *db,
+    const struct emulate *emu, const struct dpkgdb *db,
     void (*before)(void *ctx, const char *name), void *ctx,
     struct dbp_error *err)
 {
@@ -294,7 +311,7 @@ maintscript_preinsts(const char *root, const char *admindir,
 			continue;
 		if (before != NULL)
 			before(ctx, p.name);
-		if ((r = maintscript_one(root, admindir, &p, err)) != 0)
+		if ((r = maintscript_one(root, admindir, emu, &p, err)) != 0)
 			return r;
 	}
 	return 0;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "db/dpkgdb.h"
+#include "run/emulate.h"
 #include "util/error.h"
 
 /*
@@ -17,9 +18,10 @@
  * environment dpkg gives (DPKG_MAINTSCRIPT_PACKAGE, _NAME, _ARCH, ...).
  * BEFORE, if not NULL, is told of each package first.  Stops at the
  * first failure: -errno with ERR naming the package and the exit status.
+ * EMU (emulate_judge's, or NULL) is how the root's binaries run.
  */
 int maintscript_preinsts(const char *root, const char *admindir,
-    const struct dpkgdb *db,
+    const struct emulate *emu, const struct dpkgdb *db,
     void (*before)(void *ctx, const char *name), void *ctx,
     struct dbp_error *err);
 
@@ -36,6 +38,8 @@ struct maintscript_env {
 				   info/ whose package debconf must know) */
 	const char *admindir;	/* dpkg's database (--dpkg-admindir) as a
 				   host path; NULL: ROOT/var/lib/dpkg */
+	const struct emulate *emu;	/* chrooted: how the root's binaries
+					   run (emulate.h), or NULL: natively */
 };
 
 /*

@@ -657,6 +657,12 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 		free(files);
 		return dbp_err(err, errno, o->root, "cannot open root");
 	}
+	/* A root whose scripts cannot run is refused before it is touched. */
+	if (!o->script_chrootless && (r = emulate_judge(&s.emu, s.root,
+	    o->architecture, o->emulator, err)) != 0) {
+		free(files);
+		return r;
+	}
 	if ((r = rootfs_open(&s.rf, s.root, err)) != 0 ||
 	    (o->dpkg_admindir != NULL && (r = rootfs_open_dpkg(&s.rf,
 	    o->dpkg_admindir, err)) != 0))

@@ -311,7 +311,7 @@ deps_script(struct seq *s, struct unpackdeps_deconf *x, struct seq_pkg *p,
 	    .chrootless = s->o->script_chrootless, .pkg = x->name,
 	    .arch = x->arch, .script = script,
 	    .running_version = s->running, .force = s->o->dpkg_force,
-	    .debconf = false };
+	    .debconf = false, .emu = &s->emu };
 	char path[PATH_MAX], why[128];
 	char *argv[] = { path, (char *)action, "in-favour", p->shown,
 	    (char *)dpkgfmt_version(p->version), NULL };

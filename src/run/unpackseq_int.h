@@ -12,6 +12,7 @@
 #include "deb/control.h"
 #include "deb/deb.h"
 #include "durable/rootfs.h"
+#include "run/emulate.h"
 #include "run/install.h"
 #include "util/error.h"
 #include "util/stats.h"
@@ -86,6 +87,7 @@ struct seq {
 	struct seq_gone *gone;	/* the batch's disappearing packages */
 	size_t ngone;
 	bool said_db;		/* the count was told */
+	struct emulate emu;	/* how the chrooted scripts run */
 };
 
 /* unpackseq_say.c: a step told (INSTALL_SEQ), of package P (or NULL). */
