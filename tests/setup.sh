@@ -34,11 +34,14 @@ fi
 # (tests/xzblocks.sh), apt-utils for the test mirrors and uidmap for the
 # rootless builds of debunpack-bootstrap (tests/bootstrap*.sh), with
 # libarchive-tools for the device nodes of their tarballs, and mmdebstrap
-# for its hook directory (tests/bootstrap-mmdebstrap.sh).
+# for its hook directory (tests/bootstrap-mmdebstrap.sh); qemu-user-static
+# and binfmt-support run the maintainer scripts of a foreign root
+# (tests/bootstrap-foreign.sh), arch-test lets mmdebstrap build one beside
+# it (bench/rootbuild.sh -a).
 deps="$(build_deps) dpkg e2fsprogs xfsprogs btrfs-progs mount util-linux
 valgrind python3 apt xz-utils zstd strace libfuse3-dev fuse3 bindfs clang
 libclang-rt-14-dev debhelper dpkg-dev fakeroot time apt-utils uidmap
-libarchive-tools mmdebstrap"
+libarchive-tools mmdebstrap qemu-user-static binfmt-support arch-test"
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	missing=""
@@ -51,6 +54,17 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		apt-get update -qq
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		    --no-install-recommends $missing > /dev/null
+	fi
+	# A fresh machine (a container, a CI VM without systemd's automount)
+	# may have binfmt_misc unmounted, and binfmt-support's postinst then
+	# registers nothing: mount it and register the one emulator the
+	# foreign root's test needs, leaving every other format as it is.
+	bf=/proc/sys/fs/binfmt_misc
+	[ -e "$bf/status" ] || mount -t binfmt_misc binfmt_misc "$bf" 2> /dev/null || :
+	case $(dpkg --print-architecture) in arm64) q=x86_64 ;; *) q=aarch64 ;; esac
+	if [ -e "$bf/status" ] && [ ! -e "$bf/qemu-$q" ]; then
+		update-binfmts --enable "qemu-$q" > /dev/null 2>&1 ||
+		    echo "setup: cannot register qemu-$q in binfmt_misc: tests/bootstrap-foreign.sh will skip" >&2
 	fi
 elif ! pkg-config --exists libarchive check 2>/dev/null; then
 	echo "setup: not root: install the build dependencies first:" >&2
