@@ -87,6 +87,17 @@ arch_list() {
 			echo "fetch: $1: $pkg has no $arch package: left out"
 		fi
 	done < "$top/bench/workloads/$1.list"
+	# And what ARCH's packages depend on that the host's do not
+	# (libhwasan0 for arm64's libgcc-12-dev): apt's closure of the list.
+	# shellcheck disable=SC2046 # apt's options and the names, one word each
+	apt-get -q $(arch_apt) -o APT::Install-Recommends=false --simulate \
+	    install $(cat "$2/.list") > "$2/.closure" 2>&1 ||
+	    { echo "fetch: $1: apt cannot install the list for $arch: $(grep '^E:' "$2/.closure" | head -n 1)" >&2; return 1; }
+	sed -n 's/^Inst \([^ :]*\).*/\1/p' "$2/.closure" | while read -r pkg; do
+		grep -qx "$pkg" "$2/.list" && continue
+		echo "fetch: $1: $pkg added: the $arch packages depend on it"
+		echo "$pkg" >> "$2/.list"
+	done
 }
 
 # fetch_list NAME DIR: the packages of the list, each kept once it is there,
