@@ -4,20 +4,28 @@
 # with apt-get download, synthetic ones (synth-Nk: N thousand 4 KiB files;
 # synth-Ng: one N GiB file) with mkdeb. Each gets a SHA256SUMS manifest that
 # names its files in install order, and nopreinst/ copies for dpkg.
-# usage: bench/fetch.sh [-c CACHE] [-k MKDEB] WORKLOAD...
+# With -a ARCH, a list's packages of architecture ARCH (a root of another
+# architecture) in CACHE/NAME-ARCH, from the host's sources through apt
+# lists of its own in CACHE/.apt-ARCH (the host's dpkg is not told of
+# ARCH); a package ARCH's archive lacks (libquadmath0 beside arm64) is left
+# out, and said so.
+# usage: bench/fetch.sh [-c CACHE] [-k MKDEB] [-a ARCH] WORKLOAD...
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=/var/cache/debunpack-bench
 mkdeb=$top/build/tests/mkdeb
+arch=""
 usage() {
-	echo "usage: $0 [-c CACHE] [-k MKDEB] WORKLOAD..." >&2
+	echo "usage: $0 [-c CACHE] [-k MKDEB] [-a ARCH] WORKLOAD..." >&2
 	echo "  WORKLOAD: a list in $top/bench/workloads, synth-Nk or synth-Ng" >&2
+	echo "  -a ARCH: a list's packages of architecture ARCH, in CACHE/WORKLOAD-ARCH" >&2
 	exit 2
 }
-while getopts c:k: o; do
+while getopts c:k:a: o; do
 	case $o in
 	c) cache=$OPTARG ;;
 	k) mkdeb=$OPTARG ;;
+	a) arch=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -32,6 +40,66 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The list a workload's directory is filled from: bench/workloads/NAME.list,
+# or with -a, its packages that ARCH's archive has ($dir/.list, made by
+# arch_list).
+list_of() {
+	if [ -n "$arch" ]; then
+		echo "$2/.list"
+	else
+		echo "$top/bench/workloads/$1.list"
+	fi
+}
+
+# apt for ARCH alone, on lists of its own (-a): apt-get's options.
+arch_apt() {
+	aa=$cache/.apt-$arch
+	echo "-o APT::Architecture=$arch -o APT::Architectures::=$arch" \
+	    "-o Dir::State::Lists=$aa/lists -o Dir::State::status=$aa/status" \
+	    "-o Dir::Cache=$aa/cache -o APT::Sandbox::User=root"
+}
+
+# arch_list NAME DIR: DIR/.list, NAME's list without what ARCH's archive
+# lacks; the lists are read once (removing CACHE/.apt-ARCH reads them anew).
+arch_list() {
+	aa=$cache/.apt-$arch
+	if [ ! -f "$aa/updated" ]; then
+		mkdir -p "$aa/lists/partial" "$aa/cache/archives/partial"
+		: > "$aa/status"
+		# shellcheck disable=SC2046 # apt's options, one word each
+		apt-get -q $(arch_apt) update > "$aa/update.log" 2>&1 ||
+		    { echo "fetch: apt-get update for $arch failed: $(tail -n 1 "$aa/update.log")" >&2; return 1; }
+		: > "$aa/updated"
+	fi
+	# shellcheck disable=SC2046 # apt's options, one word each
+	apt-cache $(arch_apt) pkgnames | LC_ALL=C sort > "$2/.names"
+	# The lists are the host's: its GNU triplet in a name
+	# (binutils-x86-64-linux-gnu) is ARCH's there.
+	al_from=$(dpkg-architecture -qDEB_HOST_GNU_TYPE 2> /dev/null | tr _ -)
+	al_to=$(dpkg-architecture -a "$arch" -qDEB_HOST_GNU_TYPE 2> /dev/null | tr _ -)
+	: > "$2/.list"
+	while read -r pkg; do
+		case $pkg in '' | '#'*) continue ;; esac
+		case $pkg in *-"$al_from") pkg=${pkg%"$al_from"}$al_to ;; esac
+		if LC_ALL=C look "$pkg" "$2/.names" | grep -qx "$pkg"; then
+			echo "$pkg" >> "$2/.list"
+		else
+			echo "fetch: $1: $pkg has no $arch package: left out"
+		fi
+	done < "$top/bench/workloads/$1.list"
+	# And what ARCH's packages depend on that the host's do not
+	# (libhwasan0 for arm64's libgcc-12-dev): apt's closure of the list.
+	# shellcheck disable=SC2046 # apt's options and the names, one word each
+	apt-get -q $(arch_apt) -o APT::Install-Recommends=false --simulate \
+	    install $(cat "$2/.list") > "$2/.closure" 2>&1 ||
+	    { echo "fetch: $1: apt cannot install the list for $arch: $(grep '^E:' "$2/.closure" | head -n 1)" >&2; return 1; }
+	sed -n 's/^Inst \([^ :]*\).*/\1/p' "$2/.closure" | while read -r pkg; do
+		grep -qx "$pkg" "$2/.list" && continue
+		echo "fetch: $1: $pkg added: the $arch packages depend on it"
+		echo "$pkg" >> "$2/.list"
+	done
+}
+
 # fetch_list NAME DIR: the packages of the list, each kept once it is there,
 # so that a workload stays the same package versions from run to run until
 # its directory is removed.
@@ -41,13 +109,15 @@ fetch_list() {
 		case $pkg in '' | '#'*) continue ;; esac
 		set -- "$fl_dir/${pkg}"_*.deb
 		[ -e "$1" ] || missing="$missing $pkg"
-	done < "$top/bench/workloads/$fl_name.list"
+	done < "$(list_of "$fl_name" "$fl_dir")"
 	[ -n "$missing" ] || return 0
 	echo "fetch: $fl_name: downloading$missing"
 	tmp=$(mktemp -d "$fl_dir/.download.XXXXXX")
 	# The sandbox user could not write into a root-only temporary directory.
-	# shellcheck disable=SC2086 # one word per package
-	(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root $missing) > /dev/null
+	dl_opts="-o APT::Sandbox::User=root"
+	[ -z "$arch" ] || dl_opts=$(arch_apt)
+	# shellcheck disable=SC2086 # one word per package or option
+	(cd "$tmp" && apt-get download -q $dl_opts $missing) > /dev/null
 	mv "$tmp"/*.deb "$fl_dir/"
 	rm -rf "$tmp"
 	tmp=""
@@ -64,7 +134,7 @@ list_files() {
 			return 1
 		fi
 		basename "$1"
-	done < "$top/bench/workloads/$lf_name.list"
+	done < "$(list_of "$lf_name" "$lf_dir")"
 }
 
 # synth_desc NAME: the mkdeb description of a synthetic workload.
@@ -198,7 +268,7 @@ nopreinst() {
 }
 
 for w in "$@"; do
-	dir=$cache/$w
+	dir=$cache/$w${arch:+-$arch}
 	mkdir -p "$dir"
 	case $w in
 	synth-[1-9]*k | synth-[1-9]*g)
@@ -213,12 +283,15 @@ for w in "$@"; do
 			echo "fetch: no workload $w (no $top/bench/workloads/$w.list)" >&2
 			exit 2
 		fi
+		[ -z "$arch" ] || arch_list "$w" "$dir"
 		fetch_list "$w" "$dir"
 		files=$(list_files "$w" "$dir")
 		# shellcheck disable=SC2086 # file names have no blanks
 		manifest "$dir" $files
 		;;
 	esac
-	nopreinst "$dir"
+	# The nopreinst copies are for dpkg on the host: not for another
+	# architecture.
+	[ -n "$arch" ] || nopreinst "$dir"
 	echo "fetch: $w: $(wc -l < "$dir/SHA256SUMS") packages in $dir"
 done

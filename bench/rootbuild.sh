@@ -7,6 +7,7 @@
 # loop-mounted filesystem, the tools alternating.
 # usage: bench/rootbuild.sh [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
 #                           [-b DEBUNPACK] [-t TMPDIR] [-o OUTFILE]
+#                           [-w minbase|buildd] [-a ARCH]
 #        bench/rootbuild.sh --compare [rootdiff.sh options]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,7 +17,7 @@ if [ "${1:-}" = --compare ]; then
 fi
 . "$top/bench/rootlib.sh"
 runs=3 filesystems="ext4 xfs btrfs" bin="" cache=/var/cache/debunpack-bench
-workload=minbase
+workload=minbase arch=""
 tmpdir=/var/tmp outfile="" args=$*
 all_methods="debunpack-durable mmdebstrap-durable debunpack-unsafe mmdebstrap-unsafe
     bootstrap-durable mmdebstrap-eatmydata bootstrap-store"
@@ -25,6 +26,7 @@ usage() {
 	cat >&2 <<EOF
 usage: $0 [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
           [-b DEBUNPACK] [-t TMPDIR] [-o OUTFILE] [-w minbase|buildd]
+          [-a ARCH]
        $0 --compare [bench/rootdiff.sh options]
   -r  runs of each method (default 3); the order of the tools is
       reversed every other run
@@ -39,10 +41,14 @@ usage: $0 [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
   -o  results file (default bench/results/rootbuild-DATE.txt)
   -w  the root: minbase (default) or buildd, each the variant of that name
       built from the packages of bench/workloads/WORKLOAD.list
+  -a  a root of architecture ARCH (another than the host's: arm64, i386...):
+      the list's ARCH packages (bench/fetch.sh -a, CACHE/WORKLOAD-ARCH),
+      --architectures=ARCH for mmdebstrap and debunpack-bootstrap, the
+      maintainer scripts under qemu-user (binfmt_misc)
 EOF
 	exit 2
 }
-while getopts r:f:m:c:b:t:o:w: o; do
+while getopts r:f:m:c:b:t:o:w:a: o; do
 	case $o in
 	r) runs=$OPTARG ;;
 	f) filesystems=$(echo "$OPTARG" | tr ',' ' ') ;;
@@ -52,6 +58,7 @@ while getopts r:f:m:c:b:t:o:w: o; do
 	t) tmpdir=$OPTARG ;;
 	o) outfile=$OPTARG ;;
 	w) workload=$OPTARG ;;
+	a) arch=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -59,8 +66,8 @@ shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
 case $workload in minbase | buildd) ;; *) usage ;; esac
-RB_VARIANT=$workload
-export RB_VARIANT
+RB_VARIANT=$workload RB_ARCH=$arch
+export RB_VARIANT RB_ARCH
 for m in $methods; do
 	case " $all_methods " in *" $m "*) ;; *) echo "$0: unknown method $m" >&2; usage ;; esac
 done
@@ -101,8 +108,8 @@ if ! rb_can_debunpack "$work/debunpack"; then
 fi
 [ -n "$methods" ] || { echo "$0: no method to run" >&2; exit 1; }
 
-sh "$top/bench/fetch.sh" -c "$cache" "$workload"
-dir=$cache/$workload
+sh "$top/bench/fetch.sh" -c "$cache" ${arch:+-a "$arch"} "$workload"
+dir=$cache/$workload${arch:+-$arch}
 # mmdebstrap's eatmydata hook takes eatmydata from the mirror: it is
 # there for every method, and none of the variants selects it.
 extra=""
@@ -119,7 +126,7 @@ rb_want "$dir" > "$work/want"
 npkgs=$(wc -l < "$work/want")
 
 csv=$work/runs.csv
-echo "fs,method,run,wall_s,sync_s,step1_s,step1_flushes,flushes,flushes_umount,written_mib,exit,pkgs_ok,paths" > "$csv"
+echo "fs,method,run,wall_s,sync_s,step1_s,step1_flushes,flushes,flushes_umount,written_mib,exit,pkgs_ok,paths,configure_s" > "$csv"
 mkdir "$work/logs"
 failed=0
 r=1
@@ -158,6 +165,7 @@ while [ $r -le "$runs" ]; do
 			syncs=$(awk '/^sync_s/ { printf "%.3f", $2 }' "$work/sync")
 			step1=$(awk '/^step1/ { printf "%.3f,%d", $2, $3 }' "$work/sync")
 			[ -n "$step1" ] || step1=,
+			conf=$(awk '/^configure_s/ { printf "%.3f", $2 }' "$work/sync")
 			rb_installed "$root" > "$work/have"
 			if cmp -s "$work/want" "$work/have"; then ok=yes; else ok=no; fi
 			paths=$(find "$root" -xdev -mindepth 1 | wc -l)
@@ -173,9 +181,9 @@ while [ $r -le "$runs" ]; do
 			$(rb_stat)
 			EOF
 			rb_fs_down "$work/img" "$mnt"
-			echo "$fs,$m,$r,$wall,$syncs,$step1,$((f1 - f0)),$((f2 - f0)),$(((w1 - w0) / 2048)),$rc,$ok,$paths" >> "$csv"
-			printf '%-5s run %d %-19s %8.3f s (sync %6s, step1 %13s) %6d flushes %6d with umount %5d MiB  exit %d  %d/%d pkgs %s  %d paths\n' \
-			    "$fs" "$r" "$m" "$wall" "${syncs:--}" "$(echo "$step1" | tr , / | sed "s|^/$|-|")" $((f1 - f0)) $((f2 - f0)) $(((w1 - w0) / 2048)) \
+			echo "$fs,$m,$r,$wall,$syncs,$step1,$((f1 - f0)),$((f2 - f0)),$(((w1 - w0) / 2048)),$rc,$ok,$paths,$conf" >> "$csv"
+			printf '%-5s run %d %-19s %8.3f s (sync %6s, step1 %13s, configure %6s) %6d flushes %6d with umount %5d MiB  exit %d  %d/%d pkgs %s  %d paths\n' \
+			    "$fs" "$r" "$m" "$wall" "${syncs:--}" "$(echo "$step1" | tr , / | sed "s|^/$|-|")" "${conf:--}" $((f1 - f0)) $((f2 - f0)) $(((w1 - w0) / 2048)) \
 			    "$rc" "$(wc -l < "$work/have")" "$npkgs" "$ok" "$paths"
 			if [ "$rc" != 0 ] || [ $ok != yes ]; then
 				echo "rootbuild: $m on $fs failed (exit $rc, packages $ok); last lines:" >&2
@@ -251,7 +259,7 @@ methods_table() {
 
 mkdir -p "$(dirname "$outfile")"
 {
-	echo "rootbuild: build a working $workload root ($npkgs local .debs) with debunpack and mmdebstrap"
+	echo "rootbuild: build a working $workload${arch:+ $arch} root ($npkgs local .debs) with debunpack and mmdebstrap"
 	echo
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "command: $0 $args"
@@ -284,7 +292,10 @@ mkdir -p "$(dirname "$outfile")"
 	echo "the $npkgs package versions of the cache, all 'ii' (pkgs_ok)."
 	echo
 	echo "wall_s: the whole command including the final sync -f (sync_s: that sync alone;"
-	echo "step1_s, step1_flushes: the debunpack command alone, before dpkg --configure)."
+	echo "step1_s, step1_flushes: the debunpack command alone, before dpkg --configure;"
+	echo "for bootstrap-durable its unpack with the preinsts, by its -v log, whose flushes"
+	echo "are not counted apart: 0. configure_s: bootstrap-durable's dpkg --configure -a)."
+	[ -z "$arch" ] || echo "architecture: $arch (host $(dpkg --print-architecture)); qemu: $(dpkg-query -W -f '${Version}' qemu-user-static 2>/dev/null)"
 	echo "flushes: field 16 of /sys/block/loopN/stat (flush requests completed) from just"
 	echo "before the command to just after it; 'incl. umount' counts to after the unmount,"
 	echo "which also writes what the unsafe methods left dirty."

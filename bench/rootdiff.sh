@@ -9,7 +9,7 @@
 # extras, debunpack's own records, or real.
 # usage: bench/rootdiff.sh [-f FS] [-c CACHE] [-b DEBUNPACK] [-t TMPDIR]
 #                          [-o OUTFILE] [-k] [-s debunpack|bootstrap]
-#                          [-w minbase|buildd]
+#                          [-w minbase|buildd] [-a ARCH]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/rootlib.sh"
@@ -18,7 +18,7 @@ side=debunpack
 usage() {
 	cat >&2 <<EOF
 usage: $0 [-f FS] [-c CACHE] [-b DEBUNPACK] [-t TMPDIR] [-o OUTFILE] [-k]
-          [-s debunpack|bootstrap] [-w minbase|buildd]
+          [-s debunpack|bootstrap] [-w minbase|buildd] [-a ARCH]
   -f  filesystem of the image both roots are built on (default ext4)
   -c  package cache (default /var/cache/debunpack-bench; CACHE/WORKLOAD)
   -b  debunpack binary (default build/debunpack)
@@ -29,11 +29,12 @@ usage: $0 [-f FS] [-c CACHE] [-b DEBUNPACK] [-t TMPDIR] [-o OUTFILE] [-k]
       debunpack-bootstrap --variant=WORKLOAD (bootstrap), beside the build
   -w  the root: minbase (default) or buildd, the variant of that name from
       the packages of bench/workloads/WORKLOAD.list
+  -a  roots of architecture ARCH, as bench/rootbuild.sh -a builds them
 EOF
 	exit 2
 }
-workload=minbase
-while getopts f:c:b:t:o:ks:w: o; do
+workload=minbase arch=""
+while getopts f:c:b:t:o:ks:w:a: o; do
 	case $o in
 	f) fs=$OPTARG ;;
 	c) cache=$OPTARG ;;
@@ -43,6 +44,7 @@ while getopts f:c:b:t:o:ks:w: o; do
 	k) keep=1 ;;
 	s) side=$OPTARG ;;
 	w) workload=$OPTARG ;;
+	a) arch=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -50,8 +52,8 @@ shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $side in debunpack | bootstrap) ;; *) usage ;; esac
 case $workload in minbase | buildd) ;; *) usage ;; esac
-RB_VARIANT=$workload
-export RB_VARIANT
+RB_VARIANT=$workload RB_ARCH=$arch
+export RB_VARIANT RB_ARCH
 [ "$(id -u)" = 0 ] || { echo "$0: needs root" >&2; exit 1; }
 rb_need
 [ -n "$bin" ] || bin=$top/build/debunpack
@@ -76,8 +78,8 @@ cp "$bin" "$work/debunpack"
 RB_BOOTSTRAP=$(dirname "$bin")/debunpack-bootstrap
 RB_NOSYNC=$(dirname "$bin")/debunpack-nosync
 export RB_BOOTSTRAP RB_NOSYNC
-sh "$top/bench/fetch.sh" -c "$cache" "$workload" > /dev/null
-dir=$cache/$workload
+sh "$top/bench/fetch.sh" -c "$cache" ${arch:+-a "$arch"} "$workload" > /dev/null
+dir=$cache/$workload${arch:+-$arch}
 rb_mirror "$dir" "$work/mirror"
 rb_want "$dir" > "$work/want"
 rb_fs_up "$fs" "$work/img" "$mnt"
@@ -172,7 +174,7 @@ text_diff() {
 }
 
 report() {
-	echo "rootdiff: the $workload root of debunpack against mmdebstrap's, same $(wc -l < "$work/want") .debs, both durable, on $fs"
+	echo "rootdiff: the $workload${arch:+ $arch} root of debunpack against mmdebstrap's, same $(wc -l < "$work/want") .debs, both durable, on $fs"
 	echo
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "checkout: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"

@@ -17,7 +17,8 @@ rb_need() {
 	need=""
 	for t in mmdebstrap:mmdebstrap dpkg-scanpackages:dpkg-dev \
 	    mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs mkfs.ext4:e2fsprogs \
-	    losetup:mount unshare:util-linux eatmydata:eatmydata; do
+	    losetup:mount unshare:util-linux eatmydata:eatmydata \
+	    ${RB_ARCH:+arch-test:arch-test}; do
 		command -v "${t%%:*}" > /dev/null || need="$need ${t#*:}"
 	done
 	[ -n "$need" ] || return 0
@@ -167,44 +168,65 @@ rb_stat() {
 # (rb_step1).
 # mmdebstrap runs in a network namespace of its own (unshare -n): it cannot
 # download anything, whatever its apt configuration says.
+# With RB_ARCH set, the root is of that architecture: mmdebstrap and
+# debunpack-bootstrap get --architectures=RB_ARCH, debunpack
+# --architecture=RB_ARCH and the root's var/lib/dpkg/arch; the bootstrap's
+# unpack (with its preinsts) is its step1, from its -v log.
 rb_build() {
 	rb_m=$1 rb_root=$2 rb_dir=$3 rb_mirror=$4 rb_bin=$5
 	set --
 	for f in $(rb_debs "$rb_dir"); do
 		set -- "$@" "$f"
 	done
+	rb_mm="" rb_da=""
+	if [ -n "${RB_ARCH:-}" ]; then
+		rb_mm=--architectures=$RB_ARCH rb_da=--architecture=$RB_ARCH
+		case $rb_m in
+		debunpack-*)
+			mkdir -p "$rb_root/var/lib/dpkg"
+			echo "$RB_ARCH" > "$rb_root/var/lib/dpkg/arch" ;;
+		esac
+	fi
 	p0=$(date +%s.%N)
 	pf0=$(rb_stat)
 	case $rb_m in
 	debunpack-durable)
-		"$rb_bin" --root "$rb_root" --dpkg-db --run-preinst "$@" &&
+		"$rb_bin" --root "$rb_root" $rb_da --dpkg-db --run-preinst "$@" &&
 		    rb_step1 "$p0" "$pf0" &&
 		    chroot "$rb_root" dpkg --refuse-unsafe-io --configure -a ;;
 	debunpack-unsafe)
-		"$rb_bin" --root "$rb_root" --sync-mode none --dpkg-db --run-preinst "$@" &&
+		"$rb_bin" --root "$rb_root" $rb_da --sync-mode none --dpkg-db --run-preinst "$@" &&
 		    rb_step1 "$p0" "$pf0" &&
 		    chroot "$rb_root" dpkg --force-unsafe-io --configure -a ;;
 	mmdebstrap-durable)
-		unshare -n mmdebstrap --mode=root --variant="${RB_VARIANT:-minbase}" --format=directory \
+		unshare -n mmdebstrap --mode=root --variant="${RB_VARIANT:-minbase}" $rb_mm --format=directory \
 		    --hook-dir="$MMHOOKS/merged-usr" --hook-dir="$MMHOOKS/file-mirror-automount" \
 		    '' "$rb_root" "deb [trusted=yes] file:$rb_mirror ./" ;;
 	mmdebstrap-unsafe)
-		unshare -n mmdebstrap --mode=root --variant="${RB_VARIANT:-minbase}" --format=directory \
+		unshare -n mmdebstrap --mode=root --variant="${RB_VARIANT:-minbase}" $rb_mm --format=directory \
 		    --hook-dir="$MMHOOKS/merged-usr" --hook-dir="$MMHOOKS/file-mirror-automount" \
 		    --dpkgopt=force-unsafe-io \
 		    '' "$rb_root" "deb [trusted=yes] file:$rb_mirror ./" ;;
 	mmdebstrap-eatmydata)
-		unshare -n mmdebstrap --mode=root --variant="${RB_VARIANT:-minbase}" --format=directory \
+		unshare -n mmdebstrap --mode=root --variant="${RB_VARIANT:-minbase}" $rb_mm --format=directory \
 		    --hook-dir="$MMHOOKS/merged-usr" --hook-dir="$MMHOOKS/file-mirror-automount" \
 		    --hook-dir="$MMHOOKS/eatmydata" \
 		    '' "$rb_root" "deb [trusted=yes] file:$rb_mirror ./" ;;
 	bootstrap-durable)
-		DEBUNPACK=$rb_bin DEBUNPACK_NOSYNC=$RB_NOSYNC unshare -n "$RB_BOOTSTRAP" -q \
-		    --variant="${RB_VARIANT:-minbase}" '' "$rb_root" \
-		    "deb [trusted=yes] file:$rb_mirror ./" ;;
+		rb_bslog=${TMPDIR:-/tmp}/rootbuild-bootstrap.$$.log
+		DEBUNPACK=$rb_bin DEBUNPACK_NOSYNC=$RB_NOSYNC unshare -n "$RB_BOOTSTRAP" -v \
+		    --variant="${RB_VARIANT:-minbase}" $rb_mm '' "$rb_root" \
+		    "deb [trusted=yes] file:$rb_mirror ./" > "$rb_bslog" 2>&1 ||
+		    { tail -n 20 "$rb_bslog"; rm -f "$rb_bslog"; false; } || return
+		# Its phases: the unpack (step1, no flush of its own: the one
+		# barrier is at the end) and the configuration, on fd 3.
+		sed -n 's/^debunpack-bootstrap: unpacked in \([0-9.]*\) s$/step1 \1 0/p;
+		    s/^debunpack-bootstrap: configured in \([0-9.]*\) s$/configure_s \1/p' \
+		    "$rb_bslog" >&3
+		rm -f "$rb_bslog" ;;
 	bootstrap-store)
 		DEBUNPACK=$rb_bin DEBUNPACK_NOSYNC=$RB_NOSYNC unshare -n "$RB_BOOTSTRAP" -q \
-		    --variant="${RB_VARIANT:-minbase}" --store="$RB_STORE" '' "$rb_root" \
+		    --variant="${RB_VARIANT:-minbase}" $rb_mm --store="$RB_STORE" '' "$rb_root" \
 		    "deb [trusted=yes] file:$rb_mirror ./" ;;
 	*) echo "rootbuild: unknown method $rb_m" >&2; return 2 ;;
 	esac || return

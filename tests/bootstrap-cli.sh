@@ -60,8 +60,10 @@ refused squashfs 2 "mmdebstrap's --format=squashfs is not supported (directory, 
     --format=squashfs bookworm r
 refused sqfsname 2 "'r.sqfs': mmdebstrap's squashfs and ext2 images are not made here" bookworm r.sqfs
 refused ext2name 2 "'r.ext2': mmdebstrap's squashfs and ext2 images are not made here" bookworm r.ext2
-refused foreign 2 "--architectures=foreign0: only the native architecture ($arch) is built" \
-    --architectures="$arch,foreign0" bookworm r
+refused foreign 2 "--architectures=foreign0: no qemu-user emulator is known for it" \
+    --architectures="foreign0,$arch" bookworm r
+refused archname 2 "--architectures=Arm_64: not an architecture name" \
+    --architectures="$arch,Arm_64" bookworm r
 refused nomirror 2 "no SUITE and no MIRROR" "" r
 refused emptymirrors 2 "no sources: every MIRROR is empty" bookworm r ""
 refused stdoutdir 2 "'-' is a tarball on standard output: --format=tar" --format=dir bookworm -

@@ -33,14 +33,15 @@ fi
 # unpacks dpkg's source for make check-dpkg-suite), GNU time for peak memory
 # (tests/xzblocks.sh), apt-utils for the test mirrors and uidmap for the
 # rootless builds of debunpack-bootstrap (tests/bootstrap*.sh), with
-# libarchive-tools for the device nodes of their tarballs, mmdebstrap
-# for its hook directory (tests/bootstrap-mmdebstrap.sh), and
-# qemu-user-static with binfmt-support to run an arm64 root's scripts
-# (tests/foreign.sh).
+# libarchive-tools for the device nodes of their tarballs, and mmdebstrap
+# for its hook directory (tests/bootstrap-mmdebstrap.sh); qemu-user-static
+# and binfmt-support run the maintainer scripts of a foreign root
+# (tests/foreign.sh, tests/bootstrap-foreign.sh), arch-test lets mmdebstrap build one beside
+# it (bench/rootbuild.sh -a).
 deps="$(build_deps) dpkg e2fsprogs xfsprogs btrfs-progs mount util-linux
 valgrind python3 apt xz-utils zstd strace libfuse3-dev fuse3 bindfs clang
 libclang-rt-14-dev debhelper dpkg-dev fakeroot time apt-utils uidmap
-libarchive-tools mmdebstrap qemu-user-static binfmt-support"
+libarchive-tools mmdebstrap qemu-user-static binfmt-support arch-test"
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	missing=""
@@ -54,17 +55,16 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		    --no-install-recommends $missing > /dev/null
 	fi
-	# qemu-user-static registers its binfmt_misc entries where the
-	# machine runs systemd or binfmt-support's service; a container
-	# may have neither running: mount the filesystem, enable them.
-	if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
-		mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc \
-		    2> /dev/null || true
-	fi
-	if [ -e /proc/sys/fs/binfmt_misc/status ] &&
-	    [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] &&
-	    command -v update-binfmts > /dev/null; then
-		update-binfmts --enable qemu-aarch64 > /dev/null 2>&1 || true
+	# A fresh machine (a container, a CI VM without systemd's automount)
+	# may have binfmt_misc unmounted, and binfmt-support's postinst then
+	# registers nothing: mount it and register the one emulator the
+	# foreign root's test needs, leaving every other format as it is.
+	bf=/proc/sys/fs/binfmt_misc
+	[ -e "$bf/status" ] || mount -t binfmt_misc binfmt_misc "$bf" 2> /dev/null || :
+	case $(dpkg --print-architecture) in arm64) q=x86_64 ;; *) q=aarch64 ;; esac
+	if [ -e "$bf/status" ] && [ ! -e "$bf/qemu-$q" ]; then
+		update-binfmts --enable "qemu-$q" > /dev/null 2>&1 ||
+		    echo "setup: cannot register qemu-$q in binfmt_misc: tests/bootstrap-foreign.sh will skip" >&2
 	fi
 elif ! pkg-config --exists libarchive check 2>/dev/null; then
 	echo "setup: not root: install the build dependencies first:" >&2

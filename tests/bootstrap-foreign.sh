@@ -1,0 +1,163 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# debunpack-bootstrap --architectures=arm64,armhf on an amd64 host (amd64
+# on an arm64 one): the minbase root of the first architecture, from a
+# flat mirror of that architecture's real packages, unpacked natively,
+# its preinsts and dpkg --configure -a under qemu-user through
+# binfmt_misc: every package configured, the root's dpkg (run under
+# emulation) says its architecture is arm64 and armhf its foreign one,
+# dpkg --verify is clean, the root runs programs.  Before anything is
+# written, a bad architecture name, binfmt_misc unmounted, no emulator
+# registered, or one without the F flag is refused in one line.  With
+# FOREIGN_FULL=1 (make check-foreign, some minutes): the same root as a
+# tarball twice, bit for bit the same with SOURCE_DATE_EPOCH, and built
+# with --mode=unshare.  SKIP when not root, or binfmt_misc or the
+# emulator is missing (saying which).
+. "${srcdir:-.}/tests/lib.sh"
+
+is_root || skip "not root: the root mode chroots and owns the root's files"
+for c in apt-get apt-cache apt-ftparchive dpkg-scanpackages dpkg dpkg-architecture \
+    chroot look; do
+	command -v "$c" > /dev/null || skip "$c missing"
+done
+[ -f "${srcdir:-.}/bench/fetch.sh" ] || skip "no bench/fetch.sh in this tree"
+[ -x "${BOOTSTRAP:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] ||
+    skip "debunpack-bootstrap not built"
+export DEBUNPACK DEBUNPACK_NOSYNC
+TMPDIR=$T
+export TMPDIR
+"$DEBUNPACK_NOSYNC" true 2> "$T/nosync.err" ||
+    skip "no seccomp filter here: $(cat "$T/nosync.err")"
+
+host=$(dpkg --print-architecture)
+case $host in
+arm64) fa=amd64 q=x86_64 second=i386 elf=3e00 ;;
+*) fa=arm64 q=aarch64 second=armhf elf=b700 ;;
+esac
+bf=/proc/sys/fs/binfmt_misc
+[ -e "$bf/status" ] ||
+    skip "binfmt_misc is not mounted on $bf (mount -t binfmt_misc binfmt_misc $bf)"
+[ -e "$bf/qemu-$q" ] ||
+    skip "no qemu-$q in $bf (qemu-user-static and binfmt-support)"
+[ "$(head -n 1 "$bf/qemu-$q")" = enabled ] || skip "$bf/qemu-$q is disabled"
+sed -n 's/^flags: //p' "$bf/qemu-$q" | grep -q F ||
+    skip "$bf/qemu-$q has no F flag"
+
+# bs NAME ARG...: debunpack-bootstrap ARG..., its output in $T/NAME.log.
+bs() {
+	bs_name=$1
+	shift
+	bs_rc=0
+	"$BOOTSTRAP" "$@" > "$T/$bs_name.log" 2>&1 < /dev/null || bs_rc=$?
+	return $bs_rc
+}
+
+# refused NAME RC WORDS TARGET: the run NAME exited RC with one line
+# holding WORDS, and TARGET was not made.
+refused() {
+	[ "$bs_rc" = "$2" ] || fail "$1: exit $bs_rc, not $2: $(cat "$T/$1.log")"
+	[ "$(wc -l < "$T/$1.log")" -le 2 ] || fail "$1: more than one line: $(cat "$T/$1.log")"
+	grep -q -- "$3" "$T/$1.log" || fail "$1: no '$3' in: $(cat "$T/$1.log")"
+	[ ! -e "$4" ] || fail "$1: $4 was made"
+}
+
+# The refusals first: they need no packages.
+src="deb [trusted=yes] file:$T/none ./"
+bs badname --architectures="$fa,Arm_64" --variant=minbase "" "$T/r0" "$src" || :
+refused badname 2 "not an architecture name" "$T/r0"
+mkdir "$T/nobf"
+DEBUNPACK_BOOTSTRAP_BINFMT=$T/nobf bs nomount --architectures="$fa" \
+    --variant=minbase "" "$T/r0" "$src" || :
+refused nomount 1 "binfmt_misc is not mounted" "$T/r0"
+echo enabled > "$T/nobf/status"
+DEBUNPACK_BOOTSTRAP_BINFMT=$T/nobf bs noqemu --architectures="$fa" \
+    --variant=minbase "" "$T/r0" "$src" || :
+refused noqemu 1 "cannot run $fa programs: no qemu-$q" "$T/r0"
+sed 's/^flags: .*/flags: P/' "$bf/qemu-$q" > "$T/nobf/qemu-$q"
+DEBUNPACK_BOOTSTRAP_BINFMT=$T/nobf bs noF --architectures="$fa" \
+    --variant=minbase "" "$T/r0" "$src" || :
+refused noF 1 "lacks the F flag" "$T/r0"
+echo "ok a bad name, no binfmt_misc, no emulator, no F flag: refused, nothing made"
+
+# The packages: bench/workloads/minbase.list's, of architecture $fa,
+# kept from run to run in $FOREIGN_CACHE/minbase-$fa.
+fcache=${FOREIGN_CACHE:-/var/cache/debunpack-tests}
+timed fetch sh "${srcdir:-.}/bench/fetch.sh" -c "$fcache" -a "$fa" minbase ||
+    skip "cannot download the $fa minbase packages (archive not reachable?): $(tail -n 1 "$T/fetch.log")"
+dir=$fcache/minbase-$fa
+debs=$(awk -v d="$dir" '{ print d "/" $2 }' "$dir/SHA256SUMS")
+pkgs=$(grep -v '^#' "$dir/.list")
+n=$(printf '%s\n' $pkgs | wc -l)
+mirror=$T/mirror
+minbase_mirror "$mirror"
+src="deb [trusted=yes] file:$mirror ./"
+
+# finished ROOT: the minbase set of $fa, configured; its dpkg (run under
+# emulation) says its architectures; verified; no marker.
+finished() {
+	[ ! -e "$1/.debunpack-bootstrap-unfinished" ] || fail "$1: still marked unfinished"
+	every_ii "$1"
+	[ "$(chroot "$1" dpkg --print-architecture)" = "$fa" ] ||
+	    fail "dpkg --print-architecture in the root: $(chroot "$1" dpkg --print-architecture 2>&1)"
+	[ "$(chroot "$1" dpkg --print-foreign-architectures)" = "$second" ] ||
+	    fail "dpkg --print-foreign-architectures: $(chroot "$1" dpkg --print-foreign-architectures 2>&1)"
+	printf '%s\n' "$fa" "$second" | cmp -s - "$1/var/lib/dpkg/arch" ||
+	    fail "var/lib/dpkg/arch: $(cat "$1/var/lib/dpkg/arch")"
+	# The root's programs are $fa's (ELF e_machine), and run.
+	[ "$(od -An -tx1 -j18 -N2 "$1/usr/bin/dpkg" | tr -d ' ')" = "$elf" ] ||
+	    fail "$1/usr/bin/dpkg is not a $fa program"
+	chroot "$1" /bin/true || fail "chroot $1 /bin/true"
+	LC_ALL=C dpkg --root "$1" --verify > "$T/verify" 2>&1 ||
+	    fail "dpkg --root --verify: $(head "$T/verify")"
+	[ ! -s "$T/verify" ] || fail "dpkg --root --verify: $(head "$T/verify")"
+	LC_ALL=C chroot "$1" dpkg --audit > "$T/audit" 2>&1 && [ ! -s "$T/audit" ] ||
+	    fail "dpkg --audit: $(cat "$T/audit")"
+}
+
+bs minbase -v --architectures="$fa,$second" --variant=minbase "" "$T/root" "$src" ||
+    fail "minbase: exit $bs_rc: $(tail -n 5 "$T/minbase.log")"
+finished "$T/root"
+grep -q "unpacking $n packages (the preinsts under qemu-$q)" "$T/minbase.log" ||
+    fail "no word of the emulated preinsts: $(grep unpacking "$T/minbase.log")"
+sed -n 's/^debunpack-bootstrap: \(unpacked\|configured\) in/&/p' "$T/minbase.log"
+echo "ok $fa minbase into a directory, its preinsts and configuration emulated"
+
+[ "${FOREIGN_FULL:-}" = 1 ] || exit 0
+
+# The same root as a tarball, twice: the same bytes.
+SOURCE_DATE_EPOCH=1700000000
+export SOURCE_DATE_EPOCH
+for i in 1 2; do
+	bs tar$i -q --architectures="$fa,$second" --variant=minbase "" "$T/root$i.tar" "$src" ||
+	    fail "tarball $i: $(tail -n 5 "$T/tar$i.log")"
+done
+cmp -s "$T/root1.tar" "$T/root2.tar" || fail "two tarballs differ"
+echo "ok $fa minbase as a tarball, twice the same bytes"
+
+# --mode=unshare: as an ordinary user with subordinate ids (the user of
+# tests/bootstrap-unshare.sh), the emulator found through the F flag
+# inside the user namespace too.
+user=dbp-unshare
+command -v newuidmap > /dev/null && unshare --help 2>&1 | grep -q -- --map-auto ||
+    skip "no newuidmap or unshare --map-auto for --mode=unshare"
+if ! id "$user" > /dev/null 2>&1; then
+	useradd --system --no-create-home --shell /usr/sbin/nologin "$user" ||
+	    fail "useradd $user"
+fi
+for f in /etc/subuid /etc/subgid; do
+	grep -q "^$user:" "$f" 2> /dev/null || echo "$user:3000000:65536" >> "$f"
+done
+chmod 755 "$T"
+mkdir "$T/u"
+cp -R "$mirror" "$T/u/mirror"
+chown -R "$user" "$T/u"
+setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups env HOME=/nonexistent \
+    TMPDIR="$T/u" "$BOOTSTRAP" -q --mode=unshare --architectures="$fa,$second" \
+    --variant=minbase "" "$T/u/root.tar" "deb [trusted=yes] file:$T/u/mirror ./" \
+    > "$T/unshare.log" 2>&1 < /dev/null || fail "unshare: $(tail -n 5 "$T/unshare.log")"
+# The same files as root's tarball, but for the device nodes a user
+# namespace cannot make (bsdtar adds them): the lists of names agree.
+tar -tf "$T/root1.tar" | sort > "$T/names1"
+tar -tf "$T/u/root.tar" | sort > "$T/namesu"
+diff -u "$T/names1" "$T/namesu" > "$T/names.diff" || fail "unshare's tarball: $(head -n 20 "$T/names.diff")"
+echo "ok $fa minbase with --mode=unshare"
