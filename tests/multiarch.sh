@@ -97,7 +97,7 @@ step() {
 	steps=$((steps + 1))
 	! grep -q "handed to" "$T/ours.out" || handed=$((handed + 1))
 	[ $theirs = 0 ] || [ $ours != 0 ] ||
-	    fail "$name: ours succeeded, dpkg failed: $(cat "$T/dpkg.out")"
+	    fail "$name: ours succeeded, dpkg failed: $(cat "$T/dpkg.out"); ours said: $(cat "$T/ours.out")"
 	[ $theirs != 0 ] || [ $ours = 0 ] ||
 	    fail "$name: dpkg succeeded, ours failed: $(cat "$T/ours.out")"
 	compare "$name"
@@ -176,7 +176,16 @@ echo "ok one instance removed keeps the shared paths, both purged"
 fresh
 step "both in one call" -i "lib-$native-1" "lib-$foreign-1"
 step "both upgraded in one call" -i "lib-$foreign-2" "lib-$native-2"
-echo "ok a pair in one call"
+# A version not Multi-Arch: same cannot take the place of both.
+make_pkg -o lib-no -a "$native" -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
+    -d "test package" libpair 3 "dir ./ 0755" > /dev/null
+step "not co-installable with both instances" -i lib-no
+said "multiple instances" "package libpair:$native (3) with field 'Multi-Arch: no' is not co-installable with libpair which has multiple installed instances"
+refused "$T/ours" "debunpack put one package in the place of both instances" \
+    "lib-no.deb: package libpair:$native (3) with field 'Multi-Arch: no' is not co-installable with libpair which has multiple installed instances$" \
+    --dpkg-db "$T/lib-no.deb"
+[ "$(wc -l < "$T/err")" = 1 ] || fail "more than one line: $(cat "$T/err")"
+echo "ok a pair in one call; no single package in its place"
 
 # A shared file that differs is refused in dpkg's words, whether its
 # size tells it or only its content.

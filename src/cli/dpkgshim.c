@@ -286,20 +286,25 @@ shim_coinstall(const struct shim *s, const struct shimpkg *p,
     const struct dpkgstatus *before)
 {
 	const struct dpkgstatus_stanza *o;
-	size_t i, j, n;
+	size_t i, j, n, all;
 
 	for (i = 0; i < s->debs.n; i++) {
-		/* Its name's Multi-Arch: same instances of other architectures. */
-		for (j = n = 0; j < before->n; j++) {
+		/*
+		 * Its name's Multi-Arch: same instances of other
+		 * architectures, and its installed instances of any.
+		 */
+		for (j = n = all = 0; j < before->n; j++) {
 			o = &before->v[j];
-			if (o->name != NULL && strcmp(o->name, p[i].name) == 0 &&
-			    o->arch != NULL && strcmp(o->arch, p[i].arch) != 0 &&
-			    dpkgstatus_ma_same(o->ma) &&
-			    strcmp(dpkgstatus_state(o), "not-installed") != 0)
+			if (o->name == NULL || strcmp(o->name, p[i].name) != 0 ||
+			    strcmp(dpkgstatus_state(o), "not-installed") == 0)
+				continue;
+			all++;
+			if (o->arch != NULL && strcmp(o->arch, p[i].arch) != 0 &&
+			    dpkgstatus_ma_same(o->ma))
 				n++;
 		}
 		/* Beside one, or in place of several (dpkg refuses that). */
-		if (n > 1 || (n == 1 && dpkgstatus_ma_same(p[i].ma)))
+		if (all > 1 || (n == 1 && dpkgstatus_ma_same(p[i].ma)))
 			return true;
 		for (j = 0; j < s->debs.n; j++)
 			if (j != i && dpkgstatus_ma_same(p[i].ma) &&
