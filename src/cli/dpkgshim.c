@@ -278,8 +278,9 @@ shim_status(const struct shim *s, struct dpkgstatus *st)
  * architecture (installed, in BEFORE, or given in the same call):
  * dpkg keeps the instances' shared files refcounted and their versions
  * in step (deconfiguring the one left behind), which debunpack's
- * records, one per package name, do not hold.  The whole call is then
- * dpkg's.
+ * records, one per package name, do not hold.  Or a package where its
+ * name has several installed instances, of any arch, which dpkg refuses
+ * unless it is Multi-Arch: same.  The whole call is then dpkg's.
  */
 static bool
 shim_coinstall(const struct shim *s, const struct shimpkg *p,
