@@ -180,11 +180,29 @@ step "both upgraded in one call" -i "lib-$foreign-2" "lib-$native-2"
 make_pkg -o lib-no -a "$native" -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
     -d "test package" libpair 3 "dir ./ 0755" > /dev/null
 step "not co-installable with both instances" -i lib-no
+! grep -q "handed to" "$T/ours.out" || fail "handed on: $(cat "$T/ours.out")"
+diff -u "$T/dpkg.out" "$T/ours.out" || fail "not dpkg's words"
 said "multiple instances" "package libpair:$native (3) with field 'Multi-Arch: no' is not co-installable with libpair which has multiple installed instances"
 refused "$T/ours" "debunpack put one package in the place of both instances" \
     "lib-no.deb: package libpair:$native (3) with field 'Multi-Arch: no' is not co-installable with libpair which has multiple installed instances$" \
     --dpkg-db "$T/lib-no.deb"
 [ "$(wc -l < "$T/err")" = 1 ] || fail "more than one line: $(cat "$T/err")"
+# With --maintscripts --dpkg-messages, dpkg --unpack's words and status.
+snapshot "$T/ours" "$T/before"
+set +e
+dpkg_in "$T/dpkg" --status-fd 3 --unpack "$T/lib-no.deb" > "$T/dpkg.out" 2>&1 3> "$T/dpkg.sfd"
+theirs=$?
+"$DEBUNPACK" --root "$T/ours" --maintscripts --dpkg-messages \
+    --force-script-chrootless --status-fd 3 "$T/lib-no.deb" > "$T/ours.out" 2>&1 3> "$T/ours.sfd"
+ours=$?
+set -e
+[ $theirs = 1 ] && [ $ours = 1 ] || fail "--maintscripts: dpkg $theirs, ours $ours"
+diff -u "$T/dpkg.out" "$T/ours.out" || fail "--maintscripts: not dpkg's words"
+# debunpack's own progress lines aside.
+grep -v '^progress: ' "$T/ours.sfd" | diff -u "$T/dpkg.sfd" - ||
+    fail "--maintscripts: not dpkg's status lines"
+snapshot "$T/ours" "$T/after"
+diff -u "$T/before" "$T/after" || fail "--maintscripts: the root changed"
 echo "ok a pair in one call; no single package in its place"
 
 # A shared file that differs is refused in dpkg's words, whether its

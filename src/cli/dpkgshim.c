@@ -278,34 +278,32 @@ shim_status(const struct shim *s, struct dpkgstatus *st)
  * architecture (installed, in BEFORE, or given in the same call):
  * dpkg keeps the instances' shared files refcounted and their versions
  * in step (deconfiguring the one left behind), which debunpack's
- * records, one per package name, do not hold.  Or a package where its
- * name has several installed instances, of any arch, which dpkg refuses
- * unless it is Multi-Arch: same.  The whole call is then dpkg's.
+ * records, one per package name, do not hold.  The whole call is then
+ * dpkg's.  (One that is not Multi-Arch: same where its name has several
+ * installed instances debunpack refuses as dpkg does.)
  */
 static bool
 shim_coinstall(const struct shim *s, const struct shimpkg *p,
     const struct dpkgstatus *before)
 {
 	const struct dpkgstatus_stanza *o;
-	size_t i, j, n, all;
+	size_t i, j, n;
 
 	for (i = 0; i < s->debs.n; i++) {
-		/*
-		 * Its name's Multi-Arch: same instances of other
-		 * architectures, and its installed instances of any.
-		 */
-		for (j = n = all = 0; j < before->n; j++) {
+		/* Its name's Multi-Arch: same instances of other architectures. */
+		for (j = n = 0; j < before->n; j++) {
 			o = &before->v[j];
-			if (o->name == NULL || strcmp(o->name, p[i].name) != 0 ||
-			    strcmp(dpkgstatus_state(o), "not-installed") == 0)
-				continue;
-			all++;
-			if (o->arch != NULL && strcmp(o->arch, p[i].arch) != 0 &&
-			    dpkgstatus_ma_same(o->ma))
+			if (o->name != NULL && strcmp(o->name, p[i].name) == 0 &&
+			    o->arch != NULL && strcmp(o->arch, p[i].arch) != 0 &&
+			    dpkgstatus_ma_same(o->ma) &&
+			    strcmp(dpkgstatus_state(o), "not-installed") != 0)
 				n++;
 		}
-		/* Beside one, or in place of several (dpkg refuses that). */
-		if (all > 1 || (n == 1 && dpkgstatus_ma_same(p[i].ma)))
+		/*
+		 * Beside one or more.  In the place of several, dpkg refuses
+		 * it, and so does debunpack, in dpkg's words.
+		 */
+		if (n >= 1 && dpkgstatus_ma_same(p[i].ma))
 			return true;
 		for (j = 0; j < s->debs.n; j++)
 			if (j != i && dpkgstatus_ma_same(p[i].ma) &&
