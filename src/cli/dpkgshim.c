@@ -279,7 +279,8 @@ shim_status(const struct shim *s, struct dpkgstatus *st)
  * dpkg keeps the instances' shared files refcounted and their versions
  * in step (deconfiguring the one left behind), which debunpack's
  * records, one per package name, do not hold.  The whole call is then
- * dpkg's.
+ * dpkg's.  (One that is not Multi-Arch: same where its name has several
+ * installed instances debunpack refuses as dpkg does.)
  */
 static bool
 shim_coinstall(const struct shim *s, const struct shimpkg *p,
@@ -298,8 +299,11 @@ shim_coinstall(const struct shim *s, const struct shimpkg *p,
 			    strcmp(dpkgstatus_state(o), "not-installed") != 0)
 				n++;
 		}
-		/* Beside one, or in place of several (dpkg refuses that). */
-		if (n > 1 || (n == 1 && dpkgstatus_ma_same(p[i].ma)))
+		/*
+		 * Beside one or more.  In the place of several, dpkg refuses
+		 * it, and so does debunpack, in dpkg's words.
+		 */
+		if (n >= 1 && dpkgstatus_ma_same(p[i].ma))
 			return true;
 		for (j = 0; j < s->debs.n; j++)
 			if (j != i && dpkgstatus_ma_same(p[i].ma) &&

@@ -196,27 +196,40 @@ dpkgarch_coinstance(const struct control *installed,
     const struct dpkgstatus *status, const struct control *ctl, char *msg,
     size_t n)
 {
-	const char *other = NULL;
-	bool same = dpkgstatus_ma_same(control_get(ctl, "Multi-Arch"));
+	const char *other = NULL, *name = control_get(ctl, "Package");
+	const char *ma = control_get(ctl, "Multi-Arch");
+	bool same = dpkgstatus_ma_same(ma);
 	size_t i, k = 0;
 
 	if (same && installed != NULL && dpkgarch_other(control_get(installed,
 	    "Package"), control_get(installed, "Architecture"),
 	    control_get(installed, "Multi-Arch"), ctl))
 		other = control_get(installed, "Architecture");
+	/*
+	 * dpkg counts a name's installed instances whatever their arch:
+	 * with more than one, only a Multi-Arch: same package joins them.
+	 */
 	for (i = 0; other == NULL && status != NULL && i < status->n; i++)
-		if (dpkgarch_other(status->v[i].name, status->v[i].arch,
-		    status->v[i].ma, ctl) && strcmp(dpkgstatus_state(
-		    &status->v[i]), "not-installed") != 0 &&
-		    (same || ++k > 1))
-			other = status->v[i].arch;
+		if (strcmp(dpkgstatus_state(&status->v[i]),
+		    "not-installed") != 0 && (same ? dpkgarch_other(
+		    status->v[i].name, status->v[i].arch, status->v[i].ma,
+		    ctl) : (status->v[i].name != NULL && name != NULL &&
+		    strcmp(status->v[i].name, name) == 0 && ++k > 1)))
+			other = same ? status->v[i].arch : "*";
 	if (other == NULL)
 		return 0;
-	/* Beside one instance, or in the place of several. */
-	snprintf(msg, n, "'%s:%s' would %s '%s:%s': debunpack keeps one"
-	    " instance of a package, dpkg installs Multi-Arch: same pairs",
-	    control_get(ctl, "Package"), control_get(ctl, "Architecture"),
-	    same ? "sit beside" : "replace the instances of",
-	    control_get(ctl, "Package"), same ? other : "*");
+	if (!same) {
+		/* dpkg's refusal, in its words. */
+		snprintf(msg, n, "package %s:%s (%s) with field 'Multi-Arch:"
+		    " %s' is not co-installable with %s which has multiple"
+		    " installed instances", name, control_get(ctl,
+		    "Architecture"), control_get(ctl, "Version") != NULL ?
+		    control_get(ctl, "Version") : "", ma != NULL ? ma : "no",
+		    name);
+		return -EEXIST;
+	}
+	snprintf(msg, n, "'%s:%s' would sit beside '%s:%s': debunpack keeps"
+	    " one instance of a package, dpkg installs Multi-Arch: same pairs",
+	    name, control_get(ctl, "Architecture"), name, other);
 	return -EEXIST;
 }

@@ -5,8 +5,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "db/dpkgstatus.h"
 #include "db/replaces.h"
 #include "util/escape.h"
 #include "extract/unpack_int.h"
@@ -199,16 +201,24 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	    control_get(orec->ctl, "Version")) || (installed &&
 	    unpack_obsolete_at(orec, abspath))));
 	if (u->opts.dpkg_words) {
-		char shown[PATH_MAX + 16], shipped[PATH_MAX + 2];
+		char shown[PATH_MAX + 16], shipped[PATH_MAX + 2], *name = NULL;
 
 		/* dpkg names the path as the package ships it. */
 		if (u->from[0] != '\0')
 			snprintf(shipped, sizeof(shipped), "/%s", u->from);
+		/* And a Multi-Arch: same owner as NAME:ARCH. */
+		if (orec != NULL && control_get(orec->ctl, "Package") != NULL &&
+		    (name = dpkgstatus_infoname(control_get(orec->ctl,
+		    "Package"), control_get(orec->ctl, "Architecture"),
+		    control_get(orec->ctl, "Multi-Arch"))) == NULL)
+			return dbp_err(err, ENOMEM, t->path, "cannot judge");
 		snprintf(msg, sizeof(msg), "trying to overwrite '%s', which is"
 		    " also in package %s %s", escape_name(u->from[0] != '\0' ?
-		    shipped : abspath, shown, sizeof(shown)), other, orec != NULL &&
+		    shipped : abspath, shown, sizeof(shown)), name != NULL ?
+		    name : other, orec != NULL &&
 		    control_get(orec->ctl, "Version") != NULL ?
 		    control_get(orec->ctl, "Version") : "");
+		free(name);
 		/* dpkg's text names the path: no "'PATH': " before it. */
 		if (!u->opts.force_overwrite && !replaced)
 			return dbp_err(err, 0, "", "%s", msg);

@@ -505,7 +505,7 @@ unpackconflict_check(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 	seq_fail(s, p, line);
 	/* dpkg selected it before the check: its want is install. */
 	if (p->old_text == NULL && (r = seq_status_one(s, p,
-	    seq_not_installed(p), err)) != 0)
+	    seq_not_installed(p, false), err)) != 0)
 		return r;
 	return 1;
 }

@@ -325,7 +325,8 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 			if ((r = unpackconflict_unwind(s, p, err)) != 0 ||
 			    (r = unpackdeps_seq_undo(s, p, err)) != 0 ||
 			    (r = p->prerm_ran ? seq_unwind_prerm(s, p, err) :
-			    seq_status_one(s, p, seq_not_installed(p), err)) != 0)
+			    seq_status_one(s, p, seq_not_installed(p, false),
+			    err)) != 0)
 				return r;
 		}
 	}
@@ -406,7 +407,7 @@ seq_unwind_preinst(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 	}
 	seq_status(s, p, p->upgrade ? p->old_state : strcmp(p->old_state,
 	    "config-files") == 0 ? "config-files" : "not-installed");
-	return seq_status_one(s, p, seq_not_installed(p), err);
+	return seq_status_one(s, p, seq_not_installed(p, true), err);
 }
 
 /* Copy P's installed postrm aside: the batch replaces info/ with the new. */

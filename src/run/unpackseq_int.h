@@ -104,7 +104,7 @@ int seq_status_write(struct seq *s, struct seq_pkg *const *p,
 char *seq_stanza(const struct seq_pkg *p, const char *base,
     const char *state);
 char *seq_current(struct seq *s, const struct seq_pkg *p);
-char *seq_not_installed(const struct seq_pkg *p);
+char *seq_not_installed(const struct seq_pkg *p, bool written);
 int seq_status_one(struct seq *s, struct seq_pkg *p, char *text,
     struct dbp_error *err);
 long seq_count_files(struct seq *s, const struct dpkgstatus *st);

@@ -166,16 +166,22 @@ seq_current(struct seq *s, const struct seq_pkg *p)
 	return t;
 }
 
-/* What dpkg leaves of a package whose new install was undone. */
+/*
+ * What dpkg leaves of a package whose new install was undone.  Once its
+ * half-installed stanza was written (WRITTEN), dpkg's record of the
+ * package keeps the Multi-Arch it had there.
+ */
 char *
-seq_not_installed(const struct seq_pkg *p)
+seq_not_installed(const struct seq_pkg *p, bool written)
 {
+	bool ma = written && p->ma != NULL && strcmp(p->ma, "no") != 0;
 	char *t;
 
 	if (p->old_text != NULL && strcmp(p->old_state, "not-installed") != 0)
 		return strdup(p->old_text);
 	if (asprintf(&t, "Package: %s\nStatus: install ok not-installed\n"
-	    "Architecture: %s\n", p->name, p->arch != NULL ? p->arch : "") < 0)
+	    "Architecture: %s\n%s%s%s", p->name, p->arch != NULL ? p->arch : "",
+	    ma ? "Multi-Arch: " : "", ma ? p->ma : "", ma ? "\n" : "") < 0)
 		return NULL;
 	return t;
 }

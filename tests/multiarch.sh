@@ -1,0 +1,224 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Multi-Arch: same pairs, as dpkg keeps them: the instances NAME:ARCH of
+# one package are separate packages that own the paths they both ship
+# together (a file of the same content, a directory, a symlink to the
+# same target), refuse a shared file whose content differs in dpkg's
+# words, and keep a shared path while one instance still lists it.  An
+# instance unpacked at another version than its pair deconfigures it.
+# Twin roots, one given to dpkg -i and one to the dpkg for apt
+# (DPKGSHIM), with a foreign architecture in var/lib/dpkg/arch, must
+# succeed or fail alike and hold the same tree, status, info files and
+# lists, byte for byte.  How many steps the dpkg for apt handed to dpkg
+# is told at the end.
+. "${srcdir:-.}/tests/lib.sh"
+
+is_root || skip "not root: dpkg acts in the test's roots"
+command -v dpkg > /dev/null || skip "dpkg missing"
+: "${DPKGSHIM:=$PWD/src/cli/dpkg}"
+[ -x "$DPKGSHIM" ] || fail "no shim at $DPKGSHIM"
+unset DPKG_FORCE DPKG_ROOT DPKG_ADMINDIR DPKG_FRONTEND_LOCKED \
+    DEBUNPACK_DPKG_DEBUG
+
+native=$(dpkg --print-architecture)
+foreign=i386
+[ "$native" != i386 ] || foreign=amd64
+
+# view ROOT: the tree (content of files, targets of symlinks), the
+# status file as written, every info file of dpkg's database.  dpkg
+# writes its status in its own order, so an instance's stanza must be
+# where dpkg puts it; the info files are compared whole.
+view() {
+	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m ' \
+	    -exec sh -c 'tr "\n" "|" < "$1"; echo' sh {} \; \) -o \
+	    \( -type l -printf '%p -> %l\n' \) -o \
+	    \( ! -type f ! -type l -printf '%p %y %m\n' \) | LC_ALL=C sort)
+	echo "== status"
+	cat "$1/var/lib/dpkg/status"
+	echo "== info"
+	(cd "$1/var/lib/dpkg/info" && for f in *; do
+		[ -f "$f" ] || continue
+		echo "$f:"
+		cat "$f"
+	done)
+	echo "== owners"
+	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
+	    grep -v '^\./var$' | sed 's|^\.||' | LC_ALL=C sort |
+	    while read -r path; do
+		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
+		    awk -F ': ' '{ n = split($1, o, ", "); s = ""
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+				if (o[j] < o[i]) { t = o[i]; o[i] = o[j]; o[j] = t }
+			for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") o[i]
+			print s ": " $2 }'
+	    done
+}
+
+compare() {
+	view "$T/dpkg" > "$T/theirs.view"
+	view "$T/ours" > "$T/ours.view"
+	diff -u "$T/theirs.view" "$T/ours.view" ||
+	    fail "$1: not what dpkg leaves; dpkg said: $(cat "$T/dpkg.out"); ours said: $(cat "$T/ours.out")"
+}
+
+# fresh: twin roots that take $foreign.
+fresh() {
+	twin_new
+	for r in "$T/ours" "$T/dpkg"; do
+		dpkg_root "$r" --add-architecture "$foreign"
+	done
+}
+
+handed=0 steps=0
+# step NAME ACTION [OPTION...] ID...: dpkg ACTION (-i, -r, -P, ...) in
+# one root, the dpkg for apt's in the other.  Both succeed or both fail;
+# $T/ours.out and $T/dpkg.out hold what each said.
+step() {
+	name=$1 action=$2
+	shift 2
+	args=""
+	for id; do
+		case $id in
+		--*) args="$args $id" ;;
+		*:*) args="$args $id" ;;
+		*) args="$args $T/$id.deb" ;;
+		esac
+	done
+	set +e
+	# shellcheck disable=SC2086 # one word per option and package
+	dpkg_in "$T/dpkg" $action $args > "$T/dpkg.out" 2>&1
+	theirs=$?
+	# shellcheck disable=SC2086
+	PATH=$PATH:/usr/sbin:/sbin DEBUNPACK_DPKG_DEBUG=1 "$DPKGSHIM" \
+	    --root="$T/ours" --force-not-root --force-script-chrootless \
+	    --log=/dev/null $action $args > "$T/ours.out" 2>&1 < /dev/null
+	ours=$?
+	set -e
+	steps=$((steps + 1))
+	! grep -q "handed to" "$T/ours.out" || handed=$((handed + 1))
+	[ $theirs = 0 ] || [ $ours != 0 ] ||
+	    fail "$name: ours succeeded, dpkg failed: $(cat "$T/dpkg.out"); ours said: $(cat "$T/ours.out")"
+	[ $theirs != 0 ] || [ $ours = 0 ] ||
+	    fail "$name: dpkg succeeded, ours failed: $(cat "$T/ours.out")"
+	compare "$name"
+}
+
+# said NAME TEXT: ours said TEXT (a fixed string) as dpkg did.
+said() {
+	grep -qF -- "$2" "$T/dpkg.out" || fail "$1: dpkg did not say '$2'"
+	grep -qF -- "$2" "$T/ours.out" ||
+	    fail "$1: ours did not say '$2': $(cat "$T/ours.out")"
+}
+
+# mpkg ID NAME ARCH VERSION CONFFILES ENTRY...: a Multi-Arch: same
+# package (tests/lib.sh's twin_pkg entries: "dir/", "file:text",
+# "link->target"; CONFFILES ';'-separated).
+mpkg() {
+	mp_id=$1 mp_name=$2 mp_arch=$3 mp_ver=$4 mp_conff=$5
+	shift 5
+	{
+		printf 'control-field Multi-Arch same\n'
+		if [ -n "$mp_conff" ]; then
+			printf 'control-file conffiles 0644 %s\\n\n' \
+			    "$(printf '%s' "$mp_conff" | sed 's/;/\\n/g')"
+		fi
+		printf 'dir ./ 0755\n'
+		for f; do
+			case $f in
+			*/) printf 'dir ./%s 0755\n' "$f" ;;
+			*-\>*) printf 'symlink ./%s %s\n' "${f%%->*}" "${f#*->}" ;;
+			*) printf 'file ./%s 0644 text:%s\\n\n' "${f%%:*}" "${f#*:}" ;;
+			esac
+		done
+	} | make_pkg -o "$mp_id" -a "$mp_arch" \
+	    -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
+	    -d "test package" "$mp_name" "$mp_ver" - > /dev/null
+}
+
+for a in "$native" "$foreign"; do
+	for v in 1 2; do
+		# Shared: a directory, a file, a symlink; each arch its own.
+		mpkg "lib-$a-$v" libpair "$a" "$v" "/etc/pair.conf" \
+		    usr/ usr/share/ usr/share/pair/ "usr/share/pair/data:v$v" \
+		    "usr/share/pair/link->data" etc/ "etc/pair.conf:conf v$v" \
+		    usr/lib/ "usr/lib/$a/" "usr/lib/$a/libpair.so:$a v$v"
+	done
+	# A shared file of a content of its own, of the same size and not.
+	mpkg "diff-$a" libdiff "$a" 1 "" usr/ "usr/shared:$a"
+	mpkg "size-$a" libsize "$a" 1 "" usr/ "usr/sized:size $a$a"
+	mpkg "clash-$a" libclash "$a" 1 "" usr/ "usr/shared:clash"
+done
+
+# One instance, then its pair in another call.
+fresh
+step "first instance" -i "lib-$native-1"
+step "its pair beside it" -i "lib-$foreign-1"
+[ -f "$T/ours/var/lib/dpkg/info/libpair:$foreign.list" ] ||
+    fail "no list of libpair:$foreign"
+echo "ok a Multi-Arch: same pair, one call each"
+
+# Upgrading one instance deconfigures the other until its own upgrade.
+step "one instance upgraded" -i "lib-$native-2"
+step "then the other" -i "lib-$foreign-2"
+echo "ok a pair upgraded one instance after the other"
+
+# Removing one instance keeps what the other still lists; then purged.
+step "one instance removed" -r "libpair:$native"
+[ -f "$T/ours/usr/share/pair/data" ] && [ -f "$T/ours/etc/pair.conf" ] ||
+    fail "a shared path went with one instance"
+[ ! -e "$T/ours/usr/lib/$native/libpair.so" ] ||
+    fail "the removed instance's own file stayed"
+step "the other purged" -P "libpair:$foreign"
+step "the first purged" -P "libpair:$native"
+echo "ok one instance removed keeps the shared paths, both purged"
+
+# Both instances in one call, then both upgraded in one call.
+fresh
+step "both in one call" -i "lib-$native-1" "lib-$foreign-1"
+step "both upgraded in one call" -i "lib-$foreign-2" "lib-$native-2"
+# A version not Multi-Arch: same cannot take the place of both.
+make_pkg -o lib-no -a "$native" -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
+    -d "test package" libpair 3 "dir ./ 0755" > /dev/null
+step "not co-installable with both instances" -i lib-no
+! grep -q "handed to" "$T/ours.out" || fail "handed on: $(cat "$T/ours.out")"
+diff -u "$T/dpkg.out" "$T/ours.out" || fail "not dpkg's words"
+said "multiple instances" "package libpair:$native (3) with field 'Multi-Arch: no' is not co-installable with libpair which has multiple installed instances"
+refused "$T/ours" "debunpack put one package in the place of both instances" \
+    "lib-no.deb: package libpair:$native (3) with field 'Multi-Arch: no' is not co-installable with libpair which has multiple installed instances$" \
+    --dpkg-db "$T/lib-no.deb"
+[ "$(wc -l < "$T/err")" = 1 ] || fail "more than one line: $(cat "$T/err")"
+# With --maintscripts --dpkg-messages, dpkg --unpack's words and status.
+snapshot "$T/ours" "$T/before"
+set +e
+dpkg_in "$T/dpkg" --status-fd 3 --unpack "$T/lib-no.deb" > "$T/dpkg.out" 2>&1 3> "$T/dpkg.sfd"
+theirs=$?
+"$DEBUNPACK" --root "$T/ours" --maintscripts --dpkg-messages \
+    --force-script-chrootless --status-fd 3 "$T/lib-no.deb" > "$T/ours.out" 2>&1 3> "$T/ours.sfd"
+ours=$?
+set -e
+[ $theirs = 1 ] && [ $ours = 1 ] || fail "--maintscripts: dpkg $theirs, ours $ours"
+diff -u "$T/dpkg.out" "$T/ours.out" || fail "--maintscripts: not dpkg's words"
+# debunpack's own progress lines aside.
+grep -v '^progress: ' "$T/ours.sfd" | diff -u "$T/dpkg.sfd" - ||
+    fail "--maintscripts: not dpkg's status lines"
+snapshot "$T/ours" "$T/after"
+diff -u "$T/before" "$T/after" || fail "--maintscripts: the root changed"
+echo "ok a pair in one call; no single package in its place"
+
+# A shared file that differs is refused in dpkg's words, whether its
+# size tells it or only its content.
+fresh
+step "differing pair: first" -i "diff-$native"
+step "differing pair: second refused" -i "diff-$foreign"
+said "differing content" "trying to overwrite shared '/usr/shared', which is different from other instances of package libdiff:$foreign"
+step "differing size: first" -i "size-$native"
+step "differing size: second refused" -i "size-$foreign"
+said "differing size" "trying to overwrite shared '/usr/sized', which is different from other instances of package libsize:$foreign"
+# Another package's path: dpkg names its Multi-Arch: same owner with its
+# arch, and the refused instance's stanza keeps its Multi-Arch.
+step "another package's path refused" -i "clash-$native"
+said "another package" "trying to overwrite '/usr/shared', which is also in package libdiff:$native 1"
+step "--force-overwrite takes it" -i --force-overwrite "diff-$foreign"
+echo "ok a differing shared file refused as dpkg refuses it"
+
+echo "ok $handed of $steps steps handed to dpkg"
