@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "db/dpkgarch.h"
@@ -240,6 +241,37 @@ emulate_binfmt(struct emulate *em, const unsigned char *h, bool *fixed)
 }
 
 /*
+ * Whether the kernel runs ROOT's /bin/sh, chrooted: where binfmt_misc
+ * cannot be read (a container mounts none) its entries may still work.
+ * The probe writes nothing.  1 it ran, 0 not.
+ */
+static int
+emulate_probe(const char *root)
+{
+	int status;
+	pid_t pid;
+
+	if ((pid = fork()) < 0)
+		return 0;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		if (chroot(root) == 0 && chdir("/") == 0)
+			execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/*
  * Whether the host file PATH is an ELF that runs without a dynamic
  * loader (no PT_INTERP): only such a file runs inside any root.
  */
@@ -338,7 +370,14 @@ emulate_judge(struct emulate *em, const char *root, const char *arch,
 			return 0;
 	em->foreign = true;
 	emulate_name(h, em->machine, sizeof(em->machine));
-	if ((st = emulate_binfmt(em, h, &fixed)) < 0) {
+	if ((st = emulate_binfmt(em, h, &fixed)) < 0 && n >= 20 &&
+	    emulate_probe(root)) {
+		/* Run as if by an entry with F: nothing to place. */
+		em->interp[0] = '\0';
+		snprintf(em->entry, sizeof(em->entry), "unknown");
+		return 0;
+	}
+	if (st < 0) {
 		dbp_err(err, 0, root, "the root's binaries are for %s, which"
 		    " this host runs only through qemu-user, and binfmt_misc"
 		    " cannot be read (%s; mount it, install qemu-user-static"
