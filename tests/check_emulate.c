@@ -148,6 +148,12 @@ START_TEST(test_emulate_none)
 		ck_assert_ptr_nonnull(strstr(err.msg, "for aarch64"));
 		ck_assert_ptr_nonnull(strstr(err.msg, "qemu-user-static"));
 	}
+	/* binfmt_misc not mounted: told so. */
+	setenv("DEBUNPACK_BINFMT_MISC", checkutil_at("nothing"), 1);
+	ck_assert_int_eq(emulate_judge(&em, checkutil_at("r"), NULL, NULL,
+	    &err), -ENOEXEC);
+	ck_assert_ptr_nonnull(strstr(err.msg, "binfmt_misc cannot be read"));
+	emu_binfmt("enabled\n", NULL, NULL, NULL);
 	/* A machine no table names is told by its number. */
 	emu_elf("r/bin/sh", 2, 9999);
 	ck_assert_int_eq(emulate_judge(&em, checkutil_at("r"), NULL, NULL,

@@ -143,6 +143,14 @@ grep -q "lacks the F flag.*not a static executable" "$T/out" ||
 [ "$(wc -l < "$T/out")" = 1 ] || fail "more than one line: $(cat "$T/out")"
 tree_list "$R" > "$T/after"
 diff -u "$T/before" "$T/after" || fail "the refused run changed the root"
+# No binfmt_misc to read (a container mounts none): the root's shell,
+# run once, tells that the kernel's entries still work.
+r6=$(rec 6)
+DEBUNPACK_BINFMT_MISC=$T/none "$DEBUNPACK" --root "$R" --dpkg-db \
+    --architecture=arm64 --maintscripts -q "$r6" ||
+    fail "--maintscripts without a readable binfmt_misc"
+[ "$(sed -n 6p "$R/rec.log")" = "preinst upgrade aarch64 arm64 emu=out" ] ||
+    fail "the probed run's record: $(cat "$R/rec.log")"
 
 # 4. No emulator at all: ia64 has no qemu-user.  The root's shell says so
 # by its ELF header; the run is refused in one line before any write.

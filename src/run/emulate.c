@@ -11,8 +11,10 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "db/dpkgarch.h"
 #include "durable/rootfs.h"
 #include "run/emulate.h"
 
@@ -198,7 +200,11 @@ emulate_entry(const char *dir, const char *name, const unsigned char *h,
 	return 1;
 }
 
-/* The enabled entry of binfmt_misc that runs header H, in EM: 1, or 0. */
+/*
+ * The enabled entry of binfmt_misc that runs header H, in EM: 1, or 0;
+ * -1 when binfmt_misc cannot be read at all (not mounted), its status
+ * file's path then in EM->source.
+ */
 static int
 emulate_binfmt(struct emulate *em, const unsigned char *h, bool *fixed)
 {
@@ -213,7 +219,7 @@ emulate_binfmt(struct emulate *em, const unsigned char *h, bool *fixed)
 		dir = "/proc/sys/fs/binfmt_misc";
 	snprintf(em->source, sizeof(em->source), "%s/status", dir);
 	if ((f = fopen(em->source, "re")) == NULL)
-		return 0;
+		return -1;
 	if (fgets(line, sizeof(line), f) == NULL)
 		line[0] = '\0';
 	fclose(f);
@@ -232,6 +238,37 @@ emulate_binfmt(struct emulate *em, const unsigned char *h, bool *fixed)
 	}
 	closedir(d);
 	return found;
+}
+
+/*
+ * Whether the kernel runs ROOT's /bin/sh, chrooted: where binfmt_misc
+ * cannot be read (a container mounts none) its entries may still work.
+ * The probe writes nothing.  1 it ran, 0 not.
+ */
+static int
+emulate_probe(const char *root)
+{
+	int status;
+	pid_t pid;
+
+	if ((pid = fork()) < 0)
+		return 0;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		if (chroot(root) == 0 && chdir("/") == 0)
+			execl("/bin/sh", "sh", "-c", "exit 0", (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /*
@@ -309,12 +346,20 @@ emulate_judge(struct emulate *em, const char *root, const char *arch,
 	if (!emulate_is_elf(h, n) && (arch == NULL ||
 	    emulate_arch_head(arch, h) != 0))
 		return 0;	/* nothing to tell by: the host's own */
-	if ((fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0)
-		return dbp_err(err, errno, "/proc/self/exe", "cannot open");
-	n = pread(fd, self, sizeof(self), 0);
-	close(fd);
-	if (!emulate_is_elf(self, n))
-		return dbp_err(err, 0, "/proc/self/exe", "not an ELF file");
+	/*
+	 * The host is what this program is built for; where the table has
+	 * no entry for it, its own header says (a chroot may lack /proc:
+	 * then nothing tells, and the scripts run as on a native root).
+	 */
+	if (dpkgarch_builtin() == NULL ||
+	    emulate_arch_head(dpkgarch_builtin(), self) != 0) {
+		if ((fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC)) < 0)
+			return 0;
+		n = pread(fd, self, sizeof(self), 0);
+		close(fd);
+		if (!emulate_is_elf(self, n))
+			return 0;
+	}
 	if (emulate_em(h) == emulate_em(self) && h[EI_DATA] == self[EI_DATA])
 		return 0;
 	for (i = 0; i < sizeof(emulate_compat) / sizeof(emulate_compat[0]);
@@ -325,8 +370,21 @@ emulate_judge(struct emulate *em, const char *root, const char *arch,
 			return 0;
 	em->foreign = true;
 	emulate_name(h, em->machine, sizeof(em->machine));
-	if (!emulate_binfmt(em, h, &fixed))
-	{
+	if ((st = emulate_binfmt(em, h, &fixed)) < 0 && n >= 20 &&
+	    emulate_probe(root)) {
+		/* Run as if by an entry with F: nothing to place. */
+		em->interp[0] = '\0';
+		snprintf(em->entry, sizeof(em->entry), "unknown");
+		return 0;
+	}
+	if (st < 0) {
+		dbp_err(err, 0, root, "the root's binaries are for %s, which"
+		    " this host runs only through qemu-user, and binfmt_misc"
+		    " cannot be read (%s; mount it, install qemu-user-static"
+		    " and binfmt-support)", em->machine, em->source);
+		return -ENOEXEC;
+	}
+	if (st == 0) {
 		dbp_err(err, 0, root, "the root's binaries are for %s, which"
 		    " this host runs only through qemu-user, and binfmt_misc"
 		    " has no enabled entry for them (install qemu-user-static"
