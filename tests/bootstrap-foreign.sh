@@ -85,8 +85,10 @@ fcache=${FOREIGN_CACHE:-/var/cache/debunpack-tests}
 timed fetch sh "${srcdir:-.}/bench/fetch.sh" -c "$fcache" -a "$fa" minbase ||
     skip "cannot download the $fa minbase packages (archive not reachable?): $(tail -n 1 "$T/fetch.log")"
 dir=$fcache/minbase-$fa
+# shellcheck disable=SC2034 # minbase_mirror's and every_ii's
 debs=$(awk -v d="$dir" '{ print d "/" $2 }' "$dir/SHA256SUMS")
 pkgs=$(grep -v '^#' "$dir/.list")
+# shellcheck disable=SC2086 # one word per package
 n=$(printf '%s\n' $pkgs | wc -l)
 mirror=$T/mirror
 minbase_mirror "$mirror"
