@@ -140,7 +140,8 @@ echo "ok $fa minbase as a tarball, twice the same bytes"
 # is mmdebstrap's --architectures.
 if command -v mmdebstrap > /dev/null && command -v arch-test > /dev/null; then
 	rc=0
-	DEBUNPACK_VARIANT=minbase unshare -n mmdebstrap --mode=root --variant=custom \
+	DEBUNPACK_BOOTSTRAP=$BOOTSTRAP DEBUNPACK_VARIANT=minbase unshare -n mmdebstrap \
+	    --mode=root --variant=custom \
 	    --architectures="$fa" --hook-dir="$MMHOOKDIR" \
 	    --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
 	    "" "$T/mmroot" "$src" > "$T/mm.log" 2>&1 < /dev/null || rc=$?
