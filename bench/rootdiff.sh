@@ -181,11 +181,11 @@ report() {
 	echo "debunpack: $bin: $("$work/debunpack" --version 2>/dev/null | head -n 1)"
 	echo "mmdebstrap: $(mmdebstrap --version)"
 	if [ "$side" = bootstrap ]; then
-		echo "debunpack root:  unshare -n debunpack-bootstrap -q --variant=$workload '' R 'deb [trusted=yes] file:/$mirror_rel ./' && sync -f R"
+		echo "debunpack root:  unshare -n debunpack-bootstrap -v --variant=$workload${arch:+ --architectures=$arch} '' R 'deb [trusted=yes] file:/$mirror_rel ./' && sync -f R"
 	else
 		echo "debunpack root:  debunpack --root R --dpkg-db --run-preinst DEBS && chroot R dpkg --refuse-unsafe-io --configure -a && sync -f R"
 	fi
-	echo "mmdebstrap root: unshare -n mmdebstrap --mode=root --variant=$workload --format=directory --hook-dir=$MMHOOKS/merged-usr --hook-dir=$MMHOOKS/file-mirror-automount '' R 'deb [trusted=yes] file:/$mirror_rel ./' && sync -f R"
+	echo "mmdebstrap root: unshare -n mmdebstrap --mode=root --variant=$workload${arch:+ --architectures=$arch} --format=directory --hook-dir=$MMHOOKS/merged-usr --hook-dir=$MMHOOKS/file-mirror-automount '' R 'deb [trusted=yes] file:/$mirror_rel ./' && sync -f R"
 	for m in debunpack mmdebstrap; do
 		rb_installed "$mnt/$m" > "$work/$m.have"
 		if cmp -s "$work/want" "$work/$m.have"; then

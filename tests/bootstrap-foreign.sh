@@ -10,8 +10,8 @@
 # written, a bad architecture name, binfmt_misc unmounted, no emulator
 # registered, or one without the F flag is refused in one line.  With
 # FOREIGN_FULL=1 (make check-foreign, some minutes): the same root as a
-# tarball twice, bit for bit the same with SOURCE_DATE_EPOCH, and built
-# with --mode=unshare.  SKIP when not root, or binfmt_misc or the
+# tarball twice, bit for bit the same with SOURCE_DATE_EPOCH, through
+# mmdebstrap's hook, and built with --mode=unshare.  SKIP when not root, or binfmt_misc or the
 # emulator is missing (saying which).
 . "${srcdir:-.}/tests/lib.sh"
 
@@ -85,8 +85,10 @@ fcache=${FOREIGN_CACHE:-/var/cache/debunpack-tests}
 timed fetch sh "${srcdir:-.}/bench/fetch.sh" -c "$fcache" -a "$fa" minbase ||
     skip "cannot download the $fa minbase packages (archive not reachable?): $(tail -n 1 "$T/fetch.log")"
 dir=$fcache/minbase-$fa
+# shellcheck disable=SC2034 # minbase_mirror's and every_ii's
 debs=$(awk -v d="$dir" '{ print d "/" $2 }' "$dir/SHA256SUMS")
 pkgs=$(grep -v '^#' "$dir/.list")
+# shellcheck disable=SC2086 # one word per package
 n=$(printf '%s\n' $pkgs | wc -l)
 mirror=$T/mirror
 minbase_mirror "$mirror"
@@ -133,6 +135,24 @@ for i in 1 2; do
 done
 cmp -s "$T/root1.tar" "$T/root2.tar" || fail "two tarballs differ"
 echo "ok $fa minbase as a tarball, twice the same bytes"
+
+# As mmdebstrap's extract hook (--variant=custom), the root's architecture
+# is mmdebstrap's --architectures.
+if command -v mmdebstrap > /dev/null && command -v arch-test > /dev/null; then
+	rc=0
+	DEBUNPACK_BOOTSTRAP=$BOOTSTRAP DEBUNPACK_VARIANT=minbase unshare -n mmdebstrap \
+	    --mode=root --variant=custom \
+	    --architectures="$fa" --hook-dir="$MMHOOKDIR" \
+	    --hook-dir=/usr/share/mmdebstrap/hooks/file-mirror-automount \
+	    "" "$T/mmroot" "$src" > "$T/mm.log" 2>&1 < /dev/null || rc=$?
+	awk -v t="$T/" 'index($2, t) == 1 { print $2 }' /proc/self/mounts |
+	    sort -r | while read -r mp; do umount "$mp"; done
+	[ $rc = 0 ] || fail "mmdebstrap --architectures=$fa with the hook: $(tail -n 5 "$T/mm.log")"
+	[ -s "$T/mmroot/var/lib/debunpack/dpkg.record" ] || fail "the hook did not install"
+	[ "$(chroot "$T/mmroot" dpkg --print-architecture)" = "$fa" ] ||
+	    fail "the hook's root: dpkg --print-architecture: $(chroot "$T/mmroot" dpkg --print-architecture 2>&1)"
+	echo "ok $fa minbase through mmdebstrap's hook"
+fi
 
 # --mode=unshare: as an ordinary user with subordinate ids (the user of
 # tests/bootstrap-unshare.sh), the emulator found through the F flag
