@@ -66,15 +66,15 @@ src="deb [trusted=yes] file:$T/none ./"
 bs badname --architectures="$fa,Arm_64" --variant=minbase "" "$T/r0" "$src" || :
 refused badname 2 "not an architecture name" "$T/r0"
 mkdir "$T/nobf"
-DEBUNPACK_BOOTSTRAP_BINFMT=$T/nobf bs nomount --architectures="$fa" \
+DEBUNPACK_BINFMT_MISC=$T/nobf bs nomount --architectures="$fa" \
     --variant=minbase "" "$T/r0" "$src" || :
 refused nomount 1 "binfmt_misc is not mounted" "$T/r0"
 echo enabled > "$T/nobf/status"
-DEBUNPACK_BOOTSTRAP_BINFMT=$T/nobf bs noqemu --architectures="$fa" \
+DEBUNPACK_BINFMT_MISC=$T/nobf bs noqemu --architectures="$fa" \
     --variant=minbase "" "$T/r0" "$src" || :
 refused noqemu 1 "cannot run $fa programs: no qemu-$q" "$T/r0"
 sed 's/^flags: .*/flags: P/' "$bf/qemu-$q" > "$T/nobf/qemu-$q"
-DEBUNPACK_BOOTSTRAP_BINFMT=$T/nobf bs noF --architectures="$fa" \
+DEBUNPACK_BINFMT_MISC=$T/nobf bs noF --architectures="$fa" \
     --variant=minbase "" "$T/r0" "$src" || :
 refused noF 1 "lacks the F flag" "$T/r0"
 echo "ok a bad name, no binfmt_misc, no emulator, no F flag: refused, nothing made"
