@@ -21,21 +21,10 @@ new() {
 	twin_new
 }
 
-# view ROOT: the tree, what dpkg's database says of it, its file lists.
-view() {
-	twin_view "$1"
-	echo "== lists"
-	for l in "$1"/var/lib/dpkg/info/*.list "$1"/var/lib/dpkg/info/*.md5sums; do
-		[ -f "$l" ] || continue
-		echo "${l##*/}:"
-		cat "$l"
-	done
-}
-
 # compare NAME: both roots alike.
 compare() {
-	view "$T/dpkg" > "$T/theirs.view"
-	view "$T/ours" > "$T/ours.view"
+	twin_view "$T/dpkg" > "$T/theirs.view"
+	twin_view "$T/ours" > "$T/ours.view"
 	diff -u "$T/theirs.view" "$T/ours.view" ||
 	    fail "$1: not what dpkg leaves"
 }

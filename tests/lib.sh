@@ -371,25 +371,47 @@ twin_new() {
 	empty_dpkg_db "$T/dpkg"
 }
 
-# twin_view ROOT: the tree (mode and contents of each file), what dpkg's
-# database says of each package and of each path's owner; twin roots
+# twin_view ROOT: the tree (mode, owner, links and contents of each
+# file), what dpkg's database says of each package, its file lists and
+# diversions, each path's owners and each package's files; twin roots
 # compare equal when their views do.
 twin_view() {
-	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m ' \
+	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m %u:%g %n ' \
 	    -exec sh -c 'cat "$1" | tr "\n" "|"; echo' sh {} \; \) -o \
-	    \( ! -type f -printf '%p %y\n' \) | grep -v '^\./var ' |
+	    \( ! -type f -printf '%p %y %m %u:%g\n' \) | grep -v '^\./var ' |
 	    sed 's/\.debunpack-dist /.dpkg-dist /' | LC_ALL=C sort)
 	echo "== packages"
 	dpkg-query --admindir="$1/var/lib/dpkg" -W \
 	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' 2>&1 |
 	    LC_ALL=C sort
+	echo "== info"
+	for f in "$1"/var/lib/dpkg/info/*.list "$1"/var/lib/dpkg/info/*.md5sums \
+	    "$1"/var/lib/dpkg/diversions; do
+		[ -f "$f" ] || continue
+		echo "-- ${f#"$1"/}"
+		cat "$f"
+	done
 	echo "== owners"
 	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
 	    grep -v '^\./var$' | sed -e 's|^\.||' -e 's/\.debunpack-dist$/.dpkg-dist/' |
 	    LC_ALL=C sort |
 	    while read -r path; do
+		# dpkg reads the file lists in their order on the disk
+		# (pkg_files_optimize_load): the owners of a path, sorted.
 		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
-		    sed 's/^dpkg-query: //'
+		    sed 's/^dpkg-query: //' | awk -F ': ' '
+			$1 ~ /^diversion by / || $1 ~ /^local diversion / ||
+			    NF != 2 { print; next }
+			{ n = split($1, p, ", "); s = ""
+			  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+				if (p[j] < p[i]) { t = p[i]; p[i] = p[j]; p[j] = t }
+			  for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") p[i]
+			  print s ": " $2 }'
+	    done
+	echo "== files"
+	dpkg-query --admindir="$1/var/lib/dpkg" -W -f '${Package}\n' |
+	    while read -r p; do
+		dpkg-query --admindir="$1/var/lib/dpkg" -L "$p" 2>&1
 	    done
 }
 
