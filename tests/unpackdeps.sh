@@ -42,7 +42,9 @@ empty_dpkg_db "$D"
 empty_dpkg_db "$U"
 
 run() {
-	dpkg_opts=${opts:-} deb_opts=${opts:-} twin_pkgs="l p v w"
+	dpkg_opts="${opts:-} ${force:+--force-$force}"
+	deb_opts="${opts:-} ${force:+--dpkg-force=$force}"
+	twin_pkgs="l p v w"
 	twin_run "$@"
 }
 configure() {
@@ -105,6 +107,14 @@ run "breaks through a Provides" "$wv"
 failed
 grep -q '^  v provides virt and is present and installed\.$' "$T/err.deb" ||
     fail "provider not told: $(cat "$T/err.deb")"
+# --force-breaks: dpkg's warning, W unpacked, L left as it is.
+force=breaks
+run "breaks, forced" "$w1"
+force=
+[ "$ru" = 0 ] || fail "forced breaks: exit $ru"
+grep -q '^dpkg: warning: ignoring breakage, may proceed anyway!$' "$T/err.deb" ||
+    fail "no breakage warning: $(cat "$T/err.deb")"
+both --purge w
 configure
 
 # 4. With it: deconfigured, prerm deconfigure in-favour, half-configured.
