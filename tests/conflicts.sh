@@ -41,44 +41,11 @@ empty_dpkg_db "$U"
 # its copy), dpkg's status, status-fd lines of each package and trees
 # compared.
 run() {
-	what=$1
-	shift
-	: > "$D/log"
-	: > "$U/log"
-	dpkg_in "$D" ${FORCE:+--force-$FORCE} --status-fd 3 --unpack "$@" \
-	    3> "$T/sfd.dpkg" > "$T/out.dpkg" 2> "$T/err.dpkg" && rd=0 || rd=$?
-	"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless \
-	    ${FORCE:+--dpkg-force=$FORCE} \
-	    --dpkg-messages --status-fd 3 "$@" 3> "$T/sfd.deb" \
-	    > "$T/out.deb" 2> "$T/err.deb" && ru=0 || ru=$?
-	[ "$rd" = "$ru" ] || { cat "$T/out.dpkg" "$T/err.dpkg" "$T/out.deb" "$T/err.deb"; fail "$what: exit $rd from dpkg, $ru from debunpack"; }
-	sort "$T/out.dpkg" > "$T/l1"
-	sort "$T/out.deb" > "$T/l2"
-	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's messages differ"
-	sort "$T/err.dpkg" > "$T/l1"
-	sort "$T/err.deb" > "$T/l2"
-	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's errors differ"
-	sed "s|$D|ROOT|g" "$D/log" > "$T/log.dpkg"
-	sed "s|$U|ROOT|g; s|dir=tmp.debunpack-old|dir=info|" "$U/log" > "$T/log.deb"
-	for p in g h i j k l m n o q r s u v w x y z; do
-		grep "P=$p " "$T/log.dpkg" > "$T/l1" || true
-		grep "P=$p " "$T/log.deb" > "$T/l2" || true
-		diff -u "$T/l1" "$T/l2" || fail "$what: scripts of $p differ"
-		grep -v '^progress:' "$T/sfd.dpkg" | grep -E ": $p:|^status: [^ ]*/$p-[^ ]* : error" > "$T/l1" || true
-		grep -v '^progress:' "$T/sfd.deb" | grep -E ": $p:|^status: [^ ]*/$p-[^ ]* : error" > "$T/l2" || true
-		diff -u "$T/l1" "$T/l2" || fail "$what: status-fd lines of $p differ"
-	done
-	diff -u "$D/var/lib/dpkg/status" "$U/var/lib/dpkg/status" ||
-	    fail "$what: dpkg's status differs"
-	# Info files by name (debunpack's lists may name the root, "/.").
-	(cd "$D" && find usr var/lib/dpkg/info -printf '%y %p\n' | grep -v '\.md5sums$' | sort) > "$T/t1"
-	(cd "$U" && find usr var/lib/dpkg/info -printf '%y %p\n' | grep -v '\.md5sums$' | sort) > "$T/t2"
-	diff -u "$T/t1" "$T/t2" || fail "$what: trees differ"
-	for f in $(cd "$D/usr/share" && ls); do
-		cmp -s "$D/usr/share/$f" "$U/usr/share/$f" || fail "$what: $f differs"
-	done
-	[ ! -e "$U/var/lib/dpkg/tmp.ci" ] && [ ! -e "$U/var/lib/dpkg/tmp.debunpack-old" ] ||
-	    fail "$what: control areas left"
+	dpkg_opts=${FORCE:+--force-$FORCE}
+	deb_opts=${FORCE:+--dpkg-force=$FORCE}
+	twin_pkgs="g h i j k l m n o q r s u v w x y z" twin_sfd=/
+	twin_tree="usr var/lib/dpkg/info"
+	twin_run "$@"
 }
 both() {	# dpkg ARG... in both roots
 	dpkg_root "$D" "$@"

@@ -48,51 +48,10 @@ divert() {
 	done
 }
 
-# view ROOT: the tree, dpkg's database and what dpkg-query says of it.
-view() {
-	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m %u:%g %n ' \
-	    -exec sh -c 'cat "$1" | tr "\n" "|"; echo' sh {} \; \) -o \
-	    \( ! -type f -printf '%p %y %m %u:%g\n' \) | grep -v '^\./var ' |
-	    sed 's/\.debunpack-dist /.dpkg-dist /' | LC_ALL=C sort)
-	echo "== packages"
-	dpkg-query --admindir="$1/var/lib/dpkg" -W \
-	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' 2>&1 |
-	    LC_ALL=C sort
-	echo "== info"
-	for f in "$1"/var/lib/dpkg/info/*.list "$1"/var/lib/dpkg/info/*.md5sums \
-	    "$1"/var/lib/dpkg/diversions; do
-		[ -f "$f" ] || continue
-		echo "-- ${f#"$1"/}"
-		cat "$f"
-	done
-	echo "== owners"
-	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
-	    grep -v '^\./var$' | sed -e 's|^\.||' -e 's/\.debunpack-dist$/.dpkg-dist/' |
-	    LC_ALL=C sort |
-	    while read -r path; do
-		# dpkg reads the file lists in their order on the disk
-		# (pkg_files_optimize_load): the owners of a path, sorted.
-		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
-		    sed 's/^dpkg-query: //' | awk -F ': ' '
-			$1 ~ /^diversion by / || $1 ~ /^local diversion / ||
-			    NF != 2 { print; next }
-			{ n = split($1, p, ", "); s = ""
-			  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-				if (p[j] < p[i]) { t = p[i]; p[i] = p[j]; p[j] = t }
-			  for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") p[i]
-			  print s ": " $2 }'
-	    done
-	echo "== files"
-	dpkg-query --admindir="$1/var/lib/dpkg" -W -f '${Package}\n' |
-	    while read -r p; do
-		dpkg-query --admindir="$1/var/lib/dpkg" -L "$p" 2>&1
-	    done
-}
-
 # same NAME: the two roots' views are the same.
 same() {
-	view "$T/dpkg" > "$T/theirs.view"
-	view "$T/ours" > "$T/ours.view"
+	twin_view "$T/dpkg" > "$T/theirs.view"
+	twin_view "$T/ours" > "$T/ours.view"
 	diff -u "$T/theirs.view" "$T/ours.view" || fail "$1: not what dpkg leaves"
 }
 

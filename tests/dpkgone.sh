@@ -21,36 +21,10 @@ new() {
 	twin_new
 }
 
-# view ROOT: the tree, what dpkg's database says of it, its file lists.
-view() {
-	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m ' \
-	    -exec sh -c 'cat "$1" | tr "\n" "|"; echo' sh {} \; \) -o \
-	    \( ! -type f -printf '%p %y\n' \) | grep -v '^\./var ' |
-	    sed 's/\.debunpack-dist /.dpkg-dist /' | LC_ALL=C sort)
-	echo "== packages"
-	dpkg-query --admindir="$1/var/lib/dpkg" -W \
-	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' 2>&1 |
-	    LC_ALL=C sort
-	echo "== owners"
-	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
-	    grep -v '^\./var$' | sed -e 's|^\.||' -e 's/\.debunpack-dist$/.dpkg-dist/' |
-	    LC_ALL=C sort |
-	    while read -r path; do
-		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
-		    sed 's/^dpkg-query: //'
-	    done
-	echo "== lists"
-	for l in "$1"/var/lib/dpkg/info/*.list "$1"/var/lib/dpkg/info/*.md5sums; do
-		[ -f "$l" ] || continue
-		echo "${l##*/}:"
-		cat "$l"
-	done
-}
-
 # compare NAME: both roots alike.
 compare() {
-	view "$T/dpkg" > "$T/theirs.view"
-	view "$T/ours" > "$T/ours.view"
+	twin_view "$T/dpkg" > "$T/theirs.view"
+	twin_view "$T/ours" > "$T/ours.view"
 	diff -u "$T/theirs.view" "$T/ours.view" ||
 	    fail "$1: not what dpkg leaves"
 }

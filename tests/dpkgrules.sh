@@ -38,26 +38,6 @@ new() {
 	twin_new
 }
 
-# view ROOT: the tree and what dpkg's database says of it.
-view() {
-	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m ' \
-	    -exec sh -c 'cat "$1" | tr "\n" "|"; echo' sh {} \; \) -o \
-	    \( ! -type f -printf '%p %y\n' \) | grep -v '^\./var ' |
-	    sed 's/\.debunpack-dist /.dpkg-dist /' | LC_ALL=C sort)
-	echo "== packages"
-	dpkg-query --admindir="$1/var/lib/dpkg" -W \
-	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' 2>&1 |
-	    LC_ALL=C sort
-	echo "== owners"
-	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
-	    grep -v '^\./var$' | sed -e 's|^\.||' -e 's/\.debunpack-dist$/.dpkg-dist/' |
-	    LC_ALL=C sort |
-	    while read -r path; do
-		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
-		    sed 's/^dpkg-query: //'
-	    done
-}
-
 # step NAME DEB...: install them in both roots, in one run; then compare.
 step() {
 	name=$1
@@ -83,8 +63,8 @@ step() {
 	if [ $theirs != 0 ] && [ $ours = 0 ]; then
 		fail "$name: debunpack succeeded, dpkg failed: $(cat "$T/dpkg.out")"
 	fi
-	view "$T/dpkg" > "$T/theirs.view"
-	view "$T/ours" > "$T/ours.view"
+	twin_view "$T/dpkg" > "$T/theirs.view"
+	twin_view "$T/ours" > "$T/ours.view"
 	diff -u "$T/theirs.view" "$T/ours.view" ||
 	    fail "$name: not what dpkg leaves"
 }

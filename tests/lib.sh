@@ -370,3 +370,103 @@ twin_new() {
 	empty_dpkg_db "$T/ours"
 	empty_dpkg_db "$T/dpkg"
 }
+
+# twin_view ROOT: the tree (mode, owner, links and contents of each
+# file), what dpkg's database says of each package, its file lists and
+# diversions, each path's owners and each package's files; twin roots
+# compare equal when their views do.
+twin_view() {
+	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m %u:%g %n ' \
+	    -exec sh -c 'cat "$1" | tr "\n" "|"; echo' sh {} \; \) -o \
+	    \( ! -type f -printf '%p %y %m %u:%g\n' \) | grep -v '^\./var ' |
+	    sed 's/\.debunpack-dist /.dpkg-dist /' | LC_ALL=C sort)
+	echo "== packages"
+	dpkg-query --admindir="$1/var/lib/dpkg" -W \
+	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' 2>&1 |
+	    LC_ALL=C sort
+	echo "== info"
+	for f in "$1"/var/lib/dpkg/info/*.list "$1"/var/lib/dpkg/info/*.md5sums \
+	    "$1"/var/lib/dpkg/diversions; do
+		[ -f "$f" ] || continue
+		echo "-- ${f#"$1"/}"
+		cat "$f"
+	done
+	echo "== owners"
+	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
+	    grep -v '^\./var$' | sed -e 's|^\.||' -e 's/\.debunpack-dist$/.dpkg-dist/' |
+	    LC_ALL=C sort |
+	    while read -r path; do
+		# dpkg reads the file lists in their order on the disk
+		# (pkg_files_optimize_load): the owners of a path, sorted.
+		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
+		    sed 's/^dpkg-query: //' | awk -F ': ' '
+			$1 ~ /^diversion by / || $1 ~ /^local diversion / ||
+			    NF != 2 { print; next }
+			{ n = split($1, p, ", "); s = ""
+			  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+				if (p[j] < p[i]) { t = p[i]; p[i] = p[j]; p[j] = t }
+			  for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") p[i]
+			  print s ": " $2 }'
+	    done
+	echo "== files"
+	dpkg-query --admindir="$1/var/lib/dpkg" -W -f '${Package}\n' |
+	    while read -r p; do
+		dpkg-query --admindir="$1/var/lib/dpkg" -L "$p" 2>&1
+	    done
+}
+
+# twin_run WHAT DEB...: dpkg --unpack in $D, debunpack --maintscripts in
+# $U (both logging their scripts to ROOT/log), then compare the exits,
+# dpkg's messages, the scripts and --status-fd lines of each package in
+# $twin_pkgs (letters), dpkg's status, the trees under $twin_tree and
+# usr/share's files.  $dpkg_opts / $deb_opts: options for each side;
+# $twin_sfd: what precedes a package's name in a status error line;
+# loose: the reasons are debunpack's own words; nostatus: skip status.
+twin_run() {
+	what=$1
+	shift
+	: > "$D/log"
+	: > "$U/log"
+	dpkg_in "$D" ${dpkg_opts:-} --status-fd 3 --unpack "$@" 3> "$T/sfd.dpkg" \
+	    > "$T/out.dpkg" 2> "$T/err.dpkg" && rd=0 || rd=$?
+	"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless \
+	    --dpkg-messages ${deb_opts:-} --status-fd 3 "$@" 3> "$T/sfd.deb" \
+	    > "$T/out.deb" 2> "$T/err.deb" && ru=0 || ru=$?
+	[ "$rd" = "$ru" ] || { cat "$T/out.dpkg" "$T/err.dpkg" "$T/out.deb" "$T/err.deb"; fail "$what: exit $rd from dpkg, $ru from debunpack"; }
+	# dpkg's lines, those of each package in dpkg's order (the
+	# packages' steps are grouped: the lines, not their order, match).
+	sort "$T/out.dpkg" > "$T/l1"
+	sort "$T/out.deb" > "$T/l2"
+	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's messages differ"
+	sort "$T/err.dpkg" | sed "${loose:+/^ [^/]/d}" > "$T/l1"
+	# dpkg --purge between runs: debunpack's notice that its record goes.
+	sort "$T/err.deb" | sed "${loose:+/^ [^/]/d}" |
+	    sed '/^debunpack: warning: dpkg changed /d' > "$T/l2"
+	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's errors differ"
+	sed "s|$D|ROOT|g" "$D/log" > "$T/log.dpkg"
+	sed "s|$U|ROOT|g; s|dir=tmp.debunpack-old|dir=info|" "$U/log" > "$T/log.deb"
+	for p in $twin_pkgs; do
+		grep "P=$p " "$T/log.dpkg" > "$T/l1" || true
+		grep "P=$p " "$T/log.deb" > "$T/l2" || true
+		diff -u "$T/l1" "$T/l2" || fail "$what: scripts of $p differ"
+		for s in dpkg deb; do
+			grep -v '^progress:' "$T/sfd.$s" |
+			    sed "${loose:+s/ : error : .*/ : error :/}" |
+			    grep -E ": $p:|^status: [^ ]*${twin_sfd:-}$p[-_][^ ]* : error" > "$T/sfd-$s" || true
+		done
+		diff -u "$T/sfd-dpkg" "$T/sfd-deb" || fail "$what: status-fd lines of $p differ"
+	done
+	# NOSTATUS: a new conffile, whose MD5 --dpkg-db records where dpkg
+	# writes "newconffile" until configure.
+	[ -n "${nostatus:-}" ] || diff -u "$D/var/lib/dpkg/status" "$U/var/lib/dpkg/status" ||
+	    fail "$what: dpkg's status differs"
+	# Info files by name (debunpack's lists may name the root, "/.").
+	(cd "$D" && find ${twin_tree:-usr} -printf '%y %p\n' | grep -v '\.md5sums$' | sort) > "$T/t1"
+	(cd "$U" && find ${twin_tree:-usr} -printf '%y %p\n' | grep -v '\.md5sums$' | sort) > "$T/t2"
+	diff -u "$T/t1" "$T/t2" || fail "$what: trees differ"
+	for f in $(cd "$D/usr/share" && ls); do
+		cmp -s "$D/usr/share/$f" "$U/usr/share/$f" || fail "$what: $f differs"
+	done
+	[ ! -e "$U/var/lib/dpkg/tmp.ci" ] && [ ! -e "$U/var/lib/dpkg/tmp.debunpack-old" ] ||
+	    fail "$what: control areas left"
+}

@@ -36,50 +36,8 @@ empty_dpkg_db "$U"
 # runs it from info/), status files, status-fd lines (each package's own
 # in order: debunpack groups the packages' steps) and trees compared.
 run() {
-	what=$1
-	shift
-	: > "$D/log"
-	: > "$U/log"
-	dpkg_in "$D" --status-fd 3 --unpack "$@" 3> "$T/sfd.dpkg" \
-	    > "$T/out.dpkg" 2> "$T/err.dpkg" && rd=0 || rd=$?
-	"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless \
-	    --dpkg-messages --status-fd 3 "$@" 3> "$T/sfd.deb" \
-	    > "$T/out.deb" 2> "$T/err.deb" && ru=0 || ru=$?
-	[ "$rd" = "$ru" ] || { cat "$T/out.dpkg" "$T/err.dpkg" "$T/out.deb" "$T/err.deb"; fail "$what: exit $rd from dpkg, $ru from debunpack"; }
-	# dpkg's lines, those of each package in dpkg's order (the
-	# packages' steps are grouped: the lines, not their order, match).
-	sort "$T/out.dpkg" > "$T/l1"
-	sort "$T/out.deb" > "$T/l2"
-	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's messages differ"
-	sort "$T/err.dpkg" > "$T/l1"
-	sort "$T/err.deb" > "$T/l2"
-	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's errors differ"
-	sed "s|$D|ROOT|g" "$D/log" > "$T/log.dpkg"
-	sed "s|$U|ROOT|g; s|dir=tmp.debunpack-old|dir=info|" "$U/log" > "$T/log.deb"
-	# Grouped: compare each package's own scripts, in order.
-	for p in a b c e h i k m; do
-		grep "P=$p " "$T/log.dpkg" > "$T/l1" || true
-		grep "P=$p " "$T/log.deb" > "$T/l2" || true
-		diff -u "$T/l1" "$T/l2" || fail "$what: scripts of $p differ"
-		grep -v '^progress:' "$T/sfd.dpkg" | grep -E ": $p:|^status: [^ ]*$p[-_][^ ]* : error" > "$T/l1" || true
-		grep -v '^progress:' "$T/sfd.deb" | grep -E ": $p:|^status: [^ ]*$p[-_][^ ]* : error" > "$T/l2" || true
-		diff -u "$T/l1" "$T/l2" || fail "$what: status-fd lines of $p differ"
-	done
-	# A new conffile too: "newconffile" until configure, its new
-	# version at NAME.dpkg-new (below).
-	diff -u "$D/var/lib/dpkg/status" "$U/var/lib/dpkg/status" ||
-	    fail "$what: dpkg's status differs"
-	for r in "$D" "$U"; do
-		(cd "$r" && find usr -printf '%y %p\n' 2>/dev/null | sort)
-	done > /dev/null
-	(cd "$D" && find usr -printf '%y %p\n' | sort) > "$T/t1"
-	(cd "$U" && find usr -printf '%y %p\n' | sort) > "$T/t2"
-	diff -u "$T/t1" "$T/t2" || fail "$what: trees differ"
-	for f in $(cd "$D/usr/share" && ls); do
-		cmp -s "$D/usr/share/$f" "$U/usr/share/$f" || fail "$what: $f differs"
-	done
-	[ ! -e "$U/var/lib/dpkg/tmp.ci" ] && [ ! -e "$U/var/lib/dpkg/tmp.debunpack-old" ] ||
-	    fail "$what: control areas left"
+	dpkg_opts= deb_opts= twin_pkgs="a b c e h i k m"
+	twin_run "$@"
 }
 configure() {
 	dpkg_root "$D" --configure -a

@@ -42,53 +42,10 @@ empty_dpkg_db "$D"
 empty_dpkg_db "$U"
 
 run() {
-	what=$1
-	shift
-	: > "$D/log"
-	: > "$U/log"
-	dpkg_in "$D" ${opts:-} --status-fd 3 --unpack "$@" 3> "$T/sfd.dpkg" \
-	    > "$T/out.dpkg" 2> "$T/err.dpkg" && rd=0 || rd=$?
-	"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless \
-	    --dpkg-messages ${opts:-} --status-fd 3 "$@" 3> "$T/sfd.deb" \
-	    > "$T/out.deb" 2> "$T/err.deb" && ru=0 || ru=$?
-	[ "$rd" = "$ru" ] || { cat "$T/out.dpkg" "$T/err.dpkg" "$T/out.deb" "$T/err.deb"; fail "$what: exit $rd from dpkg, $ru from debunpack"; }
-	# dpkg's lines, those of each package in dpkg's order (the
-	# packages' steps are grouped: the lines, not their order, match).
-	sort "$T/out.dpkg" > "$T/l1"
-	sort "$T/out.deb" > "$T/l2"
-	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's messages differ"
-	# LOOSE: the reasons (not the scripts') are debunpack's own words.
-	sort "$T/err.dpkg" | sed "${loose:+/^ [^/]/d}" > "$T/l1"
-	# dpkg --purge between runs: debunpack's notice that its record goes.
-	sort "$T/err.deb" | sed "${loose:+/^ [^/]/d}" |
-	    sed '/^debunpack: warning: dpkg changed /d' > "$T/l2"
-	diff -u "$T/l1" "$T/l2" || fail "$what: dpkg's errors differ"
-	sed "s|$D|ROOT|g" "$D/log" > "$T/log.dpkg"
-	sed "s|$U|ROOT|g; s|dir=tmp.debunpack-old|dir=info|" "$U/log" > "$T/log.deb"
-	# Grouped: compare each package's own scripts, in order.
-	for p in l p v w; do
-		grep "P=$p " "$T/log.dpkg" > "$T/l1" || true
-		grep "P=$p " "$T/log.deb" > "$T/l2" || true
-		diff -u "$T/l1" "$T/l2" || fail "$what: scripts of $p differ"
-		grep -v '^progress:' "$T/sfd.dpkg" | sed "${loose:+s/ : error : .*/ : error :/}" | grep -E ": $p:|^status: [^ ]*$p[-_][^ ]* : error" > "$T/l1" || true
-		grep -v '^progress:' "$T/sfd.deb" | sed "${loose:+s/ : error : .*/ : error :/}" | grep -E ": $p:|^status: [^ ]*$p[-_][^ ]* : error" > "$T/l2" || true
-		diff -u "$T/l1" "$T/l2" || fail "$what: status-fd lines of $p differ"
-	done
-	# NOSTATUS: a new conffile, whose MD5 --dpkg-db records where dpkg
-	# writes "newconffile" until configure.
-	[ -n "${nostatus:-}" ] || diff -u "$D/var/lib/dpkg/status" "$U/var/lib/dpkg/status" ||
-	    fail "$what: dpkg's status differs"
-	for r in "$D" "$U"; do
-		(cd "$r" && find usr -printf '%y %p\n' 2>/dev/null | sort)
-	done > /dev/null
-	(cd "$D" && find usr -printf '%y %p\n' | sort) > "$T/t1"
-	(cd "$U" && find usr -printf '%y %p\n' | sort) > "$T/t2"
-	diff -u "$T/t1" "$T/t2" || fail "$what: trees differ"
-	for f in $(cd "$D/usr/share" && ls); do
-		cmp -s "$D/usr/share/$f" "$U/usr/share/$f" || fail "$what: $f differs"
-	done
-	[ ! -e "$U/var/lib/dpkg/tmp.ci" ] && [ ! -e "$U/var/lib/dpkg/tmp.debunpack-old" ] ||
-	    fail "$what: control areas left"
+	dpkg_opts="${opts:-} ${force:+--force-$force}"
+	deb_opts="${opts:-} ${force:+--dpkg-force=$force}"
+	twin_pkgs="l p v w"
+	twin_run "$@"
 }
 configure() {
 	dpkg_root "$D" --configure -a
@@ -150,6 +107,14 @@ run "breaks through a Provides" "$wv"
 failed
 grep -q '^  v provides virt and is present and installed\.$' "$T/err.deb" ||
     fail "provider not told: $(cat "$T/err.deb")"
+# --force-breaks: dpkg's warning, W unpacked, L left as it is.
+force=breaks
+run "breaks, forced" "$w1"
+force=
+[ "$ru" = 0 ] || fail "forced breaks: exit $ru"
+grep -q '^dpkg: warning: ignoring breakage, may proceed anyway!$' "$T/err.deb" ||
+    fail "no breakage warning: $(cat "$T/err.deb")"
+both --purge w
 configure
 
 # 4. With it: deconfigured, prerm deconfigure in-favour, half-configured.

@@ -195,8 +195,8 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	F("confask", false, SAME, NONE, NULL),
 	/* A package of an architecture the root does not take, installed. */
 	F("architecture", false, MAP, NONE, "--force-architecture"),
-	/* debunpack refuses a broken Breaks: dpkg's warning is dpkg's. */
-	F("breaks", false, HANDON, NONE, NULL),
+	/* Breaks are checked: debunpack reads the force in DPKG_FORCE. */
+	F("breaks", false, SAME, NONE, NULL),
 	/* Conflicts are checked: debunpack reads the force in DPKG_FORCE. */
 	F("conflicts", false, SAME, NONE, NULL),
 	/*

@@ -118,8 +118,8 @@ unpackconflict_configured(const char *state)
  * else the environment's, which the scripts get too (dpkg's for apt
  * sets it from dpkg's command line).
  */
-static bool
-cf_forced(const struct seq *s, const char *what)
+bool
+unpackconflict_forced(const struct seq *s, const char *what)
 {
 	const char *f = s->o->dpkg_force != NULL ? s->o->dpkg_force :
 	    getenv("DPKG_FORCE");
@@ -194,8 +194,8 @@ cf_removable(struct seq *s, struct seq_pkg *p,
 
 	if (!((pess && (oess || oprot)) || ((!cf_wanted(o) ||
 	    replaces_pkg(p->ctl, o->name, o->version)) &&
-	    (!oess || cf_forced(s, "remove-essential") || !oprot ||
-	    cf_forced(s, "remove-protected")))))
+	    (!oess || unpackconflict_forced(s, "remove-essential") || !oprot ||
+	    unpackconflict_forced(s, "remove-protected")))))
 		return false;
 	dpkgstatus_name(o->name, o->arch, o->ma, shown, sizeof(shown));
 	snprintf(line, sizeof(line), "considering removing %s in favour of"
@@ -207,7 +207,7 @@ cf_removable(struct seq *s, struct seq_pkg *p,
 		seq_say(s, UNPACKSEQ_NOTICE, p, line);
 	}
 	if (o->status != NULL && strstr(o->status, " reinstreq ") != NULL) {
-		if (!cf_forced(s, "remove-reinstreq")) {
+		if (!unpackconflict_forced(s, "remove-reinstreq")) {
 			snprintf(line, sizeof(line), "package %s requires"
 			    " reinstallation, will not remove", shown);
 			seq_say(s, UNPACKSEQ_NOTICE, p, line);
@@ -247,7 +247,7 @@ cf_one(struct seq *s, struct seq_pkg *p, struct dpkgstatus *status,
 	}
 	snprintf(text, sizeof(text), "%s\n%s", head, why);
 	seq_say(s, UNPACKSEQ_REGARDING, p, text);
-	if (cf_forced(s, "conflicts")) {
+	if (unpackconflict_forced(s, "conflicts")) {
 		seq_say(s, UNPACKSEQ_NOTICE, p, "warning: ignoring conflict,"
 		    " may proceed anyway!");
 		return 0;

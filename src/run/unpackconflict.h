@@ -60,6 +60,12 @@ int unpackconflict_removing(const struct seq *s, size_t from, size_t to,
  * package of the call conflict, one way or the other.  dpkg checks the
  * later one against I unpacked; the next group sees it so.
  */
+/*
+ * Whether force WHAT is in the run's DPKG_FORCE list (--dpkg-force's,
+ * else the environment's); "all" forces everything.
+ */
+bool unpackconflict_forced(const struct seq *s, const char *what);
+
 bool unpackconflict_ends_group(const struct seq *s, size_t i);
 
 /* Whether STATE is a configured one, where dpkg runs a prerm. */

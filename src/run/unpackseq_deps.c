@@ -16,6 +16,7 @@
 #include "durable/fileat.h"
 #include "run/maintscript.h"
 #include "run/unpackdeps.h"
+#include "run/unpackconflict.h"
 #include "run/unpackseq_int.h"
 
 /*
@@ -227,6 +228,11 @@ deps_breaks(struct seq *s, struct seq_pkg *p, struct dpkgstatus *st,
 		    file, p->shown);
 		deps_notice(s, p, msg, why);
 		free(why);
+		if (unpackconflict_forced(s, "breaks")) {
+			seq_say(s, UNPACKSEQ_NOTICE, p, "warning: ignoring"
+			    " breakage, may proceed anyway!");
+			continue;
+		}
 		if (fix != NULL)
 			snprintf(msg, sizeof(msg), "installing %s would break"
 			    " %s, and\n deconfiguration is not permitted"
