@@ -16,6 +16,8 @@
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: the root mode chroots and owns the root's files"
+[ "${ROOTBUILD_SKIP:-0}" = 0 ] ||
+    skip "ROOTBUILD_SKIP: these root builds run in the plain build's pass"
 for c in apt-get apt-cache apt-ftparchive dpkg-scanpackages dpkg dpkg-architecture \
     chroot look; do
 	command -v "$c" > /dev/null || skip "$c missing"

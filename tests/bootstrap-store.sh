@@ -10,6 +10,8 @@
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: the root mode chroots and owns the root's files"
+[ "${ROOTBUILD_SKIP:-0}" = 0 ] ||
+    skip "ROOTBUILD_SKIP: these root builds run in the plain build's pass"
 for c in apt-get apt-ftparchive dpkg-scanpackages dpkg chroot; do
 	command -v "$c" > /dev/null || skip "$c missing"
 done

@@ -36,8 +36,10 @@ BUILD=build-asan CONFIGURE_FLAGS=--enable-werror \
 # tests/kill.sh and tests/faults.sh try every point in the plain build;
 # the sanitized build tries every fifth, distcheck every seventh; fewer
 # random kills and full-disk steps there too.  tests/recipes.sh builds a
-# debunpack of its own for /usr: once, in the plain pass.
-RECIPES_SKIP=1 \
+# debunpack of its own for /usr, tests/bootstrap-store.sh and
+# bootstrap-foreign.sh build whole roots (their C paths run under
+# tests/store.sh and foreign.sh here): once, in the plain pass.
+RECIPES_SKIP=1 ROOTBUILD_SKIP=1 \
 KILL_STEP=5 FAULT_STEP=5 KILLRAND_TRIALS=60 FULLFS_STEPS=8 FULLFS_ISTEPS=4 \
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     check build-asan
@@ -124,7 +126,7 @@ valgrind -q --leak-check=full --error-exitcode=1 build/debunpack -q \
     --root "$vg/kill" --recover || { echo "valgrind: debunpack --recover"; exit 1; }
 
 echo "== make distcheck"
-RECIPES_SKIP=1 KILL_STEP=7 FAULT_STEP=7 KILLRAND_TRIALS=60 FULLFS_STEPS=8 FULLFS_ISTEPS=4 \
+RECIPES_SKIP=1 ROOTBUILD_SKIP=1 KILL_STEP=7 FAULT_STEP=7 KILLRAND_TRIALS=60 FULLFS_STEPS=8 FULLFS_ISTEPS=4 \
     make -s -C build distcheck > build/distcheck.log 2>&1 ||
     { tail -n 60 build/distcheck.log; exit 1; }
 echo "all tests passed"
