@@ -9,16 +9,7 @@
 # Multi-Arch: same pair of which dpkg installed one instance.
 . "${srcdir:-.}/tests/lib.sh"
 
-is_root || skip "not root: dpkg acts in the test's roots"
-command -v dpkg > /dev/null || skip "dpkg missing"
-: "${DPKGSHIM:=$PWD/src/cli/dpkg}"
-[ -x "$DPKGSHIM" ] || fail "no shim at $DPKGSHIM"
-unset DPKG_FORCE DPKG_ROOT DPKG_ADMINDIR DPKG_FRONTEND_LOCKED \
-    DEBUNPACK_DPKG_DEBUG
-
-native=$(dpkg --print-architecture)
-foreign=i386
-[ "$native" != i386 ] || foreign=amd64
+arch_twins_ready
 
 # view ROOT: the tree, dpkg's view of it, its file lists.
 view() {

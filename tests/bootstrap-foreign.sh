@@ -15,21 +15,11 @@
 # emulator is missing (saying which).
 . "${srcdir:-.}/tests/lib.sh"
 
-is_root || skip "not root: the root mode chroots and owns the root's files"
 [ "${ROOTBUILD_SKIP:-0}" = 0 ] ||
     skip "ROOTBUILD_SKIP: these root builds run in the plain build's pass"
-for c in apt-get apt-cache apt-ftparchive dpkg-scanpackages dpkg dpkg-architecture \
-    chroot look; do
-	command -v "$c" > /dev/null || skip "$c missing"
-done
+bootstrap_ready apt-get apt-cache apt-ftparchive dpkg-scanpackages dpkg \
+    dpkg-architecture chroot look
 [ -f "${srcdir:-.}/bench/fetch.sh" ] || skip "no bench/fetch.sh in this tree"
-[ -x "${BOOTSTRAP:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] ||
-    skip "debunpack-bootstrap not built"
-export DEBUNPACK DEBUNPACK_NOSYNC
-TMPDIR=$T
-export TMPDIR
-"$DEBUNPACK_NOSYNC" true 2> "$T/nosync.err" ||
-    skip "no seccomp filter here: $(cat "$T/nosync.err")"
 
 host=$(dpkg --print-architecture)
 case $host in

@@ -10,18 +10,10 @@
 # packages itself after the hook are refused in one line.
 . "${srcdir:-.}/tests/lib.sh"
 
-is_root || skip "not root: mmdebstrap's root mode"
-for c in mmdebstrap apt-get apt-ftparchive dpkg-scanpackages chroot; do
-	command -v "$c" > /dev/null || skip "$c missing"
-done
-[ -x "${BOOTSTRAP:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] &&
-    [ -x "${MMHOOKDIR:-}/extract00.sh" ] || skip "debunpack-bootstrap not built"
+bootstrap_ready mmdebstrap apt-get apt-ftparchive dpkg-scanpackages chroot
+[ -x "${MMHOOKDIR:-}/extract00.sh" ] || skip "debunpack-bootstrap's hooks not built"
 DEBUNPACK_BOOTSTRAP=$BOOTSTRAP
-export DEBUNPACK DEBUNPACK_NOSYNC DEBUNPACK_BOOTSTRAP
-TMPDIR=$T
-export TMPDIR
-"$DEBUNPACK_NOSYNC" true 2> "$T/nosync.err" ||
-    skip "no seccomp filter here: $(cat "$T/nosync.err")"
+export DEBUNPACK_BOOTSTRAP
 minbase_debs
 
 mirror=$T/mirror

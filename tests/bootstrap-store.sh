@@ -9,19 +9,9 @@
 # be made is a note and the build decodes.
 . "${srcdir:-.}/tests/lib.sh"
 
-is_root || skip "not root: the root mode chroots and owns the root's files"
 [ "${ROOTBUILD_SKIP:-0}" = 0 ] ||
     skip "ROOTBUILD_SKIP: these root builds run in the plain build's pass"
-for c in apt-get apt-ftparchive dpkg-scanpackages dpkg chroot; do
-	command -v "$c" > /dev/null || skip "$c missing"
-done
-[ -x "${BOOTSTRAP:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] ||
-    skip "debunpack-bootstrap not built"
-export DEBUNPACK DEBUNPACK_NOSYNC
-TMPDIR=$T
-export TMPDIR
-"$DEBUNPACK_NOSYNC" true 2> "$T/nosync.err" ||
-    skip "no seccomp filter here: $(cat "$T/nosync.err")"
+bootstrap_ready apt-get apt-ftparchive dpkg-scanpackages dpkg chroot
 minbase_debs
 mirror=$T/mirror
 minbase_mirror "$mirror"

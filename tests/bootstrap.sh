@@ -13,18 +13,7 @@
 # finished.
 . "${srcdir:-.}/tests/lib.sh"
 
-is_root || skip "not root: the root mode chroots and owns the root's files"
-for c in apt-get apt-ftparchive dpkg-scanpackages dpkg chroot; do
-	command -v "$c" > /dev/null || skip "$c missing"
-done
-[ -x "${BOOTSTRAP:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] ||
-    skip "debunpack-bootstrap not built"
-export DEBUNPACK DEBUNPACK_NOSYNC
-# A killed build leaves its scratch directory: in the test's.
-TMPDIR=$T
-export TMPDIR
-"$DEBUNPACK_NOSYNC" true 2> "$T/nosync.err" ||
-    skip "no seccomp filter here: $(cat "$T/nosync.err")"
+bootstrap_ready apt-get apt-ftparchive dpkg-scanpackages dpkg chroot
 minbase_debs
 
 mirror=$T/mirror

@@ -268,6 +268,40 @@ timed() {
 	return $tm_rc
 }
 
+# arch_twins_ready: twin roots of two architectures, one run by dpkg and
+# one by the dpkg for apt (DPKGSHIM), dpkg's variables of the caller
+# cleared; sets native (the host dpkg's) and foreign (i386, or amd64 on
+# an i386 host).
+arch_twins_ready() {
+	is_root || skip "not root: dpkg acts in the test's roots"
+	command -v dpkg > /dev/null || skip "dpkg missing"
+	: "${DPKGSHIM:=$PWD/src/cli/dpkg}"
+	[ -x "$DPKGSHIM" ] || fail "no shim at $DPKGSHIM"
+	unset DPKG_FORCE DPKG_ROOT DPKG_ADMINDIR DPKG_FRONTEND_LOCKED \
+	    DEBUNPACK_DPKG_DEBUG
+	native=$(dpkg --print-architecture)
+	foreign=i386
+	[ "$native" != i386 ] || foreign=amd64
+}
+
+# bootstrap_ready CMD...: what a debunpack-bootstrap build in the root
+# mode needs: root, each CMD, the bootstrap and debunpack-nosync built, a
+# seccomp filter; SKIP naming what is missing.  A killed build leaves its
+# scratch directory in the test's own (TMPDIR).
+bootstrap_ready() {
+	is_root || skip "not root: the root mode chroots and owns the root's files"
+	for c in "$@"; do
+		command -v "$c" > /dev/null || skip "$c missing"
+	done
+	[ -x "${BOOTSTRAP:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] ||
+	    skip "debunpack-bootstrap not built"
+	export DEBUNPACK DEBUNPACK_NOSYNC
+	TMPDIR=$T
+	export TMPDIR
+	"$DEBUNPACK_NOSYNC" true 2> "$T/nosync.err" ||
+	    skip "no seccomp filter here: $(cat "$T/nosync.err")"
+}
+
 # minbase_debs: the minbase package set of bench/workloads/minbase.list
 # from the archive, kept in $MINBASE_CACHE (default
 # /var/cache/debunpack-tests/minbase) from run to run, so that the tests
