@@ -11,6 +11,11 @@ usage: check.py list ROOT > LIST
                                             the old tree has) or mixed,
                                             temporaries left aside)
 
+Exit 3, with one line "file system corrupt: PATH: ERROR", when the file
+system itself refuses a path (EUCLEAN, EBADMSG, EIO): the state says
+nothing about the tool then, whose system calls cannot make a consistent
+disk inconsistent; crash.sh reports it apart, with the kernel's words.
+
 A listing has one line per path below ROOT (lost+found and the admin
 directories, debunpack's and dpkg's, and the store var/cache/debunpack
 left out): path, type, mode, size, SHA-256 or link target, and
@@ -22,6 +27,7 @@ violation of the crash invariants and exits 1 if there is any:
   - nothing else exists but the tool's temporaries (reserved names);
   - once exit 0 is durable, every path is new and no temporary is left.
 """
+import errno
 import hashlib
 import os
 import stat
@@ -178,5 +184,14 @@ def main(argv):
     return 1 if bad else 0
 
 
+# What a file system answers for its own damaged metadata or data.
+FS_CORRUPT = (errno.EUCLEAN, errno.EBADMSG, errno.EIO)
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except OSError as e:
+        if e.errno not in FS_CORRUPT:
+            raise
+        print("file system corrupt: %s: %s" % (e.filename, e.strerror))
+        sys.exit(3)

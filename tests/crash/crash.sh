@@ -445,6 +445,31 @@ dpkg_fits() {
 	done
 }
 
+# fs_corrupt K STATE: the file system of state K, mounted on $T/sm, found
+# itself corrupt (check.py's exit 3, its line in $T/bad).  debunpack only
+# makes system calls, which cannot make a consistent disk inconsistent:
+# such a state is reported apart with the kernel's and fsck's words, and
+# the log and the disk before it are kept for a look.  The disk the whole
+# run left must never be one: that would be the recorder losing writes.
+fscorrupt=0 keep=""
+fs_corrupt() {
+	fscorrupt=$((fscorrupt + 1))
+	fc_kmsg=$(dmesg 2> /dev/null | grep -E 'EXT4-fs (error|warning)|XFS .*([Cc]orrupt|error)|BTRFS (error|critical)|JBD2' |
+	    tail -n 2 | tr '\n' ' ')
+	unroot "$T/sm"
+	settle umount "$T/sm" || fail "umount $loop"
+	fc_fsck=$(${fsckcmd:-true} "$loop" 2>&1 | tail -n 2 | tr '\n' ' ')
+	detach
+	if [ -z "$keep" ]; then
+		keep=$(mktemp -d "${TMPDIR:-/tmp}/crash-fscorrupt.XXXXXX")
+		cp --sparse=always "$T/base.img" "$T/log" "$keep/"
+		echo "$fs $mode $scenario $2" > "$keep/state"
+	fi
+	echo "FS-CORRUPT $2: $(head -n 1 "$T/bad"); kernel: ${fc_kmsg:-nothing}; ${fsckcmd:-fsck}: ${fc_fsck:-nothing}; log and disk in $keep"
+	[ "$1" -le "$nflush" ] ||
+	    fail "the disk the whole run left is corrupt: $(head -n 1 "$T/bad")"
+}
+
 t0=$(date +%s)
 checked=0 violations=0 lost=0
 mkdir "$T/sm"
@@ -469,6 +494,13 @@ while read -r k seed; do
 	root "$T/sm" bind
 	sr=$rootdir
 	set +e
+	$CHECK list "$sr" > "$T/bad"
+	st=$?
+	if [ $st = 3 ]; then
+		set -e
+		fs_corrupt "$k" "$state"
+		continue
+	fi
 	if [ "$kill" != 0 ] && [ $done_now = 1 ]; then
 		# The repair's exit 0 is durable: all old or all new.
 		$CHECK whole "$sr" "$T/old.list" "$T/new.list" > "$T/bad"
@@ -524,7 +556,7 @@ t=$(($(date +%s) - t0))
 [ -z "$store" ] || scenario="$scenario ($want from the store)"
 echo "$fs $mode $scenario: $checked states of $total ($nflush flushes," \
     "run from flush $start, exit 0 durable after flush $done_at):" \
-    "$violations violations, ${t}s"
+    "$violations violations, ${t}s${keep:+ ($fscorrupt corrupt by the file system's own account)}"
 if [ $expect = yes ]; then
 	# Caught by the invariants of the state itself: data lost.
 	[ $lost -gt 0 ] || fail "negative control found no lost data"
