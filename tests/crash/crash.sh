@@ -454,7 +454,7 @@ dpkg_fits() {
 fscorrupt=0 keep=""
 fs_corrupt() {
 	fscorrupt=$((fscorrupt + 1))
-	fc_kmsg=$(dmesg 2> /dev/null | grep -E 'EXT4-fs (error|warning)|XFS .*([Cc]orrupt|error)|BTRFS (error|critical)|JBD2' |
+	fc_kmsg=$(dmesg 2> /dev/null | tail -n "+$((kmark + 1))" | grep -E 'EXT4-fs (error|warning)|XFS .*([Cc]orrupt|error)|BTRFS (error|critical)|JBD2' |
 	    tail -n 2 | tr '\n' ' ')
 	unroot "$T/sm"
 	settle umount "$T/sm" || fail "umount $loop"
@@ -485,6 +485,8 @@ while read -r k seed; do
 	# K >= F: debunpack's last sync returned before it wrote the mark.
 	done_now=0
 	[ "$k" -lt "$done_at" ] || done_now=1
+	# The kernel's lines from here on are this state's.
+	kmark=$(dmesg 2> /dev/null | wc -l)
 	if ! mount $opts "$loop" "$T/sm" 2> "$T/err"; then
 		echo "VIOLATION $state: cannot mount: $(cat "$T/err")"
 		violations=$((violations + 1))
