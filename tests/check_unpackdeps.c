@@ -33,7 +33,13 @@ pkg(const char *fields)
 	return c;
 }
 
-/* The Pre-Depends verdict of p (FIELDS) in ST; *WHY kept in WHYBUF. */
+/*
+ * The Pre-Depends verdict of p (FIELDS) in ST, IGNORE dpkg's
+ * --ignore-depends list; *WHY kept in WHYBUF.
+ */
+static const char *ignore;
+static bool last_ignored;
+
 static int
 predep(const char *st_text, const char *fields, char *whybuf, size_t n)
 {
@@ -43,7 +49,13 @@ predep(const char *st_text, const char *fields, char *whybuf, size_t n)
 	int r;
 
 	status(&st, st_text);
-	r = unpackdeps_predepends(&st, c, "p", "amd64", &why, &trig);
+	size_t at = 0;
+	bool ignored;
+
+	r = unpackdeps_predepends(&st, c, "p", "amd64", ignore, &at, &ignored,
+	    &why, &trig);
+	if (r == UNPACKDEPS_PROBLEM)
+		last_ignored = ignored;
 	snprintf(whybuf, n, "%s", r == UNPACKDEPS_TRIGGERS ? trig :
 	    why != NULL ? why : "");
 	free(why);
@@ -245,6 +257,71 @@ START_TEST(test_breaks)
 }
 END_TEST
 
+/*
+ * --ignore-depends: a group whose first alternative it names still
+ * fails, told as ignored; the groups after a failed one are checked.
+ */
+START_TEST(test_ignore_depends)
+{
+	struct dpkgstatus st = { NULL, 0 };
+	struct control *c = pkg("Pre-Depends: l, m | q, o\n");
+	char why[1024], *w, *trig;
+	size_t at = 0;
+	bool ignored;
+
+	ignore = "m,l";
+	ck_assert_int_eq(predep("", "Pre-Depends: l (>= 2)\n", why,
+	    sizeof(why)), UNPACKDEPS_PROBLEM);
+	ck_assert(last_ignored);
+	ck_assert_int_eq(predep("", "Pre-Depends: q | l\n", why, sizeof(why)),
+	    UNPACKDEPS_PROBLEM);
+	ck_assert(!last_ignored);
+	/* A prefix of a name is not that name. */
+	ignore = "ll,lx:amd64";
+	ck_assert_int_eq(predep("", "Pre-Depends: l\n", why, sizeof(why)),
+	    UNPACKDEPS_PROBLEM);
+	ck_assert(!last_ignored);
+	ignore = NULL;
+
+	/* Group by group: l, then m | q, then o, then nothing more. */
+	status(&st, "");
+	ck_assert_int_eq(unpackdeps_predepends(&st, c, "p", NULL, "m", &at,
+	    &ignored, &w, &trig), UNPACKDEPS_PROBLEM);
+	ck_assert(!ignored);
+	ck_assert_str_eq(w, " p pre-depends on l\n  l is not installed.\n");
+	free(w);
+	ck_assert_int_eq(unpackdeps_predepends(&st, c, "p", NULL, "m", &at,
+	    &ignored, &w, &trig), UNPACKDEPS_PROBLEM);
+	ck_assert(ignored);
+	free(w);
+	ck_assert_int_eq(unpackdeps_predepends(&st, c, "p", NULL, "m", &at,
+	    &ignored, &w, &trig), UNPACKDEPS_PROBLEM);
+	ck_assert_str_eq(w, " p pre-depends on o\n  o is not installed.\n");
+	free(w);
+	ck_assert_int_eq(unpackdeps_predepends(&st, c, "p", NULL, "m", &at,
+	    &ignored, &w, &trig), UNPACKDEPS_OK);
+	control_free(c);
+	dpkgstatus_clear(&st);
+
+	ck_assert(unpackdeps_ignored("a,l:i386", "l", NULL));
+	ck_assert(unpackdeps_ignored("a,l:i386", "l", "i386"));
+	ck_assert(!unpackdeps_ignored("a,l:i386", "l", "amd64"));
+	ck_assert(unpackdeps_ignored("a,l", "l", "amd64"));
+	ck_assert(!unpackdeps_ignored("a,l", "ab", NULL));
+	ck_assert(!unpackdeps_ignored(NULL, "l", NULL));
+
+	ck_assert(unpackdeps_ignore_valid("a"));
+	ck_assert(unpackdeps_ignore_valid("a,b:i386,lib2.0+x"));
+	ck_assert(!unpackdeps_ignore_valid(""));
+	ck_assert(!unpackdeps_ignore_valid("a,"));
+	ck_assert(!unpackdeps_ignore_valid(",a"));
+	ck_assert(!unpackdeps_ignore_valid("a,,b"));
+	ck_assert(!unpackdeps_ignore_valid("a/b"));
+	ck_assert(!unpackdeps_ignore_valid("a:"));
+	ck_assert(!unpackdeps_ignore_valid("a:b/c"));
+}
+END_TEST
+
 START_TEST(test_bad_field)
 {
 	struct dpkgstatus st = { NULL, 0 };
@@ -252,9 +329,11 @@ START_TEST(test_bad_field)
 	struct control *c = pkg("Pre-Depends: l (>= \nBreaks: (x)\n");
 	char *why, *trig;
 	size_t at = 0;
+	bool ignored;
 
-	ck_assert_int_eq(unpackdeps_predepends(&st, c, "p", NULL, &why,
-	    &trig), -EINVAL);
+	ck_assert_int_eq(unpackdeps_predepends(&st, c, "p", NULL, NULL, &at,
+	    &ignored, &why, &trig), -EINVAL);
+	at = 0;
 	ck_assert_int_eq(unpackdeps_breaks(&st, c, "p", NULL, &at, &why,
 	    &fix), -EINVAL);
 	control_free(c);
@@ -273,6 +352,7 @@ unpackdeps_suite(void)
 	tcase_add_test(tc, test_predepends_provides);
 	tcase_add_test(tc, test_predepends_arch);
 	tcase_add_test(tc, test_breaks);
+	tcase_add_test(tc, test_ignore_depends);
 	tcase_add_test(tc, test_bad_field);
 	suite_add_tcase(s, tc);
 	return s;

@@ -141,8 +141,9 @@ handed_on --unpack --root
 handed_on --no-act=1 --unpack "$A"
 handed_on --unpack --install "$A"
 handed_on --force-nosuch --unpack "$A"
-# Forces and options of the relations debunpack checks: dpkg's to honour.
-handed_on --ignore-depends=x --unpack "$A"
+# A list --ignore-depends refuses: dpkg's usage error, in its words.
+handed_on --root="$R" --no-debsig --ignore-depends=x,,y --unpack "$A"
+handed_on --root="$R" --no-debsig --ignore-depends=x/y --unpack "$A"
 handed_on --status-fd x --unpack "$A"
 handed_on --unpack
 handed_on -R --unpack
@@ -241,6 +242,16 @@ $A
 unpacked "$base--
 $A
 " --root="$R" --no-debsig --force-breaks --unpack "$A"
+# So is --force-depends (a Pre-Depends problem, tests/maintscripts.sh);
+# --ignore-depends is debunpack's option of that name, given twice.
+unpacked "$base--
+$A
+" --root="$R" --no-debsig --force-depends --unpack "$A"
+unpacked "$base--ignore-depends=x
+--ignore-depends=y:i386,z
+--
+$A
+" --root="$R" --no-debsig --ignore-depends=x --ignore-depends y:i386,z --unpack "$A"
 # Every form of the options, before and after the action; what does not
 # change an unpack goes nowhere.
 unpacked "$base--status-fd=3

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # --maintscripts' checks before an unpack, against dpkg's on the same
 # packages in twin roots: Pre-Depends (installed, unpacked, Provides,
-# versions) and Breaks, refused or, with --auto-deconfigure, the broken
+# versions) and Breaks, refused, forced or ignored (--force-depends,
+# --force-breaks, --ignore-depends) or, with --auto-deconfigure, the broken
 # package deconfigured (its prerm deconfigure, half-configured, and the
 # unwinding when a script fails).  Exit codes, messages, scripts'
 # arguments, status-fd lines and dpkg's status compared.
@@ -77,6 +78,35 @@ grep -q '^dpkg: regarding .* containing p, pre-dependency problem:$' "$T/err.deb
 grep -q '^ pre-dependency problem - not installing p$' "$T/err.deb" ||
     fail "no pre-dependency error"
 configure
+# --force-depends: dpkg's warning, p unpacked all the same; so with
+# --ignore-depends of l (the problem is still told) or of p itself.
+force=depends
+run "pre-depends on nothing, forced" "$p1"
+[ "$ru" = 0 ] || fail "forced pre-depends: exit $ru"
+grep -q '^dpkg: warning: ignoring pre-dependency problem!$' "$T/err.deb" ||
+    fail "no pre-dependency warning: $(cat "$T/err.deb")"
+both --purge p
+# Each group not satisfied is told and ignored, one after the other.
+run "two pre-depends, forced" "$(pkg p 4 Pre-Depends 'l (>= 1), x')"
+[ "$ru" = 0 ] || fail "two forced pre-depends: exit $ru"
+[ "$(grep -c '^dpkg: warning: ignoring pre-dependency problem!$' "$T/err.deb")" = 2 ] ||
+    fail "not two warnings: $(cat "$T/err.deb")"
+force=
+both --purge p
+opts=--ignore-depends=l
+run "pre-depends on an ignored package" "$p1"
+[ "$ru" = 0 ] || fail "pre-depends on an ignored package: exit $ru"
+grep -q '^dpkg: warning: ignoring pre-dependency problem!$' "$T/err.deb" ||
+    fail "no warning for a pre-dependency on an ignored package: $(cat "$T/err.deb")"
+both --purge p
+opts=--ignore-depends=x,p:all
+run "pre-depends of an ignored package" "$p1"
+opts=
+[ "$ru" = 0 ] || fail "pre-depends of an ignored package: exit $ru"
+grep -q '^dpkg: warning: ignoring pre-dependency problem!$' "$T/err.deb" ||
+    fail "no warning for an ignored package: $(cat "$T/err.deb")"
+both --purge p
+configure
 
 # 2. On a package unpacked, never configured: refused; once configured,
 # and through a versioned Provides, satisfied.
@@ -115,6 +145,15 @@ force=
 grep -q '^dpkg: warning: ignoring breakage, may proceed anyway!$' "$T/err.deb" ||
     fail "no breakage warning: $(cat "$T/err.deb")"
 both --purge w
+# --ignore-depends of the breaker or of the broken package: the same.
+for opts in --ignore-depends=w --ignore-depends=l; do
+	run "breaks, $opts" "$w1"
+	[ "$ru" = 0 ] || fail "breaks, $opts: exit $ru"
+	grep -q '^dpkg: warning: ignoring breakage, may proceed anyway!$' "$T/err.deb" ||
+	    fail "$opts: no breakage warning: $(cat "$T/err.deb")"
+	both --purge w
+done
+opts=
 configure
 
 # 4. With it: deconfigured, prerm deconfigure in-favour, half-configured.
@@ -201,11 +240,13 @@ if [ -n "${DPKGSHIM:-}" ] && [ -x "$DPKGSHIM" ]; then
 	dpkg_in "$D" --force-depends --unpack "$p1" > "$T/out.dpkg" 2>&1 &&
 	    rd=0 || rd=$?
 	DEBUNPACK_DPKG=$(command -v dpkg) PATH=$PATH:/usr/sbin:/sbin \
-	    "$DPKGSHIM" --root="$U" --force-not-root \
+	    DEBUNPACK_DPKG_DEBUG=1 "$DPKGSHIM" --root="$U" --force-not-root \
 	    --force-script-chrootless --log=/dev/null --force-depends \
 	    --unpack "$p1" < /dev/null > "$T/out.shim" 2>&1 && ru=0 || ru=$?
 	[ "$rd" = "$ru" ] && [ "$rd" = 0 ] ||
 	    fail "--force-depends: exit $rd from dpkg, $ru from the shim"
+	! grep -q 'handed to' "$T/out.shim" ||
+	    fail "--force-depends: handed on: $(cat "$T/out.shim")"
 	grep -q '^dpkg: warning: ignoring pre-dependency problem!$' "$T/out.shim" ||
 	    fail "--force-depends: no warning: $(cat "$T/out.shim")"
 	diff -u "$D/var/lib/dpkg/status" "$U/var/lib/dpkg/status" ||

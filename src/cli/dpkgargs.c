@@ -133,8 +133,8 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	O("abort-after", 0, 1, SHIM, ABORT_AFTER, NULL),
 	O("admindir", 0, 1, SHIM, ADMINDIR, NULL),
 	O("instdir", 0, 1, SHIM, INSTDIR, NULL),
-	/* debunpack checks Pre-Depends and ignores none: dpkg's call. */
-	O("ignore-depends", 0, 1, HANDON, NONE, NULL),
+	/* Pre-Depends and Breaks on or of them ignored, as dpkg does. */
+	O("ignore-depends", 0, 1, MAP, IGNORE_DEPENDS, "--ignore-depends"),
 	/* Judged force by force below. */
 	O("force", 0, 2, SHIM, FORCE, NULL),
 	O("refuse", 0, 2, SHIM, REFUSE, NULL),
@@ -200,8 +200,8 @@ const struct dpkgargs_def dpkgargs_table[] = {
 	/* Conflicts are checked: debunpack reads the force in DPKG_FORCE. */
 	F("conflicts", false, SAME, NONE, NULL),
 	/*
-	 * Only a Pre-Depends problem is dpkg's to ignore with a warning:
-	 * dpkgshim.c hands on a call that has one.
+	 * Only a Pre-Depends problem is dpkg's to ignore at an unpack, with
+	 * a warning: debunpack reads the force in DPKG_FORCE.
 	 */
 	F("depends", false, SAME, NONE, NULL),
 	F("depends-version", false, SAME, NONE, NULL),

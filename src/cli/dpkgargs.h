@@ -47,6 +47,7 @@ enum dpkgargs_id {
 	DPKGARGS_ID_NO_TRIGGERS,
 	DPKGARGS_ID_FORCE_NOT_ROOT,
 	DPKGARGS_ID_FORCE_DOWNGRADE,
+	DPKGARGS_ID_IGNORE_DEPENDS,
 };
 
 /* One of dpkg's options, actions or force names. */

@@ -314,35 +314,6 @@ shim_coinstall(const struct shim *s, const struct shimpkg *p,
 	return false;
 }
 
-/*
- * Why dpkg is to do the call for the packages' Pre-Depends in BEFORE, or
- * NULL: one is not satisfied while --force-depends (FORCED) makes dpkg
- * go on regardless.  (One that waits for trigger processing has the
- * real dpkg process them first: shim_required_triggers.)
- */
-static const char *
-shim_predep(struct dpkgstatus *before, const struct shimpkg *p, size_t n,
-    bool forced)
-{
-	const struct dpkgstatus_stanza *d = dpkgstatus_peek(before, "dpkg",
-	    NULL, NULL);
-	char *why, *trig, shown[512];
-	size_t i;
-	int r;
-
-	for (i = 0; i < n; i++) {
-		dpkgstatus_name(p[i].name, p[i].arch, p[i].ma, shown,
-		    sizeof(shown));
-		r = unpackdeps_predepends(before, p[i].ctl, shown, d != NULL ?
-		    d->arch : NULL, &why, &trig);
-		free(why);
-		free(trig);
-		if (forced && r != UNPACKDEPS_OK && r != UNPACKDEPS_TRIGGERS)
-			return "force depends on a pre-dependency problem";
-	}
-	return NULL;
-}
-
 /* Whether package P is unpacked at its file's version in AFTER. */
 static bool
 shim_unpacked(struct dpkgstatus *after, const struct shimpkg *p)
@@ -621,7 +592,6 @@ main(int argc, char **argv)
 	struct dpkgstatus before = { NULL, 0 }, after = { NULL, 0 };
 	struct argvec av = { NULL, 0, NULL, 0 };
 	struct shimpkg *pkgs = NULL;
-	const struct dpkgargs_def *fd;
 	const char *cfgdir, *why, *log;
 	char whybuf[PATH_MAX + 64];
 	struct shim s;
@@ -670,13 +640,6 @@ main(int argc, char **argv)
 		shimpkg_free(pkgs, s.debs.n);
 		return shim_handon(&s, "a Multi-Arch: same package beside an"
 		    " instance of another architecture");
-	}
-	fd = dpkgargs_force("depends", 7);
-	if ((why = shim_predep(&before, pkgs, s.debs.n, fd != NULL &&
-	    s.a.force[fd - dpkgargs_table] != fd->force_on)) != NULL) {
-		dpkgstatus_clear(&before);
-		shimpkg_free(pkgs, s.debs.n);
-		return shim_handon(&s, "%s", why);
 	}
 	if (shim_unpack_argv(&s, &av) != 0) {
 		fprintf(stderr, "dpkg: error: out of memory\n");

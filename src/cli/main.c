@@ -222,5 +222,6 @@ main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	r = main_run(argc, argv, &o);
 	pathfilter_free(o.filters);
+	free(o.ignore_depends);
 	return r;
 }

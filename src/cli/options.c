@@ -18,6 +18,7 @@
 #include "deb/gunzip.h"
 #include "deb/xz.h"
 #include "extract/pathfilter.h"
+#include "run/unpackdeps.h"
 #include "syncbatch.h"
 #include "util/digest.h"
 
@@ -300,6 +301,33 @@ options_path_filter(struct cli_opts *o, const struct cli_option *opt,
 	return 0;
 }
 
+/*
+ * --ignore-depends=LIST: dpkg's comma-separated package names, each
+ * NAME or NAME:ARCH, joined to those of earlier ones (dpkg adds them up).
+ */
+static int
+options_ignore_depends(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	size_t old;
+	char *v;
+
+	if (!unpackdeps_ignore_valid(arg))
+		return options_fail(opt, "package names separated by commas",
+		    arg);
+	old = o->ignore_depends != NULL ? strlen(o->ignore_depends) : 0;
+	if ((v = realloc(o->ignore_depends, old + strlen(arg) + 2)) == NULL) {
+		fprintf(stderr, "debunpack: --%s: out of memory\n", opt->name);
+		return -1;
+	}
+	if (old > 0)
+		v[old++] = ',';
+	strcpy(v + old, arg);
+	o->ignore_depends = v;
+	o->in.ignore_depends = v;
+	return 0;
+}
+
 /* A Debian architecture name, as dpkg --print-architecture prints one. */
 static int
 options_architecture(struct cli_opts *o, const struct cli_option *opt,
@@ -508,6 +536,10 @@ static const struct cli_option options_table[] = {
 	{ "jobs", 'j', required_argument, " N", "decompress with N threads"
 	    " (default: the\nonline CPUs, at most 8; 1: in the main\nthread)",
 	    options_jobs, 0 },
+	{ "ignore-depends", 0, required_argument, "=LIST", "take a"
+	    " pre-dependency on a package of LIST\nas satisfied, and ignore"
+	    " Pre-Depends and\nBreaks problems of its own or with it, as"
+	    "\ndpkg's option (--maintscripts)", options_ignore_depends, 0 },
 	{ "json", 0, no_argument, "", "--list, --owner, --verify and"
 	    " --dry-run write\na JSON array", options_json, 0 },
 	{ "list", 0, no_argument, "", "list the installed packages (those"
@@ -584,7 +616,8 @@ options_usage(FILE *fp)
 	    "                 [--path-exclude=GLOB] [--path-include=GLOB]\n"
 	    "                 [--run-preinst] [--emulator=PATH] [--status-fd N] [--no-progress]\n"
 	    "                 [--maintscripts [--dpkg-messages[=ACTION]] [--dpkg-force=LIST]\n"
-	    "                 [--force-script-chrootless] [--auto-deconfigure]]\n"
+	    "                 [--force-script-chrootless] [--auto-deconfigure]\n"
+	    "                  [--ignore-depends=LIST]]\n"
 	    "                 [--cache DIR [--cache-max-size SIZE] [--cache-verify]]\n"
 	    "                 [-j N] [-q | -v] [-R] PKG.deb|DIR|-...\n"
 	    "       debunpack --root DIR [--admindir DIR] [--dry-run] [--dpkg-db]\n"
@@ -680,11 +713,11 @@ options_check(int argc, struct cli_opts *o)
 		return -1;
 	}
 	if ((o->dpkg_messages || o->in.script_chrootless ||
-	    o->in.dpkg_force != NULL || o->in.auto_deconfigure) &&
-	    !o->maintscripts) {
+	    o->in.dpkg_force != NULL || o->in.auto_deconfigure ||
+	    o->in.ignore_depends != NULL) && !o->maintscripts) {
 		fprintf(stderr, "debunpack: --dpkg-messages, --dpkg-force,"
-		    " --auto-deconfigure and\n--force-script-chrootless go"
-		    " with --maintscripts\n");
+		    " --auto-deconfigure,\n--ignore-depends and"
+		    " --force-script-chrootless go with --maintscripts\n");
 		return -1;
 	}
 	if (o->maintscripts && !o->in.script_chrootless && geteuid() != 0) {

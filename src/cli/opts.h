@@ -40,6 +40,7 @@ struct cli_opts {
 	const char *cur_file;	/* the package file the last name is of */
 	struct install_opts in;	/* what an install (or a query) works on */
 	struct pathfilter *filters;	/* --path-*'s, in.filters (main frees) */
+	char *ignore_depends;	/* --ignore-depends's, joined (main frees) */
 };
 
 #endif

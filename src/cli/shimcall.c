@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/shimcall.h"
+#include "run/unpackdeps.h"
 
 /* dpkg runs it on each package when installed, unless --no-debsig. */
 #define DPKGSHIM_DEBSIG		"/usr/bin/debsig-verify"
@@ -396,6 +397,10 @@ shim_judge(struct shim *s, char *why, size_t n)
 			snprintf(why, n, "debunpack lacks %s", d->debunpack);
 			return why;
 		}
+		/* dpkg's usage error, in its words. */
+		if (d->id == DPKGARGS_ID_IGNORE_DEPENDS &&
+		    !unpackdeps_ignore_valid(s->a.use[i].value))
+			return "a list --ignore-depends does not take";
 	}
 	for (d = dpkgargs_table; d->name != NULL || d->short_name != 0; d++) {
 		if (d->kind != DPKGARGS_FORCE ||

@@ -141,6 +141,8 @@ struct install_opts {
 	const char *dpkg_force;
 	/* dpkg's --auto-deconfigure: deconfigure what a package Breaks */
 	bool auto_deconfigure;
+	/* dpkg's --ignore-depends list (unpackdeps_ignored), or NULL */
+	const char *ignore_depends;
 	/*
 	 * Remove the packages named instead of installing files: RM says
 	 * how (remove.h; its warn and ctx are the run's).

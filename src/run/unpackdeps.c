@@ -11,6 +11,7 @@
 
 #include "db/dpkgfmt.h"
 #include "db/dpkgstatus.h"
+#include "db/recstore.h"
 #include "db/version.h"
 #include "run/unpackdeps.h"
 
@@ -24,6 +25,51 @@ struct dep_new {
 	const struct control *ctl;
 	const char *name, *arch, *ma, *version, *shown, *native;
 };
+
+bool
+unpackdeps_ignore_valid(const char *list)
+{
+	const char *item = list;
+	size_t len;
+	char name[256], *colon;
+
+	for (;; item += len + 1) {
+		len = strcspn(item, ",");
+		if (len == 0 || len >= sizeof(name))
+			return false;
+		memcpy(name, item, len);
+		name[len] = '\0';
+		if ((colon = strchr(name, ':')) != NULL)
+			*colon++ = '\0';
+		if (!recstore_valid_name(name) || (colon != NULL &&
+		    !control_valid_arch(colon)))
+			return false;
+		if (item[len] == '\0')
+			return true;
+	}
+}
+
+bool
+unpackdeps_ignored(const char *list, const char *name, const char *arch)
+{
+	size_t n = strlen(name), len;
+	const char *item, *colon;
+
+	for (item = list; item != NULL && *item != '\0'; item += len,
+	    item += *item == ',') {
+		len = strcspn(item, ",");
+		if (len < n || strncmp(item, name, n) != 0)
+			continue;
+		if (len == n)
+			return true;
+		/* NAME:ARCH names one instance; an arch not known, any. */
+		colon = item + n;
+		if (*colon == ':' && (arch == NULL || (strlen(arch) ==
+		    len - n - 1 && strncmp(colon + 1, arch, len - n - 1) == 0)))
+			return true;
+	}
+	return false;
+}
 
 /* dpkg's words for a state (src/main/help.c's statusstrings). */
 static const char *
@@ -357,7 +403,7 @@ deps_group_open(const char *p, size_t glen, struct dep_alt *v, size_t nv,
 int
 unpackdeps_predepends(const struct dpkgstatus *st,
     const struct control *ctl, const char *shown, const char *native,
-    char **why, char **trig)
+    const char *ignore, size_t *at, bool *ignored, char **why, char **trig)
 {
 	struct dep_new nw = { ctl, control_get(ctl, "Package"),
 	    control_get(ctl, "Architecture"), control_get(ctl, "Multi-Arch"),
@@ -371,12 +417,17 @@ unpackdeps_predepends(const struct dpkgstatus *st,
 
 	*why = NULL;
 	*trig = NULL;
+	*ignored = false;
 	if (nw.name == NULL)
 		return -EINVAL;
-	for (p = field; r == UNPACKDEPS_OK && p != NULL && *p != '\0';
-	    p = comma != NULL ? comma + 1 : NULL) {
+	if (field != NULL && *at > strlen(field))
+		return UNPACKDEPS_OK;
+	for (p = field != NULL ? field + *at : NULL; r == UNPACKDEPS_OK &&
+	    p != NULL && *p != '\0'; p = comma != NULL ? comma + 1 : NULL) {
 		comma = strchr(p, ',');
 		glen = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		*at = comma != NULL ? (size_t)(comma + 1 - field) :
+		    strlen(field) + 1;
 		if (strspn(p, " \t\n") >= glen)
 			continue;
 		if ((r = deps_group_open(p, glen, v, sizeof(v) / sizeof(v[0]),
@@ -404,6 +455,8 @@ unpackdeps_predepends(const struct dpkgstatus *st,
 			return UNPACKDEPS_TRIGGERS;
 		}
 		*why = text;
+		/* dpkg's force_depends looks at the first alternative. */
+		*ignored = n > 0 && unpackdeps_ignored(ignore, v[0].name, NULL);
 		return UNPACKDEPS_PROBLEM;
 	}
 	return UNPACKDEPS_OK;

@@ -26,7 +26,12 @@ enum unpackdeps_verdict {
  * own name or Provides).  Arch qualifiers are honoured as dpkg does
  * (":any" takes Multi-Arch: allowed, an implicit arch takes Multi-Arch:
  * foreign), NATIVE being dpkg's architecture (NULL: "all" matches any).
- * SHOWN is CTL's name as dpkg shows it.
+ * SHOWN is CTL's name as dpkg shows it.  The groups from *AT on (0: the
+ * first) are checked, and *AT is left past the group that fails, so that
+ * a caller that goes on past a problem (dpkg's --force-depends) checks
+ * the next.  *IGNORED tells whether the failing group's first
+ * alternative names a package of IGNORE (dpkg's --ignore-depends list,
+ * or NULL), which makes dpkg go on too.
  *
  * Returns the verdict (>= 0), or -ENOMEM, -EINVAL when the field does
  * not parse.  For UNPACKDEPS_PROBLEM, *WHY is dpkg's explanation of the
@@ -37,7 +42,23 @@ enum unpackdeps_verdict {
  */
 int unpackdeps_predepends(const struct dpkgstatus *st,
     const struct control *ctl, const char *shown, const char *native,
-    char **why, char **trig);
+    const char *ignore, size_t *at, bool *ignored, char **why, char **trig);
+
+/*
+ * Whether package NAME of ARCH is in LIST, dpkg's --ignore-depends list
+ * ("NAME[:ARCH],...", NULL: empty): an item without an arch names every
+ * instance, and one with an arch any instance when ARCH is NULL (not
+ * known).  dpkg goes on past a Pre-Depends or Breaks problem of such a
+ * package, or with one, with its warning.
+ */
+bool unpackdeps_ignored(const char *list, const char *name,
+    const char *arch);
+
+/*
+ * Whether LIST is one dpkg takes for --ignore-depends: package names,
+ * each NAME or NAME:ARCH, separated by commas, none empty.
+ */
+bool unpackdeps_ignore_valid(const char *list);
 
 /*
  * The Breaks of package CTL, about to be unpacked, against dpkg's status

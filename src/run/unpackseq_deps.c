@@ -102,39 +102,59 @@ deps_notice(struct seq *s, struct seq_pkg *p, const char *notice, char *why)
 	seq_say(s, UNPACKSEQ_DETAIL, p, "");
 }
 
-/* Pre-Depends: 0 satisfied, 1 P failed (told), -errno. */
+/*
+ * Pre-Depends: 0 satisfied, or a problem forced or ignored as dpkg does
+ * (told, group by group); 1 P failed (told), -errno.
+ */
 static int
 deps_predepends(struct seq *s, struct seq_pkg *p, struct dpkgstatus *st,
     const char *native, struct dbp_error *err)
 {
-	char *why = NULL, *trig = NULL, msg[2 * PATH_MAX], file[PATH_MAX + 8];
+	char *why, *trig, msg[2 * PATH_MAX], file[PATH_MAX + 8];
+	size_t at = 0;
+	bool ignored;
 	int r;
 
-	r = unpackdeps_predepends(st, p->ctl, p->shown, native, &why, &trig);
-	if (r < 0 && r != -EINVAL)
-		return dbp_err(err, -r, p->file, "cannot check Pre-Depends");
-	if (r == UNPACKDEPS_OK)
-		return 0;
-	if (r == -EINVAL)
-		seq_fail(s, p, "cannot parse its Pre-Depends field");
-	else if (r == UNPACKDEPS_TRIGGERS) {
-		/* dpkg would process them first: debunpack processes none. */
-		snprintf(msg, sizeof(msg), "pre-dependency problem - not"
-		    " installing %s: %s awaits trigger processing (dpkg"
-		    " --triggers-only %s first)", p->shown, trig, trig);
-		seq_fail(s, p, msg);
-	} else {
-		deps_summarize(p->file, file, sizeof(file));
-		snprintf(msg, sizeof(msg), "regarding %s containing %s,"
-		    " pre-dependency problem:", file, p->shown);
-		deps_notice(s, p, msg, why);
-		snprintf(msg, sizeof(msg), "pre-dependency problem - not"
-		    " installing %s", p->shown);
-		seq_fail(s, p, msg);
+	for (;;) {
+		r = unpackdeps_predepends(st, p->ctl, p->shown, native,
+		    s->o->ignore_depends, &at, &ignored, &why, &trig);
+		if (r < 0 && r != -EINVAL)
+			return dbp_err(err, -r, p->file,
+			    "cannot check Pre-Depends");
+		if (r == UNPACKDEPS_OK)
+			return 0;
+		if (r == -EINVAL)
+			seq_fail(s, p, "cannot parse its Pre-Depends field");
+		else if (r == UNPACKDEPS_TRIGGERS) {
+			/* dpkg would process them first: debunpack none. */
+			snprintf(msg, sizeof(msg), "pre-dependency problem -"
+			    " not installing %s: %s awaits trigger processing"
+			    " (dpkg --triggers-only %s first)", p->shown,
+			    trig, trig);
+			seq_fail(s, p, msg);
+		} else {
+			deps_summarize(p->file, file, sizeof(file));
+			snprintf(msg, sizeof(msg), "regarding %s containing"
+			    " %s, pre-dependency problem:", file, p->shown);
+			deps_notice(s, p, msg, why);
+			/* Forced, or one to ignore: dpkg goes on. */
+			if (ignored || unpackconflict_forced(s, "depends") ||
+			    unpackdeps_ignored(s->o->ignore_depends, p->name,
+			    p->arch)) {
+				seq_say(s, UNPACKSEQ_NOTICE, p, "warning:"
+				    " ignoring pre-dependency problem!");
+				free(why);
+				free(trig);
+				continue;
+			}
+			snprintf(msg, sizeof(msg), "pre-dependency problem -"
+			    " not installing %s", p->shown);
+			seq_fail(s, p, msg);
+		}
+		free(why);
+		free(trig);
+		return 1;
 	}
-	free(why);
-	free(trig);
-	return 1;
 }
 
 /* Stanza D queued for deconfiguration by P; -ENOMEM. */
@@ -228,7 +248,14 @@ deps_breaks(struct seq *s, struct seq_pkg *p, struct dpkgstatus *st,
 		    file, p->shown);
 		deps_notice(s, p, msg, why);
 		free(why);
-		if (unpackconflict_forced(s, "breaks")) {
+		/*
+		 * Forced, or either package one to ignore (dpkg's
+		 * force_breaks: the breaker's or the broken one's).
+		 */
+		if (unpackconflict_forced(s, "breaks") ||
+		    unpackdeps_ignored(s->o->ignore_depends, p->name,
+		    p->arch) || (fix != NULL && unpackdeps_ignored(
+		    s->o->ignore_depends, fix->name, fix->arch))) {
 			seq_say(s, UNPACKSEQ_NOTICE, p, "warning: ignoring"
 			    " breakage, may proceed anyway!");
 			continue;
