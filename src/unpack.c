@@ -335,6 +335,8 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	if ((r = syncbatch_written(u->sb, t->item, fd, err)) != 0)
 		return r;
 recorded:
+	if ((r = unpack_shared_check(u, t, digest, NULL, err)) != 0)
+		return r;
 	u->st->entries[ST_FILE]++;
 	if (conffile && (r = unpack_conffile_done(u, t, digest,
 	    want_md5 ? md5 : NULL, err)) != 0)
@@ -384,7 +386,8 @@ unpack_symlink(struct unpack *u, struct archive_entry *ae,
 		return dbp_err(err, errno, t->path, "cannot create symlink");
 	if ((r = unpack_register(u, t, AE_IFLNK, err)) != 0 ||
 	    (!u->opts.nowrite && (r = unpack_meta_at(u, t, ae, true,
-	    err)) != 0))
+	    err)) != 0) ||
+	    (r = unpack_shared_check(u, t, NULL, target, err)) != 0)
 		return r;
 	u->st->entries[ST_SYMLINK]++;
 	return unpack_record(u, ae, 'l', t->path, 0, NULL, target, err);

@@ -138,7 +138,20 @@ for a in "$native" "$foreign"; do
 	mpkg "diff-$a" libdiff "$a" 1 "" usr/ "usr/shared:$a"
 	mpkg "size-$a" libsize "$a" 1 "" usr/ "usr/sized:size $a$a"
 	mpkg "clash-$a" libclash "$a" 1 "" usr/ "usr/shared:clash"
+	# Without conffiles: what debunpack unpacks beside its pair.
+	for v in 1 2; do
+		mpkg "plain-$a-$v" libplain "$a" "$v" "" usr/ usr/share/ \
+		    usr/share/plain/ "usr/share/plain/data:v$v" \
+		    "usr/share/plain/link->data" usr/lib/ "usr/lib/$a/" \
+		    "usr/lib/$a/libplain.so:$a v$v"
+	done
 done
+
+# native NAME: the dpkg for apt unpacked the last step itself.
+native() {
+	! grep -q "handed to" "$T/ours.out" ||
+	    fail "$1: handed on: $(cat "$T/ours.out")"
+}
 
 # One instance, then its pair in another call.
 fresh
@@ -147,6 +160,19 @@ step "its pair beside it" -i "lib-$foreign-1"
 [ -f "$T/ours/var/lib/dpkg/info/libpair:$foreign.list" ] ||
     fail "no list of libpair:$foreign"
 echo "ok a Multi-Arch: same pair, one call each"
+
+# Without conffiles, at one version: the dpkg for apt's own, and again.
+step "a plain instance" -i "plain-$native-1"
+step "its pair beside it, unpacked by debunpack" -i "plain-$foreign-1"
+native "a plain pair"
+[ -f "$T/ours/var/lib/dpkg/info/libplain:$foreign.list" ] ||
+    fail "no list of libplain:$foreign"
+step "the pair reinstalled" -i "plain-$foreign-1"
+native "the pair reinstalled"
+# At another version: dpkg deconfigures the other, which is dpkg's.
+step "a plain instance upgraded" -i "plain-$native-2"
+step "and its pair" -i "plain-$foreign-2"
+echo "ok a pair without conffiles, beside and reinstalled by debunpack"
 
 # Upgrading one instance deconfigures the other until its own upgrade.
 step "one instance upgraded" -i "lib-$native-2"
@@ -202,15 +228,18 @@ echo "ok a pair in one call; no single package in its place"
 fresh
 step "differing pair: first" -i "diff-$native"
 step "differing pair: second refused" -i "diff-$foreign"
+native "differing pair"
 said "differing content" "trying to overwrite shared '/usr/shared', which is different from other instances of package libdiff:$foreign"
 step "differing size: first" -i "size-$native"
 step "differing size: second refused" -i "size-$foreign"
+native "differing size"
 said "differing size" "trying to overwrite shared '/usr/sized', which is different from other instances of package libsize:$foreign"
 # Another package's path: dpkg names its Multi-Arch: same owner with its
 # arch, and the refused instance's stanza keeps its Multi-Arch.
 step "another package's path refused" -i "clash-$native"
 said "another package" "trying to overwrite '/usr/shared', which is also in package libdiff:$native 1"
 step "--force-overwrite takes it" -i --force-overwrite "diff-$foreign"
+native "--force-overwrite"
 echo "ok a differing shared file refused as dpkg refuses it"
 
 echo "ok $handed of $steps steps handed to dpkg"

@@ -275,12 +275,15 @@ shim_status(const struct shim *s, struct dpkgstatus *st)
 
 /*
  * A Multi-Arch: same package of the call beside an instance of another
- * architecture (installed, in BEFORE, or given in the same call):
- * dpkg keeps the instances' shared files refcounted and their versions
- * in step (deconfiguring the one left behind), which debunpack's
- * records, one per package name, do not hold.  The whole call is then
- * dpkg's.  (One that is not Multi-Arch: same where its name has several
- * installed instances debunpack refuses as dpkg does.)
+ * architecture that debunpack does not unpack as dpkg does: one given in
+ * the same call (their shared paths would be written twice in one
+ * batch), one installed at another version (dpkg deconfigures it, to
+ * keep the instances in step), or one with conffiles (dpkg's shared
+ * conffile handling).  The whole call is then dpkg's.  Beside an
+ * instance at the same version debunpack unpacks it: the shared paths
+ * are both instances', checked to be the same (unpackclaim.c).  (One
+ * that is not Multi-Arch: same where its name has several installed
+ * instances debunpack refuses as dpkg does.)
  */
 static bool
 shim_coinstall(const struct shim *s, const struct shimpkg *p,
@@ -290,19 +293,23 @@ shim_coinstall(const struct shim *s, const struct shimpkg *p,
 	size_t i, j, n;
 
 	for (i = 0; i < s->debs.n; i++) {
-		/* Its name's Multi-Arch: same instances of other architectures. */
+		/*
+		 * Its name's Multi-Arch: same instances of other
+		 * architectures, in step or not.  In the place of several,
+		 * one not Multi-Arch: same is refused, by dpkg and debunpack
+		 * alike, in dpkg's words.
+		 */
 		for (j = n = 0; j < before->n; j++) {
 			o = &before->v[j];
 			if (o->name != NULL && strcmp(o->name, p[i].name) == 0 &&
 			    o->arch != NULL && strcmp(o->arch, p[i].arch) != 0 &&
 			    dpkgstatus_ma_same(o->ma) &&
-			    strcmp(dpkgstatus_state(o), "not-installed") != 0)
+			    strcmp(dpkgstatus_state(o), "not-installed") != 0 &&
+			    strcmp(dpkgstatus_state(o), "config-files") != 0 &&
+			    (o->version == NULL || strcmp(o->version,
+			    p[i].version) != 0 || o->conffiles != NULL))
 				n++;
 		}
-		/*
-		 * Beside one or more.  In the place of several, dpkg refuses
-		 * it, and so does debunpack, in dpkg's words.
-		 */
 		if (n >= 1 && dpkgstatus_ma_same(p[i].ma))
 			return true;
 		for (j = 0; j < s->debs.n; j++)

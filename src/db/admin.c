@@ -101,8 +101,7 @@ admin_view_stale(void *ctx, const struct record *r, const char **what)
 	struct admin_view *v = ctx;
 	char file[256];
 
-	snprintf(file, sizeof(file), "%s" RECSTORE_SUFFIX, control_get(r->ctl,
-	    "Package"));
+	snprintf(file, sizeof(file), "%s" RECSTORE_SUFFIX, record_key(r));
 	if (recover_pending_drops(&v->pending, file)) {
 		*what = "removed by the interrupted run";
 		return true;

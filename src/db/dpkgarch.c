@@ -201,21 +201,25 @@ dpkgarch_coinstance(const struct control *installed,
 	bool same = dpkgstatus_ma_same(ma);
 	size_t i, k = 0;
 
-	if (same && installed != NULL && dpkgarch_other(control_get(installed,
-	    "Package"), control_get(installed, "Architecture"),
-	    control_get(installed, "Multi-Arch"), ctl))
+	/*
+	 * With dpkg's database an instance's record is NAME:ARCH's beside
+	 * the other's; debunpack's own records hold one a name.
+	 */
+	if (same && status == NULL && installed != NULL &&
+	    dpkgarch_other(control_get(installed, "Package"),
+	    control_get(installed, "Architecture"), control_get(installed,
+	    "Multi-Arch"), ctl))
 		other = control_get(installed, "Architecture");
 	/*
 	 * dpkg counts a name's installed instances whatever their arch:
 	 * with more than one, only a Multi-Arch: same package joins them.
 	 */
-	for (i = 0; other == NULL && status != NULL && i < status->n; i++)
+	for (i = 0; !same && status != NULL && i < status->n; i++)
 		if (strcmp(dpkgstatus_state(&status->v[i]),
-		    "not-installed") != 0 && (same ? dpkgarch_other(
-		    status->v[i].name, status->v[i].arch, status->v[i].ma,
-		    ctl) : (status->v[i].name != NULL && name != NULL &&
-		    strcmp(status->v[i].name, name) == 0 && ++k > 1)))
-			other = same ? status->v[i].arch : "*";
+		    "not-installed") != 0 && status->v[i].name != NULL &&
+		    name != NULL && strcmp(status->v[i].name, name) == 0 &&
+		    ++k > 1)
+			other = "*";
 	if (other == NULL)
 		return 0;
 	if (!same) {
@@ -228,8 +232,8 @@ dpkgarch_coinstance(const struct control *installed,
 		    name);
 		return -EEXIST;
 	}
-	snprintf(msg, n, "'%s:%s' would sit beside '%s:%s': debunpack keeps"
-	    " one instance of a package, dpkg installs Multi-Arch: same pairs",
+	snprintf(msg, n, "'%s:%s' would sit beside '%s:%s': without dpkg's"
+	    " database (--dpkg-db) debunpack keeps one instance of a package",
 	    name, control_get(ctl, "Architecture"), name, other);
 	return -EEXIST;
 }

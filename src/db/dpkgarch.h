@@ -50,16 +50,17 @@ int dpkgarch_check(const struct dpkgarch *a, const char *arch, char *msg,
     size_t n);
 
 /*
- * Whether package CTL would sit beside an instance of its name of
- * another architecture, both Multi-Arch: same (the one INSTALLED names:
- * the control of the record of its name, or NULL; or one STATUS, dpkg's
- * or NULL, holds), or, not Multi-Arch: same, meet several installed
- * instances of its name (of any arch), which dpkg refuses in the words
+ * Whether package CTL may be unpacked where its name has instances: not
+ * Multi-Arch: same, it must not meet several installed instances of its
+ * name (of any arch) in STATUS, dpkg's, which dpkg refuses in the words
  * MSG then holds ("package lib:i386 (1) with field 'Multi-Arch: no' is
  * not co-installable with lib which has multiple installed instances").
- * dpkg keeps instances side by side, their shared paths counted for
- * each; debunpack keeps one record a name, and would take the other
- * instance's place.  0, or -EEXIST with the refusal in MSG (N bytes).
+ * Multi-Arch: same, it sits beside an instance of another architecture
+ * where dpkg's database is kept (STATUS non-NULL: the record of the
+ * second instance is NAME:ARCH's), and not without it: there debunpack
+ * keeps one record a name, and INSTALLED (the control of the record of
+ * its name, or NULL) of another architecture refuses it.  0, or -EEXIST
+ * with the refusal in MSG (N bytes).
  */
 struct control;
 struct dpkgstatus;

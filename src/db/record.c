@@ -326,7 +326,29 @@ record_new_like(struct record **out, const struct record *r,
 		return e < 0 ? e : -EINVAL;
 	if ((e = record_new(out, ctl)) != 0)
 		control_free(ctl);
+	else if (r->key != NULL && (e = record_set_key(*out, r->key)) != 0) {
+		record_free(*out);
+		*out = NULL;
+	}
 	return e;
+}
+
+const char *
+record_key(const struct record *r)
+{
+	return r->key != NULL ? r->key : control_get(r->ctl, "Package");
+}
+
+int
+record_set_key(struct record *r, const char *key)
+{
+	char *k = NULL;
+
+	if (key != NULL && (k = strdup(key)) == NULL)
+		return -ENOMEM;
+	free(r->key);
+	r->key = k;
+	return 0;
 }
 
 bool
@@ -357,6 +379,7 @@ record_free(struct record *r)
 		free(r->filtered[i].path);
 	free(r->filtered);
 	control_free(r->ctl);
+	free(r->key);
 	free(r);
 }
 

@@ -84,6 +84,13 @@ struct record {
 	 */
 	bool dpkg_db;
 	/*
+	 * Which instance of the package this is, where one name has two
+	 * (Multi-Arch: same, dpkg's database): "NAME:ARCH" for an instance
+	 * beside the one NAME stands for; NULL: the package's name.  See
+	 * record_key.
+	 */
+	char *key;
+	/*
 	 * Conffiles the package ships that another package keeps (it
 	 * replaces this one): not the package's, but dpkg's status lists
 	 * them, obsolete, with the hash the keeper has for them.  Not part
@@ -230,6 +237,14 @@ int record_add_kept(struct record *r, const char *path, const char *owner);
  */
 int record_new_like(struct record **out, const struct record *r,
     const char *status);
+
+/*
+ * What names R among the records of a root: its package's name, or for
+ * a second Multi-Arch: same instance "NAME:ARCH" (record_set_key), the
+ * name of its record file.
+ */
+const char *record_key(const struct record *r);
+int record_set_key(struct record *r, const char *key);
 
 /*
  * RECORD_CONFIG_FILES in a record's Status field: the package was removed

@@ -24,12 +24,12 @@ recowners_leaving(const struct recstage *rs, const char *name)
 	if (rs->nleaving == 0)
 		return false;
 	for (i = 0; i < rs->ndropped; i++)
-		if (strcmp(control_get(rs->dropped[i]->ctl, "Package"),
+		if (strcmp(record_key(rs->dropped[i]),
 		    name) == 0)
 			return true;
 	for (i = 0; i < rs->nstaged; i++)
 		if (record_config_files(rs->staged[i]) &&
-		    strcmp(control_get(rs->staged[i]->ctl, "Package"), name) == 0)
+		    strcmp(record_key(rs->staged[i]), name) == 0)
 			return true;
 	return false;
 }
@@ -41,7 +41,7 @@ recowners_find(const struct recstage *rs, const char *name, size_t *idx)
 	size_t i;
 
 	for (i = 0; i < rs->ninst; i++)
-		if (strcmp(control_get(rs->inst[i]->ctl, "Package"), name) == 0) {
+		if (strcmp(record_key(rs->inst[i]), name) == 0) {
 			if (idx != NULL)
 				*idx = i;
 			return rs->inst[i];
@@ -73,7 +73,7 @@ recowners_diverted_entry(const struct recstage *rs, const char *abspath,
 
 	/* Only diverted entries can match: few, and only with diversions. */
 	for (i = 0; i < rs->ninst; i++) {
-		name = control_get(rs->inst[i]->ctl, "Package");
+		name = record_key(rs->inst[i]);
 		if (strcmp(name, self) == 0)
 			continue;
 		for (k = 0; k < rs->inst[i]->n; k++)
@@ -247,8 +247,7 @@ recowners_installed_owner(const struct recstage *rs, const char *abspath,
 	if (rs->owned != NULL) {
 		for (i = recowners_first(rs, abspath); i < rs->nowned &&
 		    strcmp(rs->owned[i].path, abspath) == 0; i++) {
-			owner = control_get(rs->inst[rs->owned[i].inst]->ctl,
-			    "Package");
+			owner = record_key(rs->inst[rs->owned[i].inst]);
 			if (strcmp(owner, name) != 0 &&
 			    !recowners_leaving(rs, owner) &&
 			    (!nondir || rs->owned[i].type != 'd'))
@@ -257,7 +256,7 @@ recowners_installed_owner(const struct recstage *rs, const char *abspath,
 		return NULL;
 	}
 	for (i = 0; i < rs->ninst; i++) {
-		owner = control_get(rs->inst[i]->ctl, "Package");
+		owner = record_key(rs->inst[i]);
 		if (strcmp(owner, name) != 0 && !recowners_leaving(rs, owner) &&
 		    (((e = record_find(rs->inst[i], abspath)) != NULL &&
 		    (!nondir || e->type != 'd')) ||
@@ -284,7 +283,7 @@ recowners_other_owner(const struct recstage *rs, const char *abspath,
 	if ((p = recowners_installed_owner(rs, abspath, name, false)) != NULL)
 		return p;
 	for (i = 0; i < rs->nstaged; i++) {
-		p = control_get(rs->staged[i]->ctl, "Package");
+		p = record_key(rs->staged[i]);
 		if (strcmp(p, name) != 0 && !rs->staged[i]->gone &&
 		    record_find(rs->staged[i], abspath))
 			return p;
@@ -329,7 +328,7 @@ recowners_disowned_nth(const struct recstage *rs, size_t *i)
 {
 	for (; *i < rs->ninst; (*i)++)
 		if (rs->disowned[*i] && !recstage_in_run(rs,
-		    control_get(rs->inst[*i]->ctl, "Package")))
+		    record_key(rs->inst[*i])))
 			return rs->inst[(*i)++];
 	return NULL;
 }
@@ -376,17 +375,16 @@ recowners_disappearing(const struct recstage *rs, size_t *i,
 			if (!rs->lost[*i])
 				continue;
 			*inst = rs->inst[*i];
-			name = control_get((*inst)->ctl, "Package");
+			name = record_key(*inst);
 			*staged = NULL;
 			for (k = 0; k < rs->nstaged; k++)
-				if (strcmp(control_get(rs->staged[k]->ctl,
-				    "Package"), name) == 0)
+				if (strcmp(record_key(rs->staged[k]), name) == 0)
 					*staged = rs->staged[k];
 		} else {
 			*staged = rs->staged[*i - rs->ninst];
 			if (!(*staged)->lost)
 				continue;
-			name = control_get((*staged)->ctl, "Package");
+			name = record_key(*staged);
 			*inst = recowners_find(rs, name, NULL);
 		}
 		if (!recowners_empties(*staged != NULL ? *staged : *inst))

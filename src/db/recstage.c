@@ -154,7 +154,7 @@ static int
 recstage_write_tmp(struct recstage *rs, struct record *r,
     struct dbp_error *err)
 {
-	const char *name = control_get(r->ctl, "Package");
+	const char *name = record_key(r);
 	struct batchfile bf;
 	char final[256];
 	FILE *fp;
@@ -179,11 +179,11 @@ recstage_write_tmp(struct recstage *rs, struct record *r,
 int
 recstage_stage(struct recstage *rs, struct record *r, struct dbp_error *err)
 {
-	const char *name = control_get(r->ctl, "Package");
+	const char *name = record_key(r);
 	struct record **v;
 	int e;
 
-	if (name == NULL || !recstore_valid_name(name)) {
+	if (name == NULL || !recstore_valid_key(name)) {
 		e = dbp_err(err, 0, "control", "invalid package name '%s'",
 		    name != NULL ? name : "");
 		record_free(r);
@@ -220,7 +220,7 @@ recstage_in_run(const struct recstage *rs, const char *name)
 	size_t i;
 
 	for (i = 0; i < rs->nstaged; i++)
-		if (strcmp(control_get(rs->staged[i]->ctl, "Package"), name) == 0)
+		if (strcmp(record_key(rs->staged[i]), name) == 0)
 			return 1;
 	return 0;
 }
@@ -229,7 +229,7 @@ const char *
 recstage_run_name(const struct recstage *rs, unsigned pkg)
 {
 	return pkg < rs->nstaged ?
-	    control_get(rs->staged[pkg]->ctl, "Package") : "?";
+	    record_key(rs->staged[pkg]) : "?";
 }
 
 size_t
@@ -252,7 +252,7 @@ recstage_staged_lacks(const struct recstage *rs, const char *name,
 	size_t i;
 
 	for (i = 0; i < rs->nstaged; i++) {
-		if (strcmp(control_get(rs->staged[i]->ctl, "Package"), name) != 0)
+		if (strcmp(record_key(rs->staged[i]), name) != 0)
 			continue;
 		if ((e = record_find(rs->staged[i], abspath)) == NULL)
 			return true;
@@ -357,13 +357,13 @@ recstage_drop_file(const struct recstage *rs, size_t i, char *file,
     size_t size)
 {
 	const char *name = i < rs->ndropped ?
-	    control_get(rs->dropped[i]->ctl, "Package") :
+	    record_key(rs->dropped[i]) :
 	    rs->forgotten[i - rs->ndropped].name;
 	size_t k;
 
 	for (k = 0; i >= rs->ndropped && k < rs->nstaged; k++)
-		if (!rs->staged[k]->gone && strcmp(control_get(
-		    rs->staged[k]->ctl, "Package"), name) == 0)
+		if (!rs->staged[k]->gone &&
+		    strcmp(record_key(rs->staged[k]), name) == 0)
 			return false;
 	snprintf(file, size, "%s" RECSTORE_SUFFIX, name);
 	return true;
@@ -406,7 +406,7 @@ recstage_prepare(struct recstage *rs, struct journal *j,
 	for (i = 0; i < rs->ninst; i++)
 		if (rs->disowned[i] && !rs->inst[i]->adopted &&
 		    !recstage_in_run(rs,
-		    control_get(rs->inst[i]->ctl, "Package")) &&
+		    record_key(rs->inst[i])) &&
 		    (r = recstage_write_tmp(rs, rs->inst[i], err)) != 0)
 			return r;
 	return syncbatch_prepare(rs->asb, j, JOURNAL_ADMIN, err);

@@ -80,12 +80,22 @@ recstore_set_dpkg(struct recstore *s, const struct rootfs *rf,
 static const struct dpkgstatus_stanza *
 recstore_dpkg_stanza(const struct recstore *s, const char *name)
 {
+	const struct dpkgstatus_stanza *o;
+	char file[512];
 	size_t i;
 
-	for (i = 0; s->status != NULL && i < s->status->n; i++)
-		if (strcmp(s->status->v[i].name, name) == 0 &&
-		    dpkgadopt_has_files(&s->status->v[i]))
-			return &s->status->v[i];
+	for (i = 0; s->status != NULL && i < s->status->n; i++) {
+		o = &s->status->v[i];
+		if (strcmp(o->name, name) != 0 || !dpkgadopt_has_files(o))
+			continue;
+		/* An instance with a record of its own is NAME:ARCH's. */
+		if (s->fd >= 0 && dpkgstatus_ma_same(o->ma) && o->arch != NULL &&
+		    (size_t)snprintf(file, sizeof(file), "%s:%s" RECSTORE_SUFFIX,
+		    name, o->arch) < sizeof(file) && faccessat(s->fd, file, F_OK,
+		    AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		return o;
+	}
 	return NULL;
 }
 
@@ -147,6 +157,33 @@ recstore_valid_name(const char *name)
 	return true;
 }
 
+bool
+recstore_valid_key(const char *key)
+{
+	const char *colon = strchr(key, ':');
+	char name[256];
+
+	if (colon == NULL)
+		return recstore_valid_name(key);
+	if ((size_t)(colon - key) >= sizeof(name))
+		return false;
+	memcpy(name, key, (size_t)(colon - key));
+	name[colon - key] = '\0';
+	return recstore_valid_name(name) && control_valid_arch(colon + 1);
+}
+
+static int recstore_load_instance(struct recstore *s, const char *spec,
+    struct record **out, struct dbp_error *err);
+
+/* Package NAME, or instance NAME:ARCH, as dpkg's database has it. */
+static int
+recstore_from_dpkg(struct recstore *s, const char *name, struct record **out,
+    struct dbp_error *err)
+{
+	return strchr(name, ':') != NULL ? recstore_load_instance(s, name, out,
+	    err) : recstore_load_dpkg(s, name, out, err);
+}
+
 static int
 recstore_load_one(struct recstore *s, const char *name, struct record **out,
     const char **stale, struct dbp_error *err)
@@ -158,14 +195,14 @@ recstore_load_one(struct recstore *s, const char *name, struct record **out,
 
 	if (stale != NULL)
 		*stale = NULL;
-	if (!recstore_valid_name(name))
+	if (!recstore_valid_key(name))
 		return -ENOENT;
 	snprintf(file, sizeof(file), "%s" RECSTORE_SUFFIX, name);
 	/* A record is a file of ours: a symlink there is not one. */
 	if (s->fd < 0)
-		return recstore_load_dpkg(s, name, out, err);
+		return recstore_from_dpkg(s, name, out, err);
 	if ((fd = openat(s->fd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? recstore_load_dpkg(s, name, out, err) :
+		return errno == ENOENT ? recstore_from_dpkg(s, name, out, err) :
 		    dbp_err(err, errno, file, "cannot read record");
 	if ((fp = fdopen(fd, "r")) == NULL) {
 		close(fd);
@@ -177,7 +214,7 @@ recstore_load_one(struct recstore *s, const char *name, struct record **out,
 		record_free(*out);
 		*out = NULL;
 		/* dpkg's database tells what stands instead. */
-		if ((r = recstore_load_dpkg(s, name, out, err)) != -ENOENT)
+		if ((r = recstore_from_dpkg(s, name, out, err)) != -ENOENT)
 			return r;
 		if (stale != NULL)
 			*stale = what;
@@ -240,9 +277,13 @@ recstore_load(struct recstore *s, const char *name, struct record **out,
 
 	if (stale != NULL)
 		*stale = NULL;
-	if ((r = strchr(name, ':') != NULL ? recstore_load_instance(s, name,
-	    out, err) : recstore_load_one(s, name, out, stale, err)) == 0 &&
-	    s->divert != NULL &&
+	if ((r = recstore_load_one(s, name, out, stale, err)) == 0 &&
+	    strchr(name, ':') != NULL && (r = record_set_key(*out, name)) != 0) {
+		record_free(*out);
+		*out = NULL;
+		return dbp_err(err, -r, name, "cannot read record");
+	}
+	if (r == 0 && s->divert != NULL &&
 	    (r = dpkgdivert_follow(s->divert, *out)) != 0) {
 		record_free(*out);
 		*out = NULL;

@@ -77,6 +77,12 @@ int recstore_fd(const struct recstore *s);
 bool recstore_valid_name(const char *name);
 
 /*
+ * Whether KEY may name a record (record_key): a package name, or NAME:ARCH
+ * for a second Multi-Arch: same instance.
+ */
+bool recstore_valid_key(const char *key);
+
+/*
  * Names of the recorded packages, sorted; *NAMES is a NULL-terminated
  * array the caller frees with recstore_names_free.  0 or -errno with ERR.
  */

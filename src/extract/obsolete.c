@@ -189,13 +189,13 @@ obsolete_plan(struct obsolete *ob, struct manifest *m, struct dirs *d,
 
 		if (rec->gone)
 			continue;	/* disappears: planned as dropped */
-		if ((r = obsolete_plan_old(ob, m, d, control_get(rec->ctl,
-		    "Package"), rec, j, err)) != 0)
+		if ((r = obsolete_plan_old(ob, m, d, record_key(rec), rec, j,
+		    err)) != 0)
 			return r;
 	}
 	for (i = 0; i < manifest_ndropped(m); i++)
-		if ((r = obsolete_plan_old(ob, m, d, control_get(
-		    manifest_dropped(m, i)->ctl, "Package"), NULL, j, err)) != 0)
+		if ((r = obsolete_plan_old(ob, m, d, record_key(
+		    manifest_dropped(m, i)), NULL, j, err)) != 0)
 			return r;
 	return 0;
 }

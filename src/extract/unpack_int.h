@@ -123,6 +123,12 @@ struct unpack_target {
 	 * nothing changes hands (the owner keeps listing it).
 	 */
 	bool judge_only;
+	/*
+	 * Another Multi-Arch: same instance of the package, installed, has
+	 * the path too: it stays theirs as well, if what is written is what
+	 * is there (unpack_shared_check).
+	 */
+	bool shared;
 };
 
 #define UNPACK_CONF_PLAIN	0	/* written as any file */
@@ -173,6 +179,14 @@ int unpack_filtered(struct unpack *u, struct archive_entry *ae,
  * entry goes on (T->taken tells what it took over); 1: the owner keeps
  * the path, the entry is left out; -errno with ERR: a conflict.
  */
+/*
+ * After T, marked shared, was written (a file's DIGEST, a symlink's
+ * TARGET): what is at its path must be the same, or dpkg's refusal
+ * (with --force-overwrite, its warning).
+ */
+int unpack_shared_check(struct unpack *u, const struct unpack_target *t,
+    const uint8_t *digest, const char *target, struct dbp_error *err);
+
 int unpack_conflict(struct unpack *u, struct unpack_target *t,
     const struct manifest_entry *e, const struct unpack_held *h,
     struct dbp_error *err);

@@ -3,13 +3,17 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "db/dpkgstatus.h"
 #include "db/replaces.h"
+#include "util/digest.h"
 #include "util/escape.h"
 #include "extract/unpack_int.h"
 
@@ -91,6 +95,68 @@ unpack_taken_run(struct unpack *u, struct unpack_target *t,
 	unpack_taken(t, manifest_installed_record(u->man, from), from, theirs);
 }
 
+/* Whether A and B are two Multi-Arch: same instances of one package. */
+static bool
+unpack_instances(const struct record *a, const struct record *b)
+{
+	const char *aa = control_get(a->ctl, "Architecture");
+	const char *ba = control_get(b->ctl, "Architecture");
+
+	return strcmp(control_get(a->ctl, "Package"), control_get(b->ctl,
+	    "Package")) == 0 && aa != NULL && ba != NULL &&
+	    strcmp(aa, ba) != 0 &&
+	    dpkgstatus_ma_same(control_get(a->ctl, "Multi-Arch")) &&
+	    dpkgstatus_ma_same(control_get(b->ctl, "Multi-Arch"));
+}
+
+int
+unpack_shared_check(struct unpack *u, const struct unpack_target *t,
+    const uint8_t *digest, const char *target, struct dbp_error *err)
+{
+	uint8_t there[DIGEST_LEN];
+	char link[PATH_MAX], abspath[PATH_MAX + 1], msg[PATH_MAX + 600];
+	char shown[PATH_MAX + 16];
+	char *name;
+	struct stat st;
+	ssize_t n;
+	bool same;
+	int r;
+
+	if (!t->shared || u->opts.nowrite)
+		return 0;
+	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 0 : dbp_err(err, errno, t->path,
+		    "cannot check the shared path");
+	if (target != NULL)
+		same = S_ISLNK(st.st_mode) && (n = readlinkat(t->dfd, t->name,
+		    link, sizeof(link) - 1)) >= 0 && (link[n] = '\0',
+		    strcmp(link, target) == 0);
+	else if (!S_ISREG(st.st_mode))
+		same = false;
+	else if ((r = digest_file_at(u->dg, t->dfd, t->name, there)) != 0)
+		return dbp_err(err, -r, t->path, "cannot check the shared"
+		    " path");
+	else
+		same = memcmp(there, digest, DIGEST_LEN) == 0;
+	if (same)
+		return 0;
+	if ((name = dpkgstatus_infoname(control_get(u->rec->ctl, "Package"),
+	    control_get(u->rec->ctl, "Architecture"), control_get(u->rec->ctl,
+	    "Multi-Arch"))) == NULL)
+		return dbp_err(err, ENOMEM, t->path, "cannot judge");
+	/* dpkg's words, its text naming the path. */
+	snprintf(abspath, sizeof(abspath), "/%s", t->path);
+	snprintf(msg, sizeof(msg), "trying to overwrite shared '%s', which is"
+	    " different from other instances of package %s", escape_name(
+	    abspath, shown, sizeof(shown)), name);
+	free(name);
+	if (!u->opts.force_overwrite)
+		return dbp_err(err, 0, "", "%s", msg);
+	if (u->opts.warn != NULL)
+		u->opts.warn(u->opts.warn_ctx, t->path, msg);
+	return 0;
+}
+
 /*
  * A non-directory path that another package has, installed (by its
  * record) or earlier in this run (E; or H, a conffile it left as the
@@ -114,9 +180,10 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	int r;
 
 	t->taken = false;
+	t->shared = false;
 	if (u->rec == NULL)
 		return 0;
-	self = control_get(u->rec->ctl, "Package");
+	self = record_key(u->rec);
 	snprintf(abspath, sizeof(abspath), "/%s", t->path);
 	if ((e != NULL && e->pkg != u->pkg) ||
 	    (h != NULL && h->pkg != u->pkg)) {
@@ -154,6 +221,15 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	/* Its own path (the same package twice in a run is refused). */
 	if (other == NULL || strcmp(other, self) == 0)
 		return 0;
+	/*
+	 * Another Multi-Arch: same instance of this package, installed: the
+	 * path is both instances' (dpkg counts its owners), if what this one
+	 * writes is what is there, checked once written.
+	 */
+	if (installed && orec != NULL && unpack_instances(u->rec, orec)) {
+		t->shared = true;
+		return 0;
+	}
 	/*
 	 * A path a diversion sent here is judged by the name its package
 	 * ships, as dpkg judges it: what another package has here under

@@ -24,7 +24,7 @@ int
 unpack_keep_obsolete(struct unpack *u, struct record *rec,
     struct dbp_error *err)
 {
-	const char *pkg = control_get(rec->ctl, "Package");
+	const char *pkg = record_key(rec);
 	struct record *old = manifest_installed_record(u->man, pkg);
 	struct record_entry c;
 	size_t i;
@@ -117,7 +117,7 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	t->conf = UNPACK_CONF_PLAIN;
 	snprintf(abspath, sizeof(abspath), "/%s", t->path);
 	if (u->rec != NULL) {
-		from = control_get(u->rec->ctl, "Package");
+		from = record_key(u->rec);
 		e = manifest_installed_entry(u->man, from, abspath);
 	}
 	/*
@@ -430,7 +430,7 @@ int
 unpack_remove_on_upgrade(struct unpack *u, const struct record *rec,
     struct obsolete *ob, struct dbp_error *err)
 {
-	const char *pkg = control_get(rec->ctl, "Package");
+	const char *pkg = record_key(rec);
 	size_t i;
 	int r;
 

@@ -119,6 +119,50 @@ install_arch(const struct install_opts *o, const struct dpkgarch *arch,
 	return 0;
 }
 
+/*
+ * The key of package CTL's record (record_key) into KEY (N bytes): its
+ * name, or NAME:ARCH where, Multi-Arch: same with dpkg's database kept,
+ * it is an instance beside the one its name stands for (installed), or
+ * is already installed under that key.  An instance beside another of
+ * the same run is refused: the two would write their shared paths in
+ * one batch.  0, or -errno with ERR set.
+ */
+static int
+install_key(struct manifest *man, struct dpkgdb *db, const struct control *ctl,
+    char *key, size_t n, struct dbp_error *err)
+{
+	const char *name = control_get(ctl, "Package");
+	const char *arch = control_get(ctl, "Architecture");
+	const struct record *plain;
+	size_t i;
+
+	snprintf(key, n, "%s", name);
+	if (db == NULL || arch == NULL ||
+	    !dpkgstatus_ma_same(control_get(ctl, "Multi-Arch")))
+		return 0;
+	for (i = 0; i < manifest_nstaged(man); i++) {
+		plain = manifest_staged(man, i);
+		if (strcmp(control_get(plain->ctl, "Package"), name) == 0 &&
+		    control_get(plain->ctl, "Architecture") != NULL &&
+		    strcmp(control_get(plain->ctl, "Architecture"), arch) != 0)
+			return dbp_err(err, 0, "", "'%s:%s' and '%s:%s' in one"
+			    " run: debunpack unpacks two instances of a"
+			    " package in runs of their own", name, arch,
+			    name, control_get(plain->ctl, "Architecture"));
+	}
+	if ((size_t)snprintf(key, n, "%s:%s", name, arch) >= n)
+		return dbp_err(err, ENAMETOOLONG, "", "cannot name the record"
+		    " of '%s'", name);
+	if (manifest_installed_record(man, key) != NULL)
+		return 0;
+	plain = manifest_installed_record(man, name);
+	if (plain != NULL && control_get(plain->ctl, "Architecture") != NULL &&
+	    strcmp(control_get(plain->ctl, "Architecture"), arch) != 0)
+		return 0;
+	snprintf(key, n, "%s", name);
+	return 0;
+}
+
 /* A second instance of a Multi-Arch: same package: refused (dpkgarch.h). */
 static int
 install_coinstance(struct manifest *man, struct dpkgdb *db,
@@ -156,7 +200,7 @@ install_one(const struct install_opts *o, struct unpack *u,
 	struct deb_info *info;
 	struct archive *tar = NULL;
 	struct deb *d;
-	char pkgname[256] = "";
+	char pkgname[256] = "", key[512];
 	bool filled = false;
 	size_t ninfo;
 	int r;
@@ -178,11 +222,13 @@ install_one(const struct install_opts *o, struct unpack *u,
 		control_free(ctl);
 	else if (r == 0 && (r = install_coinstance(man, db, ctl, err)) != 0)
 		control_free(ctl);
-	else if (r == 0 &&
-	    manifest_in_run(man, control_get(ctl, "Package"))) {
+	else if (r == 0 && manifest_in_run(man, control_get(ctl, "Package"))) {
 		/* Before extracting it: one version of a package per run. */
 		r = dbp_err(err, 0, "", "package '%s' is given twice",
 		    control_get(ctl, "Package"));
+		control_free(ctl);
+	} else if (r == 0 && (r = install_key(man, db, ctl, key, sizeof(key),
+	    err)) != 0) {
 		control_free(ctl);
 	} else if (r == 0 && db == NULL && (old = manifest_installed_record(man,
 	    control_get(ctl, "Package"))) != NULL && old->dpkg_db) {
@@ -194,6 +240,9 @@ install_one(const struct install_opts *o, struct unpack *u,
 	} else if (r == 0 && (r = record_new(&rec, ctl)) != 0) {
 		control_free(ctl);
 		r = dbp_err(err, -r, NULL, "cannot start record");
+	} else if (r == 0 && strcmp(key, control_get(ctl, "Package")) != 0 &&
+	    (r = record_set_key(rec, key)) != 0) {
+		r = dbp_err(err, -r, NULL, "cannot start record");
 	} else if (r == 0) {
 		struct install_note n = { .event = INSTALL_UNPACKING,
 		    .pkg = file, .ctl = ctl };
@@ -202,8 +251,7 @@ install_one(const struct install_opts *o, struct unpack *u,
 		/* Names as dpkg shows them, for front ends. */
 		n.name = pkgfiles_name(ctl, name, sizeof(name));
 		snprintf(pkgname, sizeof(pkgname), "%s", n.name);
-		if ((old = manifest_installed_record(man,
-		    control_get(ctl, "Package"))) != NULL) {
+		if ((old = manifest_installed_record(man, key)) != NULL) {
 			n.upgrade = true;
 			n.old_version = control_get(old->ctl, "Version");
 		}
