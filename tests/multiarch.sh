@@ -116,6 +116,7 @@ mpkg() {
 		printf 'dir ./ 0755\n'
 		for f; do
 			case $f in
+			=*) printf '%s\n' "${f#=}" ;;
 			*/) printf 'dir ./%s 0755\n' "$f" ;;
 			*-\>*) printf 'symlink ./%s %s\n' "${f%%->*}" "${f#*->}" ;;
 			*) printf 'file ./%s 0644 text:%s\\n\n' "${f%%:*}" "${f#*:}" ;;
@@ -126,6 +127,9 @@ mpkg() {
 	    -d "test package" "$mp_name" "$mp_ver" - > /dev/null
 }
 
+C='#!/bin/sh\necho "$DPKG_MAINTSCRIPT_NAME $1 $DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT" >> "$DPKG_ROOT/count-$DPKG_MAINTSCRIPT_ARCH"\n'
+count_preinst="control-file preinst 0755 $C"
+count_postrm="control-file postrm 0755 $C"
 for a in "$native" "$foreign"; do
 	for v in 1 2; do
 		# Shared: a directory, a file, a symlink; each arch its own.
@@ -138,9 +142,11 @@ for a in "$native" "$foreign"; do
 	mpkg "diff-$a" libdiff "$a" 1 "" usr/ "usr/shared:$a"
 	mpkg "size-$a" libsize "$a" 1 "" usr/ "usr/sized:size $a$a"
 	mpkg "clash-$a" libclash "$a" 1 "" usr/ "usr/shared:clash"
-	# Without conffiles: what debunpack unpacks beside its pair.
+	# Without conffiles: what debunpack unpacks beside its pair.  Its
+	# scripts note the instances dpkg counts (in the root's tree).
 	for v in 1 2; do
-		mpkg "plain-$a-$v" libplain "$a" "$v" "" usr/ usr/share/ \
+		mpkg "plain-$a-$v" libplain "$a" "$v" "" "=$count_preinst" \
+		    "=$count_postrm" usr/ usr/share/ \
 		    usr/share/plain/ "usr/share/plain/data:v$v" \
 		    "usr/share/plain/link->data" usr/lib/ "usr/lib/$a/" \
 		    "usr/lib/$a/libplain.so:$a v$v"
@@ -165,6 +171,8 @@ echo "ok a Multi-Arch: same pair, one call each"
 step "a plain instance" -i "plain-$native-1"
 step "its pair beside it, unpacked by debunpack" -i "plain-$foreign-1"
 native "a plain pair"
+grep -qx "preinst install 2" "$T/ours/count-$foreign" ||
+    fail "REFCOUNT of the pair: $(cat "$T/ours/count-$foreign")"
 [ -f "$T/ours/var/lib/dpkg/info/libplain:$foreign.list" ] ||
     fail "no list of libplain:$foreign"
 step "the pair reinstalled" -i "plain-$foreign-1"

@@ -105,6 +105,7 @@ static void
 maintscript_exec(const struct maintscript_env *e, const char *path,
     const char *admin, char *const argv[], int report)
 {
+	char count[16];
 	int why[2];
 
 	if (!e->chrootless && (chroot(e->root) != 0 || chdir("/") != 0)) {
@@ -112,7 +113,8 @@ maintscript_exec(const struct maintscript_env *e, const char *path,
 		goto fail;
 	}
 	setenv("DPKG_MAINTSCRIPT_PACKAGE", e->pkg, 1);
-	setenv("DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT", "1", 1);
+	snprintf(count, sizeof(count), "%u", e->refcount > 0 ? e->refcount : 1);
+	setenv("DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT", count, 1);
 	setenv("DPKG_MAINTSCRIPT_ARCH", e->arch != NULL ? e->arch : "", 1);
 	setenv("DPKG_MAINTSCRIPT_NAME", e->script, 1);
 	setenv("DPKG_MAINTSCRIPT_DEBUG", "0", 1);

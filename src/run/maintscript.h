@@ -40,6 +40,8 @@ struct maintscript_env {
 				   host path; NULL: ROOT/var/lib/dpkg */
 	const struct emulate *emu;	/* chrooted: how the root's binaries
 					   run (emulate.h), or NULL: natively */
+	unsigned refcount;	/* DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT: the
+				   name's installed instances (0: 1) */
 };
 
 /*

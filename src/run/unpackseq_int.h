@@ -37,6 +37,8 @@ struct seq_pkg {
 	struct deb_info *info;
 	size_t ninfo;
 	bool essential;
+	/* Installed instances of its name of other architectures. */
+	unsigned others;
 	/* Before the call: its stanza verbatim, its state, its version. */
 	char *old_text;
 	char *old_version;	/* as dpkg prints it, or NULL */

@@ -138,7 +138,8 @@ seq_script4(struct seq *s, struct seq_pkg *p, const char *script,
 	    .arch = p->arch, .script = script,
 	    .running_version = s->running, .force = s->o->dpkg_force,
 	    .debconf = strcmp(where, "new") == 0,
-	    .admindir = s->o->dpkg_admindir, .emu = &s->emu };
+	    .admindir = s->o->dpkg_admindir, .emu = &s->emu,
+	    .refcount = p->others + 1 };
 	char path[PATH_MAX], why[128];
 	char *argv[6] = { path, (char *)a1, (char *)a2, (char *)a3,
 	    a3 != NULL ? (char *)a4 : NULL, NULL };

@@ -364,7 +364,16 @@ int
 seq_old(struct seq_pkg *p, struct dpkgstatus *s)
 {
 	const struct dpkgstatus_stanza *o;
+	size_t i;
 
+	/* dpkg counts a name's instances for its scripts (REFCOUNT). */
+	p->others = 0;
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->v[i].name, p->name) == 0 && s->v[i].arch !=
+		    NULL && p->arch != NULL && strcmp(s->v[i].arch,
+		    p->arch) != 0 && strcmp(dpkgstatus_state(&s->v[i]),
+		    "not-installed") != 0)
+			p->others++;
 	p->old_state = "not-installed";
 	if ((o = dpkgstatus_peek(s, p->name, p->arch, p->ma)) == NULL)
 		return 0;
