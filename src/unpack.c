@@ -335,7 +335,8 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	if ((r = syncbatch_written(u->sb, t->item, fd, err)) != 0)
 		return r;
 recorded:
-	if ((r = unpack_shared_check(u, t, digest, NULL, err)) != 0)
+	if ((r = unpack_shared_check(u, t, S_IFREG, digest, NULL, 0,
+	    err)) != 0)
 		return r;
 	u->st->entries[ST_FILE]++;
 	if (conffile && (r = unpack_conffile_done(u, t, digest,
@@ -387,7 +388,8 @@ unpack_symlink(struct unpack *u, struct archive_entry *ae,
 	if ((r = unpack_register(u, t, AE_IFLNK, err)) != 0 ||
 	    (!u->opts.nowrite && (r = unpack_meta_at(u, t, ae, true,
 	    err)) != 0) ||
-	    (r = unpack_shared_check(u, t, NULL, target, err)) != 0)
+	    (r = unpack_shared_check(u, t, S_IFLNK, NULL, target, 0,
+	    err)) != 0)
 		return r;
 	u->st->entries[ST_SYMLINK]++;
 	return unpack_record(u, ae, 'l', t->path, 0, NULL, target, err);
@@ -413,7 +415,9 @@ unpack_node(struct unpack *u, struct archive_entry *ae,
 		    kind == S_IFIFO ? "fifo" : "device node");
 	if ((r = unpack_register(u, t, type, err)) != 0 ||
 	    (!u->opts.nowrite && (r = unpack_meta_at(u, t, ae, false,
-	    err)) != 0))
+	    err)) != 0) ||
+	    (r = unpack_shared_check(u, t, kind, NULL, NULL, kind == S_IFIFO ?
+	    0 : archive_entry_rdev(ae), err)) != 0)
 		return r;
 	u->st->entries[kind == S_IFCHR ? ST_CHAR : kind == S_IFBLK ?
 	    ST_BLOCK : ST_FIFO]++;
@@ -530,6 +534,9 @@ unpack_hardlink(struct unpack *u, struct archive_entry *ae,
 	if ((r = syncbatch_link(u->sb, t->item, titem)) != 0)
 		return dbp_err(err, -r, t->path, "cannot link");
 	if (u->statov_hit && (r = unpack_link_override(u, ae, t, target,
+	    err)) != 0)
+		return r;
+	if ((r = unpack_shared_check(u, t, S_IFREG, digest, NULL, 0,
 	    err)) != 0)
 		return r;
 	u->st->entries[ST_HARDLINK]++;

@@ -180,12 +180,15 @@ int unpack_filtered(struct unpack *u, struct archive_entry *ae,
  * the path, the entry is left out; -errno with ERR: a conflict.
  */
 /*
- * After T, marked shared, was written (a file's DIGEST, a symlink's
- * TARGET): what is at its path must be the same, or dpkg's refusal
- * (with --force-overwrite, its warning).
+ * After T, marked shared, was written as KIND (S_IFREG, hardlinks too:
+ * its content's DIGEST; S_IFLNK: its TARGET; S_IFIFO; S_IFCHR, S_IFBLK:
+ * device RDEV): what is at its path must be the same, as dpkg's
+ * tarobject_matches judges it, or dpkg's refusal (with --force-overwrite,
+ * its warning).
  */
 int unpack_shared_check(struct unpack *u, const struct unpack_target *t,
-    const uint8_t *digest, const char *target, struct dbp_error *err);
+    mode_t kind, const uint8_t *digest, const char *target, dev_t rdev,
+    struct dbp_error *err);
 
 int unpack_conflict(struct unpack *u, struct unpack_target *t,
     const struct manifest_entry *e, const struct unpack_held *h,

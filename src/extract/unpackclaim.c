@@ -111,7 +111,8 @@ unpack_instances(const struct record *a, const struct record *b)
 
 int
 unpack_shared_check(struct unpack *u, const struct unpack_target *t,
-    const uint8_t *digest, const char *target, struct dbp_error *err)
+    mode_t kind, const uint8_t *digest, const char *target, dev_t rdev,
+    struct dbp_error *err)
 {
 	uint8_t there[DIGEST_LEN];
 	char link[PATH_MAX], abspath[PATH_MAX + 1], msg[PATH_MAX + 600];
@@ -127,12 +128,16 @@ unpack_shared_check(struct unpack *u, const struct unpack_target *t,
 	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return errno == ENOENT ? 0 : dbp_err(err, errno, t->path,
 		    "cannot check the shared path");
-	if (target != NULL)
-		same = S_ISLNK(st.st_mode) && (n = readlinkat(t->dfd, t->name,
-		    link, sizeof(link) - 1)) >= 0 && (link[n] = '\0',
-		    strcmp(link, target) == 0);
-	else if (!S_ISREG(st.st_mode))
+	if ((st.st_mode & S_IFMT) != kind)
 		same = false;
+	else if (kind == S_IFLNK)
+		same = (n = readlinkat(t->dfd, t->name, link,
+		    sizeof(link) - 1)) >= 0 && (link[n] = '\0',
+		    strcmp(link, target) == 0);
+	else if (kind == S_IFCHR || kind == S_IFBLK)
+		same = st.st_rdev == rdev;
+	else if (kind != S_IFREG)
+		same = true;
 	else if ((r = digest_file_at(u->dg, t->dfd, t->name, there)) != 0)
 		return dbp_err(err, -r, t->path, "cannot check the shared"
 		    " path");
