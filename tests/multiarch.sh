@@ -130,6 +130,7 @@ mpkg() {
 C='#!/bin/sh\necho "$DPKG_MAINTSCRIPT_NAME $1 $DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT" >> "$DPKG_ROOT/count-$DPKG_MAINTSCRIPT_ARCH"\n'
 count_preinst="control-file preinst 0755 $C"
 count_postrm="control-file postrm 0755 $C"
+count_prerm="control-file prerm 0755 $C"
 for a in "$native" "$foreign"; do
 	for v in 1 2; do
 		# Shared: a directory, a file, a symlink; each arch its own.
@@ -146,7 +147,7 @@ for a in "$native" "$foreign"; do
 	# scripts note the instances dpkg counts (in the root's tree).
 	for v in 1 2; do
 		mpkg "plain-$a-$v" libplain "$a" "$v" "" "=$count_preinst" \
-		    "=$count_postrm" usr/ usr/share/ \
+		    "=$count_postrm" "=$count_prerm" usr/ usr/share/ \
 		    usr/share/plain/ "usr/share/plain/data:v$v" \
 		    "usr/share/plain/link->data" usr/lib/ "usr/lib/$a/" \
 		    "usr/lib/$a/libplain.so:$a v$v"
@@ -177,10 +178,22 @@ grep -qx "preinst install 2" "$T/ours/count-$foreign" ||
     fail "no list of libplain:$foreign"
 step "the pair reinstalled" -i "plain-$foreign-1"
 native "the pair reinstalled"
-# At another version: dpkg deconfigures the other, which is dpkg's.
+# At another version: dpkg deconfigures the other until its own upgrade
+# (its prerm deconfigure), and writes over the paths they share.
 step "a plain instance upgraded" -i "plain-$native-2"
+native "a plain instance upgraded"
+said "deconfigured" "De-configuring libplain:$foreign (1), to allow configuration of libplain:$native (2) ..."
 step "and its pair" -i "plain-$foreign-2"
-echo "ok a pair without conffiles, beside and reinstalled by debunpack"
+native "and its pair"
+# Both in one call: the second unpacked with the first in place.
+for r in "$T/ours" "$T/dpkg"; do
+	dpkg_root "$r" -P "libplain:$native" "libplain:$foreign"
+done
+step "a plain pair in one call" -i "plain-$native-1" "plain-$foreign-1"
+native "a plain pair in one call"
+step "a plain pair upgraded in one call" -i "plain-$foreign-2" "plain-$native-2"
+native "a plain pair upgraded in one call"
+echo "ok a pair without conffiles: beside, reinstalled, upgraded, in one call, by debunpack"
 
 # Upgrading one instance deconfigures the other until its own upgrade.
 step "one instance upgraded" -i "lib-$native-2"

@@ -192,6 +192,7 @@ shim_finish_journal(struct shim *s)
 struct shimpkg {
 	char *name, *arch, *ma, *version;
 	struct control *ctl;
+	bool conffiles;		/* it ships some */
 };
 
 static void
@@ -239,6 +240,8 @@ shim_read_pkgs(struct shim *s, struct shimpkg **out)
 			p[i].ma = shim_field(c, "Multi-Arch");
 			p[i].version = shim_field(c, "Version");
 			p[i].ctl = c;
+			p[i].conffiles = deb_conffiles(d) != NULL &&
+			    *deb_conffiles(d) != '\0';
 			if (p[i].name == NULL || p[i].arch == NULL ||
 			    p[i].ma == NULL || p[i].version == NULL)
 				r = -ENOMEM;
@@ -274,48 +277,40 @@ shim_status(const struct shim *s, struct dpkgstatus *st)
 }
 
 /*
- * A Multi-Arch: same package of the call beside an instance of another
- * architecture that debunpack does not unpack as dpkg does: one given in
- * the same call (their shared paths would be written twice in one
- * batch), one installed at another version (dpkg deconfigures it, to
- * keep the instances in step), or one with conffiles (dpkg's shared
- * conffile handling).  The whole call is then dpkg's.  Beside an
- * instance at the same version debunpack unpacks it: the shared paths
- * are both instances', checked to be the same (unpackclaim.c).  (One
- * that is not Multi-Arch: same where its name has several installed
- * instances debunpack refuses as dpkg does.)
+ * A Multi-Arch: same package of the call that meets an instance of its
+ * name of another architecture (installed, in BEFORE, or given in the
+ * same call) where either has conffiles: dpkg shares a conffile between
+ * instances, which debunpack does not do.  The whole call is then
+ * dpkg's.  Without conffiles debunpack unpacks such instances as dpkg
+ * does: the shared paths judged against what is there, one given later in
+ * the call unpacked with the earlier in place, one out of step
+ * deconfigured (unpackseq.c, unpackclaim.c).  (One that is not Multi-Arch:
+ * same where its name has several installed instances debunpack refuses
+ * as dpkg does.)
  */
 static bool
 shim_coinstall(const struct shim *s, const struct shimpkg *p,
     const struct dpkgstatus *before)
 {
 	const struct dpkgstatus_stanza *o;
-	size_t i, j, n;
+	size_t i, j;
 
 	for (i = 0; i < s->debs.n; i++) {
-		/*
-		 * Its name's Multi-Arch: same instances of other
-		 * architectures, in step or not.  In the place of several,
-		 * one not Multi-Arch: same is refused, by dpkg and debunpack
-		 * alike, in dpkg's words.
-		 */
-		for (j = n = 0; j < before->n; j++) {
+		if (!dpkgstatus_ma_same(p[i].ma))
+			continue;
+		for (j = 0; j < before->n; j++) {
 			o = &before->v[j];
 			if (o->name != NULL && strcmp(o->name, p[i].name) == 0 &&
 			    o->arch != NULL && strcmp(o->arch, p[i].arch) != 0 &&
 			    dpkgstatus_ma_same(o->ma) &&
 			    strcmp(dpkgstatus_state(o), "not-installed") != 0 &&
-			    strcmp(dpkgstatus_state(o), "config-files") != 0 &&
-			    (o->version == NULL || strcmp(o->version,
-			    p[i].version) != 0 || o->conffiles != NULL))
-				n++;
+			    (p[i].conffiles || o->conffiles != NULL))
+				return true;
 		}
-		if (n >= 1 && dpkgstatus_ma_same(p[i].ma))
-			return true;
 		for (j = 0; j < s->debs.n; j++)
-			if (j != i && dpkgstatus_ma_same(p[i].ma) &&
-			    strcmp(p[j].name, p[i].name) == 0 &&
-			    strcmp(p[j].arch, p[i].arch) != 0)
+			if (j != i && strcmp(p[j].name, p[i].name) == 0 &&
+			    strcmp(p[j].arch, p[i].arch) != 0 &&
+			    (p[i].conffiles || p[j].conffiles))
 				return true;
 	}
 	return false;
@@ -645,8 +640,8 @@ main(int argc, char **argv)
 	if (shim_coinstall(&s, pkgs, &before)) {
 		dpkgstatus_clear(&before);
 		shimpkg_free(pkgs, s.debs.n);
-		return shim_handon(&s, "a Multi-Arch: same package beside an"
-		    " instance of another architecture");
+		return shim_handon(&s, "a Multi-Arch: same package with"
+		    " conffiles beside an instance of another architecture");
 	}
 	if (shim_unpack_argv(&s, &av) != 0) {
 		fprintf(stderr, "dpkg: error: out of memory\n");

@@ -13,6 +13,7 @@
 
 #include "db/dpkgstatus.h"
 #include "db/replaces.h"
+#include "db/version.h"
 #include "util/digest.h"
 #include "util/escape.h"
 #include "extract/unpack_int.h"
@@ -228,11 +229,16 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 		return 0;
 	/*
 	 * Another Multi-Arch: same instance of this package, installed: the
-	 * path is both instances' (dpkg counts its owners), if what this one
-	 * writes is what is there, checked once written.
+	 * path is both instances' (dpkg counts its owners).  At this one's
+	 * version, what this one writes must be what is there, checked once
+	 * written; at another (the instances get out of step, the other one
+	 * deconfigured until its own upgrade), it is written over.
 	 */
 	if (installed && orec != NULL && unpack_instances(u->rec, orec)) {
-		t->shared = true;
+		t->shared = control_get(orec->ctl, "Version") != NULL &&
+		    control_get(u->rec->ctl, "Version") != NULL &&
+		    version_cmp(control_get(orec->ctl, "Version"),
+		    control_get(u->rec->ctl, "Version")) == 0;
 		return 0;
 	}
 	/*

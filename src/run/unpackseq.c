@@ -50,7 +50,8 @@
  * Essential (the old version of an Essential package is gone once its
  * batch commits, and a later preinst expects the new one) or is
  * Pre-Depended on by a later package of the call (which apt does not do,
- * but dpkg would honour the order).  Such a package ends its group: the
+ * but dpkg would honour the order), or a Multi-Arch: same instance whose
+ * pair comes later in the call.  Such a package ends its group: the
  * packages after it form the next group, with a batch of their own, so
  * that their scripts see it unpacked, as with dpkg.
  */
@@ -184,8 +185,11 @@ seq_load(struct seq *s, struct dbp_error *err)
 
 /*
  * Whether P must end its group (see the top of the file): it is
- * Essential, a later package of the call Pre-Depends on it, or it and a
- * later package conflict (unpackconflict.c).
+ * Essential, a later package of the call Pre-Depends on it, it and a
+ * later package conflict (unpackconflict.c), or a later one is another
+ * Multi-Arch: same instance of its name (dpkg unpacks the second with
+ * the first in place: their shared paths are judged against it, and
+ * its scripts count it).
  */
 static bool
 seq_ends_group(const struct seq *s, size_t i)
@@ -195,6 +199,10 @@ seq_ends_group(const struct seq *s, size_t i)
 
 	if (p->essential || unpackconflict_ends_group(s, i))
 		return true;
+	for (j = i + 1; j < s->n; j++)
+		if (s->v[j].ctl != NULL && strcmp(s->v[j].name, p->name) == 0 &&
+		    dpkgstatus_ma_same(p->ma) && dpkgstatus_ma_same(s->v[j].ma))
+			return true;
 	l = strlen(p->name);
 	for (j = i + 1; j < s->n; j++) {
 		const char *pd = s->v[j].ctl != NULL ?

@@ -13,6 +13,7 @@
 
 #include "db/dpkgfmt.h"
 #include "db/dpkgstatus.h"
+#include "db/version.h"
 #include "durable/fileat.h"
 #include "run/maintscript.h"
 #include "run/unpackdeps.h"
@@ -30,6 +31,9 @@ struct unpackdeps_deconf {
 	char *name, *arch, *ma, *version;	/* P's, owned */
 	char *state;		/* its state before */
 	bool ran;		/* its prerm deconfigure ran */
+	bool instance;		/* another Multi-Arch: same instance, out of
+				   step (not broken) */
+	unsigned refcount;	/* its name's installed instances */
 };
 
 /*
@@ -157,9 +161,10 @@ deps_predepends(struct seq *s, struct seq_pkg *p, struct dpkgstatus *st,
 	}
 }
 
-/* Stanza D queued for deconfiguration by P; -ENOMEM. */
+/* Stanza D of ST queued for deconfiguration by P; -ENOMEM. */
 static int
-deps_enqueue(struct seq_pkg *p, const struct dpkgstatus_stanza *d)
+deps_enqueue(struct seq_pkg *p, const struct dpkgstatus *st,
+    const struct dpkgstatus_stanza *d)
 {
 	struct unpackdeps_deconf *v, *x;
 	size_t i;
@@ -181,6 +186,10 @@ deps_enqueue(struct seq_pkg *p, const struct dpkgstatus_stanza *d)
 	x->p.old_text = strndup(d->text, d->len);
 	x->p.infoname = dpkgstatus_infoname(d->name, d->arch, d->ma);
 	x->state = strdup(dpkgstatus_state(d));
+	for (i = 0; i < st->n; i++)
+		if (strcmp(st->v[i].name, d->name) == 0 &&
+		    strcmp(dpkgstatus_state(&st->v[i]), "not-installed") != 0)
+			x->refcount++;
 	p->ndeconf++;
 	if (x->name == NULL || (d->arch != NULL && x->arch == NULL) ||
 	    (d->ma != NULL && x->ma == NULL) || x->version == NULL ||
@@ -228,7 +237,7 @@ deps_breaks(struct seq *s, struct seq_pkg *p, struct dpkgstatus *st,
 			    " of %s, which would be broken by installation of"
 			    " %s ...", fixshown, p->shown);
 			seq_say(s, UNPACKSEQ_NOTICE, p, msg);
-			if (deps_enqueue(p, fix) != 0)
+			if (deps_enqueue(p, st, fix) != 0)
 				return dbp_err(err, ENOMEM, NULL,
 				    "cannot check Breaks");
 			snprintf(msg, sizeof(msg), "yes, will deconfigure %s"
@@ -303,6 +312,35 @@ deps_selected(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 	return seq_status_one(s, p, n < 0 ? NULL : t, err);
 }
 
+/*
+ * The other Multi-Arch: same instances of P's name in ST that are
+ * configured at another version than P's: deconfigured before P is
+ * unpacked, as dpkg keeps a name's instances in step (its unpack.c, before
+ * it checks the relations).  0 or -ENOMEM.
+ */
+static int
+deps_instances(struct seq_pkg *p, const struct dpkgstatus *st)
+{
+	const struct dpkgstatus_stanza *d;
+	size_t i;
+
+	if (!dpkgstatus_ma_same(p->ma) || p->arch == NULL)
+		return 0;
+	for (i = 0; i < st->n; i++) {
+		d = &st->v[i];
+		if (strcmp(d->name, p->name) != 0 || d->arch == NULL ||
+		    strcmp(d->arch, p->arch) == 0 || d->version == NULL ||
+		    version_cmp(d->version, p->version) == 0 ||
+		    (strcmp(dpkgstatus_state(d), "installed") != 0 &&
+		    strncmp(dpkgstatus_state(d), "triggers-", 9) != 0))
+			continue;
+		if (deps_enqueue(p, st, d) != 0)
+			return -ENOMEM;
+		p->deconf[p->ndeconf - 1].instance = true;
+	}
+	return 0;
+}
+
 int
 unpackdeps_seq_check(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 {
@@ -312,11 +350,16 @@ unpackdeps_seq_check(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 	int r;
 
 	if (control_get(p->ctl, "Pre-Depends") == NULL &&
-	    control_get(p->ctl, "Breaks") == NULL)
+	    control_get(p->ctl, "Breaks") == NULL &&
+	    !dpkgstatus_ma_same(p->ma))
 		return 0;
 	if ((r = deps_status(s, p, &st, err)) != 0)
 		return r;
-	if ((d = dpkgstatus_peek(&st, "dpkg", NULL, NULL)) != NULL &&
+	/* As the earlier groups left them, for its scripts (REFCOUNT). */
+	seq_count_others(p, &st);
+	if (deps_instances(p, &st) != 0)
+		r = dbp_err(err, ENOMEM, NULL, "cannot check");
+	if (r == 0 && (d = dpkgstatus_peek(&st, "dpkg", NULL, NULL)) != NULL &&
 	    d->arch != NULL && (native = strdup(d->arch)) == NULL)
 		r = dbp_err(err, ENOMEM, NULL, "cannot check");
 	/* dpkg checks the fields in the order it keeps them. */
@@ -344,7 +387,7 @@ deps_script(struct seq *s, struct unpackdeps_deconf *x, struct seq_pkg *p,
 	    .chrootless = s->o->script_chrootless, .pkg = x->name,
 	    .arch = x->arch, .script = script,
 	    .running_version = s->running, .force = s->o->dpkg_force,
-	    .debconf = false, .emu = &s->emu };
+	    .debconf = false, .emu = &s->emu, .refcount = x->refcount };
 	char path[PATH_MAX], why[128];
 	char *argv[] = { path, (char *)action, "in-favour", p->shown,
 	    (char *)dpkgfmt_version(p->version), NULL };
@@ -419,9 +462,9 @@ unpackdeps_seq_deconfigure(struct seq *s, struct seq_pkg *p,
 		struct unpackdeps_deconf *x = &p->deconf[i];
 
 		snprintf(msg, sizeof(msg), "De-configuring %s (%s), to allow"
-		    " installation of %s (%s) ...", x->p.shown,
-		    dpkgfmt_version(x->version), p->shown,
-		    dpkgfmt_version(p->version));
+		    " %s of %s (%s) ...", x->p.shown,
+		    dpkgfmt_version(x->version), x->instance ? "configuration" :
+		    "installation", p->shown, dpkgfmt_version(p->version));
 		seq_say(s, UNPACKSEQ_SAY, p, msg);
 		seq_status(s, &x->p, "half-configured");
 		if ((r = seq_status_one(s, &x->p, deps_stanza(x,

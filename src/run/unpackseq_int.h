@@ -111,6 +111,8 @@ int seq_status_one(struct seq *s, struct seq_pkg *p, char *text,
     struct dbp_error *err);
 long seq_count_files(struct seq *s, const struct dpkgstatus *st);
 int seq_old(struct seq_pkg *p, struct dpkgstatus *s);
+/* P->others from S: its name's instances of other architectures. */
+void seq_count_others(struct seq_pkg *p, const struct dpkgstatus *s);
 
 /* unpackseq_script.c: control areas, kept scripts, running them. */
 void seq_rmdir(struct seq *s, const char *name);

@@ -360,13 +360,11 @@ seq_count_files(struct seq *s, const struct dpkgstatus *st)
 }
 
 /* P's state before the call, from dpkg's status S. */
-int
-seq_old(struct seq_pkg *p, struct dpkgstatus *s)
+void
+seq_count_others(struct seq_pkg *p, const struct dpkgstatus *s)
 {
-	const struct dpkgstatus_stanza *o;
 	size_t i;
 
-	/* dpkg counts a name's instances for its scripts (REFCOUNT). */
 	p->others = 0;
 	for (i = 0; i < s->n; i++)
 		if (strcmp(s->v[i].name, p->name) == 0 && s->v[i].arch !=
@@ -374,6 +372,14 @@ seq_old(struct seq_pkg *p, struct dpkgstatus *s)
 		    p->arch) != 0 && strcmp(dpkgstatus_state(&s->v[i]),
 		    "not-installed") != 0)
 			p->others++;
+}
+
+int
+seq_old(struct seq_pkg *p, struct dpkgstatus *s)
+{
+	const struct dpkgstatus_stanza *o;
+
+	seq_count_others(p, s);
 	p->old_state = "not-installed";
 	if ((o = dpkgstatus_peek(s, p->name, p->arch, p->ma)) == NULL)
 		return 0;
