@@ -9,8 +9,8 @@
 # Twin roots, one given to dpkg -i and one to the dpkg for apt
 # (DPKGSHIM), with a foreign architecture in var/lib/dpkg/arch, must
 # succeed or fail alike and hold the same tree, status, info files and
-# lists, byte for byte.  How many steps the dpkg for apt handed to dpkg
-# is told at the end.
+# lists, byte for byte; real libraries of the archive too.  How many
+# steps the dpkg for apt handed to dpkg is told at the end.
 . "${srcdir:-.}/tests/lib.sh"
 
 arch_twins_ready
@@ -262,5 +262,59 @@ said "another package" "trying to overwrite '/usr/shared', which is also in pack
 step "--force-overwrite takes it" -i --force-overwrite "diff-$foreign"
 native "--force-overwrite"
 echo "ok a differing shared file refused as dpkg refuses it"
+
+# Real pairs: Multi-Arch: same libraries of the archive without
+# conffiles, both architectures at one version, fetched once into
+# MULTIARCH_CACHE (default /var/cache/debunpack-tests/multiarch); one
+# call each, then both in one call.
+real="zlib1g liblzma5 libzstd1 libacl1 libselinux1 libbz2-1.0 libcap2"
+cache=${MULTIARCH_CACHE:-/var/cache/debunpack-tests/multiarch}
+have=yes
+for p in $real; do
+	for a in "$native" "$foreign"; do
+		ls "$cache/${p}_"*"_$a.deb" > /dev/null 2>&1 || have=no
+	done
+done
+if [ $have = no ]; then
+	mkdir -p "$T/apt/lists/partial" "$T/apt/cache/archives/partial" "$cache"
+	A="-o APT::Architectures::=$native -o APT::Architectures::=$foreign
+	    -o Dir::State::Lists=$T/apt/lists -o Dir::Cache=$T/apt/cache
+	    -o APT::Sandbox::User=root"
+	# An index of one suite may be missing (a mirror syncing): each
+	# foreign instance is asked at its native one's version.
+	mkdir "$T/dl"
+	# shellcheck disable=SC2086
+	(cd "$T/dl" && { apt-get $A update || :; } && for p in $real; do
+		apt-get $A download "$p:$native" || exit 1
+		v=$(dpkg-deb -f "$(ls "${p}_"*"_$native.deb")" Version)
+		apt-get $A download "$p:$foreign=$v" || exit 1
+	done) > "$T/apt.log" 2>&1 && mv "$T"/dl/*.deb "$cache/" && have=yes
+fi
+if [ $have = yes ]; then
+	nat="" for=""
+	for p in $real; do
+		for a in "$native" "$foreign"; do
+			d=$(ls "$cache/${p}_"*"_$a.deb" | tail -n 1)
+			cp "$d" "$T/r-$p-$a.deb"
+			v=$(dpkg-deb -f "$d" Version)
+			[ "$a" = "$native" ] && nv=$v || [ "$v" = "$nv" ] ||
+			    fail "$p: $native at $nv, $foreign at $v"
+		done
+		nat="$nat r-$p-$native" for="$for r-$p-$foreign"
+	done
+	fresh
+	# shellcheck disable=SC2086 # one word per package
+	step "real pairs: the native instances" --unpack $nat
+	# shellcheck disable=SC2086
+	step "real pairs: the foreign ones beside them" --unpack $for
+	native "real pairs beside"
+	fresh
+	# shellcheck disable=SC2086
+	step "real pairs in one call" --unpack $nat $for
+	native "real pairs in one call"
+	echo "ok real Multi-Arch: same pairs unpacked by debunpack as by dpkg"
+else
+	echo "skipped: real pairs (cannot fetch: $(tail -n 1 "$T/apt.log"))"
+fi
 
 echo "ok $handed of $steps steps handed to dpkg"

@@ -184,25 +184,28 @@ seq_load(struct seq *s, struct dbp_error *err)
 }
 
 /*
- * Whether P must end its group (see the top of the file): it is
- * Essential, a later package of the call Pre-Depends on it, it and a
- * later package conflict (unpackconflict.c), or a later one is another
- * Multi-Arch: same instance of its name (dpkg unpacks the second with
- * the first in place: their shared paths are judged against it, and
- * its scripts count it).
+ * Whether P, of the group that starts at FROM, must end it (see the top
+ * of the file): it is Essential, a later package of the call Pre-Depends
+ * on it, it and a later package conflict (unpackconflict.c), or the next
+ * one is another Multi-Arch: same instance of a name of the group (dpkg
+ * unpacks the second with the first in place: their shared paths are
+ * judged against it, and its scripts count it).
  */
 static bool
-seq_ends_group(const struct seq *s, size_t i)
+seq_ends_group(const struct seq *s, size_t from, size_t i)
 {
 	const struct seq_pkg *p = &s->v[i];
 	size_t j, l;
 
 	if (p->essential || unpackconflict_ends_group(s, i))
 		return true;
-	for (j = i + 1; j < s->n; j++)
-		if (s->v[j].ctl != NULL && strcmp(s->v[j].name, p->name) == 0 &&
-		    dpkgstatus_ma_same(p->ma) && dpkgstatus_ma_same(s->v[j].ma))
-			return true;
+	if (i + 1 < s->n && s->v[i + 1].ctl != NULL &&
+	    dpkgstatus_ma_same(s->v[i + 1].ma))
+		for (j = from; j <= i; j++)
+			if (s->v[j].ctl != NULL && s->v[j].state == SEQ_TODO &&
+			    strcmp(s->v[j].name, s->v[i + 1].name) == 0 &&
+			    dpkgstatus_ma_same(s->v[j].ma))
+				return true;
 	l = strlen(p->name);
 	for (j = i + 1; j < s->n; j++) {
 		const char *pd = s->v[j].ctl != NULL ?
@@ -709,7 +712,8 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	 */
 	for (from = 0; r == 0 && from < s.n; from = i) {
 		for (i = from; i < s.n; i++)
-			if (s.v[i].state == SEQ_TODO && seq_ends_group(&s, i)) {
+			if (s.v[i].state == SEQ_TODO &&
+			    seq_ends_group(&s, from, i)) {
 				i++;
 				break;
 			}
