@@ -31,18 +31,16 @@ unpackdeps_ignore_valid(const char *list)
 {
 	const char *item = list;
 	size_t len;
-	char name[256], *colon;
+	char name[512];
 
+	/* Each one names a package as a record key does: NAME[:ARCH]. */
 	for (;; item += len + 1) {
 		len = strcspn(item, ",");
 		if (len == 0 || len >= sizeof(name))
 			return false;
 		memcpy(name, item, len);
 		name[len] = '\0';
-		if ((colon = strchr(name, ':')) != NULL)
-			*colon++ = '\0';
-		if (!recstore_valid_name(name) || (colon != NULL &&
-		    !control_valid_arch(colon)))
+		if (!recstore_valid_key(name))
 			return false;
 		if (item[len] == '\0')
 			return true;
