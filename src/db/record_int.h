@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal to the record module: what record.c and record_read.c share. */
+/* Internal to the record module: what record.c, record_read.c and record_write.c share. */
 #ifndef DEBUNPACK_RECORD_INT_H
 #define DEBUNPACK_RECORD_INT_H
 
@@ -33,6 +33,12 @@ void record_entry_clear(struct record_entry *e);
 
 /* Append E, taking its strings.  -ENOMEM leaves R and E as they were. */
 int record_push(struct record *r, const struct record_entry *e);
+
+/*
+ * C's fields as a record writes them (record_write.c), a new string of
+ * *LEN bytes, or NULL when out of memory.
+ */
+char *record_format_control(const struct control *c, size_t *len);
 
 /* R's entries sorted by path, in a new array; NULL when out of memory. */
 const struct record_entry **record_sorted(const struct record *r);

@@ -27,6 +27,7 @@
 #include "run/install.h"
 #include "run/install_int.h"
 #include "run/installcache.h"
+#include "run/instance.h"
 #include "durable/journal.h"
 #include "run/maintscript.h"
 #include "manifest.h"
@@ -120,65 +121,6 @@ install_arch(const struct install_opts *o, const struct dpkgarch *arch,
 }
 
 /*
- * The key of package CTL's record (record_key) into KEY (N bytes): its
- * name, or NAME:ARCH where, Multi-Arch: same with dpkg's database kept,
- * it is an instance beside the one its name stands for (installed), or
- * is already installed under that key.  An instance beside another of
- * the same run is refused: the two would write their shared paths in
- * one batch.  0, or -errno with ERR set.
- */
-static int
-install_key(struct manifest *man, struct dpkgdb *db, const struct control *ctl,
-    char *key, size_t n, struct dbp_error *err)
-{
-	const char *name = control_get(ctl, "Package");
-	const char *arch = control_get(ctl, "Architecture");
-	const struct record *plain;
-	size_t i;
-
-	snprintf(key, n, "%s", name);
-	if (db == NULL || arch == NULL ||
-	    !dpkgstatus_ma_same(control_get(ctl, "Multi-Arch")))
-		return 0;
-	for (i = 0; i < manifest_nstaged(man); i++) {
-		plain = manifest_staged(man, i);
-		if (strcmp(control_get(plain->ctl, "Package"), name) == 0 &&
-		    control_get(plain->ctl, "Architecture") != NULL &&
-		    strcmp(control_get(plain->ctl, "Architecture"), arch) != 0)
-			return dbp_err(err, 0, "", "'%s:%s' and '%s:%s' in one"
-			    " run: debunpack unpacks two instances of a"
-			    " package in runs of their own", name, arch,
-			    name, control_get(plain->ctl, "Architecture"));
-	}
-	if ((size_t)snprintf(key, n, "%s:%s", name, arch) >= n)
-		return dbp_err(err, ENAMETOOLONG, "", "cannot name the record"
-		    " of '%s'", name);
-	if (manifest_installed_record(man, key) != NULL)
-		return 0;
-	plain = manifest_installed_record(man, name);
-	if (plain != NULL && control_get(plain->ctl, "Architecture") != NULL &&
-	    strcmp(control_get(plain->ctl, "Architecture"), arch) != 0)
-		return 0;
-	snprintf(key, n, "%s", name);
-	return 0;
-}
-
-/* A second instance of a Multi-Arch: same package: refused (dpkgarch.h). */
-static int
-install_coinstance(struct manifest *man, struct dpkgdb *db,
-    const struct control *ctl, struct dbp_error *err)
-{
-	const struct record *old;
-	char msg[512];
-
-	old = manifest_installed_record(man, control_get(ctl, "Package"));
-	if (dpkgarch_coinstance(old != NULL ? old->ctl : NULL, db != NULL ?
-	    dpkgdb_status(db) : NULL, ctl, msg, sizeof(msg)) == 0)
-		return 0;
-	return dbp_err(err, 0, "", "%s", msg);
-}
-
-/*
  * Extract one package into the batch and stage its record (written as a
  * temporary by manifest_prepare, renamed after the files).  With the
  * store C (NULL: none), a package found there is cloned instead of
@@ -220,15 +162,16 @@ install_one(const struct install_opts *o, struct unpack *u,
 		control_free(ctl);
 	else if (r == 0 && (r = install_arch(o, arch, ctl, file, err)) != 0)
 		control_free(ctl);
-	else if (r == 0 && (r = install_coinstance(man, db, ctl, err)) != 0)
+	else if (r == 0 && (r = instance_check(man, db != NULL ?
+	    dpkgdb_status(db) : NULL, ctl, err)) != 0)
 		control_free(ctl);
 	else if (r == 0 && manifest_in_run(man, control_get(ctl, "Package"))) {
 		/* Before extracting it: one version of a package per run. */
 		r = dbp_err(err, 0, "", "package '%s' is given twice",
 		    control_get(ctl, "Package"));
 		control_free(ctl);
-	} else if (r == 0 && (r = install_key(man, db, ctl, key, sizeof(key),
-	    err)) != 0) {
+	} else if (r == 0 && (r = instance_key(man, db != NULL, ctl, key,
+	    sizeof(key), err)) != 0) {
 		control_free(ctl);
 	} else if (r == 0 && db == NULL && (old = manifest_installed_record(man,
 	    control_get(ctl, "Package"))) != NULL && old->dpkg_db) {
