@@ -21,18 +21,7 @@ view() {
 	    -f '${binary:Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' |
 	    LC_ALL=C sort
 	echo "== owners"
-	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
-	    grep -v '^\./var$' | sed 's|^\.||' | LC_ALL=C sort |
-	    while read -r path; do
-		# The owners in the order dpkg read their lists, which is
-		# their place on the disk: sorted.
-		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
-		    awk -F ': ' '{ n = split($1, o, ", "); s = ""
-			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-				if (o[j] < o[i]) { t = o[i]; o[i] = o[j]; o[j] = t }
-			for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") o[i]
-			print s ": " $2 }'
-	    done
+	twin_owners "$1"
 	echo "== lists"
 	for l in "$1"/var/lib/dpkg/info/*.list "$1"/var/lib/dpkg/info/*.md5sums; do
 		[ -f "$l" ] || continue

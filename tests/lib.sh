@@ -368,13 +368,18 @@ minbase_mirror() {
 	    apt-ftparchive release . > Release) || fail "cannot make the mirror $1"
 }
 
-# twin_pkg ID PACKAGE VERSION FIELDS CONFFILES ENTRY...: package file
-# $T/ID.deb, as dpkg's functional tests make theirs (maintainer "Dpkg
-# Developers"); FIELDS "Name value" lines joined by ";", CONFFILES the
+# twin_pkg [-a ARCH] ID PACKAGE VERSION FIELDS CONFFILES ENTRY...: package
+# file $T/ID.deb of ARCH (default all), as dpkg's functional tests make
+# theirs (maintainer "Dpkg Developers"); FIELDS "Name value" lines joined by ";", CONFFILES the
 # conffiles' paths joined by ";"; each ENTRY a file at the top of the
 # root, FILE:CONTENT (mode 0644), "dir/" for a directory, "name->target"
 # for a symlink, or a mkdeb line when it starts with "=".
 twin_pkg() {
+	tp_a=all
+	if [ "$1" = -a ]; then
+		tp_a=$2
+		shift 2
+	fi
 	tp_id=$1 tp_p=$2 tp_v=$3 tp_fields=$4 tp_conff=$5
 	shift 5
 	{
@@ -394,7 +399,8 @@ twin_pkg() {
 			*) printf 'file ./%s 0644 text:%s\\n\n' "${f%%:*}" "${f#*:}" ;;
 			esac
 		done
-	} | make_pkg -o "$tp_id" -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
+	} | make_pkg -a "$tp_a" -o "$tp_id" \
+	    -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
 	    -d "test package" "$tp_p" "$tp_v" - > /dev/null
 }
 
@@ -403,6 +409,26 @@ twin_new() {
 	rm -rf "$T/ours" "$T/dpkg"
 	empty_dpkg_db "$T/ours"
 	empty_dpkg_db "$T/dpkg"
+}
+
+# twin_owners ROOT: the owners dpkg-query -S gives each path of ROOT
+# (but var/), sorted: dpkg reads the file lists in their order on the
+# disk (pkg_files_optimize_load).
+twin_owners() {
+	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
+	    grep -v '^\./var$' | sed -e 's|^\.||' -e 's/\.debunpack-dist$/.dpkg-dist/' |
+	    LC_ALL=C sort |
+	    while read -r path; do
+		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
+		    sed 's/^dpkg-query: //' | awk -F ': ' '
+			$1 ~ /^diversion by / || $1 ~ /^local diversion / ||
+			    NF != 2 { print; next }
+			{ n = split($1, p, ", "); s = ""
+			  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+				if (p[j] < p[i]) { t = p[i]; p[i] = p[j]; p[j] = t }
+			  for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") p[i]
+			  print s ": " $2 }'
+	    done
 }
 
 # twin_view ROOT: the tree (mode, owner, links and contents of each
@@ -426,22 +452,7 @@ twin_view() {
 		cat "$f"
 	done
 	echo "== owners"
-	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
-	    grep -v '^\./var$' | sed -e 's|^\.||' -e 's/\.debunpack-dist$/.dpkg-dist/' |
-	    LC_ALL=C sort |
-	    while read -r path; do
-		# dpkg reads the file lists in their order on the disk
-		# (pkg_files_optimize_load): the owners of a path, sorted.
-		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
-		    sed 's/^dpkg-query: //' | awk -F ': ' '
-			$1 ~ /^diversion by / || $1 ~ /^local diversion / ||
-			    NF != 2 { print; next }
-			{ n = split($1, p, ", "); s = ""
-			  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-				if (p[j] < p[i]) { t = p[i]; p[i] = p[j]; p[j] = t }
-			  for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") p[i]
-			  print s ": " $2 }'
-	    done
+	twin_owners "$1"
 	echo "== files"
 	dpkg-query --admindir="$1/var/lib/dpkg" -W -f '${Package}\n' |
 	    while read -r p; do

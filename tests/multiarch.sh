@@ -33,16 +33,7 @@ view() {
 		cat "$f"
 	done)
 	echo "== owners"
-	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
-	    grep -v '^\./var$' | sed 's|^\.||' | LC_ALL=C sort |
-	    while read -r path; do
-		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
-		    awk -F ': ' '{ n = split($1, o, ", "); s = ""
-			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-				if (o[j] < o[i]) { t = o[i]; o[i] = o[j]; o[j] = t }
-			for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") o[i]
-			print s ": " $2 }'
-	    done
+	twin_owners "$1"
 }
 
 compare() {
@@ -102,29 +93,12 @@ said() {
 }
 
 # mpkg ID NAME ARCH VERSION CONFFILES ENTRY...: a Multi-Arch: same
-# package (tests/lib.sh's twin_pkg entries: "dir/", "file:text",
-# "link->target"; CONFFILES ';'-separated).
+# package of ARCH (tests/lib.sh's twin_pkg entries).
 mpkg() {
 	mp_id=$1 mp_name=$2 mp_arch=$3 mp_ver=$4 mp_conff=$5
 	shift 5
-	{
-		printf 'control-field Multi-Arch same\n'
-		if [ -n "$mp_conff" ]; then
-			printf 'control-file conffiles 0644 %s\\n\n' \
-			    "$(printf '%s' "$mp_conff" | sed 's/;/\\n/g')"
-		fi
-		printf 'dir ./ 0755\n'
-		for f; do
-			case $f in
-			=*) printf '%s\n' "${f#=}" ;;
-			*/) printf 'dir ./%s 0755\n' "$f" ;;
-			*-\>*) printf 'symlink ./%s %s\n' "${f%%->*}" "${f#*->}" ;;
-			*) printf 'file ./%s 0644 text:%s\\n\n' "${f%%:*}" "${f#*:}" ;;
-			esac
-		done
-	} | make_pkg -o "$mp_id" -a "$mp_arch" \
-	    -m "Dpkg Developers <debian-dpkg@lists.debian.org>" \
-	    -d "test package" "$mp_name" "$mp_ver" - > /dev/null
+	twin_pkg -a "$mp_arch" "$mp_id" "$mp_name" "$mp_ver" "Multi-Arch same" \
+	    "$mp_conff" "$@"
 }
 
 C='#!/bin/sh\necho "$DPKG_MAINTSCRIPT_NAME $1 $DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT" >> "$DPKG_ROOT/count-$DPKG_MAINTSCRIPT_ARCH"\n'
