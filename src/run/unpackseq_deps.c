@@ -341,6 +341,26 @@ deps_instances(struct seq_pkg *p, const struct dpkgstatus *st)
 	return 0;
 }
 
+/*
+ * Whether P, Multi-Arch: same, has another instance of its name: in
+ * dpkg's status as the call found it, or earlier in the call.  Only then
+ * is the status read for it (a call of many libraries on a big root).
+ */
+static bool
+deps_has_pair(const struct seq *s, const struct seq_pkg *p)
+{
+	size_t i;
+
+	if (!dpkgstatus_ma_same(p->ma))
+		return false;
+	if (p->others > 0)
+		return true;
+	for (i = 0; &s->v[i] != p; i++)
+		if (s->v[i].ctl != NULL && strcmp(s->v[i].name, p->name) == 0)
+			return true;
+	return false;
+}
+
 int
 unpackdeps_seq_check(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 {
@@ -350,8 +370,7 @@ unpackdeps_seq_check(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 	int r;
 
 	if (control_get(p->ctl, "Pre-Depends") == NULL &&
-	    control_get(p->ctl, "Breaks") == NULL &&
-	    !dpkgstatus_ma_same(p->ma))
+	    control_get(p->ctl, "Breaks") == NULL && !deps_has_pair(s, p))
 		return 0;
 	if ((r = deps_status(s, p, &st, err)) != 0)
 		return r;
