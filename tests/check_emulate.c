@@ -59,6 +59,25 @@ emu_binfmt(const char *status, const char *state, const char *flags,
 	setenv("DEBUNPACK_BINFMT_MISC", checkutil_at("bm"), 1);
 }
 
+/* qemu-user-static's 32-bit arm and i386 entries, as the kernel shows them. */
+#define EMU_ARM		"magic 7f454c4601010100000000000000000002002800\n" \
+			"mask ffffffffffffff00fffffffffffffffffeffffff\n"
+#define EMU_I386	"magic 7f454c4601010100000000000000000002000300\n" \
+			"mask fffffffffffefe00fffffffffffffffffeffffff\n"
+
+/* One more enabled entry NAME in "bm", of MAGIC (its mask too) and FLAGS. */
+static void
+emu_entry(const char *name, const char *magic, const char *flags,
+    const char *interp)
+{
+	char text[1024], rel[64];
+
+	snprintf(text, sizeof(text), "enabled\ninterpreter %s\nflags: %s\n"
+	    "offset 0\n%s", interp, flags, magic);
+	snprintf(rel, sizeof(rel), "bm/%s", name);
+	checkutil_write(rel, text);
+}
+
 static void
 emu_root(void)
 {
@@ -125,6 +144,93 @@ START_TEST(test_emulate_fixed)
 	unsetenv("DEBUNPACK_BINFMT_MISC");
 }
 END_TEST
+
+/*
+ * A 32-bit little-endian root (armhf: ELFCLASS32, EM_ARM) goes to the
+ * qemu-arm entry; the aarch64 entry's magic does not take it.  On an
+ * arm64 host, whose kernel could run it itself, the entry is still asked
+ * first, as the kernel asks binfmt_misc before its own ELF loader.
+ */
+START_TEST(test_emulate_arm32)
+{
+	struct dbp_error err;
+	struct emulate em;
+	char root[4096];
+
+	emu_root();
+	emu_binfmt("enabled\n", "enabled", "PF", "/usr/libexec/q/aarch64");
+	emu_elf("r/bin/dash", 1, 40);
+	checkutil_symlink("dash", "r/bin/sh");
+	snprintf(root, sizeof(root), "%s", checkutil_at("r"));
+	memset(&err, 0, sizeof(err));
+	/* Only the aarch64 entry: none for these binaries. */
+#if !defined(__arm__)
+#if defined(__aarch64__)
+	/* The compat layer runs it. */
+	ck_assert_int_eq(emulate_judge(&em, root, "armhf", NULL, &err), 0);
+	ck_assert(!em.foreign);
+#else
+	ck_assert_int_eq(emulate_judge(&em, root, "armhf", NULL, &err),
+	    -ENOEXEC);
+	ck_assert_ptr_nonnull(strstr(err.msg, "for arm,"));
+#endif
+	emu_entry("qemu-arm", EMU_ARM, "PF", "/usr/libexec/q/arm");
+	ck_assert_msg(emulate_judge(&em, root, "armhf", NULL, &err) == 0,
+	    "%s", err.msg);
+	ck_assert(em.foreign);
+	ck_assert_str_eq(em.machine, "arm");
+	ck_assert_str_eq(em.entry, "qemu-arm");
+	ck_assert_str_eq(em.interp, "");
+	/* Without F: a static qemu-arm (an ELF without PT_INTERP) placed. */
+	emu_entry("qemu-arm", EMU_ARM, "P", "/usr/libexec/q/arm");
+	emu_elf("qemu", 1, 62);
+	ck_assert_msg(emulate_judge(&em, root, "armhf", checkutil_at("qemu"),
+	    &err) == 0, "%s", err.msg);
+	ck_assert(em.foreign);
+	ck_assert_str_eq(em.interp, "/usr/libexec/q/arm");
+	/* A new root: armhf's table entry is that same 32-bit header. */
+	ck_assert_int_eq(unlink(checkutil_at("r/bin/sh")), 0);
+	ck_assert_int_eq(emulate_judge(&em, root, "armhf", checkutil_at("qemu"),
+	    &err), 0);
+	ck_assert(em.foreign);
+	ck_assert_str_eq(em.machine, "arm");
+	ck_assert_str_eq(em.entry, "qemu-arm");
+#endif
+	unsetenv("DEBUNPACK_BINFMT_MISC");
+}
+END_TEST
+
+#if defined(__x86_64__)
+/*
+ * i386 on amd64: the compat layer runs it while no entry takes it; a
+ * qemu-i386 entry someone registered takes it first, and one without F
+ * needs its interpreter in the root.
+ */
+START_TEST(test_emulate_compat_entry)
+{
+	struct dbp_error err;
+	struct emulate em;
+	char root[4096];
+
+	emu_root();
+	emu_binfmt("enabled\n", NULL, NULL, NULL);
+	emu_elf("r/bin/sh", 1, 3);
+	snprintf(root, sizeof(root), "%s", checkutil_at("r"));
+	ck_assert_int_eq(emulate_judge(&em, root, "i386", NULL, &err), 0);
+	ck_assert(!em.foreign);
+	ck_assert_str_eq(em.entry, "");
+	emu_entry("qemu-i386", EMU_I386, "P", "/usr/libexec/q/i386");
+	emu_elf("qemu", 2, 62);
+	ck_assert_msg(emulate_judge(&em, root, "i386", checkutil_at("qemu"),
+	    &err) == 0, "%s", err.msg);
+	ck_assert(em.foreign);
+	ck_assert_str_eq(em.machine, "i386");
+	ck_assert_str_eq(em.entry, "qemu-i386");
+	ck_assert_str_eq(em.interp, "/usr/libexec/q/i386");
+	unsetenv("DEBUNPACK_BINFMT_MISC");
+}
+END_TEST
+#endif
 
 START_TEST(test_emulate_none)
 {
@@ -244,6 +350,10 @@ emulate_suite(void)
 	tcase_add_test(tc, test_emulate_native);
 	tcase_add_test(tc, test_emulate_fixed);
 	tcase_add_test(tc, test_emulate_none);
+	tcase_add_test(tc, test_emulate_arm32);
+#if defined(__x86_64__)
+	tcase_add_test(tc, test_emulate_compat_entry);
+#endif
 	tcase_add_test(tc, test_emulate_placed);
 	tcase_add_test(tc, test_emulate_dynamic);
 	return s;

@@ -362,15 +362,25 @@ emulate_judge(struct emulate *em, const char *root, const char *arch,
 	}
 	if (emulate_em(h) == emulate_em(self) && h[EI_DATA] == self[EI_DATA])
 		return 0;
-	for (i = 0; i < sizeof(emulate_compat) / sizeof(emulate_compat[0]);
-	    i++)
+	emulate_name(h, em->machine, sizeof(em->machine));
+	st = emulate_binfmt(em, h, &fixed);
+	/*
+	 * binfmt_misc is asked before the kernel's own ELF loader: a 32-bit
+	 * machine the host runs itself (armhf on arm64) still goes to qemu
+	 * when an entry takes it, and one without F then needs its
+	 * interpreter inside the root.  Only with no entry does the compat
+	 * layer run it.
+	 */
+	for (i = 0; st <= 0 && i < sizeof(emulate_compat) /
+	    sizeof(emulate_compat[0]); i++)
 		if (emulate_compat[i].host == emulate_em(self) &&
 		    emulate_compat[i].guest == emulate_em(h) &&
-		    h[EI_DATA] == self[EI_DATA])
+		    h[EI_DATA] == self[EI_DATA]) {
+			memset(em, 0, sizeof(*em));
 			return 0;
+		}
 	em->foreign = true;
-	emulate_name(h, em->machine, sizeof(em->machine));
-	if ((st = emulate_binfmt(em, h, &fixed)) < 0 && n >= 20 &&
+	if (st < 0 && n >= 20 &&
 	    emulate_probe(root)) {
 		/* Run as if by an entry with F: nothing to place. */
 		em->interp[0] = '\0';
