@@ -11,7 +11,11 @@
 # registered, or one without the F flag is refused in one line.  With
 # FOREIGN_FULL=1 (make check-foreign, some minutes): the same root as a
 # tarball twice, bit for bit the same with SOURCE_DATE_EPOCH, through
-# mmdebstrap's hook, and built with --mode=unshare.  SKIP when not root, or binfmt_misc or the
+# mmdebstrap's hook, an armhf minbase (a 32-bit root; on an amd64 host),
+# the buildd root whose gcc compiles a program that runs there and
+# prints what it computed, and built with --mode=unshare.  The packages
+# are kept in FOREIGN_CACHE (default /var/cache/debunpack-tests).
+# SKIP when not root, or binfmt_misc or the
 # emulator is missing (saying which).
 . "${srcdir:-.}/tests/lib.sh"
 
@@ -145,6 +149,84 @@ if command -v mmdebstrap > /dev/null && command -v arch-test > /dev/null; then
 	    fail "the hook's root: dpkg --print-architecture: $(chroot "$T/mmroot" dpkg --print-architecture 2>&1)"
 	echo "ok $fa minbase through mmdebstrap's hook"
 fi
+
+# A 32-bit root of its own (armhf on an amd64 host; an arm64 one runs
+# armhf itself): ELFCLASS32 programs under qemu-arm.
+if [ "$fa" = arm64 ]; then
+	timed fetch32 sh "${srcdir:-.}/bench/fetch.sh" -c "$fcache" -a armhf minbase ||
+	    skip "cannot download the armhf minbase packages: $(tail -n 1 "$T/fetch32.log")"
+	debs=$(awk -v d="$fcache/minbase-armhf" '{ print d "/" $2 }' "$fcache/minbase-armhf/SHA256SUMS")
+	minbase_mirror "$T/mirror32"
+	bs armhf -v --architectures=armhf --variant=minbase "" "$T/root32" \
+	    "deb [trusted=yes] file:$T/mirror32 ./" ||
+	    fail "armhf minbase: exit $bs_rc: $(tail -n 5 "$T/armhf.log")"
+	grep -q "(the preinsts under qemu-arm)" "$T/armhf.log" ||
+	    fail "armhf: no word of qemu-arm: $(grep unpacking "$T/armhf.log")"
+	[ "$(chroot "$T/root32" dpkg --print-architecture)" = armhf ] ||
+	    fail "armhf root: dpkg --print-architecture: $(chroot "$T/root32" dpkg --print-architecture 2>&1)"
+	# ELFCLASS32, EM_ARM.
+	[ "$(od -An -tx1 -j4 -N1 "$T/root32/usr/bin/dpkg" | tr -d ' ')" = 01 ] &&
+	    [ "$(od -An -tx1 -j18 -N2 "$T/root32/usr/bin/dpkg" | tr -d ' ')" = 2800 ] ||
+	    fail "$T/root32/usr/bin/dpkg is not a 32-bit arm program"
+	LC_ALL=C chroot "$T/root32" dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' \
+	    > "$T/query32" || fail "armhf: dpkg-query -W"
+	[ "$(wc -l < "$T/query32")" = "$(wc -l < "$fcache/minbase-armhf/SHA256SUMS")" ] ||
+	    fail "armhf: $(wc -l < "$T/query32") packages installed"
+	! grep -v '^ii ' "$T/query32" > "$T/not-ii32" ||
+	    fail "armhf: not configured: $(head "$T/not-ii32")"
+	LC_ALL=C dpkg --root "$T/root32" --verify > "$T/verify32" 2>&1 && [ ! -s "$T/verify32" ] ||
+	    fail "armhf: dpkg --verify: $(head "$T/verify32")"
+	[ "$(chroot "$T/root32" sh -c 'echo $((6 * 7))')" = 42 ] || fail "armhf: the root's sh"
+	rm -rf "$T/root32" "$T/mirror32"
+	echo "ok armhf minbase, a 32-bit root, its scripts under qemu-arm"
+fi
+
+# The buildd root of $fa: its gcc compiles a program under emulation, and
+# the program runs there and prints what it computed from its argument
+# and the machine it finds itself on.
+timed fetchb sh "${srcdir:-.}/bench/fetch.sh" -c "$fcache" -a "$fa" buildd ||
+    skip "cannot download the $fa buildd packages: $(tail -n 1 "$T/fetchb.log")"
+debs=$(awk -v d="$fcache/buildd-$fa" '{ print d "/" $2 }' "$fcache/buildd-$fa/SHA256SUMS")
+minbase_mirror "$T/mirrorb"
+t0=$(date +%s)
+bs buildd -v --architectures="$fa" --variant=buildd "" "$T/rootb" \
+    "deb [trusted=yes] file:$T/mirrorb ./" ||
+    fail "$fa buildd: exit $bs_rc: $(tail -n 5 "$T/buildd.log")"
+t1=$(date +%s)
+cat > "$T/rootb/tmp/sum.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/utsname.h>
+
+int
+main(int argc, char **argv)
+{
+	struct utsname u;
+	unsigned long long n, i, s = 0;
+
+	if (argc != 2 || uname(&u) != 0)
+		return 2;
+	n = strtoull(argv[1], NULL, 10);
+	for (i = 1; i <= n; i++)
+		s += i * i;
+	printf("%s %llu\n", u.machine, s);
+	return 0;
+}
+EOF
+LC_ALL=C chroot "$T/rootb" gcc -O2 -Wall -Werror -o /tmp/sum /tmp/sum.c > "$T/gcc.log" 2>&1 ||
+    fail "gcc in the $fa buildd root: $(tail -n 5 "$T/gcc.log")"
+[ "$(od -An -tx1 -j18 -N2 "$T/rootb/tmp/sum" | tr -d ' ')" = "$elf" ] ||
+    fail "gcc's program is not a $fa program"
+# The sum of the squares up to a number known only now, and the machine
+# qemu-user reports: both computed by the program as it runs.
+k=$(($(date +%s) % 1000 + 1000))
+want="$q $((k * (k + 1) * (2 * k + 1) / 6))"
+got=$(chroot "$T/rootb" /tmp/sum "$k") || fail "the program did not run: $got"
+[ "$got" = "$want" ] || fail "the program printed '$got', not '$want'"
+t2=$(date +%s)
+echo "$fa buildd built in $((t1 - t0)) s; gcc and the program ran in $((t2 - t1)) s"
+rm -rf "$T/rootb" "$T/mirrorb"
+echo "ok $fa buildd: gcc compiled a program under emulation, and it ran"
 
 # --mode=unshare: as an ordinary user with subordinate ids (the user of
 # tests/bootstrap-unshare.sh), the emulator found through the F flag
