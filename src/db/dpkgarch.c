@@ -180,8 +180,7 @@ dpkgarch_check(const struct dpkgarch *a, const char *arch, char *msg,
 	return -EINVAL;
 }
 
-/* Whether NAME ARCH MA is another Multi-Arch: same instance than CTL's. */
-static bool
+bool
 dpkgarch_other(const char *name, const char *arch, const char *ma,
     const struct control *ctl)
 {

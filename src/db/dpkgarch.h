@@ -68,6 +68,13 @@ int dpkgarch_coinstance(const struct control *installed,
     const struct dpkgstatus *status, const struct control *ctl, char *msg,
     size_t n);
 
+/*
+ * Whether NAME of ARCH, Multi-Arch MA, is a Multi-Arch: same instance of
+ * CTL's package of another architecture than CTL's.
+ */
+bool dpkgarch_other(const char *name, const char *arch, const char *ma,
+    const struct control *ctl);
+
 /* dpkg's words before a refusal a force overrides (forcibleerr). */
 #define DPKGARCH_FORCED	"overriding problem because --force enabled:"
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db/dpkgarch.h"
 #include "db/dpkgstatus.h"
 #include "db/replaces.h"
 #include "db/version.h"
@@ -100,14 +101,10 @@ unpack_taken_run(struct unpack *u, struct unpack_target *t,
 static bool
 unpack_instances(const struct record *a, const struct record *b)
 {
-	const char *aa = control_get(a->ctl, "Architecture");
-	const char *ba = control_get(b->ctl, "Architecture");
-
-	return strcmp(control_get(a->ctl, "Package"), control_get(b->ctl,
-	    "Package")) == 0 && aa != NULL && ba != NULL &&
-	    strcmp(aa, ba) != 0 &&
+	return control_get(a->ctl, "Architecture") != NULL &&
 	    dpkgstatus_ma_same(control_get(a->ctl, "Multi-Arch")) &&
-	    dpkgstatus_ma_same(control_get(b->ctl, "Multi-Arch"));
+	    dpkgarch_other(control_get(b->ctl, "Package"), control_get(b->ctl,
+	    "Architecture"), control_get(b->ctl, "Multi-Arch"), a->ctl);
 }
 
 int

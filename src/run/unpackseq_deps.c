@@ -186,10 +186,7 @@ deps_enqueue(struct seq_pkg *p, const struct dpkgstatus *st,
 	x->p.old_text = strndup(d->text, d->len);
 	x->p.infoname = dpkgstatus_infoname(d->name, d->arch, d->ma);
 	x->state = strdup(dpkgstatus_state(d));
-	for (i = 0; i < st->n; i++)
-		if (strcmp(st->v[i].name, d->name) == 0 &&
-		    strcmp(dpkgstatus_state(&st->v[i]), "not-installed") != 0)
-			x->refcount++;
+	x->refcount = seq_instances(st, d->name, NULL);
 	p->ndeconf++;
 	if (x->name == NULL || (d->arch != NULL && x->arch == NULL) ||
 	    (d->ma != NULL && x->ma == NULL) || x->version == NULL ||

@@ -111,6 +111,12 @@ int seq_status_one(struct seq *s, struct seq_pkg *p, char *text,
     struct dbp_error *err);
 long seq_count_files(struct seq *s, const struct dpkgstatus *st);
 int seq_old(struct seq_pkg *p, struct dpkgstatus *s);
+/*
+ * The installed instances (any state but not-installed) of NAME in S,
+ * but those of arch BUT (NULL: all): what dpkg counts for REFCOUNT.
+ */
+unsigned seq_instances(const struct dpkgstatus *s, const char *name,
+    const char *but);
 /* P->others from S: its name's instances of other architectures. */
 void seq_count_others(struct seq_pkg *p, const struct dpkgstatus *s);
 

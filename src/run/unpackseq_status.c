@@ -360,18 +360,24 @@ seq_count_files(struct seq *s, const struct dpkgstatus *st)
 }
 
 /* P's state before the call, from dpkg's status S. */
+unsigned
+seq_instances(const struct dpkgstatus *s, const char *name, const char *but)
+{
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->v[i].name, name) == 0 && (but == NULL ||
+		    (s->v[i].arch != NULL && strcmp(s->v[i].arch, but) != 0)) &&
+		    strcmp(dpkgstatus_state(&s->v[i]), "not-installed") != 0)
+			n++;
+	return n;
+}
+
 void
 seq_count_others(struct seq_pkg *p, const struct dpkgstatus *s)
 {
-	size_t i;
-
-	p->others = 0;
-	for (i = 0; i < s->n; i++)
-		if (strcmp(s->v[i].name, p->name) == 0 && s->v[i].arch !=
-		    NULL && p->arch != NULL && strcmp(s->v[i].arch,
-		    p->arch) != 0 && strcmp(dpkgstatus_state(&s->v[i]),
-		    "not-installed") != 0)
-			p->others++;
+	p->others = p->arch != NULL ? seq_instances(s, p->name, p->arch) : 0;
 }
 
 int
