@@ -500,6 +500,19 @@ syncbatch_sync_dirs(struct syncbatch *sb, struct dbp_error *err)
 	return r;
 }
 
+int
+syncbatch_cover(struct syncbatch *sb, int fd)
+{
+	return sb->ops->cover != NULL ? sb->ops->cover(sb, fd) : 0;
+}
+
+int
+syncbatch_carries_commit(struct syncbatch *sb, struct dbp_error *err)
+{
+	return sb->ops->carries_commit != NULL ?
+	    sb->ops->carries_commit(sb, err) : 0;
+}
+
 /* Remove IT's backup: it is not needed any more. */
 static int
 sb_unlink_backup(struct syncbatch *sb, struct sb_item *it)

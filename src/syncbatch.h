@@ -123,6 +123,23 @@ int syncbatch_commit(struct syncbatch *sb, struct dbp_error *err);
 int syncbatch_sync_dirs(struct syncbatch *sb, struct dbp_error *err);
 
 /*
+ * Whether the data barrier of syncbatch_rename makes what was written on
+ * FD's filesystem durable too (1; else 0, and the caller syncs it):
+ * files beside the batch, such as the store's, on the root's filesystem.
+ * Ask before syncbatch_rename.
+ */
+int syncbatch_cover(struct syncbatch *sb, int fd);
+
+/*
+ * Whether the next syncbatch_sync_dirs can make the journal's commit line
+ * durable with the names, in one barrier: then the caller writes the line
+ * first (journal_commit_line), and that barrier is the commit point;
+ * else the line is written and synced after it (journal_commit).  1, 0,
+ * or -errno with ERR set.
+ */
+int syncbatch_carries_commit(struct syncbatch *sb, struct dbp_error *err);
+
+/*
  * The run succeeded: remove the backups that the commit kept of the names
  * it replaced (NAME.debunpack-old, hardlinks to the old versions).
  */

@@ -93,7 +93,7 @@ filled(uint8_t key[DIGEST_LEN], int *debfd)
 	close(fd);
 	add(f, "usr/link", AE_IFLNK, "../odd target");
 	ck_assert(store_fill_end(f));
-	store_commit(s);
+	store_commit(s, false);
 	return s;
 }
 

@@ -36,18 +36,20 @@ grep -q '"packages":3' "$T/stats.json" || fail "stats: $(cat "$T/stats.json")"
 # twice (before the renames, at the commit point), and each directory once,
 # at the end (6 of the packages, var, var/lib and the admin directory when
 # the files commit, the admin directory again for the records, which
-# commit after them, and once for the journal's name).
+# commit after them, and once for the journal's name, but where syncing
+# a new file makes its name durable: xfs, btrfs, a journaled ext4).
 grep -q '"fdatasync":159,' "$T/stats.json" || fail "fdatasync count: $(cat "$T/stats.json")"
-grep -q '"fsync":11,' "$T/stats.json" || fail "dir fsync count: $(cat "$T/stats.json")"
+grep -Eq '"fsync":1[01],' "$T/stats.json" || fail "dir fsync count: $(cat "$T/stats.json")"
 
 # syncfs: one barrier for the data of files and records, one for all their
-# names, whatever the number of files; the journal's syncs stay.
+# names and the commit line, whatever the number of files; the journal's
+# sync before the data stays (and its name's, as above).
 rm -rf "$root"; mkdir "$root"
 "$DEBUNPACK" -q --root "$root" --force-overwrite --sync-mode syncfs --stats=json \
     "$T/a.deb" "$T/b.deb" "$T/c.deb" > "$T/stats.json" || fail "syncfs"
 [ "$(cat "$root/usr/share/shared")" = "from c" ] || fail "syncfs: later package must win"
 no_temps "$root"
-grep -q '"fdatasync":2,"fsync":1,"syncfs":2,' "$T/stats.json" ||
+grep -Eq '"fdatasync":1,"fsync":[01],"syncfs":2,' "$T/stats.json" ||
     fail "syncfs counts: $(cat "$T/stats.json")"
 # The path taken over within the run is listed by its last owner only.
 "$DEBUNPACK" --root "$root" --verify || fail "records after a take-over in one run"

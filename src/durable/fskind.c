@@ -2,9 +2,15 @@
 /* What a filesystem promises about durability, known by its statfs type. */
 #include "config.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include "durable/fskind.h"
 
@@ -132,16 +138,56 @@ fskind_why(enum fskind_sync kind)
 	}
 }
 
+/*
+ * Whether FD's ext2/3/4 filesystem has a journal: jbd2 lists each one it
+ * runs in /proc/fs/jbd2 as DEVICE-INODE, DEVICE the block device's name
+ * (as /sys/dev/block/MAJOR:MINOR names it).  False when either cannot be
+ * read (a container without them): as if it had none.
+ */
+static bool
+fskind_ext_journaled(int fd)
+{
+	char path[64], link[PATH_MAX];
+	const char *dev;
+	struct dirent *de;
+	struct stat st;
+	bool found = false;
+	size_t len;
+	ssize_t n;
+	DIR *d;
+
+	if (fstat(fd, &st) != 0)
+		return false;
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u",
+	    major(st.st_dev), minor(st.st_dev));
+	if ((n = readlink(path, link, sizeof(link) - 1)) <= 0)
+		return false;
+	link[n] = '\0';
+	dev = strrchr(link, '/') != NULL ? strrchr(link, '/') + 1 : link;
+	len = strlen(dev);
+	if ((d = opendir("/proc/fs/jbd2")) == NULL)
+		return false;
+	while (!found && (de = readdir(d)) != NULL)
+		found = strncmp(de->d_name, dev, len) == 0 &&
+		    de->d_name[len] == '-';
+	closedir(d);
+	return found;
+}
+
 bool
 fskind_fsync_names_new(int fd)
 {
-	/*
-	 * Not the ext family: ext2 has its magic and no journal, and statfs
-	 * cannot tell it from ext4.
-	 */
 	switch (fskind_type(fd)) {
 	case FS_XFS: case FS_BTRFS:
 		return true;
+	case FS_EXT:
+		/*
+		 * With a journal: the fsync commits the transaction that
+		 * holds the file's inode, and jbd2 commits in order, so the
+		 * one that made its name is durable too.  Without (ext2, or
+		 * ext4 made without one), POSIX's fsync of the directory.
+		 */
+		return fskind_ext_journaled(fd);
 	default:
 		return false;
 	}

@@ -40,9 +40,10 @@ const char *fskind_why(enum fskind_sync kind);
  * Whether fsync(2) of a file created in FD's filesystem also makes its
  * directory entry durable, so that no fsync of the directory is needed:
  * xfs forces its log up to the file's creation, which holds the entry;
- * btrfs logs a new inode's names with it.  False when unknown, and for
- * ext2/3/4, whose type statfs does not tell apart from ext2's, which has
- * no journal (POSIX asks for the directory's fsync).
+ * btrfs logs a new inode's names with it; ext3 and ext4 commit the jbd2
+ * transactions in order, the one that made the name first.  False when
+ * unknown, and for the ext family without a journal (ext2, which statfs
+ * does not tell apart from ext4; POSIX asks for the directory's fsync).
  */
 bool fskind_fsync_names_new(int fd);
 

@@ -95,6 +95,22 @@ fsset_add(struct fsset *fs, int fd, const char *path, enum fskind_sync *kind)
 	return 0;
 }
 
+bool
+fsset_has(const struct fsset *fs, int fd, enum fskind_sync *kind)
+{
+	uint64_t key;
+	size_t i;
+
+	if (fsset_key(fd, &key) != 0)
+		return false;
+	for (i = 0; i < fs->n; i++)
+		if (fs->v[i].key == key) {
+			*kind = fs->v[i].kind;
+			return true;
+		}
+	return false;
+}
+
 int
 fsset_syncfs(struct fsset *fs, unsigned long *count, struct dbp_error *err)
 {

@@ -25,6 +25,9 @@ int fsset_new(struct fsset **out);
 int fsset_add(struct fsset *fs, int fd, const char *path,
     enum fskind_sync *kind);
 
+/* Whether FD's filesystem is in the set; *KIND as fsset_add says. */
+bool fsset_has(const struct fsset *fs, int fd, enum fskind_sync *kind);
+
 /* How many filesystems the set holds; the Ith one's first path and kind. */
 size_t fsset_count(const struct fsset *fs);
 const char *fsset_get(const struct fsset *fs, size_t i,

@@ -289,8 +289,37 @@ journal_sync(struct journal *j, struct dbp_error *err)
 	return 0;
 }
 
+bool
+journal_pending(const struct journal *j)
+{
+	return j->fp != NULL && j->durable && j->created &&
+	    (j->dirty || !j->dirsynced);
+}
+
 int
-journal_commit(struct journal *j, struct dbp_error *err)
+journal_dirfd(const struct journal *j, const char **name)
+{
+	*name = j->admname;
+	return j->fp != NULL && j->created ? j->admfd : -1;
+}
+
+int
+journal_flush(struct journal *j, struct dbp_error *err)
+{
+	if (j->fp != NULL && journal_check(j, j->fp) != 0)
+		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
+	return 0;
+}
+
+void
+journal_covered(struct journal *j)
+{
+	j->dirty = false;
+	j->dirsynced = true;
+}
+
+int
+journal_commit_line(struct journal *j, struct dbp_error *err)
 {
 	if (j->fp == NULL)
 		return 0;
@@ -303,6 +332,16 @@ journal_commit(struct journal *j, struct dbp_error *err)
 	if (journal_check(j, j->fp) != 0)
 		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
 	j->committed = true;
+	return 0;
+}
+
+int
+journal_commit(struct journal *j, struct dbp_error *err)
+{
+	int r;
+
+	if ((r = journal_commit_line(j, err)) != 0)
+		return r;
 	return journal_sync(j, err);
 }
 

@@ -117,10 +117,29 @@ int journal_drop(struct journal *j, const char *file);
 int journal_sync(struct journal *j, struct dbp_error *err);
 
 /*
+ * For a barrier that makes the journal's filesystem durable as a whole
+ * (syncfs): whether the journal has lines, or a name, not durable yet;
+ * the admin directory to sync it through, and what errors call it (-1
+ * before journal_open);
+ * journal_flush hands what is buffered to the file system, and
+ * journal_covered says that the barrier made it durable.
+ */
+bool journal_pending(const struct journal *j);
+int journal_dirfd(const struct journal *j, const char **name);
+int journal_flush(struct journal *j, struct dbp_error *err);
+void journal_covered(struct journal *j);
+
+/*
  * The run's commit point: from the durable "commit" line on, a repair
  * rolls the run forward instead of back.
  */
 int journal_commit(struct journal *j, struct dbp_error *err);
+
+/*
+ * journal_commit without the sync: the line is written, for a barrier
+ * that makes it durable with the names (syncbatch_carries_commit).
+ */
+int journal_commit_line(struct journal *j, struct dbp_error *err);
 
 /*
  * Whether the commit line may have reached the journal's file: false

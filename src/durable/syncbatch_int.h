@@ -73,6 +73,10 @@ struct syncbatch_ops {
 	    struct dbp_error *);
 	/* after all renames and directory fixups: names are durable */
 	int (*names_barrier)(struct syncbatch *, struct dbp_error *);
+	/* whether the names barrier can carry the commit line (1 or 0) */
+	int (*carries_commit)(struct syncbatch *, struct dbp_error *);
+	/* whether the data barrier makes FD's filesystem durable (1 or 0) */
+	int (*cover)(struct syncbatch *, int fd);
 };
 
 struct sb_fsset;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "durable/fsset.h"
+#include "durable/journal.h"
 #include "durable/syncbatch_int.h"
 #include "durable/syncstep.h"
 
@@ -99,20 +100,55 @@ syncfs_report(struct syncbatch *sb)
 }
 
 /*
- * syncfs every filesystem of the set, and of the directories the run
- * changed (a package of directories and symlinks writes no file); on a
- * filesystem where syncfs is not trusted, fsync the changed directories.
+ * The journal before anything else: its lines are synced by themselves
+ * before the first barrier, never carried by it.  A syncfs commits what
+ * it finds in more than one transaction (ext4: one before it waits for
+ * the writeback, one after), and a journal's new lines become visible
+ * only with its size, updated when its page is written back: the first
+ * transaction could then hold the temporaries' names without the lines
+ * that name them.  The power-loss matrix finds that state.
+ * The commit line is the other way round: it may be carried by the
+ * names barrier, where syncfs_carries said so (one filesystem holds the
+ * journal and every name): nothing can make it visible before the
+ * renames made before it.  Should more filesystems come, it is synced
+ * after them.  *CARRIED: the barrier to come makes it durable.
  */
 static int
-syncfs_all(struct syncbatch *sb, struct dbp_error *err)
+syncfs_journal(struct syncbatch *sb, bool *carried, struct dbp_error *err)
+{
+	enum fskind_sync kind;
+	const char *name;
+	int fd, r;
+
+	*carried = false;
+	if (sb->journal == NULL || !journal_pending(sb->journal))
+		return 0;
+	if (!journal_committed(sb->journal) || sb->aborting ||
+	    (fd = journal_dirfd(sb->journal, &name)) < 0)
+		return syncstep_journal_first(sb, err);
+	if ((r = fsset_add(sb->fs->set, fd, name, &kind)) != 0)
+		return dbp_err(err, -r, name, "cannot open filesystem");
+	if (kind != FSKIND_SYNCFS || fsset_count(sb->fs->set) > 1)
+		return 0;
+	if ((r = journal_flush(sb->journal, err)) != 0)
+		return r;
+	*carried = true;
+	return 0;
+}
+
+/*
+ * Add the filesystems of the directories the run changed (a package of
+ * directories and symlinks writes no file) to the set; SYNC: on a
+ * filesystem where syncfs is not trusted, fsync those directories.
+ */
+static int
+syncfs_add_dirs(struct syncbatch *sb, bool sync, struct dbp_error *err)
 {
 	struct sb_fsset *fs = sb->fs;
 	enum fskind_sync kind;
 	size_t i, t;
 	int fd, r;
 
-	if ((r = syncstep_journal_first(sb, err)) != 0)
-		return r;
 	for (t = 0; t < fs->ntab; t++)
 		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
 			struct dirs *d = fs->tab[t];
@@ -126,11 +162,41 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 			    &kind)) != 0)
 				return dbp_err(err, -r, dirs_path(d, i),
 				    "cannot open filesystem");
-			if (kind == FSKIND_PERFILE && (r = dirs_sync_one(d, i,
-			    &sb->st->calls[SC_FSYNC], err)) != 0)
+			if (sync && kind == FSKIND_PERFILE &&
+			    (r = dirs_sync_one(d, i, &sb->st->calls[SC_FSYNC],
+			    err)) != 0)
 				return r;
 		}
+	return 0;
+}
+
+/*
+ * syncfs every filesystem of the set, and of the directories the run
+ * changed; on a filesystem where syncfs is not trusted, fsync the
+ * changed directories.  A pending commit line the barrier cannot carry
+ * is synced after it.
+ */
+static int
+syncfs_all(struct syncbatch *sb, struct dbp_error *err)
+{
+	struct sb_fsset *fs = sb->fs;
+	bool carried;
+	size_t i, t;
+	int r;
+
+	/*
+	 * The filesystems first, which decide whether a commit line can be
+	 * carried; then the journal, before any directory is synced.
+	 */
+	if ((r = syncfs_add_dirs(sb, false, err)) != 0 ||
+	    (r = syncfs_journal(sb, &carried, err)) != 0 ||
+	    (r = syncfs_add_dirs(sb, true, err)) != 0)
+		return r;
 	if ((r = fsset_syncfs(fs->set, &sb->st->calls[SC_SYNCFS], err)) != 0)
+		return r;
+	if (carried)
+		journal_covered(sb->journal);
+	else if ((r = syncstep_journal_first(sb, err)) != 0)
 		return r;
 	syncfs_report(sb);
 	/* Every batch's directories are durable now, not only this one's. */
@@ -140,6 +206,34 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 				dirs_mark(fs->tab[t], i, DIR_SYNCED);
 	fs->data = fs->names = false;
 	return 0;
+}
+
+/*
+ * Whether the names barrier to come can carry the journal's commit line:
+ * where the journal and every name the run changed are on one
+ * filesystem, and syncfs is trusted there.  Its journal (ext4's jbd2,
+ * xfs's log, btrfs's transactions) keeps metadata changes in the order
+ * they were made, so the line, written after the last rename, cannot be
+ * durable before the renames are; one syncfs then makes them durable
+ * together, where the line's own fdatasync would cost one more commit.
+ * Across filesystems there is no such order: the line is written and
+ * synced after the names barrier.
+ */
+static int
+syncfs_carries(struct syncbatch *sb, struct dbp_error *err)
+{
+	enum fskind_sync kind;
+	const char *name;
+	int fd, r;
+
+	if (sb->aborting || sb->journal == NULL ||
+	    (fd = journal_dirfd(sb->journal, &name)) < 0)
+		return 0;
+	if ((r = syncfs_add_dirs(sb, false, err)) != 0)
+		return r;
+	if ((r = fsset_add(sb->fs->set, fd, name, &kind)) != 0)
+		return dbp_err(err, -r, name, "cannot open filesystem");
+	return kind == FSKIND_SYNCFS && fsset_count(sb->fs->set) == 1;
 }
 
 /* Whether a directory of a batch changed since the last barrier. */
@@ -218,6 +312,23 @@ syncfs_names_barrier(struct syncbatch *sb, struct dbp_error *err)
 	return syncfs_all(sb, err);
 }
 
+/*
+ * Files written beside the batch (the store's) on a filesystem the data
+ * barrier syncs anyway: it covers them, where their own syncfs would
+ * cost one more commit.  Only a filesystem already in the set: another
+ * one would make the run's barrier fail for what is not the root's.
+ */
+static int
+syncfs_cover(struct syncbatch *sb, int fd)
+{
+	enum fskind_sync kind;
+
+	if (!fsset_has(sb->fs->set, fd, &kind) || kind != FSKIND_SYNCFS)
+		return 0;
+	sb->fs->data = true;
+	return 1;
+}
+
 static int
 syncfs_init(struct syncbatch *sb)
 {
@@ -271,6 +382,8 @@ const struct syncbatch_ops syncbatch_syncfs = {
 	.name = "syncfs",
 	.durable = true,
 	.link_new = true,
+	.carries_commit = syncfs_carries,
+	.cover = syncfs_cover,
 	.init = syncfs_init,
 	.join = syncfs_join,
 	.put = syncfs_put,

@@ -570,7 +570,12 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 	in->ic.pkg = NULL;
 	feed_free(feed);
 	dpkgarch_clear(&arch);
-	/* What was filled is the packages', whether the run commits or not. */
+	/*
+	 * What was filled is the packages', whether the run commits or not:
+	 * committed after the data barrier, which may cover it
+	 * (install_prepare), or when the run ends (install_close).
+	 */
+	in->store = install_cache_keep(&c);
 	install_cache_close(&c, nfiles);
 	in->st->phase[PH_EXTRACT] = stats_now() - t0;
 	/* Past this point a signal no longer stops the run: commit finishes. */
@@ -579,37 +584,92 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 	return r;
 }
 
+/* The store's entries filled by the run made visible; SYNCED as store_commit. */
+static void
+install_store_commit(struct install *in, bool synced)
+{
+	if (in->store == NULL)
+		return;
+	store_commit(in->store, synced);
+	store_close(in->store);
+	in->store = NULL;
+}
+
 /*
  * Every rename to come in the journal, synced with the directory lines,
  * before any data is synced (else a power cut could keep names no
  * durable journal lists); data durable before the first rename
  * (syncbatch_rename).  Files first, then the records that describe them;
- * then one barrier makes all the names durable (one syncfs, or the
- * directories' fsyncs); then the obsolete paths are planned.  A failure
- * here is undone by install_abort.
+ * then the obsolete paths are planned.
+ * The names are made durable by install_commit.  A failure here is
+ * undone by install_abort.
  */
 static int
 install_prepare(struct install *in, struct dbp_error *err)
 {
 	int r;
 
+	bool covered;
+
 	install_phase(in->o, INSTALL_SYNCING);
+	covered = in->store != NULL &&
+	    syncbatch_cover(in->sb, store_dirfd(in->store)) == 1;
 	if ((in->db != NULL && (r = dpkgdb_prepare(in->db, err)) != 0) ||
 	    (r = syncbatch_prepare(in->sb, in->j, JOURNAL_ROOT, err)) != 0 ||
 	    (r = manifest_prepare(in->man, in->j, err)) != 0 ||
 	    (r = journal_sync(in->j, err)) != 0 ||
 	    (r = syncbatch_rename(in->sb, err)) != 0)
 		return r;
-	/* The data is durable and the files renamed: the records, the names. */
+	/* The store's contents are durable with the data: its entries now. */
+	install_store_commit(in, covered);
+	/* The data is durable and the files renamed: the records. */
 	install_phase(in->o, INSTALL_RENAMING);
 	if ((r = manifest_commit(in->man, err)) != 0 ||
-	    (r = syncbatch_sync_dirs(in->sb, err)) != 0 ||
-	    (r = manifest_sync(in->man, err)) != 0 ||
 	    (r = obsolete_plan(in->ob, in->man, in->dirs, in->j, err)) != 0 ||
 	    (in->db != NULL && (r = dpkgdb_plan_obsolete(in->db, in->j,
 	    err)) != 0))
 		return r;
 	return 0;
+}
+
+static void install_abort(struct install *in);
+
+
+/* One barrier makes all the names durable (one syncfs, or fsyncs). */
+static int
+install_names(struct install *in, struct dbp_error *err)
+{
+	int r;
+
+	if ((r = syncbatch_sync_dirs(in->sb, err)) != 0)
+		return r;
+	return manifest_sync(in->man, err);
+}
+
+/*
+ * The commit point: the "commit" line durable after every name (I4 in
+ * recover.c).  Where the names barrier can carry it, the line is written
+ * first and that barrier is the commit point: one commit of the file
+ * system fewer.  Else the names barrier, then the line and its sync.
+ * A failure before the line is written is undone (install_abort); from
+ * then on the line may reach the disk, so the run stands, and the next
+ * run repairs it one way or the other, from what reached the disk.
+ */
+static int
+install_commit(struct install *in, struct dbp_error *err)
+{
+	int carries, r;
+
+	if ((carries = r = syncbatch_carries_commit(in->sb, err)) < 0 ||
+	    (!carries && (r = install_names(in, err)) != 0) ||
+	    (r = journal_commit_line(in->j, err)) != 0) {
+		if (!journal_committed(in->j))
+			install_abort(in);
+		return r;
+	}
+	if (carries && (r = install_names(in, err)) != 0)
+		return r;
+	return journal_sync(in->j, err);
 }
 
 /*
@@ -702,6 +762,7 @@ install_abort(struct install *in)
 static void
 install_close(struct install *in)
 {
+	install_store_commit(in, false);
 	unpack_free(in->u);
 	syncbatch_free(in->sb);
 	dpkgdb_free(in->db);	/* before the manifest: it holds its records */
@@ -766,17 +827,8 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 			install_abort(&in);
 		goto out;
 	}
-	/*
-	 * The commit line is in the journal even if its sync failed: a repair
-	 * may finish the run, so it is not undone here; the next run repairs
-	 * it one way or the other, from what reached the disk.  A line that
-	 * could not even be written is not there: undo.
-	 */
-	if ((r = journal_commit(in.j, err)) != 0) {
-		if (!journal_committed(in.j))
-			install_abort(&in);
+	if ((r = install_commit(&in, err)) != 0)
 		goto out;
-	}
 	if ((r = install_finish(&in, err)) == 0 && o->run_preinst &&
 	    in.db != NULL)
 		r = install_preinsts(&in, err);

@@ -58,6 +58,8 @@ struct install {
 	struct dpkgdivert *divert;	/* dpkg-divert's, --dpkg-db only */
 	struct dpkgstatov *statov;	/* dpkg-statoverride's, likewise */
 	bool undoable;		/* the pieces exist: install_abort can run */
+	struct store *store;	/* what the run filled, committed after the
+				   data barrier (install_prepare) */
 	struct emulate emu;	/* --run-preinst: how the scripts run */
 };
 

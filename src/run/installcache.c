@@ -68,12 +68,21 @@ install_cache_same(const struct install_cache *c, size_t i, int fd)
 	    st.st_mtim.tv_nsec == c->st[i].st_mtim.tv_nsec;
 }
 
+struct store *
+install_cache_keep(struct install_cache *c)
+{
+	struct store *s = c->s;
+
+	c->s = NULL;
+	return s;
+}
+
 void
 install_cache_close(struct install_cache *c, size_t n)
 {
 	size_t i;
 
-	store_commit(c->s);
+	store_commit(c->s, false);
 	for (i = 0; c->hit != NULL && i < n; i++)
 		store_pkg_free(c->hit[i]);
 	free(c->key);

@@ -36,6 +36,12 @@ int install_cache_open(struct install_cache *c, const char *dir,
  */
 bool install_cache_same(const struct install_cache *c, size_t i, int fd);
 
+/*
+ * The store taken out of C, for the caller to commit and close later;
+ * install_cache_close then frees the rest.
+ */
+struct store *install_cache_keep(struct install_cache *c);
+
 /* The entries filled made visible (store_commit), and everything freed. */
 void install_cache_close(struct install_cache *c, size_t n);
 

@@ -345,17 +345,50 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 }
 
 /*
+ * Whether anything outside the batch's journal may change the root
+ * between step 2 and the batch's commit: a script that ran in step 1
+ * (SCRIPTS0: the count before it), or a preinst to come.
+ */
+static bool
+seq_scripted(const struct seq *s, size_t from, size_t to,
+    unsigned long scripts0)
+{
+	size_t i;
+
+	if (s->scripts != scripts0)
+		return true;
+	for (i = from; i < to; i++)
+		if (s->v[i].state == SEQ_TODO &&
+		    seq_info(&s->v[i], "preinst") != NULL)
+			return true;
+	return false;
+}
+
+/*
  * Step 2: every package of the group half-installed in dpkg's status,
  * in one write and one barrier, before any preinst can change anything.
+ * Where no script runs before the batch (SCRIPTED false), it is told
+ * (apt's status lines) but not written: no script can see it, and the
+ * batch's commit moves each package from its old stanza to "unpacked"
+ * at once; a power cut or a failure before it leaves the old stanza
+ * with the old files, a state durable dpkg passes through too.  Two
+ * commits of the file system fewer per group.
  */
 static int
-seq_half_installed(struct seq *s, size_t from, size_t to,
+seq_half_installed(struct seq *s, size_t from, size_t to, bool scripted,
     struct dbp_error *err)
 {
 	struct seq_pkg **pv;
 	char **tv;
 	size_t i, n = 0;
 	int r = 0;
+
+	if (!scripted) {
+		for (i = from; i < to; i++)
+			if (s->v[i].state == SEQ_TODO)
+				seq_status(s, &s->v[i], "half-installed");
+		return 0;
+	}
 
 	pv = calloc(to - from + 1, sizeof(*pv));
 	tv = calloc(to - from + 1, sizeof(*tv));
@@ -649,6 +682,7 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	struct seq s = { .o = o, .st = st, .rf = { .fd = -1 }, .adfd = -1 };
 	char **files = NULL;
 	size_t nfiles = 0, i, from;
+	unsigned long scripts0;
 	int r;
 
 	*failed = 0;
@@ -717,8 +751,10 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 				i++;
 				break;
 			}
+		scripts0 = s.scripts;
 		if ((r = seq_prerms(&s, from, i, err)) != 0 ||
-		    (r = seq_half_installed(&s, from, i, err)) != 0 ||
+		    (r = seq_half_installed(&s, from, i, seq_scripted(&s,
+		    from, i, scripts0), err)) != 0 ||
 		    (r = seq_preinsts(&s, from, i, err)) != 0 ||
 		    (r = seq_batch(&s, from, i, err)) != 0 ||
 		    (r = seq_postrms(&s, from, i, err)) != 0 ||

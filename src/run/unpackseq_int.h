@@ -89,6 +89,7 @@ struct seq {
 	struct seq_gone *gone;	/* the batch's disappearing packages */
 	size_t ngone;
 	bool said_db;		/* the count was told */
+	unsigned long scripts;	/* maintainer scripts run so far */
 	struct emulate emu;	/* how the chrooted scripts run */
 };
 

@@ -156,6 +156,7 @@ seq_script4(struct seq *s, struct seq_pkg *p, const char *script,
 	if (fstatat(s->adfd, path + sizeof(SEQ_ADMIN) + 1, &st, 0) != 0)
 		return errno == ENOENT ? 1 : dbp_err(err, errno, path + 1,
 		    "cannot find script");
+	s->scripts++;
 	if ((r = maintscript_run(&e, path, argv, &status, err)) != 0)
 		return r;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)

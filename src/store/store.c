@@ -461,8 +461,14 @@ store_pkg_write(struct store *s, struct store_pkg *p, size_t i, int fd,
 	return 0;
 }
 
+int
+store_dirfd(const struct store *s)
+{
+	return s->dfd;
+}
+
 void
-store_commit(struct store *s)
+store_commit(struct store *s, bool synced)
 {
 	char name[8 + 2 * DIGEST_LEN + 1];
 	struct dbp_error err;
@@ -473,7 +479,7 @@ store_commit(struct store *s)
 		return;
 	filled = s->npending;
 	/* Every content a manifest names durable before the manifest's name. */
-	if (s->npending > 0 && syncfs(s->dfd) != 0) {
+	if (s->npending > 0 && !synced && syncfs(s->dfd) != 0) {
 		store_note(s, "cache not updated: cannot sync: %s",
 		    strerror(errno));
 		return;

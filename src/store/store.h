@@ -51,10 +51,14 @@ void store_open(struct store **out, const char *dir, int rootfd,
 /*
  * The manifests of packages filled in this run made durable and
  * visible: one syncfs of the store's filesystem covers every content
- * they name before their names exist.  Then eviction past the size
- * limit.  Failures are notes.
+ * they name before their names exist.  SYNCED: one came already, after
+ * every content was written (the run's data barrier, on the store's
+ * filesystem).  Then eviction past the size limit.  Failures are notes.
  */
-void store_commit(struct store *s);
+void store_commit(struct store *s, bool synced);
+
+/* The store's directory: what tells its filesystem. */
+int store_dirfd(const struct store *s);
 
 /* Release the lock and everything; S may be NULL. */
 void store_close(struct store *s);

@@ -1,0 +1,105 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The sync calls of a run in the default mode (syncfs) on a journaled
+# ext4, counted with strace: counts that do not drift, unlike seconds.
+#  - The journal's lines are synced by one fdatasync before the data
+#    barrier: its name needs no fsync of the directory on ext4 with a
+#    journal (fskind_fsync_names_new).
+#  - The commit line is written before the names barrier, which carries
+#    it (one filesystem): no sync of its own.
+#  - With dpkg's database and --maintscripts, a group with no script to
+#    run writes no half-installed status (apt still reads the line), and
+#    one with a preinst writes it durably before the preinst runs.
+#  - The store of unpacked files on the root's filesystem is made durable
+#    by the run's data barrier, not by a syncfs of its own.
+#  - With a second filesystem in the root, the commit line comes after
+#    the names barrier of both, with its own fdatasync.
+. "${srcdir:-.}/tests/lib.sh"
+
+is_root || skip "not root: the loop device needs root"
+command -v strace > /dev/null || skip "strace not installed"
+command -v mkfs.ext4 > /dev/null || skip "mkfs.ext4 missing"
+# LeakSanitizer cannot run under ptrace.
+ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0
+export ASAN_OPTIONS
+[ -e /dev/loop-control ] || modprobe loop 2> /dev/null || true
+
+# shellcheck disable=SC2317 # called through cleanup_hooks
+unmount_all() {
+	umount "$T/m/t/usr/share" 2> /dev/null
+	umount "$T/m" 2> /dev/null
+}
+cleanup_hooks="unmount_all; $cleanup_hooks"
+truncate -s 256M "$T/e.img"
+mkfs.ext4 -q -F "$T/e.img" || fail "mkfs.ext4"
+loop_attach "$T/e.img" || skip "no loop device"
+mkdir "$T/m"
+mount "$loop" "$T/m" || fail "cannot mount $loop"
+[ -n "$(ls /proc/fs/jbd2 2> /dev/null)" ] ||
+    skip "/proc/fs/jbd2 cannot be read: the journal is not seen"
+
+a1=$(make_pkg -m "T <t@example.org>" -d test app 1 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
+    "dir ./usr/share/app/ 0755" "file ./usr/share/app/a 0644 size:9000" \
+    "file ./usr/share/app/b 0644 text:one")
+a2=$(make_pkg -m "T <t@example.org>" -d test app 2 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
+    "dir ./usr/share/app/ 0755" "file ./usr/share/app/a 0644 size:9001" \
+    "file ./usr/share/app/c 0644 text:two")
+p1=$(make_pkg -m "T <t@example.org>" -d test pre 1 "control-file preinst 0755 #!/bin/sh\nexit 0\n" \
+    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "file ./usr/share/pre 0644 text:pre")
+
+# synced NAME ARG...: debunpack ARG... under strace; $T/NAME.calls has its
+# sync calls and its write of the commit line, in order, one word each.
+synced() {
+	sy_name=$1
+	shift
+	strace -f -qq -s 65536 -o "$T/$sy_name.trace" \
+	    -e trace=fsync,fdatasync,syncfs,write "$DEBUNPACK" -q "$@" \
+	    > "$T/$sy_name.out" 2>&1 || fail "$sy_name: $(cat "$T/$sy_name.out")"
+	sed -n 's/^[0-9]* *\(fsync\|fdatasync\|syncfs\)(.*/\1/p
+	    s/^[0-9]* *write(.*commit\\n", .*/commit/p' "$T/$sy_name.trace" |
+	    tr '\n' ' ' | sed 's/ $//' > "$T/$sy_name.calls"
+}
+# expect NAME CALLS: the sync calls of NAME were these.
+expect() {
+	[ "$(cat "$T/$1.calls")" = "$2" ] ||
+	    fail "$1: sync calls '$(cat "$T/$1.calls")', not '$2'"
+	echo "ok $1: $2"
+}
+
+R=$T/m/r
+mkdir "$R" "$T/m/s"
+synced install --root "$R" "$a1"
+expect install "fdatasync syncfs commit syncfs"
+# The upgrade has backups and an obsolete path to remove after the commit.
+synced upgrade --root "$R" "$a2"
+expect upgrade "fdatasync syncfs commit syncfs syncfs"
+[ ! -e "$R/usr/share/app/b" ] && [ -f "$R/usr/share/app/c" ] ||
+    fail "upgrade: the tree is not version 2's"
+
+# dpkg's database, as the dpkg for apt runs debunpack.
+D=$T/m/d
+empty_dpkg_db "$D"
+synced noscripts --root "$D" --dpkg-db --maintscripts \
+    --force-script-chrootless --status-fd 1 "$a1"
+expect noscripts "fdatasync syncfs commit syncfs syncfs"
+grep -qx 'status: app: half-installed' "$T/noscripts.out" ||
+    fail "noscripts: no half-installed status line: $(cat "$T/noscripts.out")"
+synced preinst --root "$D" --dpkg-db --maintscripts \
+    --force-script-chrootless "$p1"
+expect preinst "fdatasync fsync fdatasync syncfs commit syncfs syncfs"
+dpkg-query --admindir="$D/var/lib/dpkg" -W -f '${Status}\n' app pre > "$T/st" 2>&1 &&
+    [ "$(sort -u "$T/st")" = "install ok unpacked" ] ||
+    fail "dpkg's status after the runs: $(cat "$T/st")"
+
+# The store on the root's file system: filled by a fresh install.
+synced store --root "$T/m/s" --cache="$T/m/cache" "$a1"
+expect store "fdatasync syncfs commit syncfs"
+[ "$(ls "$T/m/cache/entries" | wc -l)" = 1 ] ||
+    fail "store: the run's entry is not in the store"
+
+# /usr/share on a file system of its own: the commit line waits.
+mkdir -p "$T/m/t/usr/share"
+mount -t tmpfs tmpfs "$T/m/t/usr/share" || skip "cannot mount a tmpfs"
+synced twofs --root "$T/m/t" "$a1"
+umount "$T/m/t/usr/share"
+expect twofs "fdatasync syncfs syncfs syncfs syncfs commit fdatasync"
