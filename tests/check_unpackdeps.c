@@ -340,6 +340,88 @@ START_TEST(test_bad_field)
 }
 END_TEST
 
+/*
+ * The packages the removal of o (in favour of p, FIELDS) breaks in ST:
+ * their names and first lines of dpkg's explanation, in BUF.
+ */
+static int
+removal(const char *st_text, const char *fields, char *buf, size_t n)
+{
+	struct dpkgstatus st = { NULL, 0 };
+	const struct dpkgstatus_stanza *d, *o;
+	struct control *c = pkg(fields);
+	char *why, *via;
+	size_t at = 0, k = 0;
+	int r, found = 0;
+
+	status(&st, st_text);
+	o = dpkgstatus_peek(&st, "o", NULL, NULL);
+	ck_assert_ptr_nonnull(o);
+	buf[0] = '\0';
+	while ((r = unpackdeps_removal(&st, c, "p", "amd64", o, &at, &d, &why,
+	    &via)) == 1) {
+		k += (size_t)snprintf(buf + k, n - k, "%s%s|%s", d->name,
+		    via != NULL ? "(via)" : "", why);
+		free(why);
+		free(via);
+		found++;
+	}
+	ck_assert_int_eq(r, 0);
+	dpkgstatus_clear(&st);
+	control_free(c);
+	return found;
+}
+
+#define O_INSTALLED "Package: o\nStatus: install ok installed\n" \
+	"Architecture: all\nVersion: 1\nProvides: vo\n\n"
+
+START_TEST(test_removal)
+{
+	char buf[2048];
+
+	/* By name, version named: broken. */
+	ck_assert_int_eq(removal(O_INSTALLED "Package: d\nStatus: install ok"
+	    " installed\nArchitecture: all\nVersion: 1\nDepends: o (>= 1)\n",
+	    "", buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "d| d depends on o (>= 1)\n  o is to be"
+	    " removed.\n");
+	/* Another alternative installed, or p itself, or p providing it. */
+	ck_assert_int_eq(removal(O_INSTALLED "Package: x\nStatus: install ok"
+	    " installed\nArchitecture: all\nVersion: 1\n\nPackage: d\n"
+	    "Status: install ok installed\nArchitecture: all\nVersion: 1\n"
+	    "Depends: o | x\n", "", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(removal(O_INSTALLED "Package: d\nStatus: install ok"
+	    " installed\nArchitecture: all\nVersion: 1\nDepends: o | p\n",
+	    "", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(removal(O_INSTALLED "Package: d\nStatus: install ok"
+	    " installed\nArchitecture: all\nVersion: 1\nDepends: vo\n",
+	    "Provides: vo\n", buf, sizeof(buf)), 0);
+	/* Through what o provides. */
+	ck_assert_int_eq(removal(O_INSTALLED "Package: d\nStatus: install ok"
+	    " installed\nArchitecture: all\nVersion: 1\nDepends: vo\n",
+	    "", buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "d(via)| d depends on vo\n  o provides vo but"
+	    " is to be removed.\n");
+	/* An unpacked package's Depends do not count, its Pre-Depends do. */
+	ck_assert_int_eq(removal(O_INSTALLED "Package: d\nStatus: install ok"
+	    " unpacked\nArchitecture: all\nVersion: 1\nDepends: o\n",
+	    "", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(removal(O_INSTALLED "Package: d\nStatus: install ok"
+	    " unpacked\nArchitecture: all\nVersion: 1\nPre-Depends: o\n",
+	    "", buf, sizeof(buf)), 1);
+	/* Two, newest first as dpkg walks them; an unconfigured x is no help. */
+	ck_assert_int_eq(removal(O_INSTALLED "Package: x\nStatus: install ok"
+	    " unpacked\nArchitecture: all\nVersion: 1\n\nPackage: d\n"
+	    "Status: install ok installed\nArchitecture: all\nVersion: 1\n"
+	    "Depends: o | x\n\nPackage: e\nStatus: install ok installed\n"
+	    "Architecture: all\nVersion: 1\nDepends: o\n", "", buf,
+	    sizeof(buf)), 2);
+	ck_assert_str_eq(buf, "e| e depends on o\n  o is to be removed.\n"
+	    "d| d depends on o | x\n  o is to be removed.\n  x is unpacked"
+	    " but not configured.\n");
+}
+END_TEST
+
 static Suite *
 unpackdeps_suite(void)
 {
@@ -354,6 +436,7 @@ unpackdeps_suite(void)
 	tcase_add_test(tc, test_breaks);
 	tcase_add_test(tc, test_ignore_depends);
 	tcase_add_test(tc, test_bad_field);
+	tcase_add_test(tc, test_removal);
 	suite_add_tcase(s, tc);
 	return s;
 }

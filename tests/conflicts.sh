@@ -3,8 +3,11 @@
 # --maintscripts and Conflicts: the conflictor removed in favour of a
 # package that Replaces it (prerm remove in-favour, its files, postrm
 # remove), refused without Replaces, met through Provides, and a failing
-# prerm unwound; scripts, status, status-fd lines, output, trees and exit
-# codes compared with dpkg --unpack's in twin roots.
+# prerm unwound, and the packages that depend on a conflictor: refused
+# without --auto-deconfigure, deconfigured with it ("to allow removal
+# of"), unwound when their prerm fails, warned of with --force-depends;
+# scripts, status, status-fd lines, output, trees and exit codes
+# compared with dpkg --unpack's in twin roots.
 . "$(dirname "$0")/lib.sh"
 
 command -v dpkg > /dev/null || skip "no dpkg"
@@ -41,9 +44,9 @@ empty_dpkg_db "$U"
 # its copy), dpkg's status, status-fd lines of each package and trees
 # compared.
 run() {
-	dpkg_opts=${FORCE:+--force-$FORCE}
-	deb_opts=${FORCE:+--dpkg-force=$FORCE}
-	twin_pkgs="g h i j k l m n o q r s u v w x y z" twin_sfd=/
+	dpkg_opts="${FORCE:+--force-$FORCE} ${AUTO:+--auto-deconfigure}"
+	deb_opts="${FORCE:+--dpkg-force=$FORCE} ${AUTO:+--auto-deconfigure}"
+	twin_pkgs="a b c e f t g h i j k l m n o q r s u v w x y z" twin_sfd=/
 	twin_tree="usr var/lib/dpkg/info"
 	twin_run "$@"
 }
@@ -197,4 +200,49 @@ dpkg_root "$U" --purge k
     fail "k again: $(cat "$T/out")"
 dpkg_root "$U" --configure -a
 [ "$(cat "$U/etc/k")" = k ] || fail "k's conffile not installed again: $(cat "$T/out")"
+
+# 13. The conflictor (b) has a package that depends on it (a): without
+# --auto-deconfigure dpkg cannot remove it, and refuses the new one.
+b1=$(pkg b 1 Provides vb) a1=$(pkg a 1 Depends 'b (>= 1)')
+c1=$(pkg c 1 Conflicts b Replaces b)
+# The twin gets k as 12 left it in debunpack's root.
+dpkg_root "$D" --install "$k1"
+both --install "$b1" "$a1"
+run "a dependent of the conflictor" "$c1"
+[ "$ru" = 1 ] || fail "dependent, no --auto-deconfigure: exit $ru"
+grep -q '^dpkg: no, cannot proceed with removal of b (--auto-deconfigure will help):$' "$T/err.deb" &&
+    grep -q '^ a depends on b (>= 1)$' "$T/err.deb" &&
+    grep -q '^  b is to be removed\.$' "$T/err.deb" || fail "no reason: $(cat "$T/err.deb")"
+[ -e "$U/usr/share/b-1" ] && [ ! -e "$U/usr/share/c-1" ] || fail "b or c"
+
+# 14. With it: a's prerm deconfigure in-favour c 1 removing b 1 fails,
+# and is unwound (postinst abort-deconfigure, a installed again).
+touch "$D/fail-a-prerm-deconfigure" "$U/fail-a-prerm-deconfigure"
+AUTO=1 run "a dependent's prerm fails" "$c1"
+[ "$ru" = 1 ] || fail "failing deconfigure: exit $ru"
+grep -q '^a.postinst abort-deconfigure in-favour c 1 removing b 1 P=a' "$T/log.deb" ||
+    fail "no abort-deconfigure: $(cat "$T/log.deb")"
+rm -f "$D"/fail-* "$U"/fail-*
+
+# 15. Then it goes: a deconfigured, half-configured, b removed.
+AUTO=1 run "a dependent deconfigured" "$c1"
+[ "$ru" = 0 ] || fail "dependent deconfigured: exit $ru"
+grep -q '^De-configuring a (1), to allow removal of b (1) \.\.\.$' "$T/out.deb" ||
+    fail "no De-configuring line: $(cat "$T/out.deb")"
+grep -q '^a.prerm deconfigure in-favour c 1 removing b 1 P=a' "$T/log.deb" ||
+    fail "a's prerm: $(cat "$T/log.deb")"
+grep -A1 '^Package: a$' "$U/var/lib/dpkg/status" | grep -qx 'Status: install ok half-configured' ||
+    fail "a not half-configured"
+both --purge a
+both --configure -a
+
+# 16. Through what the conflictor provides, forced: dpkg's notice that
+# it may have trouble, its warning, no deconfiguration.
+e1=$(pkg e 1 Provides ve) f1=$(pkg f 1 Depends ve) t1=$(pkg t 1 Conflicts e Replaces e)
+both --install "$e1" "$f1"
+FORCE=depends run "a dependent through Provides, forced" "$t1"
+[ "$ru" = 0 ] || fail "forced dependent: exit $ru"
+grep -q '^dpkg: may have trouble removing e, as it provides ve \.\.\.$' "$T/err.deb" &&
+    grep -q '^dpkg: warning: ignoring dependency problem with removal of e:$' "$T/err.deb" ||
+    fail "no notice: $(cat "$T/err.deb")"
 exit 0

@@ -17,6 +17,7 @@
 #include "db/version.h"
 #include "durable/fileat.h"
 #include "run/unpackconflict.h"
+#include "run/unpackdeps.h"
 
 
 /* One clause of a dependency field: "name[:arch] [(op version)]". */
@@ -176,14 +177,19 @@ cf_add(struct seq_pkg *p, struct dpkgstatus *status,
 }
 
 /*
- * Whether installed package O may go in favour of P, as check_conflict
- * decides it (the dependencies on O are not weighed: apt removes what
- * depends on a conflictor first).  Its notices told.
+ * Whether installed package O of STATUS may go in favour of P, as
+ * check_conflict decides it: 1, 0, or -errno.  The packages that depend
+ * on O are weighed as dpkg weighs them (unpackdeps_seq_removal): with
+ * --auto-deconfigure, those it would break are queued on P for
+ * deconfiguration.  Its notices told.
  */
-static bool
-cf_removable(struct seq *s, struct seq_pkg *p,
+static int
+cf_removable(struct seq *s, struct seq_pkg *p, struct dpkgstatus *status,
     const struct dpkgstatus_stanza *o, const struct control *octl)
 {
+	struct dbp_error lerr;
+	int r;
+
 	const char *e = control_get(octl, "Essential");
 	const char *pr = control_get(octl, "Protected");
 	bool oess = e != NULL && strcmp(e, "yes") == 0;
@@ -196,7 +202,7 @@ cf_removable(struct seq *s, struct seq_pkg *p,
 	    replaces_pkg(p->ctl, o->name, o->version)) &&
 	    (!oess || unpackconflict_forced(s, "remove-essential") || !oprot ||
 	    unpackconflict_forced(s, "remove-protected")))))
-		return false;
+		return 0;
 	dpkgstatus_name(o->name, o->arch, o->ma, shown, sizeof(shown));
 	snprintf(line, sizeof(line), "considering removing %s in favour of"
 	    " %s ...", shown, p->shown);
@@ -205,20 +211,21 @@ cf_removable(struct seq *s, struct seq_pkg *p,
 		snprintf(line, sizeof(line), "%s is not properly installed;"
 		    " ignoring any dependencies on it", shown);
 		seq_say(s, UNPACKSEQ_NOTICE, p, line);
-	}
+	} else if ((r = unpackdeps_seq_removal(s, p, status, o, &lerr)) != 0)
+		return r < 0 ? r : 0;
 	if (o->status != NULL && strstr(o->status, " reinstreq ") != NULL) {
 		if (!unpackconflict_forced(s, "remove-reinstreq")) {
 			snprintf(line, sizeof(line), "package %s requires"
 			    " reinstallation, will not remove", shown);
 			seq_say(s, UNPACKSEQ_NOTICE, p, line);
-			return false;
+			return 0;
 		}
 		snprintf(line, sizeof(line), "package %s requires"
 		    " reinstallation, but will remove anyway as you"
 		    " requested", shown);
 		seq_say(s, UNPACKSEQ_NOTICE, p, line);
 	}
-	return true;
+	return 1;
 }
 
 /*
@@ -233,9 +240,12 @@ cf_one(struct seq *s, struct seq_pkg *p, struct dpkgstatus *status,
 {
 	char text[3000];
 
-	if (o != NULL && cf_removable(s, p, o, octl)) {
+	int r;
+
+	if (o != NULL && (r = cf_removable(s, p, status, o, octl)) < 0)
+		return r;
+	if (o != NULL && r == 1) {
 		char shown[256], line[600];
-		int r;
 
 		if ((r = cf_add(p, status, o)) != 0)
 			return r;

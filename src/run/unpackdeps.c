@@ -571,3 +571,238 @@ unpackdeps_breaks(const struct dpkgstatus *st, const struct control *ctl,
 	}
 	return UNPACKDEPS_OK;
 }
+
+/* Whether stanzas A and B are one package instance. */
+static bool
+deps_same(const struct dpkgstatus_stanza *a, const struct dpkgstatus_stanza *b)
+{
+	return strcmp(a->name, b->name) == 0 && strcmp(a->arch != NULL ?
+	    a->arch : "", b->arch != NULL ? b->arch : "") == 0;
+}
+
+/*
+ * One Depends or Pre-Depends group (V, N alternatives) of the package
+ * DN stands for, as depisok checks it while stanza O is to be removed
+ * and NW to be installed (no unconfigured package satisfies it): 1
+ * satisfied, 0 not (dpkg's lines added to FP).
+ */
+static int
+deps_check_removed(const struct dpkgstatus *st, const struct dep_new *nw,
+    const struct dep_new *dn, const struct dpkgstatus_stanza *o,
+    const struct dep_alt *v, size_t n, FILE *fp)
+{
+	char shown[512];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct dep_alt *a = &v[i];
+		bool said = false;
+
+		if (strcmp(a->name, nw->name) == 0) {
+			if (deps_version_ok(nw->version, a) &&
+			    deps_arch_ok(nw->arch, nw->ma, a, dn))
+				return 1;
+			fprintf(fp, "  %s is to be installed, but is version"
+			    " %s.\n", nw->shown, dpkgfmt_version(nw->version));
+			said = true;
+		}
+		for (j = 0; j < st->n; j++) {
+			const struct dpkgstatus_stanza *d = &st->v[j];
+			const char *state = dpkgstatus_state(d);
+
+			if (strcmp(d->name, a->name) != 0 || deps_is_new(d, nw))
+				continue;
+			dpkgstatus_name(d->name, d->arch, d->ma, shown,
+			    sizeof(shown));
+			said = true;
+			if (deps_same(d, o)) {
+				fprintf(fp, "  %s is to be removed.\n", shown);
+				continue;
+			}
+			if (strcmp(state, "installed") == 0 ||
+			    strcmp(state, "triggers-pending") == 0) {
+				if (deps_version_ok(d->version, a) &&
+				    deps_arch_ok(d->arch, d->ma, a, dn))
+					return 1;
+				fprintf(fp, "  %s is installed, but is version"
+				    " %s.\n", shown, dpkgfmt_version(
+				    d->version != NULL ? d->version : ""));
+				continue;
+			}
+			if (strcmp(state, "not-installed") == 0) {
+				said = false;
+				continue;
+			}
+			fprintf(fp, "  %s is %s.\n", shown,
+			    deps_state_words(state));
+		}
+		if (deps_provides(control_get(nw->ctl, "Provides"), a))
+			return 1;
+		for (j = 0; j < st->n; j++) {
+			const struct dpkgstatus_stanza *d = &st->v[j];
+			struct deps_field df = { "Provides", NULL };
+			const char *state = dpkgstatus_state(d);
+			bool ok;
+
+			if (deps_is_new(d, nw))
+				continue;
+			if (dpkgfmt_fields(d->text, d->len, deps_field_fn,
+			    &df) < 0)
+				return -ENOMEM;
+			ok = deps_provides(df.value, a);
+			free(df.value);
+			if (!ok)
+				continue;
+			dpkgstatus_name(d->name, d->arch, d->ma, shown,
+			    sizeof(shown));
+			said = true;
+			if (deps_same(d, o)) {
+				fprintf(fp, "  %s provides %s but is to be"
+				    " removed.\n", shown, a->name);
+				continue;
+			}
+			if (strcmp(state, "installed") == 0 ||
+			    strcmp(state, "triggers-pending") == 0)
+				return 1;
+			fprintf(fp, "  %s provides %s but is %s.\n", shown,
+			    a->name, deps_state_words(state));
+		}
+		if (!said)
+			fprintf(fp, "  %s is not installed.\n", a->name);
+	}
+	return 0;
+}
+
+/* Whether group V (N alternatives) names NAME. */
+static bool
+deps_names(const struct dep_alt *v, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * D's first group in FIELD that names NAME and that removing O leaves
+ * unsatisfied: 1 with *WHY, 0 when none, -errno.
+ */
+static int
+deps_removal_field(const struct dpkgstatus *st, const struct dep_new *nw,
+    const struct dpkgstatus_stanza *d, const struct dpkgstatus_stanza *o,
+    const char *field, const char *name, char **why)
+{
+	struct deps_field df = { field, NULL };
+	struct dep_new dn = *nw;
+	struct dep_alt v[32];
+	const char *p, *comma;
+	char shown[512], *text = NULL;
+	size_t len, glen;
+	FILE *fp;
+	int n, r = 0;
+
+	if (dpkgfmt_fields(d->text, d->len, deps_field_fn, &df) < 0)
+		return -ENOMEM;
+	dn.arch = d->arch;
+	dn.ma = d->ma;
+	dpkgstatus_name(d->name, d->arch, d->ma, shown, sizeof(shown));
+	for (p = df.value; r == 0 && p != NULL && *p != '\0';
+	    p = comma != NULL ? comma + 1 : NULL) {
+		comma = strchr(p, ',');
+		glen = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		if (strspn(p, " \t\n") >= glen)
+			continue;
+		if ((n = deps_group(p, glen, v, sizeof(v) / sizeof(v[0]))) < 0) {
+			r = n;
+			break;
+		}
+		if (!deps_names(v, (size_t)n, name))
+			continue;
+		if ((r = deps_group_open(p, glen, v, sizeof(v) / sizeof(v[0]),
+		    &n, shown, strcmp(field, "Pre-Depends") == 0 ?
+		    "pre-depends on" : "depends on", &fp, &text, &len)) != 0)
+			break;
+		r = deps_check_removed(st, nw, &dn, o, v, (size_t)n, fp);
+		if (fclose(fp) != 0 && r >= 0)
+			r = -ENOMEM;
+		if (r == 0) {
+			*why = text;
+			r = 1;
+			break;
+		}
+		free(text);
+		text = NULL;
+		r = r == 1 ? 0 : r;
+	}
+	free(df.value);
+	return r;
+}
+
+int
+unpackdeps_removal(const struct dpkgstatus *st, const struct control *ctl,
+    const char *shown, const char *native, const struct dpkgstatus_stanza *o,
+    size_t *at, const struct dpkgstatus_stanza **d, char **why, char **via)
+{
+	struct dep_new nw = { ctl, control_get(ctl, "Package"),
+	    control_get(ctl, "Architecture"), control_get(ctl, "Multi-Arch"),
+	    control_get(ctl, "Version"), shown, native };
+	struct deps_field prov = { "Provides", NULL };
+	struct dep_alt pv;
+	const char *q, *comma, *state;
+	bool cfg, pre;
+	size_t k, j;
+	int r = 0;
+
+	*why = *via = NULL;
+	if (nw.name == NULL)
+		return -EINVAL;
+	if (dpkgfmt_fields(o->text, o->len, deps_field_fn, &prov) < 0)
+		return -ENOMEM;
+	/*
+	 * dpkg's order: the packages that depend on O by name, then those
+	 * that depend on what O provides, each list newest first (dpkg
+	 * links each reverse dependency at the head as it reads its
+	 * status).
+	 */
+	for (; r == 0 && *at < 2 * st->n; (*at)++) {
+		k = *at < st->n ? *at : *at - st->n;
+		*d = &st->v[st->n - 1 - k];
+		state = dpkgstatus_state(*d);
+		cfg = strcmp(state, "installed") == 0 ||
+		    strncmp(state, "triggers-", 9) == 0;
+		pre = strcmp(state, "unpacked") == 0 ||
+		    strcmp(state, "half-configured") == 0 ||
+		    strcmp(state, "half-installed") == 0;
+
+		if ((!cfg && !pre) || deps_same(*d, o) || deps_is_new(*d, &nw))
+			continue;
+		if (*at < st->n) {
+			if (cfg)
+				r = deps_removal_field(st, &nw, *d, o,
+				    "Depends", o->name, why);
+			if (r == 0)
+				r = deps_removal_field(st, &nw, *d, o,
+				    "Pre-Depends", o->name, why);
+			continue;
+		}
+		for (q = prov.value; r == 0 && q != NULL && *q != '\0';
+		    q = comma != NULL ? comma + 1 : NULL) {
+			comma = strchr(q, ',');
+			j = comma != NULL ? (size_t)(comma - q) : strlen(q);
+			if (strspn(q, " \t\n") >= j || deps_group(q, j, &pv, 1) != 1)
+				continue;
+			if (cfg)
+				r = deps_removal_field(st, &nw, *d, o,
+				    "Depends", pv.name, why);
+			if (r == 0)
+				r = deps_removal_field(st, &nw, *d, o,
+				    "Pre-Depends", pv.name, why);
+			if (r == 1 && (*via = strdup(pv.name)) == NULL)
+				r = -ENOMEM;
+		}
+	}
+	free(prov.value);
+	return r;
+}

@@ -78,6 +78,24 @@ int unpackdeps_breaks(const struct dpkgstatus *st, const struct control *ctl,
     const char *shown, const char *native, size_t *at, char **why,
     const struct dpkgstatus_stanza **fix);
 
+/*
+ * The installed packages that removing stanza O of ST in favour of CTL
+ * (about to be unpacked) would break, as dpkg's check_conflict finds
+ * them: a package installed (or triggers-pending, -awaited) with a
+ * Depends or Pre-Depends group, or one unpacked, half-configured or
+ * half-installed with a Pre-Depends group, that names O, or a name O
+ * provides, and that nothing else satisfies once O is gone (depisok:
+ * an installed package, CTL itself, what they provide; no unconfigured
+ * one).  From *AT on (0: the first; left past the one found), in dpkg's
+ * order.  1 with *D the package, *WHY dpkg's explanation (" D depends on
+ * O\n  O is to be removed.\n") and *VIA the provided name the group
+ * names (NULL when O's own), both the caller's to free; 0 when there is
+ * none left; -ENOMEM, or -EINVAL when a field does not parse.
+ */
+int unpackdeps_removal(const struct dpkgstatus *st, const struct control *ctl,
+    const char *shown, const char *native, const struct dpkgstatus_stanza *o,
+    size_t *at, const struct dpkgstatus_stanza **d, char **why, char **via);
+
 struct seq;
 struct seq_pkg;
 struct dbp_error;
@@ -118,6 +136,20 @@ int unpackdeps_seq_undo(struct seq *s, struct seq_pkg *p,
  */
 bool unpackdeps_seq_deconfigured(const struct seq *s,
     const struct seq_pkg *p);
+
+/*
+ * Stanza O of ST, which P is about to remove in favour: each installed
+ * package the removal would break (unpackdeps_removal) taken as dpkg's
+ * try_remove_can does: with --force-depends (or either package in
+ * --ignore-depends) warned of; with --auto-deconfigure queued on P, to
+ * be deconfigured "to allow removal of O" (its prerm deconfigure
+ * in-favour P NEWV removing O OLDV), and marked so in ST; an Essential
+ * or Protected one only when forced; else told.  0 when O may go, 1
+ * when it may not (told: the conflict stands), -errno with ERR.
+ */
+int unpackdeps_seq_removal(struct seq *s, struct seq_pkg *p,
+    struct dpkgstatus *st, const struct dpkgstatus_stanza *o,
+    struct dbp_error *err);
 
 /* P's queue freed. */
 void unpackdeps_seq_free(struct seq_pkg *p);

@@ -34,6 +34,8 @@ struct unpackdeps_deconf {
 	bool instance;		/* another Multi-Arch: same instance, out of
 				   step (not broken) */
 	unsigned refcount;	/* its name's installed instances */
+	char *removing;		/* deconfigured to allow the removal of this
+				   package ("NAME VERSION"), or NULL */
 };
 
 /*
@@ -280,6 +282,124 @@ deps_breaks(struct seq *s, struct seq_pkg *p, struct dpkgstatus *st,
 }
 
 /*
+ * D, broken by the removal of O (OSHOWN) in favour of P (WHY dpkg's
+ * explanation), as dpkg's try_remove_can takes it: 2 forced, 1 queued
+ * for deconfiguration, 0 not possible (told), -ENOMEM.
+ */
+static int
+deps_remove_can(struct seq *s, struct seq_pkg *p, struct dpkgstatus *st,
+    const struct dpkgstatus_stanza *d, const struct dpkgstatus_stanza *o,
+    const char *oshown, char *why)
+{
+	char dshown[512], msg[2048], *t;
+	struct unpackdeps_deconf *x;
+	bool ess, prot;
+
+	dpkgstatus_name(d->name, d->arch, d->ma, dshown, sizeof(dshown));
+	/* dpkg's force_depends: forced, or either package to ignore. */
+	if (unpackconflict_forced(s, "depends") ||
+	    unpackdeps_ignored(s->o->ignore_depends, o->name, o->arch) ||
+	    unpackdeps_ignored(s->o->ignore_depends, d->name, d->arch)) {
+		snprintf(msg, sizeof(msg), "warning: ignoring dependency"
+		    " problem with removal of %s:", oshown);
+		deps_notice(s, p, msg, why);
+		return 2;
+	}
+	if (!s->o->auto_deconfigure) {
+		snprintf(msg, sizeof(msg), "no, cannot proceed with removal of"
+		    " %s (--auto-deconfigure will help):", oshown);
+		deps_notice(s, p, msg, why);
+		return 0;
+	}
+	if ((t = strndup(d->text, d->len)) == NULL)
+		return -ENOMEM;
+	ess = strstr(t, "\nEssential: yes\n") != NULL;
+	prot = strstr(t, "\nProtected: yes\n") != NULL;
+	free(t);
+	if (ess || prot) {
+		const char *what = ess ? "essential" : "protected";
+
+		if (!unpackconflict_forced(s, ess ? "remove-essential" :
+		    "remove-protected")) {
+			snprintf(msg, sizeof(msg), "no, %s is %s, will not"
+			    " deconfigure", dshown, what);
+			seq_say(s, UNPACKSEQ_NOTICE, p, msg);
+			snprintf(msg, sizeof(msg), " it in order to enable"
+			    " removal of %s", oshown);
+			seq_say(s, UNPACKSEQ_DETAIL, p, msg);
+			return 0;
+		}
+		snprintf(msg, sizeof(msg), "warning: considering"
+		    " deconfiguration of %s", what);
+		seq_say(s, UNPACKSEQ_NOTICE, p, msg);
+		snprintf(msg, sizeof(msg), " package %s, to enable removal of"
+		    " %s", dshown, oshown);
+		seq_say(s, UNPACKSEQ_DETAIL, p, msg);
+	}
+	if (deps_enqueue(p, st, d) != 0)
+		return -ENOMEM;
+	x = &p->deconf[p->ndeconf - 1];
+	if (x->removing == NULL && asprintf(&x->removing, "%s %s", oshown,
+	    dpkgfmt_version(o->version != NULL ? o->version : "")) < 0) {
+		x->removing = NULL;
+		return -ENOMEM;
+	}
+	return 1;
+}
+
+int
+unpackdeps_seq_removal(struct seq *s, struct seq_pkg *p,
+    struct dpkgstatus *st, const struct dpkgstatus_stanza *o,
+    struct dbp_error *err)
+{
+	const struct dpkgstatus_stanza *d;
+	char oshown[512], msg[2048], *why, *via;
+	const char *native = NULL;
+	size_t at = 0;
+	int r;
+
+	if ((d = dpkgstatus_peek(st, "dpkg", NULL, NULL)) != NULL)
+		native = d->arch;
+
+	dpkgstatus_name(o->name, o->arch, o->ma, oshown, sizeof(oshown));
+	for (;;) {
+		r = unpackdeps_removal(st, p->ctl, p->shown, native, o, &at,
+		    &d, &why, &via);
+		if (r == 0)
+			return 0;
+		if (r == -EINVAL)
+			return 1;
+		if (r < 0)
+			return dbp_err(err, -r, p->file, "cannot check the"
+			    " dependencies on %s", oshown);
+		if (via != NULL) {
+			snprintf(msg, sizeof(msg), "may have trouble removing"
+			    " %s, as it provides %s ...", oshown, via);
+			seq_say(s, UNPACKSEQ_NOTICE, p, msg);
+		}
+		r = deps_remove_can(s, p, st, d, o, oshown, why);
+		free(why);
+		free(via);
+		if (r < 0)
+			return dbp_err(err, -r, NULL, "cannot check the"
+			    " dependencies on %s", oshown);
+		if (r == 0)
+			return 1;
+		if (r == 1) {
+			/* dpkg's "to be deconfigured": it breaks no more. */
+			struct dpkgstatus_stanza *w =
+			    (struct dpkgstatus_stanza *)d;
+
+			free(w->status);
+			if ((w->status = strdup("install ok half-configured"))
+			    == NULL)
+				return dbp_err(err, ENOMEM, NULL,
+				    "cannot check the dependencies");
+		}
+	}
+}
+
+/*
  * P refused before anything was done: dpkg keeps the selection it made
  * (want install) of a package it did not know, and writes it.
  */
@@ -404,9 +524,19 @@ deps_script(struct seq *s, struct unpackdeps_deconf *x, struct seq_pkg *p,
 	    .arch = x->arch, .script = script,
 	    .running_version = s->running, .force = s->o->dpkg_force,
 	    .debconf = false, .emu = &s->emu, .refcount = x->refcount };
-	char path[PATH_MAX], why[128];
+	char path[PATH_MAX], why[128], rm[512] = "";
 	char *argv[] = { path, (char *)action, "in-favour", p->shown,
-	    (char *)dpkgfmt_version(p->version), NULL };
+	    (char *)dpkgfmt_version(p->version), NULL, NULL, NULL, NULL };
+
+	/* dpkg's "removing CONFLICTOR VERSION" for a removal's sake. */
+	if (x->removing != NULL) {
+		snprintf(rm, sizeof(rm), "%s", x->removing);
+		argv[5] = "removing";
+		argv[6] = rm;
+		argv[7] = strchr(rm, ' ') != NULL ? strchr(rm, ' ') + 1 : rm;
+		if (strchr(rm, ' ') != NULL)
+			*strchr(rm, ' ') = '\0';
+	}
 	struct stat sb;
 	int status, r;
 
@@ -478,10 +608,18 @@ unpackdeps_seq_deconfigure(struct seq *s, struct seq_pkg *p,
 	for (i = 0; i < p->ndeconf; i++) {
 		struct unpackdeps_deconf *x = &p->deconf[i];
 
-		snprintf(msg, sizeof(msg), "De-configuring %s (%s), to allow"
-		    " %s of %s (%s) ...", x->p.shown,
-		    dpkgfmt_version(x->version), x->instance ? "configuration" :
-		    "installation", p->shown, dpkgfmt_version(p->version));
+		if (x->removing != NULL)
+			snprintf(msg, sizeof(msg), "De-configuring %s (%s),"
+			    " to allow removal of %.*s (%s) ...", x->p.shown,
+			    dpkgfmt_version(x->version),
+			    (int)strcspn(x->removing, " "), x->removing,
+			    strchr(x->removing, ' ') + 1);
+		else
+			snprintf(msg, sizeof(msg), "De-configuring %s (%s), to"
+			    " allow %s of %s (%s) ...", x->p.shown,
+			    dpkgfmt_version(x->version), x->instance ?
+			    "configuration" : "installation", p->shown,
+			    dpkgfmt_version(p->version));
 		seq_say(s, UNPACKSEQ_SAY, p, msg);
 		seq_status(s, &x->p, "half-configured");
 		if ((r = seq_status_one(s, &x->p, deps_stanza(x,
@@ -565,6 +703,7 @@ unpackdeps_seq_free(struct seq_pkg *p)
 		free(x->state);
 		free(x->p.old_text);
 		free(x->p.infoname);
+		free(x->removing);
 	}
 	free(p->deconf);
 	p->deconf = NULL;
