@@ -192,7 +192,6 @@ shim_finish_journal(struct shim *s)
 struct shimpkg {
 	char *name, *arch, *ma, *version;
 	struct control *ctl;
-	bool conffiles;		/* it ships some */
 };
 
 static void
@@ -240,8 +239,6 @@ shim_read_pkgs(struct shim *s, struct shimpkg **out)
 			p[i].ma = shim_field(c, "Multi-Arch");
 			p[i].version = shim_field(c, "Version");
 			p[i].ctl = c;
-			p[i].conffiles = deb_conffiles(d) != NULL &&
-			    *deb_conffiles(d) != '\0';
 			if (p[i].name == NULL || p[i].arch == NULL ||
 			    p[i].ma == NULL || p[i].version == NULL)
 				r = -ENOMEM;
@@ -274,46 +271,6 @@ shim_status(const struct shim *s, struct dpkgstatus *st)
 		r = dpkgstatus_parse(st, text, len);
 	free(text);
 	return r;
-}
-
-/*
- * A Multi-Arch: same package of the call that meets an instance of its
- * name of another architecture (installed, in BEFORE, or given in the
- * same call) where either has conffiles: dpkg shares a conffile between
- * instances, which debunpack does not do.  The whole call is then
- * dpkg's.  Without conffiles debunpack unpacks such instances as dpkg
- * does: the shared paths judged against what is there, one given later in
- * the call unpacked with the earlier in place, one out of step
- * deconfigured (unpackseq.c, unpackclaim.c).  (One that is not Multi-Arch:
- * same where its name has several installed instances debunpack refuses
- * as dpkg does.)
- */
-static bool
-shim_coinstall(const struct shim *s, const struct shimpkg *p,
-    const struct dpkgstatus *before)
-{
-	const struct dpkgstatus_stanza *o;
-	size_t i, j;
-
-	for (i = 0; i < s->debs.n; i++) {
-		if (!dpkgstatus_ma_same(p[i].ma))
-			continue;
-		for (j = 0; j < before->n; j++) {
-			o = &before->v[j];
-			if (o->name != NULL && strcmp(o->name, p[i].name) == 0 &&
-			    o->arch != NULL && strcmp(o->arch, p[i].arch) != 0 &&
-			    dpkgstatus_ma_same(o->ma) &&
-			    strcmp(dpkgstatus_state(o), "not-installed") != 0 &&
-			    (p[i].conffiles || o->conffiles != NULL))
-				return true;
-		}
-		for (j = 0; j < s->debs.n; j++)
-			if (j != i && strcmp(p[j].name, p[i].name) == 0 &&
-			    strcmp(p[j].arch, p[i].arch) != 0 &&
-			    (p[i].conffiles || p[j].conffiles))
-				return true;
-	}
-	return false;
 }
 
 /* Whether package P is unpacked at its file's version in AFTER. */
@@ -636,12 +593,6 @@ main(int argc, char **argv)
 	if (shim_status(&s, &before) != 0) {
 		shimpkg_free(pkgs, s.debs.n);
 		return shim_handon(&s, "dpkg's status file cannot be read");
-	}
-	if (shim_coinstall(&s, pkgs, &before)) {
-		dpkgstatus_clear(&before);
-		shimpkg_free(pkgs, s.debs.n);
-		return shim_handon(&s, "a Multi-Arch: same package with"
-		    " conffiles beside an instance of another architecture");
 	}
 	if (shim_unpack_argv(&s, &av) != 0) {
 		fprintf(stderr, "dpkg: error: out of memory\n");

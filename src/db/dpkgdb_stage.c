@@ -114,17 +114,35 @@ dpkgdb_conff_md5(const struct dpkgstatus_stanza *o, const char *path,
 	return q.found;
 }
 
-/* The package of the run called NAME (not a removal), or NULL. */
+/*
+ * The package of the run whose record key is NAME (not a removal), or
+ * NULL: a Multi-Arch: same instance beside another of its name has
+ * NAME:ARCH.
+ */
 static struct dpkgdb_new *
 dpkgdb_run_pkg(struct dpkgdb *db, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < db->nrun; i++)
-		if (!db->run[i].removal && strcmp(control_get(
-		    db->run[i].rec->ctl, "Package"), name) == 0)
+		if (!db->run[i].removal &&
+		    strcmp(record_key(db->run[i].rec), name) == 0)
 			return &db->run[i];
 	return NULL;
+}
+
+/* Package KEY's stanza in dpkg's status (a key NAME:ARCH: that instance). */
+static struct dpkgstatus_stanza *
+dpkgdb_peek_key(struct dpkgdb *db, const char *key)
+{
+	const char *colon = strchr(key, ':');
+	char bare[256];
+
+	if (colon == NULL || (size_t)(colon - key) >= sizeof(bare))
+		return dpkgstatus_peek(&db->status, key, NULL, NULL);
+	memcpy(bare, key, (size_t)(colon - key));
+	bare[colon - key] = '\0';
+	return dpkgstatus_peek(&db->status, bare, colon + 1, "same");
 }
 
 /* P's carried MD5 of conffile PATH (dpkgdb_carried), or NULL. */
@@ -159,8 +177,7 @@ dpkgdb_conff_now(struct dpkgdb *db, const char *name, const char *path,
 	const unsigned char *h;
 
 	if (p == NULL)
-		return dpkgdb_conff_md5(dpkgstatus_peek(&db->status, name, NULL,
-		    NULL), path, md5);
+		return dpkgdb_conff_md5(dpkgdb_peek_key(db, name), path, md5);
 	if ((h = dpkgdb_carried_of(p, path)) == NULL)
 		return false;
 	memcpy(md5, h, 16);
@@ -176,8 +193,7 @@ dpkgdb_stanza_before(struct dpkgdb *db, const char *name)
 {
 	const struct dpkgdb_new *p = dpkgdb_run_pkg(db, name);
 
-	return p != NULL ? p->old : dpkgstatus_peek(&db->status, name, NULL,
-	    NULL);
+	return p != NULL ? p->old : dpkgdb_peek_key(db, name);
 }
 
 static int

@@ -126,9 +126,13 @@ struct unpack_target {
 	/*
 	 * Another Multi-Arch: same instance of the package, installed, has
 	 * the path too: it stays theirs as well, if what is written is what
-	 * is there (unpack_shared_check).
+	 * is there (unpack_shared_check).  SHARED_FROM: that instance's
+	 * record key, at any version (a conffile's hash is its).
 	 */
 	bool shared;
+	const char *shared_from;
+	/* a conffile: that instance's entry, which dpkg judges it by */
+	const struct record_entry *shared_old;
 };
 
 #define UNPACK_CONF_PLAIN	0	/* written as any file */
@@ -138,6 +142,8 @@ struct unpack_target {
 					   unless it is the same (left alone) */
 #define UNPACK_CONF_DPKG_NEW	4	/* to NAME.dpkg-new, for dpkg's
 					   --configure (unpack_opts' dpkg_new) */
+#define UNPACK_CONF_SHARED	5	/* another instance's, at NAME: not
+					   written if the same (dpkg_new) */
 
 /*
  * Conffile T's new version is written (its SHA-256 DIGEST, its MD5 when
@@ -188,6 +194,13 @@ int unpack_filtered(struct unpack *u, struct archive_entry *ae,
  */
 int unpack_shared_check(struct unpack *u, const struct unpack_target *t,
     mode_t kind, const uint8_t *digest, const char *target, dev_t rdev,
+    struct dbp_error *err);
+
+/*
+ * Shared PATH differs from the other instances': dpkg's error, or its
+ * warning with --force-overwrite (0).
+ */
+int unpack_shared_differs(struct unpack *u, const char *path,
     struct dbp_error *err);
 
 int unpack_conflict(struct unpack *u, struct unpack_target *t,

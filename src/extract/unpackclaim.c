@@ -113,15 +113,14 @@ unpack_shared_check(struct unpack *u, const struct unpack_target *t,
     struct dbp_error *err)
 {
 	uint8_t there[DIGEST_LEN];
-	char link[PATH_MAX], abspath[PATH_MAX + 1], msg[PATH_MAX + 600];
-	char shown[PATH_MAX + 16];
-	char *name;
+	char link[PATH_MAX];
 	struct stat st;
 	ssize_t n;
 	bool same;
 	int r;
 
-	if (!t->shared || u->opts.nowrite)
+	/* A shared conffile is judged by its hash (unpack_conffile_done). */
+	if (!t->shared || u->opts.nowrite || t->conf == UNPACK_CONF_SHARED)
 		return 0;
 	if (fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return errno == ENOENT ? 0 : dbp_err(err, errno, t->path,
@@ -143,12 +142,22 @@ unpack_shared_check(struct unpack *u, const struct unpack_target *t,
 		same = memcmp(there, digest, DIGEST_LEN) == 0;
 	if (same)
 		return 0;
+	return unpack_shared_differs(u, t->path, err);
+}
+
+int
+unpack_shared_differs(struct unpack *u, const char *path,
+    struct dbp_error *err)
+{
+	char abspath[PATH_MAX + 1], msg[PATH_MAX + 600], shown[PATH_MAX + 16];
+	char *name;
+
 	if ((name = dpkgstatus_infoname(control_get(u->rec->ctl, "Package"),
 	    control_get(u->rec->ctl, "Architecture"), control_get(u->rec->ctl,
 	    "Multi-Arch"))) == NULL)
-		return dbp_err(err, ENOMEM, t->path, "cannot judge");
+		return dbp_err(err, ENOMEM, path, "cannot judge");
 	/* dpkg's words, its text naming the path. */
-	snprintf(abspath, sizeof(abspath), "/%s", t->path);
+	snprintf(abspath, sizeof(abspath), "/%s", path);
 	snprintf(msg, sizeof(msg), "trying to overwrite shared '%s', which is"
 	    " different from other instances of package %s", escape_name(
 	    abspath, shown, sizeof(shown)), name);
@@ -156,7 +165,7 @@ unpack_shared_check(struct unpack *u, const struct unpack_target *t,
 	if (!u->opts.force_overwrite)
 		return dbp_err(err, 0, "", "%s", msg);
 	if (u->opts.warn != NULL)
-		u->opts.warn(u->opts.warn_ctx, t->path, msg);
+		u->opts.warn(u->opts.warn_ctx, path, msg);
 	return 0;
 }
 
@@ -184,6 +193,7 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 
 	t->taken = false;
 	t->shared = false;
+	t->shared_from = NULL;
 	if (u->rec == NULL)
 		return 0;
 	self = record_key(u->rec);
@@ -232,6 +242,7 @@ unpack_conflict(struct unpack *u, struct unpack_target *t,
 	 * deconfigured until its own upgrade), it is written over.
 	 */
 	if (installed && orec != NULL && unpack_instances(u->rec, orec)) {
+		t->shared_from = other;
 		t->shared = control_get(orec->ctl, "Version") != NULL &&
 		    control_get(u->rec->ctl, "Version") != NULL &&
 		    version_cmp(control_get(orec->ctl, "Version"),

@@ -102,6 +102,19 @@ unpack_is_conffile(const struct unpack *u, const char *path)
  * --configure, which reads the hash the status carries over, decides
  * with the user (its --force-conf* options) what becomes of both.
  */
+/* Whether T's NAME.dpkg-new is there (an instance waits to configure). */
+static bool
+unpack_dpkg_new_there(const struct unpack_target *t)
+{
+	char aside[NAME_MAX + 1];
+	struct stat st;
+
+	if ((size_t)snprintf(aside, sizeof(aside), "%s%s", t->name,
+	    NAMES_DPKG_NEW_SUFFIX) >= sizeof(aside))
+		return true;
+	return fstatat(t->dfd, aside, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 int
 unpack_conffile(struct unpack *u, struct unpack_target *t,
     struct dbp_error *err)
@@ -129,6 +142,20 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 		from = t->taken_from;
 	}
 	/*
+	 * Another Multi-Arch: same instance has it: its hash is the one
+	 * dpkg carries over where this one had none (it looks the path up
+	 * in its owners, this package first), and the one it judges the
+	 * new version by.
+	 */
+	t->shared_old = t->shared_from != NULL ? manifest_installed_entry(
+	    u->man, t->shared_from, abspath) : NULL;
+	if (t->shared_old != NULL && !t->shared_old->conffile)
+		t->shared_old = NULL;
+	if (e == NULL && t->shared_old != NULL) {
+		e = t->shared_old;
+		from = t->shared_from;
+	}
+	/*
 	 * Another package's conffile of this name that a diversion sent
 	 * elsewhere: dpkg finds its hash by the name all the same, and
 	 * judges what is at the name (nothing, when dpkg-divert --rename
@@ -148,7 +175,20 @@ unpack_conffile(struct unpack *u, struct unpack_target *t,
 	t->conf_old = e;
 	t->conf_from = e != NULL ? from : NULL;
 	if (u->opts.dpkg_new) {
+		/*
+		 * Shared with another instance at this version, the conffile
+		 * at its name: dpkg counts one more owner and writes nothing,
+		 * if the new version is the one the other's status has
+		 * (unpack_conffile_done).  Only at NAME: both unpacked in
+		 * one call, each writes NAME.dpkg-new.  And only where the
+		 * other is configured: unpacked, dpkg judges by its
+		 * NAME.dpkg-new, which this one writes again, the same.
+		 */
 		t->conf = UNPACK_CONF_DPKG_NEW;
+		if (t->shared && t->shared_old != NULL && t->dfd >= 0 &&
+		    fstatat(t->dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !unpack_dpkg_new_there(t))
+			t->conf = UNPACK_CONF_SHARED;
 		suffix = NAMES_DPKG_NEW_SUFFIX;
 		goto aside;
 	}
@@ -288,6 +328,29 @@ unpack_conffile_done(struct unpack *u, struct unpack_target *t,
 		same = o != NULL && memcmp(digest, o->sha256, DIGEST_LEN) == 0;
 	if (t->conf == UNPACK_CONF_PLAIN)
 		return 0;
+	/*
+	 * Another instance's conffile at this version: the same as the
+	 * one its status has, nothing is written (dpkg's refcounting: no
+	 * NAME.dpkg-new); else dpkg's refusal, or with --force-overwrite
+	 * its warning, and the new version at NAME.dpkg-new.
+	 */
+	if (t->conf == UNPACK_CONF_SHARED) {
+		o = t->shared_old;
+		if (o->sha256_unknown)
+			same = o->has_md5 && md5 != NULL && memcmp(md5, o->md5,
+			    sizeof(o->md5)) == 0;
+		else
+			same = memcmp(digest, o->sha256, DIGEST_LEN) == 0;
+		if (same) {
+			if ((r = syncbatch_drop(u->sb, t->item, err)) != 0)
+				return r;
+			manifest_forget_path(u->man, t->dir, t->name);
+			return unpack_hold(u, t, false, err);
+		}
+		if ((r = unpack_shared_differs(u, t->record_path, err)) != 0)
+			return r;
+		t->conf = UNPACK_CONF_DPKG_NEW;
+	}
 	/*
 	 * Left at NAME.dpkg-new for dpkg's --configure; NAME is held, so
 	 * that a later package of the run that ships it takes its place
