@@ -244,6 +244,21 @@ deps_provides(const char *provides, const struct dep_alt *a)
 	return false;
 }
 
+/* Whether stanza D's Provides satisfy A: 1, 0, or -ENOMEM. */
+static int
+deps_stanza_provides(const struct dpkgstatus_stanza *d,
+    const struct dep_alt *a)
+{
+	struct deps_field df = { "Provides", NULL };
+	bool ok;
+
+	if (dpkgfmt_fields(d->text, d->len, deps_field_fn, &df) < 0)
+		return -ENOMEM;
+	ok = deps_provides(df.value, a);
+	free(df.value);
+	return ok;
+}
+
 /* Whether stanza D is the package being unpacked (its installed self). */
 static bool
 deps_is_new(const struct dpkgstatus_stanza *d, const struct dep_new *nw)
@@ -336,18 +351,14 @@ deps_check_group(const struct dpkgstatus *st, const struct dep_new *nw,
 		/* What the installed packages provide. */
 		for (j = 0; j < st->n; j++) {
 			const struct dpkgstatus_stanza *d = &st->v[j];
-			struct deps_field df = { "Provides", NULL };
 			const char *state = dpkgstatus_state(d);
-			bool ok;
+			int pr;
 
 			if (deps_is_new(d, nw))
 				continue;
-			if (dpkgfmt_fields(d->text, d->len, deps_field_fn,
-			    &df) < 0)
-				return -ENOMEM;
-			ok = deps_provides(df.value, a);
-			free(df.value);
-			if (!ok)
+			if ((pr = deps_stanza_provides(d, a)) < 0)
+				return pr;
+			if (pr == 0)
 				continue;
 			if (strcmp(state, "installed") == 0 ||
 			    strcmp(state, "triggers-pending") == 0)
@@ -640,18 +651,14 @@ deps_check_removed(const struct dpkgstatus *st, const struct dep_new *nw,
 			return 1;
 		for (j = 0; j < st->n; j++) {
 			const struct dpkgstatus_stanza *d = &st->v[j];
-			struct deps_field df = { "Provides", NULL };
 			const char *state = dpkgstatus_state(d);
-			bool ok;
+			int pr;
 
 			if (deps_is_new(d, nw))
 				continue;
-			if (dpkgfmt_fields(d->text, d->len, deps_field_fn,
-			    &df) < 0)
-				return -ENOMEM;
-			ok = deps_provides(df.value, a);
-			free(df.value);
-			if (!ok)
+			if ((pr = deps_stanza_provides(d, a)) < 0)
+				return pr;
+			if (pr == 0)
 				continue;
 			dpkgstatus_name(d->name, d->arch, d->ma, shown,
 			    sizeof(shown));
