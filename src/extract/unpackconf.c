@@ -85,23 +85,6 @@ unpack_is_conffile(const struct unpack *u, const char *path)
 	return conffiles_has(u->conffiles, path);
 }
 
-/*
- * dpkg's table for a conffile the package is unpacking (unpack_file then
- * applies what it cannot know before the new version's data is read):
- * - not there, and the package had it (its record): the user deleted
- *   it, and it stays deleted; a new version goes beside it as
- *   NAME.debunpack-dist (dpkg's .dpkg-dist, its prompt's default);
- * - not there otherwise: installed;
- * - what the package's record says was installed: replaced as usual;
- * - changed by the user (or there without a record): kept, the new
- *   version made NAME.debunpack-dist;
- * - either way, nothing goes beside the user's if the package's own
- *   version did not change.
- * As dpkg --unpack (unpack_opts' dpkg_new), none of this: the new
- * version goes to NAME.dpkg-new whatever is at NAME, and dpkg's
- * --configure, which reads the hash the status carries over, decides
- * with the user (its --force-conf* options) what becomes of both.
- */
 /* Whether T's NAME.dpkg-new is there (an instance waits to configure). */
 static bool
 unpack_dpkg_new_there(const struct unpack_target *t)
@@ -115,6 +98,24 @@ unpack_dpkg_new_there(const struct unpack_target *t)
 	return fstatat(t->dfd, aside, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+/*
+ * dpkg's table for a conffile the package is unpacking (unpack_file then
+ * applies what it cannot know before the new version's data is read):
+ * - not there, and the package had it (its record): the user deleted
+ *   it, and it stays deleted; a new version goes beside it as
+ *   NAME.debunpack-dist (dpkg's .dpkg-dist, its prompt's default);
+ * - not there otherwise: installed;
+ * - what the package's record says was installed: replaced as usual;
+ * - changed by the user (or there without a record): kept, the new
+ *   version made NAME.debunpack-dist;
+ * - either way, nothing goes beside the user's if the package's own
+ *   version did not change.
+ * As dpkg --unpack (unpack_opts' dpkg_new), none of this: the new
+ * version goes to NAME.dpkg-new whatever is at NAME (but where another
+ * Multi-Arch: same instance shares it: below), and dpkg's --configure,
+ * which reads the hash the status carries over, decides with the user
+ * (its --force-conf* options) what becomes of both.
+ */
 int
 unpack_conffile(struct unpack *u, struct unpack_target *t,
     struct dbp_error *err)

@@ -607,9 +607,8 @@ install_store_commit(struct install *in, bool synced)
 static int
 install_prepare(struct install *in, struct dbp_error *err)
 {
-	int r;
-
 	bool covered;
+	int r;
 
 	install_phase(in->o, INSTALL_SYNCING);
 	covered = in->store != NULL &&
@@ -633,7 +632,6 @@ install_prepare(struct install *in, struct dbp_error *err)
 }
 
 static void install_abort(struct install *in);
-
 
 /* One barrier makes all the names durable (one syncfs, or fsyncs). */
 static int
