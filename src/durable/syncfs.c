@@ -185,11 +185,10 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 	int r;
 
 	/*
-	 * The filesystems first, which decide whether a commit line can be
-	 * carried; then the journal, before any directory is synced.
+	 * The journal before any directory is synced; a commit line's
+	 * filesystems were all added by syncfs_carries already.
 	 */
-	if ((r = syncfs_add_dirs(sb, false, err)) != 0 ||
-	    (r = syncfs_journal(sb, &carried, err)) != 0 ||
+	if ((r = syncfs_journal(sb, &carried, err)) != 0 ||
 	    (r = syncfs_add_dirs(sb, true, err)) != 0)
 		return r;
 	if ((r = fsset_syncfs(fs->set, &sb->st->calls[SC_SYNCFS], err)) != 0)

@@ -268,27 +268,59 @@ deps_is_new(const struct dpkgstatus_stanza *d, const struct dep_new *nw)
 	    (!dpkgstatus_ma_same(d->ma) && !dpkgstatus_ma_same(nw->ma)));
 }
 
+/* Whether stanzas A and B are one package instance. */
+static bool
+deps_same(const struct dpkgstatus_stanza *a, const struct dpkgstatus_stanza *b)
+{
+	return strcmp(a->name, b->name) == 0 && strcmp(a->arch != NULL ?
+	    a->arch : "", b->arch != NULL ? b->arch : "") == 0;
+}
+
 /*
- * One group (V, N alternatives) as depisok checks a pre-dependency:
- * 1 satisfied, 0 not (its lines added to FP; *TRIG set when processing
- * that package's triggers would do), or -ENOMEM.
+ * How depisok checks a group: NW is to be installed, DN the depending
+ * package (its arch qualifies the alternatives), GONE a stanza to be
+ * removed (or NULL), UNCONF whether an unpacked or half-configured
+ * package whose configured version would do satisfies it (dpkg's
+ * allowunconfigd, for pre-dependencies), TRIG where to name a package
+ * whose awaited triggers would (NULL: not asked).
+ */
+struct dep_check {
+	const struct dep_new *nw, *dn;
+	const struct dpkgstatus_stanza *gone;
+	bool unconf;
+	char **trig;
+};
+
+/* Note stanza D (SHOWN) as the package whose triggers would satisfy. */
+static int
+deps_trig(const struct dep_check *c, const char *shown)
+{
+	if (c->trig == NULL || *c->trig != NULL)
+		return 0;
+	return (*c->trig = strdup(shown)) == NULL ? -ENOMEM : 0;
+}
+
+/*
+ * One group (V, N alternatives) as depisok checks it (C): 1 satisfied,
+ * 0 not (dpkg's lines added to FP), or -ENOMEM.
  */
 static int
-deps_check_group(const struct dpkgstatus *st, const struct dep_new *nw,
-    const struct dep_alt *v, size_t n, FILE *fp, char **trig)
+deps_check_group(const struct dpkgstatus *st, const struct dep_check *c,
+    const struct dep_alt *v, size_t n, FILE *fp)
 {
+	const struct dep_new *nw = c->nw;
 	char shown[512];
 	size_t i, j;
+	int r;
 
 	for (i = 0; i < n; i++) {
 		const struct dep_alt *a = &v[i];
-		const char *provides;
 		bool said = false;
 
 		/* The package being unpacked, by its own name. */
 		if (strcmp(a->name, nw->name) == 0) {
 			if (deps_version_ok(nw->version, a) &&
-			    deps_arch_ok(nw->arch, nw->ma, a, nw))
+			    deps_arch_ok(nw->arch, nw->ma, a, c->dn))
 				return 1;
 			fprintf(fp, "  %s is to be installed, but is version"
 			    " %s.\n", nw->shown, dpkgfmt_version(nw->version));
@@ -303,9 +335,13 @@ deps_check_group(const struct dpkgstatus *st, const struct dep_new *nw,
 				continue;
 			dpkgstatus_name(d->name, d->arch, d->ma, shown,
 			    sizeof(shown));
-			ok = deps_version_ok(d->version, a) &&
-			    deps_arch_ok(d->arch, d->ma, a, nw);
 			said = true;
+			if (c->gone != NULL && deps_same(d, c->gone)) {
+				fprintf(fp, "  %s is to be removed.\n", shown);
+				continue;
+			}
+			ok = deps_version_ok(d->version, a) &&
+			    deps_arch_ok(d->arch, d->ma, a, c->dn);
 			if (strcmp(state, "installed") == 0 ||
 			    strcmp(state, "triggers-pending") == 0) {
 				if (ok)
@@ -320,11 +356,11 @@ deps_check_group(const struct dpkgstatus *st, const struct dep_new *nw,
 				continue;
 			}
 			if (strcmp(state, "triggers-awaited") == 0 && ok &&
-			    *trig == NULL && (*trig = strdup(shown)) == NULL)
-				return -ENOMEM;
-			if (strcmp(state, "triggers-awaited") != 0 &&
+			    (r = deps_trig(c, shown)) != 0)
+				return r;
+			if (!c->unconf || (strcmp(state, "triggers-awaited") != 0 &&
 			    strcmp(state, "unpacked") != 0 &&
-			    strcmp(state, "half-configured") != 0) {
+			    strcmp(state, "half-configured") != 0)) {
 				fprintf(fp, "  %s is %s.\n", shown,
 				    deps_state_words(state));
 				continue;
@@ -345,8 +381,7 @@ deps_check_group(const struct dpkgstatus *st, const struct dep_new *nw,
 				return 1;
 		}
 		/* What the package being unpacked provides. */
-		provides = control_get(nw->ctl, "Provides");
-		if (deps_provides(provides, a))
+		if (deps_provides(control_get(nw->ctl, "Provides"), a))
 			return 1;
 		/* What the installed packages provide. */
 		for (j = 0; j < st->n; j++) {
@@ -360,17 +395,22 @@ deps_check_group(const struct dpkgstatus *st, const struct dep_new *nw,
 				return pr;
 			if (pr == 0)
 				continue;
+			dpkgstatus_name(d->name, d->arch, d->ma, shown,
+			    sizeof(shown));
+			said = true;
+			if (c->gone != NULL && deps_same(d, c->gone)) {
+				fprintf(fp, "  %s provides %s but is to be"
+				    " removed.\n", shown, a->name);
+				continue;
+			}
 			if (strcmp(state, "installed") == 0 ||
 			    strcmp(state, "triggers-pending") == 0)
 				return 1;
-			dpkgstatus_name(d->name, d->arch, d->ma, shown,
-			    sizeof(shown));
 			if (strcmp(state, "triggers-awaited") == 0 &&
-			    *trig == NULL && (*trig = strdup(shown)) == NULL)
-				return -ENOMEM;
+			    (r = deps_trig(c, shown)) != 0)
+				return r;
 			fprintf(fp, "  %s provides %s but is %s.\n", shown,
 			    a->name, deps_state_words(state));
-			said = true;
 		}
 		if (!said)
 			fprintf(fp, "  %s is not installed.\n", a->name);
@@ -417,6 +457,7 @@ unpackdeps_predepends(const struct dpkgstatus *st,
 	struct dep_new nw = { ctl, control_get(ctl, "Package"),
 	    control_get(ctl, "Architecture"), control_get(ctl, "Multi-Arch"),
 	    control_get(ctl, "Version"), shown, native };
+	struct dep_check c = { &nw, &nw, NULL, true, trig };
 	const char *field = control_get(ctl, "Pre-Depends"), *p, *comma;
 	struct dep_alt v[32];
 	char *text = NULL;
@@ -442,7 +483,7 @@ unpackdeps_predepends(const struct dpkgstatus *st,
 		if ((r = deps_group_open(p, glen, v, sizeof(v) / sizeof(v[0]),
 		    &n, shown, "pre-depends on", &fp, &text, &len)) != 0)
 			return r;
-		r = deps_check_group(st, &nw, v, (size_t)n, fp, trig);
+		r = deps_check_group(st, &c, v, (size_t)n, fp);
 		if (fclose(fp) != 0 && r >= 0)
 			r = -ENOMEM;
 		if (r < 0) {
@@ -583,102 +624,6 @@ unpackdeps_breaks(const struct dpkgstatus *st, const struct control *ctl,
 	return UNPACKDEPS_OK;
 }
 
-/* Whether stanzas A and B are one package instance. */
-static bool
-deps_same(const struct dpkgstatus_stanza *a, const struct dpkgstatus_stanza *b)
-{
-	return strcmp(a->name, b->name) == 0 && strcmp(a->arch != NULL ?
-	    a->arch : "", b->arch != NULL ? b->arch : "") == 0;
-}
-
-/*
- * One Depends or Pre-Depends group (V, N alternatives) of the package
- * DN stands for, as depisok checks it while stanza O is to be removed
- * and NW to be installed (no unconfigured package satisfies it): 1
- * satisfied, 0 not (dpkg's lines added to FP).
- */
-static int
-deps_check_removed(const struct dpkgstatus *st, const struct dep_new *nw,
-    const struct dep_new *dn, const struct dpkgstatus_stanza *o,
-    const struct dep_alt *v, size_t n, FILE *fp)
-{
-	char shown[512];
-	size_t i, j;
-
-	for (i = 0; i < n; i++) {
-		const struct dep_alt *a = &v[i];
-		bool said = false;
-
-		if (strcmp(a->name, nw->name) == 0) {
-			if (deps_version_ok(nw->version, a) &&
-			    deps_arch_ok(nw->arch, nw->ma, a, dn))
-				return 1;
-			fprintf(fp, "  %s is to be installed, but is version"
-			    " %s.\n", nw->shown, dpkgfmt_version(nw->version));
-			said = true;
-		}
-		for (j = 0; j < st->n; j++) {
-			const struct dpkgstatus_stanza *d = &st->v[j];
-			const char *state = dpkgstatus_state(d);
-
-			if (strcmp(d->name, a->name) != 0 || deps_is_new(d, nw))
-				continue;
-			dpkgstatus_name(d->name, d->arch, d->ma, shown,
-			    sizeof(shown));
-			said = true;
-			if (deps_same(d, o)) {
-				fprintf(fp, "  %s is to be removed.\n", shown);
-				continue;
-			}
-			if (strcmp(state, "installed") == 0 ||
-			    strcmp(state, "triggers-pending") == 0) {
-				if (deps_version_ok(d->version, a) &&
-				    deps_arch_ok(d->arch, d->ma, a, dn))
-					return 1;
-				fprintf(fp, "  %s is installed, but is version"
-				    " %s.\n", shown, dpkgfmt_version(
-				    d->version != NULL ? d->version : ""));
-				continue;
-			}
-			if (strcmp(state, "not-installed") == 0) {
-				said = false;
-				continue;
-			}
-			fprintf(fp, "  %s is %s.\n", shown,
-			    deps_state_words(state));
-		}
-		if (deps_provides(control_get(nw->ctl, "Provides"), a))
-			return 1;
-		for (j = 0; j < st->n; j++) {
-			const struct dpkgstatus_stanza *d = &st->v[j];
-			const char *state = dpkgstatus_state(d);
-			int pr;
-
-			if (deps_is_new(d, nw))
-				continue;
-			if ((pr = deps_stanza_provides(d, a)) < 0)
-				return pr;
-			if (pr == 0)
-				continue;
-			dpkgstatus_name(d->name, d->arch, d->ma, shown,
-			    sizeof(shown));
-			said = true;
-			if (deps_same(d, o)) {
-				fprintf(fp, "  %s provides %s but is to be"
-				    " removed.\n", shown, a->name);
-				continue;
-			}
-			if (strcmp(state, "installed") == 0 ||
-			    strcmp(state, "triggers-pending") == 0)
-				return 1;
-			fprintf(fp, "  %s provides %s but is %s.\n", shown,
-			    a->name, deps_state_words(state));
-		}
-		if (!said)
-			fprintf(fp, "  %s is not installed.\n", a->name);
-	}
-	return 0;
-}
 
 /* Whether group V (N alternatives) names NAME. */
 static bool
@@ -703,6 +648,7 @@ deps_removal_field(const struct dpkgstatus *st, const struct dep_new *nw,
 {
 	struct deps_field df = { field, NULL };
 	struct dep_new dn = *nw;
+	struct dep_check c = { nw, &dn, o, false, NULL };
 	struct dep_alt v[32];
 	const char *p, *comma;
 	char shown[512], *text = NULL;
@@ -731,7 +677,7 @@ deps_removal_field(const struct dpkgstatus *st, const struct dep_new *nw,
 		    &n, shown, strcmp(field, "Pre-Depends") == 0 ?
 		    "pre-depends on" : "depends on", &fp, &text, &len)) != 0)
 			break;
-		r = deps_check_removed(st, nw, &dn, o, v, (size_t)n, fp);
+		r = deps_check_group(st, &c, v, (size_t)n, fp);
 		if (fclose(fp) != 0 && r >= 0)
 			r = -ENOMEM;
 		if (r == 0) {
