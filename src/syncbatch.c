@@ -501,6 +501,18 @@ syncbatch_sync_dirs(struct syncbatch *sb, struct dbp_error *err)
 }
 
 int
+syncbatch_sync_cleanup(struct syncbatch *sb, struct dbp_error *err)
+{
+	double t0 = stats_now();
+	int r;
+
+	r = sb->ops->cleanup_barrier != NULL ?
+	    sb->ops->cleanup_barrier(sb, err) : sb->ops->names_barrier(sb, err);
+	sb->st->phase[PH_DIRSYNC] += stats_now() - t0;
+	return r;
+}
+
+int
 syncbatch_cover(struct syncbatch *sb, int fd)
 {
 	return sb->ops->cover != NULL ? sb->ops->cover(sb, fd) : 0;

@@ -123,6 +123,15 @@ int syncbatch_commit(struct syncbatch *sb, struct dbp_error *err);
 int syncbatch_sync_dirs(struct syncbatch *sb, struct dbp_error *err);
 
 /*
+ * Past the commit point: make the cleanup (backups, obsolete paths,
+ * dropped records) durable before the run ends, as syncbatch_sync_dirs.
+ * The strategy may leave it to the filesystem where everything the
+ * cleanup changed is in a database's directories (DIR_ADMIN) and a
+ * repair would redo it (see syncfs.c).
+ */
+int syncbatch_sync_cleanup(struct syncbatch *sb, struct dbp_error *err);
+
+/*
  * Whether the data barrier of syncbatch_rename makes what was written on
  * FD's filesystem durable too (1; else 0, and the caller syncs it):
  * files beside the batch, such as the store's, on the root's filesystem.

@@ -157,6 +157,37 @@ START_TEST(test_dirs_get_create)
 }
 END_TEST
 
+/*
+ * A database's directories are DIR_ADMIN, known before or after the
+ * prefix is set; a sibling that only starts with its name is not.
+ */
+START_TEST(test_dirs_admin_prefix)
+{
+	size_t var, db, info, other, top;
+
+	checkutil_mkdir("var");
+	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
+	db = get(d, "var/lib/dpkg", true, 0755);
+	ck_assert_uint_eq(dirs_flags(d, db) & DIR_ADMIN, 0);
+	ck_assert_int_eq(dirs_set_admin(d, "var/lib/dpkg"), 0);
+	ck_assert_uint_ne(dirs_flags(d, db) & DIR_ADMIN, 0);
+	info = get(d, "var/lib/dpkg/info", true, 0755);
+	other = get(d, "var/lib/dpkgx", true, 0755);
+	var = get(d, "var", false, 0);
+	top = get(d, "", false, 0);
+	ck_assert_uint_ne(dirs_flags(d, info) & DIR_ADMIN, 0);
+	ck_assert_uint_eq(dirs_flags(d, other) & DIR_ADMIN, 0);
+	ck_assert_uint_eq(dirs_flags(d, var) & DIR_ADMIN, 0);
+	ck_assert_uint_eq(dirs_flags(d, top) & DIR_ADMIN, 0);
+	/* "" takes every directory; a third prefix is refused. */
+	ck_assert_int_eq(dirs_set_admin(d, ""), 0);
+	ck_assert_uint_ne(dirs_flags(d, top) & DIR_ADMIN, 0);
+	ck_assert_uint_ne(dirs_flags(d, other) & DIR_ADMIN, 0);
+	ck_assert_int_eq(dirs_set_admin(d, "usr"), -ENOSPC);
+	free_table();
+}
+END_TEST
+
 /* A directory is made owner-writable whatever its final mode. */
 START_TEST(test_dirs_create_owner_writable)
 {
@@ -588,6 +619,7 @@ dirs_suite(void)
 	tcase_add_test(tc, test_dirs_get_existing);
 	tcase_add_test(tc, test_dirs_get_missing_no_create);
 	tcase_add_test(tc, test_dirs_get_create);
+	tcase_add_test(tc, test_dirs_admin_prefix);
 	tcase_add_test(tc, test_dirs_create_owner_writable);
 	tcase_add_test(tc, test_dirs_alias_symlink);
 	tcase_add_test(tc, test_dirs_alias_create_through);

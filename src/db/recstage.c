@@ -83,6 +83,7 @@ recstage_attach(struct recstage *rs, int dirfd, const char *name,
 	rs->arf.openat2 = openat2;
 	/* Records live in one directory: a tiny cache and few open files. */
 	if ((r = dirs_new(&rs->adirs, &rs->arf, 4)) != 0 ||
+	    (r = dirs_set_admin(rs->adirs, "")) != 0 ||
 	    (r = peer != NULL ? syncbatch_new_like(&rs->asb, peer, rs->adirs,
 	    64) : syncbatch_new(&rs->asb, "none", -1, rs->adirs, st, 64)) != 0)
 		return dbp_err(err, -r, name, "cannot open admin directory");
@@ -447,7 +448,7 @@ recstage_drop_records(struct recstage *rs, struct dbp_error *err)
 	}
 	/* Durable before the journal goes, by the run's strategy. */
 	dirs_mark(rs->adirs, rs->aroot, DIR_NAMES);
-	return syncbatch_sync_dirs(rs->asb, err);
+	return syncbatch_sync_cleanup(rs->asb, err);
 }
 
 int

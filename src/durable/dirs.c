@@ -91,6 +91,8 @@ dirs_free(struct dirs *d)
 		free(d->aliases[i]);
 	free(d->aliases);
 	free(d->plinks);
+	free(d->admin[0]);
+	free(d->admin[1]);
 	free(d->keys);
 	free(d->created);
 	free(d->v);
@@ -159,6 +161,23 @@ dirs_alias(struct dirs *d, char *path, size_t idx)
 	return r;
 }
 
+/* Whether REL is one of dirs_set_admin's prefixes or below one. */
+static bool
+dirs_is_admin(const struct dirs *d, const char *rel)
+{
+	size_t i, l;
+
+	for (i = 0; i < sizeof(d->admin) / sizeof(d->admin[0]); i++) {
+		if (d->admin[i] == NULL)
+			continue;
+		l = strlen(d->admin[i]);
+		if (l == 0 || (strncmp(rel, d->admin[i], l) == 0 &&
+		    (rel[l] == '\0' || rel[l] == '/')))
+			return true;
+	}
+	return false;
+}
+
 /* Add a directory whose descriptor FD is open; takes FD. */
 static int
 dirs_add(struct dirs *d, const char *rel, int fd, size_t parent,
@@ -213,7 +232,7 @@ dirs_add(struct dirs *d, const char *rel, int fd, size_t parent,
 	v->dev = st.st_dev;
 	v->ino = st.st_ino;
 	v->parent = parent;
-	v->flags = flags;
+	v->flags = flags | (dirs_is_admin(d, path) ? DIR_ADMIN : 0);
 	v->fd = -1;
 	v->times[0] = st.st_atim;
 	v->times[1] = st.st_mtim;
@@ -528,6 +547,23 @@ void
 dirs_set_plan(struct dirs *d)
 {
 	d->plan = true;
+}
+
+int
+dirs_set_admin(struct dirs *d, const char *prefix)
+{
+	size_t i, n = sizeof(d->admin) / sizeof(d->admin[0]);
+
+	for (i = 0; i < n && d->admin[i] != NULL; i++)
+		;
+	if (i == n)
+		return -ENOSPC;
+	if ((d->admin[i] = strdup(prefix)) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < d->n; i++)
+		if (dirs_is_admin(d, d->v[i].path))
+			d->v[i].flags |= DIR_ADMIN;
+	return 0;
 }
 
 bool

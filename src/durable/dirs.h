@@ -23,6 +23,8 @@
 				   directory: packages' entries are refused) */
 #define DIR_PLANNED	0x100	/* made only in a dry run's plan: it does
 				   not exist, and has no descriptor */
+#define DIR_ADMIN	0x200	/* a database's (dirs_set_admin): what a
+				   crash leaves there is the next run's */
 
 /* What the log callback is told of a directory. */
 enum dirs_log {
@@ -94,6 +96,13 @@ void dirs_set_displace(struct dirs *d, int (*displace)(void *ctx,
  * by two paths (merged /usr) get one index, as real ones do.
  */
 void dirs_set_plan(struct dirs *d);
+
+/*
+ * PREFIX ("" for all) and every directory below it are a database's, not
+ * the tree's (DIR_ADMIN): the directories known now and those to come.
+ * At most two prefixes; 0 or -errno.
+ */
+int dirs_set_admin(struct dirs *d, const char *prefix);
 bool dirs_plans(const struct dirs *d);
 
 /*

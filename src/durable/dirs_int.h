@@ -63,6 +63,7 @@ struct dirs {
 	bool plan;		/* a dry run: nothing changes on disk */
 	char **plinks;		/* its planned links (aliases' strings) */
 	size_t nplinks;
+	char *admin[2];		/* dirs_set_admin's prefixes */
 };
 
 /* PATH as errors name it: the top directory has the empty path. */

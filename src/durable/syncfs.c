@@ -312,6 +312,49 @@ syncfs_names_barrier(struct syncbatch *sb, struct dbp_error *err)
 }
 
 /*
+ * Past the commit point, the cleanup's barrier is left out where all it
+ * would make durable is the removal of names in a database's directories
+ * (DIR_ADMIN: the backups of dpkg's status and info files, of records,
+ * dropped records), on the one filesystem that also holds the journal,
+ * and syncfs is trusted there.  Nothing in the tree waits for it, so
+ * once the run's exit is durable the tree is the new one without it.
+ * The filesystem's journal keeps the removals in the order they were
+ * made, and the run's journal is removed last: whenever its removal
+ * reaches the disk, theirs has; before that a crash leaves the committed
+ * journal, and the next run's repair removes what is left (each of its
+ * steps can be repeated).  A tree directory, another filesystem, or
+ * anything written since the last barrier: the barrier, as before.
+ */
+static int
+syncfs_cleanup_barrier(struct syncbatch *sb, struct dbp_error *err)
+{
+	struct sb_fsset *fs = sb->fs;
+	enum fskind_sync kind;
+	const char *name;
+	size_t i, t;
+	int fd, r;
+
+	if (!fs->data && !fs->names && !sb_dirs_changed(fs))
+		return 0;
+	if (fs->data || fs->names || sb->aborting || sb->journal == NULL ||
+	    !journal_committed(sb->journal) ||
+	    (fd = journal_dirfd(sb->journal, &name)) < 0)
+		return syncfs_all(sb, err);
+	for (t = 0; t < fs->ntab; t++)
+		for (i = 0; i < dirs_count(fs->tab[t]); i++)
+			if (dirs_unsynced(fs->tab[t], i) &&
+			    !(dirs_flags(fs->tab[t], i) & DIR_ADMIN))
+				return syncfs_all(sb, err);
+	if ((r = syncfs_add_dirs(sb, false, err)) != 0)
+		return r;
+	if ((r = fsset_add(fs->set, fd, name, &kind)) != 0)
+		return dbp_err(err, -r, name, "cannot open filesystem");
+	if (kind != FSKIND_SYNCFS || fsset_count(fs->set) != 1)
+		return syncfs_all(sb, err);
+	return 0;
+}
+
+/*
  * Files written beside the batch (the store's) on a filesystem the data
  * barrier syncs anyway: it covers them, where their own syncfs would
  * cost one more commit.  Only a filesystem already in the set: another
@@ -391,4 +434,5 @@ const struct syncbatch_ops syncbatch_syncfs = {
 	.data_barrier = syncfs_data_barrier,
 	.renamed = syncfs_renamed,
 	.names_barrier = syncfs_names_barrier,
+	.cleanup_barrier = syncfs_cleanup_barrier,
 };

@@ -384,6 +384,11 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 	    in->st)) != 0)
 		return dbp_err(err, -r, NULL, "cannot start");
 	dirs_set_top_name(in->dirs, o->root);
+	/* The databases' directories: not the tree (syncbatch_sync_cleanup). */
+	if ((o->admindir == NULL &&
+	    (r = dirs_set_admin(in->dirs, ADMIN_DIR_DEFAULT)) != 0) ||
+	    (o->dpkg_db && (r = dirs_set_admin(in->dirs, DPKGDB_DIR)) != 0))
+		return dbp_err(err, -r, NULL, "cannot start");
 	unpack_set_filters(in->u, o->filters);
 	/* A repair must find dpkg's database where this run keeps it. */
 	if (in->rf.dpkg && (r = journal_dpkgdir(in->j, in->rf.dpkgdir)) != 0)
@@ -694,7 +699,7 @@ install_finish(struct install *in, struct dbp_error *err)
 	obsolete_remove(in->ob, in->dirs, install_warn, &in->ic);
 	if (in->db != NULL)
 		dpkgdb_remove_obsolete(in->db, install_warn, &in->ic);
-	if ((r = syncbatch_sync_dirs(in->sb, err)) != 0 ||
+	if ((r = syncbatch_sync_cleanup(in->sb, err)) != 0 ||
 	    (r = manifest_drop_records(in->man, err)) != 0 ||
 	    (r = journal_end(in->j, false, err)) != 0)
 		return r;

@@ -23,6 +23,10 @@
 #             var/cache/debunpack), filled and synced by an earlier run
 #             on the same file system: cloned (FICLONE) on xfs (made with
 #             reflink=1) and btrfs, copied by the kernel on ext4
+#             or dbinstall: the same as a first install (version 1 of
+#             "app", with its scripts, and "lib" into dpkg's empty
+#             database), where only the databases' backups are left to
+#             remove after the commit
 #   -n        check at most MAXSTATES states (default: all prefix states)
 #   -s        SUBSETS random-subset states per flush interval (default 1)
 #   -e        expect violations: a negative control (exit 0 if found)
@@ -178,12 +182,17 @@ done
 v1s=$(build_deb v1s "$T/v1s.desc")
 v2s=$(build_deb v2s "$T/v2s.desc")
 db="" dbrun=""
+# "app"'s version before and after the run, for dpkg_fits.
+appold=1 appnew=2
 case $scenario in
 install) pre="" run="$v1 $lib" ;;
 upgrade) pre=$v1 run="$v2 $lib" ;;
 replaces) pre=$v1 run="$take $lib" ;;
 cloned) pre=$v1 run="$v2 $lib" ;;
 scripts) pre=$v1s run="$v2s $lib" db=--dpkg-db
+	dbrun="--dpkg-db --maintscripts --force-script-chrootless"
+	command -v dpkg-query > /dev/null || skip "dpkg-query missing" ;;
+dbinstall) pre="" run="$v1s $lib" db=--dpkg-db appold="" appnew=1
 	dbrun="--dpkg-db --maintscripts --force-script-chrootless"
 	command -v dpkg-query > /dev/null || skip "dpkg-query missing" ;;
 *) echo "unknown scenario $scenario" >&2; exit 2 ;;
@@ -425,8 +434,16 @@ dpkg_fits() {
 	[ -n "$db" ] || return 0
 	df_st=$(dpkg-query --admindir="$1/var/lib/dpkg" -W \
 	    -f '${Package} ${Status} ${Version}\n' app lib 2> "$T/dq.err") || {
-		grep -q 'no packages found matching lib' "$T/dq.err" ||
+		# Packages without an old version are not there before the run.
+		df_new="lib"
+		[ -n "$appold" ] || df_new="app|lib"
+		grep -q 'no packages found matching' "$T/dq.err" ||
 		    { echo "dpkg's status does not parse: $(head -n 2 "$T/dq.err")"; return 1; }
+		if grep 'no packages found matching' "$T/dq.err" |
+		    grep -Evq "matching ($df_new)\$" || [ "$2" = 1 ]; then
+			echo "$(grep 'no packages found' "$T/dq.err" | tr '\n' ' ')in state $2"
+			return 1
+		fi
 	}
 	df_files=$($CHECK which "$1" "$T/old.list" "$T/new.list")
 	# Files the new version drops go past the commit point, as the
@@ -435,11 +452,12 @@ dpkg_fits() {
 	[ "${df_files%% *}" != new-leftover ] ||
 	    [ ! -f "$1/var/lib/debunpack/journal" ] || df_files=new
 	echo "$df_st" | while read -r p _ _ state v; do
+		[ -n "$p" ] || continue
 		case $p.$state.$v.${df_files%% *}.$2 in
-		*.unpacked.*.1) [ "$p.$v" = app.2 ] || [ "$p.$v" = lib.1 ] ||
+		*.unpacked.*.1) [ "$p.$v" = "app.$appnew" ] || [ "$p.$v" = lib.1 ] ||
 		    echo "$p $state $v after exit 0 was durable" ;;
 		*.*.*.*.1) echo "$p $state $v after exit 0 was durable" ;;
-		app.unpacked.1.old.* | app.unpacked.2.new.* | lib.unpacked.1.new.* | *.half-installed.*) ;;
+		"app.unpacked.$appold.old".* | "app.unpacked.$appnew.new".* | lib.unpacked.1.new.* | *.half-installed.*) ;;
 		*) echo "$p $state $v with files $df_files" ;;
 		esac
 	done

@@ -66,6 +66,7 @@ done
 for fs in ext4 xfs btrfs; do
 	one -s 16 $fs syncfs scripts
 	one -s 8 $fs batched scripts
+	one -s 16 $fs syncfs dbinstall
 done
 # The upgrade from the store of unpacked files, filled by an earlier run:
 # every file cloned (FICLONE) on xfs and btrfs, copied on ext4.

@@ -9,7 +9,8 @@
 # with /usr/share on a FUSE mount, and an upgrade there killed after its
 # commit point and repaired by the next run, recorded too; the upgrade as
 # the dpkg for apt runs it (dpkg's database, maintainer scripts: dpkg's
-# status must fit the files in every state); an upgrade whose files are
+# status must fit the files in every state), and a first install there,
+# whose cleanup is left to the file system; an upgrade whose files are
 # cloned from the store, on xfs and btrfs (reflinks).  The whole matrix:
 # tests/crash/matrix.sh.
 set -u
@@ -19,6 +20,7 @@ for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
     "-s 8 ovl-ext4 syncfs upgrade" "-F -s 4 ext4 syncfs install" \
     "-F -k unlinkat:8 -s 4 ext4 syncfs upgrade" \
     "-s 4 ext4 syncfs replaces" "-s 4 ext4 syncfs scripts" \
+    "-s 4 ext4 syncfs dbinstall" \
     "-s 4 xfs syncfs cloned" "-s 4 btrfs syncfs cloned" \
     "-e -s 2 ext4-noauto none upgrade"; do
 	# shellcheck disable=SC2086 # ARGS holds several words
