@@ -650,8 +650,13 @@ unpack_entry(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	if ((r = unpack_filtered(u, ae, t.path, &filtered, err)) != 0 ||
 	    filtered)
 		return r;
-	if (archive_entry_hardlink(ae) == NULL && type == AE_IFDIR)
-		return t.path[0] == '\0' ? 0 : unpack_dir(u, ae, t.path, err);
+	if (archive_entry_hardlink(ae) == NULL && type == AE_IFDIR) {
+		if (t.path[0] != '\0')
+			return unpack_dir(u, ae, t.path, err);
+		if (u->rec != NULL)
+			u->rec->noroot = false;
+		return 0;
+	}
 	if (t.path[0] == '\0')
 		return dbp_err(err, 0, ".", "the root can only be a"
 		    " directory");
@@ -710,6 +715,9 @@ unpack_archive(struct unpack *u, struct archive *tar, unsigned pkg,
 
 	u->pkg = pkg;
 	u->rec = rec;
+	/* Until its "./" entry comes (unpack_entry). */
+	if (rec != NULL)
+		rec->noroot = true;
 	for (;;) {
 		r = archive_read_next_header(tar, &ae);
 		if (r == ARCHIVE_EOF)
@@ -746,6 +754,8 @@ unpack_stored(struct unpack *u, struct store *s, struct store_pkg *p,
 
 	u->pkg = pkg;
 	u->rec = rec;
+	if (rec != NULL)
+		rec->noroot = true;
 	u->store = s;
 	u->stored = p;
 	u->how = STORE_CLONED;

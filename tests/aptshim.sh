@@ -7,8 +7,11 @@
 # than five: apt hands dpkg a --recursive directory), upgrades three to
 # newer versions added to the mirror (bookworm's tzdata to
 # bookworm-security's, openssl and libssl3 from bookworm-updates to
-# bookworm-security) and removes and purges two, the root with the shim,
-# the twin with the real dpkg.  After each step: apt exits 0 without
+# bookworm-security), removes and purges two, reinstalls two (over a
+# changed conffile), reinstalls one with a file diverted (dpkg-divert
+# --rename), unpacks one again through dpkg's path filters from apt's
+# DPkg::Options, and installs packages whose preinst fails (a new one,
+# and an upgrade), the root with the shim, the twin with the real dpkg.  After each step: apt exits 0 without
 # "APT had planned for dpkg to do more than it reported back", dpkg
 # --audit is clean, dpkg -l and the trees (contents, modes, owners, the
 # packaged files' mtimes) are the twin's, so are the packages whose
@@ -196,6 +199,25 @@ apt() {
 	    "$T/$ap_name-$ap_side.log" ||
 	    fail "$ap_name ($ap_side): apt says dpkg reported back less than planned"
 }
+# apt_fails SIDE NAME ARG...: as apt, for a step whose apt-get must fail
+# (a maintainer script fails): exit 100, dpkg's error reported to apt,
+# and still no "APT had planned".
+apt_fails() {
+	af_side=$1 af_name=$2
+	shift 2
+	echo "step $af_name $af_side" >> "$T/calls.log"
+	if [ "$af_side" = b ]; then unset DEBUNPACK_CACHE; fi
+	af_rc=0
+	APT_CONFIG=$T/apt-$af_side.conf DEBIAN_FRONTEND=noninteractive \
+	    timed "$af_name-$af_side" apt-get -q -y "$@" || af_rc=$?
+	[ $af_rc = 100 ] ||
+	    fail "$af_name ($af_side): apt-get $*: exit $af_rc, not 100: $(tail -n 5 "$T/$af_name-$af_side.log")"
+	grep -q 'Sub-process .* returned an error code' "$T/$af_name-$af_side.log" ||
+	    fail "$af_name ($af_side): apt does not report dpkg's error: $(tail -n 5 "$T/$af_name-$af_side.log")"
+	! grep -q 'APT had planned for dpkg to do more than it reported back' \
+	    "$T/$af_name-$af_side.log" ||
+	    fail "$af_name ($af_side): apt says dpkg reported back less than planned"
+}
 
 # listing ROOT: what must be alike in the two roots: every path's type,
 # mode, owner, size (not a directory's), link target and contents, and the
@@ -361,3 +383,95 @@ alike remove
 ! awk '($1 == "ii" && $2 == "less") || $2 == "netbase"' "$T/l-a" | grep -q . ||
     fail "remove: less or netbase left: $(cat "$T/l-a")"
 echo "ok apt-get remove and purge"
+
+# 4. A reinstall, over a conffile the admin changed (kept: confold).
+for side in a b; do
+	echo "# local change" >> "$T/$side/root/etc/ssl/openssl.cnf"
+	touch -d @1700000000 "$T/$side/root/etc/ssl/openssl.cnf"
+	apt $side reinstall install --reinstall openssl libreadline8
+done
+alike reinstall
+grep -q '^# local change$' "$T/a/root/etc/ssl/openssl.cnf" ||
+    fail "reinstall: the changed conffile was not kept"
+echo "ok apt-get install --reinstall"
+
+# 5. A diverted file (dpkg-divert --rename, as the admin does it): the
+#    reinstall puts the package's file at the diverted name.
+for side in a b; do
+	R=$T/$side/root
+	"$real_dpkg-divert" --root="$R" --admindir="$R/var/lib/dpkg" --local \
+	    --rename --divert /usr/bin/openssl.distrib --add /usr/bin/openssl \
+	    > "$T/divert-$side.log" 2>&1 || fail "dpkg-divert: $(cat "$T/divert-$side.log")"
+	echo local > "$R/usr/bin/openssl"
+	touch -d @1700000000 "$R/usr/bin/openssl"
+	apt $side divert install --reinstall openssl
+done
+alike divert
+[ "$(cat "$T/a/root/usr/bin/openssl")" = local ] && [ -x "$T/a/root/usr/bin/openssl.distrib" ] ||
+    fail "divert: the package's file is not at the diverted name"
+echo "ok apt-get install --reinstall of a package with a diverted file"
+
+# 6. dpkg's path filters, as apt passes them (DPkg::Options): less, in
+#    config-files state since step 3, unpacked again without its
+#    documentation but for the copyright file.
+for side in a b; do
+	apt $side filter -o 'DPkg::Options::=--path-exclude=/usr/share/doc/*' \
+	    -o 'DPkg::Options::=--path-include=/usr/share/doc/*/copyright' \
+	    install less
+done
+alike filter
+[ -f "$T/a/root/usr/share/doc/less/copyright" ] &&
+    [ -z "$(find "$T/a/root/usr/share/doc/less" -type f ! -name copyright)" ] ||
+    fail "filter: less's documentation was not filtered: $(find "$T/a/root/usr/share/doc/less")"
+echo "ok apt-get install with path-exclude and path-include"
+
+# 7. Failing preinsts: a new package whose preinst fails (dpkg's
+#    abort-install), and the upgrade of an installed one whose new
+#    preinst fails (abort-upgrade: the old version stays).
+fp() {
+	make_pkg -m "T <t@example.org>" -d "test package" "$@"
+}
+fp failnew 1 "control-field Priority optional" "control-field Section misc" \
+    "control-file preinst 0755 #!/bin/sh\necho failnew preinst \$*\nexit 1\n" \
+    "control-file postrm 0755 #!/bin/sh\necho failnew postrm \$*\n" \
+    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "dir ./usr/share/failnew/ 0755" \
+    "file ./usr/share/failnew/f 0644 text:f" > /dev/null
+fp failup 1 "control-field Priority optional" "control-field Section misc" \
+    "control-file postrm 0755 #!/bin/sh\necho failup 1 postrm \$*\n" \
+    "control-file conffiles 0644 /etc/failup.conf\n" \
+    "dir ./etc/ 0755" "file ./etc/failup.conf 0644 text:one\n" \
+    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "dir ./usr/share/failup/ 0755" \
+    "file ./usr/share/failup/a 0644 text:a1" "file ./usr/share/failup/b 0644 text:b1" > /dev/null
+cp "$T/failnew-1.deb" "$T/failup-1.deb" "$mirror/"
+reindex
+for side in a b; do
+	apt $side update4 update
+	apt_fails $side failnew install failnew
+	apt $side failup1 install failup
+done
+alike failnew
+fp failup 2 "control-field Priority optional" "control-field Section misc" \
+    "control-file preinst 0755 #!/bin/sh\necho failup 2 preinst \$*\nexit 1\n" \
+    "control-file postrm 0755 #!/bin/sh\necho failup 2 postrm \$*\n" \
+    "control-file conffiles 0644 /etc/failup.conf\n" \
+    "dir ./etc/ 0755" "file ./etc/failup.conf 0644 text:two\n" \
+    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "dir ./usr/share/failup/ 0755" \
+    "file ./usr/share/failup/a 0644 text:a2" "file ./usr/share/failup/c 0644 text:c2" > /dev/null
+cp "$T/failup-2.deb" "$mirror/"
+reindex
+for side in a b; do
+	apt $side update5 update
+	apt_fails $side failup install failup
+done
+alike failup
+for side in a b; do
+	grep '^failnew \|^failup ' "$T/failnew-$side.log" "$T/failup-$side.log" |
+	    sed 's/^[^:]*-[ab]\.log://' > "$T/scripts-$side"
+done
+diff -u "$T/scripts-b" "$T/scripts-a" ||
+    fail "failing preinsts: the scripts ran otherwise than under dpkg"
+grep -q '^failup 2 postrm abort-upgrade 1' "$T/scripts-a" &&
+    awk '$2 == "failup" && $3 == "1" && $1 == "ii" { f = 1 } END { exit !f }' "$T/l-a" &&
+    [ "$(cat "$T/a/root/usr/share/failup/a")" = a1 ] ||
+    fail "failup: the failed upgrade was not undone: $(cat "$T/scripts-a") $(grep failup "$T/l-a")"
+echo "ok apt-get install with failing preinsts (abort-install, abort-upgrade)"

@@ -505,10 +505,15 @@ twin_run() {
 	# writes "newconffile" until configure.
 	[ -n "${nostatus:-}" ] || diff -u "$D/var/lib/dpkg/status" "$U/var/lib/dpkg/status" ||
 	    fail "$what: dpkg's status differs"
-	# Info files by name (debunpack's lists may name the root, "/.").
 	(cd "$D" && find ${twin_tree:-usr} -printf '%y %p\n' | grep -v '\.md5sums$' | sort) > "$T/t1"
 	(cd "$U" && find ${twin_tree:-usr} -printf '%y %p\n' | grep -v '\.md5sums$' | sort) > "$T/t2"
 	diff -u "$T/t1" "$T/t2" || fail "$what: trees differ"
+	# dpkg's file lists, line for line.
+	for f in "$D"/var/lib/dpkg/info/*.list; do
+		[ -f "$f" ] || continue
+		cmp -s "$f" "$U/var/lib/dpkg/info/${f##*/}" ||
+		    fail "$what: ${f##*/} differs: $(diff "$f" "$U/var/lib/dpkg/info/${f##*/}" | head -n 5)"
+	done
 	for f in $(cd "$D/usr/share" && ls); do
 		cmp -s "$D/usr/share/$f" "$U/usr/share/$f" || fail "$what: $f differs"
 	done

@@ -11,13 +11,22 @@ command -v dpkg > /dev/null || skip "no dpkg"
 # Each script logs its name, arguments and dpkg's variables, and fails
 # when a file fail-PKG-SCRIPT-ARG1 is in the root.
 S='#!/bin/sh\n[ "$(basename $(dirname $0))" != tmp.ci ] || grep -qx "Package: $DPKG_MAINTSCRIPT_PACKAGE" "$(dirname $0)/control" || echo "no control in tmp.ci P=$DPKG_MAINTSCRIPT_PACKAGE " >> "$DPKG_ROOT/log"\necho "$(basename $0) $* P=$DPKG_MAINTSCRIPT_PACKAGE A=$DPKG_MAINTSCRIPT_ARCH N=$DPKG_MAINTSCRIPT_NAME R=$DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT AD=$DPKG_ADMINDIR RT=$DPKG_ROOT dir=$(basename $(dirname $0))" >> "$DPKG_ROOT/log"\n[ ! -e "$DPKG_ROOT/fail-$DPKG_MAINTSCRIPT_PACKAGE-$DPKG_MAINTSCRIPT_NAME-$1" ] || exit 3\nexit 0\n'
+# The package's Priority and Section change with its version: dpkg takes
+# them from an archive as soon as it reads it, into every stanza it then
+# writes, that of an undone unpack too.  "c" has no "./" entry, which
+# dpkg-deb always writes: dpkg's file list of it has no "/.".
 pkg() {	# NAME VERSION [FIELD VALUE]
 	{
 		[ $# -lt 4 ] || printf 'control-field %s %s\n' "$3" "$4"
+		case $2 in
+		1) printf 'control-field Priority optional\ncontrol-field Section misc\n' ;;
+		*) printf 'control-field Priority extra\ncontrol-field Section devel\n' ;;
+		esac
 		for s in preinst postinst prerm postrm; do
 			printf '%s\n' "control-file $s 0755 $S"
 		done
-		printf '%s\n' "dir ./ 0755" "dir ./usr 0755" "dir ./usr/share 0755" \
+		[ "$1" = c ] || echo "dir ./ 0755"
+		printf '%s\n' "dir ./usr 0755" "dir ./usr/share 0755" \
 		    "file ./usr/share/$1-$2 0644 text:$2" \
 		    "file ./usr/share/$1 0644 text:$1 $2"
 	} | make_pkg -a "${A:-all}" -m "T <t@example.org>" -d test "$1" "$2" -

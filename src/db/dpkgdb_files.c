@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "db/batchfile.h"
 #include "db/dpkgdb.h"
@@ -122,6 +123,21 @@ dpkgdb_others_installed(const struct dpkgdb *db)
 	return false;
 }
 
+bool
+dpkgdb_list_rooted(struct dpkgdb *db, const char *file)
+{
+	char head[3];
+	ssize_t n;
+	int dfd, fd;
+
+	if ((dfd = dirs_fd(db->dirs, db->infoidx)) < 0 ||
+	    (fd = openat(dfd, file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return true;
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	return n != sizeof(head) || memcmp(head, "/.\n", 3) == 0;
+}
+
 int
 dpkgdb_put_list(struct dpkgdb *db, const struct dpkgdb_new *p,
     struct dbp_error *err)
@@ -131,19 +147,25 @@ dpkgdb_put_list(struct dpkgdb *db, const struct dpkgdb_new *p,
 	FILE *fp;
 	int r;
 
+	if (snprintf(file, sizeof(file), "%s.list", p->infoname) >=
+	    (int)sizeof(file))
+		return dbp_err(err, ENAMETOOLONG, p->infoname,
+		    "cannot write dpkg's file list");
 	if ((fp = open_memstream(&list, &len)) == NULL)
 		return dbp_err(err, ENOMEM, p->infoname, "cannot write");
 	/*
 	 * dpkg keeps in a removed package's list the directories no
-	 * other package has: "/." only when no other is installed.
+	 * other package has: "/." only when no other is installed, and
+	 * only if its list had it.  A new list has it if the archive has
+	 * "./" (all that dpkg-deb builds).
 	 */
-	r = dpkgfmt_list(fp, p->rec, !p->removal ||
-	    !dpkgdb_others_installed(db));
+	if (p->removal)
+		r = dpkgfmt_list(fp, p->rec, !dpkgdb_others_installed(db) &&
+		    dpkgdb_list_rooted(db, file));
+	else
+		r = dpkgfmt_list(fp, p->rec, !p->rec->noroot);
 	if (fclose(fp) != 0 && r == 0)
 		r = -ENOMEM;
-	if (r == 0 && snprintf(file, sizeof(file), "%s.list",
-	    p->infoname) >= (int)sizeof(file))
-		r = -ENAMETOOLONG;
 	if (r != 0) {
 		free(list);
 		return dbp_err(err, -r, p->infoname,

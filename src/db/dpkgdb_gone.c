@@ -204,7 +204,7 @@ dpkgdb_disowned(struct dpkgdb *db, struct dbp_error *err)
 		free(info);
 		if ((fp = open_memstream(&list, &len)) == NULL)
 			return dbp_err(err, ENOMEM, file, "cannot write");
-		r = dpkgfmt_list(fp, rec, true);
+		r = dpkgfmt_list(fp, rec, dpkgdb_list_rooted(db, file));
 		if (fclose(fp) != 0 && r == 0)
 			r = -ENOMEM;
 		if (r == 0)

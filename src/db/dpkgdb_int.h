@@ -97,6 +97,11 @@ int dpkgdb_make_stanza(struct dpkgdb_new *p, struct dbp_error *err);
 int dpkgdb_put_info(struct dpkgdb *db, const struct dpkgdb_new *p,
     struct dbp_error *err);
 /* dpkgdb_files.c: P's file list (PKG.list). */
+/*
+ * Whether dpkg's file list FILE (in info/) begins with "/.", as every
+ * list of a package built by dpkg-deb does: true too when there is none.
+ */
+bool dpkgdb_list_rooted(struct dpkgdb *db, const char *file);
 int dpkgdb_put_list(struct dpkgdb *db, const struct dpkgdb_new *p,
     struct dbp_error *err);
 /* dpkgdb_gone.c: the packages the run took paths or conffiles from. */

@@ -120,6 +120,12 @@ struct record {
 		size_t pos;
 	} *filtered;
 	size_t nfiltered;
+	/*
+	 * Its archive had no entry for the root directory ("./"), which
+	 * dpkg-deb always writes: dpkg's file list then has no "/." either.
+	 * Known from the package's unpack only; not part of the format.
+	 */
+	bool noroot;
 	/* A staged record whose package disappears instead (recowners.h). */
 	bool gone;
 	/* A staged record that gave paths up to a later package of its run. */

@@ -19,13 +19,54 @@
  * replaced by TEXT[i] (NULL: left out), written and synced before it
  * replaces the old one, and the directory synced: one barrier for all.
  */
+/*
+ * TEXT with the Priority and Section of P's new control, where it has
+ * them, in dpkg's place for them (after Status): they are the package's,
+ * not a version's, and dpkg takes them from the archive as soon as it
+ * reads its control, so every stanza it writes from then on has them,
+ * that of an undone install or upgrade too.  The caller frees it; NULL
+ * when out of memory.
+ */
+static char *
+seq_classified(const struct seq_pkg *p, const char *text)
+{
+	const char *prio = control_get(p->ctl, "Priority");
+	const char *sect = control_get(p->ctl, "Section");
+	const char *line, *end;
+	char *t = NULL;
+	size_t len;
+	FILE *fp;
+
+	if ((fp = open_memstream(&t, &len)) == NULL)
+		return NULL;
+	for (line = text; *line != '\0'; line = end) {
+		end = strchr(line, '\n');
+		end = end != NULL ? end + 1 : line + strlen(line);
+		if ((prio != NULL && strncmp(line, "Priority: ", 10) == 0) ||
+		    (sect != NULL && strncmp(line, "Section: ", 9) == 0))
+			continue;
+		fwrite(line, 1, (size_t)(end - line), fp);
+		if (strncmp(line, "Status: ", 8) != 0)
+			continue;
+		if (prio != NULL)
+			fprintf(fp, "Priority: %s\n", prio);
+		if (sect != NULL)
+			fprintf(fp, "Section: %s\n", sect);
+	}
+	if (fclose(fp) != 0) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
 int
 seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
     size_t n, struct dbp_error *err)
 {
 	struct dpkgstatus status = { NULL, 0 };
 	struct dpkgstatus_add *add;
-	char *old = NULL, *out = NULL;
+	char *old = NULL, *out = NULL, **mine;
 	size_t len = 0, olen, nadd = 0, i;
 	int fd = -1, r;
 
@@ -41,16 +82,29 @@ seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
 		dpkgstatus_clear(&status);
 		return dbp_err(err, ENOMEM, NULL, "cannot write status");
 	}
-	for (i = 0; i < n; i++) {
+	if ((mine = calloc(n + 1, sizeof(*mine))) == NULL) {
+		free(add);
+		dpkgstatus_clear(&status);
+		return dbp_err(err, ENOMEM, NULL, "cannot write status");
+	}
+	for (i = 0; r == 0 && i < n; i++) {
 		(void)dpkgstatus_take(&status, p[i]->name, p[i]->arch,
 		    p[i]->ma);
-		if (text[i] != NULL) {
-			add[nadd].name = p[i]->name;
-			add[nadd].arch = p[i]->arch;
-			add[nadd++].text = text[i];
-		}
+		if (text[i] == NULL)
+			continue;
+		/* A package of the call, read from its archive. */
+		if (p[i]->ctl != NULL && p[i]->file != NULL &&
+		    (mine[i] = seq_classified(p[i], text[i])) == NULL)
+			r = -ENOMEM;
+		add[nadd].name = p[i]->name;
+		add[nadd].arch = p[i]->arch;
+		add[nadd++].text = mine[i] != NULL ? mine[i] : text[i];
 	}
-	r = dpkgstatus_merge(&status, add, nadd, &out, &olen);
+	if (r == 0)
+		r = dpkgstatus_merge(&status, add, nadd, &out, &olen);
+	for (i = 0; i < n; i++)
+		free(mine[i]);
+	free(mine);
 	free(add);
 	dpkgstatus_clear(&status);
 	if (r != 0)
