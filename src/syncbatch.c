@@ -449,7 +449,8 @@ syncbatch_rename(struct syncbatch *sb, struct dbp_error *err)
 	if (!sb->prepared && (r = syncbatch_prepare(sb, NULL, 0, err)) != 0)
 		return r;
 	/* Data first: a name must never point at data that is not durable. */
-	if ((r = syncstep_journal_first(sb, err)) != 0 ||
+	if ((!sb->ops->journal_in_barrier &&
+	    (r = syncstep_journal_first(sb, err)) != 0) ||
 	    (r = sb->ops->data_barrier(sb, err)) != 0)
 		return r;
 	for (i = 0; i < sb->n; i++)

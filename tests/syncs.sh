@@ -2,22 +2,28 @@
 # SPDX-License-Identifier: MIT
 # The sync calls of a run in the default mode (syncfs) on a journaled
 # ext4, counted with strace: counts that do not drift, unlike seconds.
-#  - The journal's lines are synced by one fdatasync before the data
-#    barrier: its name needs no fsync of the directory on ext4 with a
-#    journal (fskind_fsync_names_new).
+#  - The journal's lines are written back and waited for ("writeback":
+#    sync_file_range, no commit of the file system) and the data
+#    barrier makes them durable with the temporaries' names.
 #  - The commit line is written before the names barrier, which carries
 #    it (one filesystem): no sync of its own.
 #  - With dpkg's database and --maintscripts, a group with no script to
 #    run writes no half-installed status (apt still reads the line), and
-#    one with a preinst writes it durably before the preinst runs.
+#    one with a preinst writes it durably before the preinst runs: on
+#    ext4 with a journal (and xfs) the new status file is written back,
+#    renamed, and one fsync of the directory commits both.
 #  - Past the commit, a cleanup that removes only backups in the
 #    databases' directories (dpkg's status and info files, records), on
 #    the journal's own file system, is left to it: no last barrier.  An
 #    upgrade's backups and obsolete paths in the tree still get one.
 #  - The store of unpacked files on the root's filesystem is made durable
 #    by the run's data barrier, not by a syncfs of its own.
-#  - With a second filesystem in the root, the commit line comes after
-#    the names barrier of both, with its own fdatasync.
+#  - The dpkg for apt runs dpkg --configure under debunpack-nosync on a
+#    journaled ext4 and with its own syncs elsewhere, a syncfs of the
+#    root after either; DEBUNPACK_DPKG_CONFIGURE=dpkg hands it on as is.
+#  - With a second filesystem in the root, the journal's lines are synced
+#    by their own fdatasync before the data barrier, and the commit line
+#    comes after the names barrier of both, with its own fdatasync.
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: the loop device needs root"
@@ -57,9 +63,10 @@ synced() {
 	sy_name=$1
 	shift
 	strace -f -qq -s 65536 -o "$T/$sy_name.trace" \
-	    -e trace=fsync,fdatasync,syncfs,write "$DEBUNPACK" -q "$@" \
+	    -e trace=fsync,fdatasync,syncfs,sync_file_range,write "$DEBUNPACK" -q "$@" \
 	    > "$T/$sy_name.out" 2>&1 || fail "$sy_name: $(cat "$T/$sy_name.out")"
 	sed -n 's/^[0-9]* *\(fsync\|fdatasync\|syncfs\)(.*/\1/p
+	    s/^[0-9]* *sync_file_range(.*WAIT_BEFORE|SYNC_FILE_RANGE_WRITE|SYNC_FILE_RANGE_WAIT_AFTER).*/writeback/p
 	    s/^[0-9]* *write(.*commit\\n", .*/commit/p' "$T/$sy_name.trace" |
 	    tr '\n' ' ' | sed 's/ $//' > "$T/$sy_name.calls"
 }
@@ -73,10 +80,10 @@ expect() {
 R=$T/m/r
 mkdir "$R" "$T/m/s"
 synced install --root "$R" "$a1"
-expect install "fdatasync syncfs commit syncfs"
+expect install "writeback syncfs commit syncfs"
 # The upgrade has backups and an obsolete path to remove after the commit.
 synced upgrade --root "$R" "$a2"
-expect upgrade "fdatasync syncfs commit syncfs syncfs"
+expect upgrade "writeback syncfs commit syncfs syncfs"
 [ ! -e "$R/usr/share/app/b" ] && [ -f "$R/usr/share/app/c" ] ||
     fail "upgrade: the tree is not version 2's"
 
@@ -85,25 +92,25 @@ D=$T/m/d
 empty_dpkg_db "$D"
 synced noscripts --root "$D" --dpkg-db --maintscripts \
     --force-script-chrootless --status-fd 1 "$a1"
-expect noscripts "fdatasync syncfs commit syncfs"
+expect noscripts "writeback syncfs commit syncfs"
 grep -qx 'status: app: half-installed' "$T/noscripts.out" ||
     fail "noscripts: no half-installed status line: $(cat "$T/noscripts.out")"
 synced preinst --root "$D" --dpkg-db --maintscripts \
     --force-script-chrootless "$p1"
-expect preinst "fdatasync fsync fdatasync syncfs commit syncfs"
+expect preinst "writeback fsync writeback syncfs commit syncfs"
 [ -z "$(find "$D/var/lib/dpkg" "$D/var/lib/debunpack" -name '*.debunpack-*')" ] ||
     fail "preinst: backups left in the databases: $(find "$D/var/lib" -name '*.debunpack-*')"
 # An upgrade replaces and drops paths in the tree: the last barrier stays.
 synced dbupgrade --root "$D" --dpkg-db --maintscripts \
     --force-script-chrootless "$a2"
-expect dbupgrade "fdatasync syncfs commit syncfs syncfs"
+expect dbupgrade "writeback syncfs commit syncfs syncfs"
 dpkg-query --admindir="$D/var/lib/dpkg" -W -f '${Status}\n' app pre > "$T/st" 2>&1 &&
     [ "$(sort -u "$T/st")" = "install ok unpacked" ] ||
     fail "dpkg's status after the runs: $(cat "$T/st")"
 
 # The store on the root's file system: filled by a fresh install.
 synced store --root "$T/m/s" --cache="$T/m/cache" "$a1"
-expect store "fdatasync syncfs commit syncfs"
+expect store "writeback syncfs commit syncfs"
 [ "$(ls "$T/m/cache/entries" | wc -l)" = 1 ] ||
     fail "store: the run's entry is not in the store"
 
@@ -113,3 +120,48 @@ mount -t tmpfs tmpfs "$T/m/t/usr/share" || skip "cannot mount a tmpfs"
 synced twofs --root "$T/m/t" "$a1"
 umount "$T/m/t/usr/share"
 expect twofs "fdatasync syncfs syncfs syncfs syncfs commit fdatasync"
+
+# The dpkg for apt hands --configure to dpkg (here a stand-in that tells
+# whether its sync calls are filtered, and syncs once): on this journaled
+# ext4, under debunpack-nosync, then one syncfs of the root; on a tmpfs,
+# dpkg with its own syncs, then the barrier all the same.
+if [ -x "${DPKGSHIM:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] &&
+    "$DEBUNPACK_NOSYNC" true 2> /dev/null; then
+	cat > "$T/fakedpkg" <<'EOS'
+#!/bin/sh
+echo "dpkg $* nosync=${DEBUNPACK_NOSYNC_ACTIVE:-no}"
+sync -f /
+EOS
+	chmod +x "$T/fakedpkg"
+	conf() {	# NAME ROOT: the shim's --configure -a on ROOT, traced
+		DEBUNPACK_DPKG=$T/fakedpkg DEBUNPACK_DPKG_DEBUG=1 strace -f -qq \
+		    -o "$T/$1.trace" -e trace=fsync,fdatasync,syncfs "$DPKGSHIM" \
+		    --root="$2" --configure -a > "$T/$1.out" 2>&1 ||
+		    fail "$1: $(cat "$T/$1.out")"
+		# The stand-in's own sync, then the shim's barrier.
+		grep -c 'syncfs(' "$T/$1.trace" > "$T/$1.n"
+	}
+	conf conf-ext4 "$D"
+	grep -q "^dpkg .*--configure -a nosync=1$" "$T/conf-ext4.out" &&
+	    grep -q 'under debunpack-nosync' "$T/conf-ext4.out" ||
+	    fail "conf-ext4: dpkg not batched: $(cat "$T/conf-ext4.out")"
+	[ "$(cat "$T/conf-ext4.n")" -ge 2 ] ||
+	    fail "conf-ext4: no barrier after dpkg: $(cat "$T/conf-ext4.trace")"
+	echo "ok conf-ext4: dpkg under debunpack-nosync, one barrier after"
+	mkdir -p "$T/m/tm"
+	mount -t tmpfs tmpfs "$T/m/tm" || skip "cannot mount a tmpfs"
+	empty_dpkg_db "$T/m/tm"
+	conf conf-tmpfs "$T/m/tm"
+	umount "$T/m/tm"
+	grep -q "^dpkg .*--configure -a nosync=no$" "$T/conf-tmpfs.out" &&
+	    grep -q 'with its own syncs' "$T/conf-tmpfs.out" ||
+	    fail "conf-tmpfs: $(cat "$T/conf-tmpfs.out")"
+	[ "$(cat "$T/conf-tmpfs.n")" -ge 2 ] ||
+	    fail "conf-tmpfs: no barrier after dpkg: $(cat "$T/conf-tmpfs.trace")"
+	echo "ok conf-tmpfs: dpkg with its own syncs, one barrier after"
+	DEBUNPACK_DPKG=$T/fakedpkg DEBUNPACK_DPKG_CONFIGURE=dpkg "$DPKGSHIM" \
+	    --root="$D" --configure -a > "$T/conf-off.out" 2>&1 ||
+	    fail "conf-off: $(cat "$T/conf-off.out")"
+	grep -q "nosync=no$" "$T/conf-off.out" ||
+	    fail "conf-off: DEBUNPACK_DPKG_CONFIGURE=dpkg still batched"
+fi

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/dpkgargs.h"
+#include "cli/shimconf.h"
 #include "cli/shimtrig.h"
 #include "cli/shimcall.h"
 #include "db/dpkgstatus.h"
@@ -553,6 +554,7 @@ main(int argc, char **argv)
 	struct shimpkg *pkgs = NULL;
 	const char *cfgdir, *why, *log;
 	char whybuf[PATH_MAX + 64];
+	enum shimconf_how how;
 	struct shim s;
 	FILE *fp;
 	int r, rc;
@@ -580,8 +582,22 @@ main(int argc, char **argv)
 		shim_free(&s, NULL);
 		return rc;
 	}
-	if (s.a.action->verdict != DPKGARGS_RUN)
-		return shim_handon(&s, "action --%s", s.a.action->name);
+	if (s.a.action->verdict != DPKGARGS_RUN) {
+		/* dpkg's call still, with one barrier after (shimconf.c). */
+		how = shim_where(&s) != 0 ? SHIMCONF_EXEC : shimconf_how(&s,
+		    s.a.action->name, whybuf, sizeof(whybuf));
+		if (how == SHIMCONF_EXEC)
+			return shim_handon(&s, "action --%s", s.a.action->name);
+		if (s.verbose)
+			fprintf(stderr, "debunpack-dpkg: --%s: %s%s, then one"
+			    " barrier%s%s\n", s.a.action->name, s.dpkg,
+			    how == SHIMCONF_BATCHED ? " under debunpack-nosync" :
+			    " with its own syncs", how == SHIMCONF_BATCHED ?
+			    "" : ": ", how == SHIMCONF_BATCHED ? "" : whybuf);
+		rc = shimconf_run(&s, how == SHIMCONF_BATCHED);
+		shim_free(&s, NULL);
+		return rc;
+	}
 	if (shim_ask_debunpack(&s) != 0)
 		return shim_handon(&s, "'%s --help' failed", s.debunpack);
 	if ((why = shim_judge(&s, whybuf, sizeof(whybuf))) != NULL)

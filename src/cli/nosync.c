@@ -24,6 +24,23 @@ static const char *const nosync_calls[] = {
 	"sync_file_range2", "arm_sync_file_range",
 };
 
+/*
+ * No filter: fail (1), or where the caller asked for it
+ * (DEBUNPACK_NOSYNC_FALLBACK set: the dpkg for apt, whose barrier after
+ * the command is then only redundant), run the command with its syncs.
+ */
+static int
+nosync_fallback(char **argv)
+{
+	if (getenv("DEBUNPACK_NOSYNC_FALLBACK") == NULL)
+		return 1;
+	unsetenv("DEBUNPACK_NOSYNC_FALLBACK");
+	execvp(argv[1], argv + 1);
+	fprintf(stderr, "debunpack-nosync: '%s': %s\n", argv[1],
+	    strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -37,7 +54,7 @@ main(int argc, char **argv)
 	}
 	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL) {
 		fprintf(stderr, "debunpack-nosync: cannot make a seccomp filter\n");
-		return 1;
+		return nosync_fallback(argv);
 	}
 	for (i = 0; i < sizeof(nosync_calls) / sizeof(nosync_calls[0]); i++) {
 		/* Calls this architecture lacks are left out. */
@@ -49,7 +66,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "debunpack-nosync: %s: %s\n",
 			    nosync_calls[i], strerror(-r));
 			seccomp_release(ctx);
-			return 1;
+			return nosync_fallback(argv);
 		}
 	}
 	r = seccomp_load(ctx);
@@ -57,8 +74,9 @@ main(int argc, char **argv)
 	if (r != 0) {
 		fprintf(stderr, "debunpack-nosync: cannot install the seccomp"
 		    " filter: %s\n", strerror(-r));
-		return 1;
+		return nosync_fallback(argv);
 	}
+	unsetenv("DEBUNPACK_NOSYNC_FALLBACK");
 	/* debunpack --stats tells that its syncs did nothing. */
 	if (setenv("DEBUNPACK_NOSYNC_ACTIVE", "1", 1) != 0) {
 		fprintf(stderr, "debunpack-nosync: cannot set the"

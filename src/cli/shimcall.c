@@ -495,6 +495,12 @@ shim_changes_root(const struct shim *s)
 }
 
 int
+shim_where(struct shim *s)
+{
+	return s->instdir == NULL ? shim_dirs(s) : 0;
+}
+
+int
 shim_recover_argv(struct shim *s, struct argvec *av)
 {
 	struct stat b;

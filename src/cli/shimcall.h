@@ -58,6 +58,9 @@ const char *shim_judge(struct shim *s, char *why, size_t n);
  */
 int shim_recover_argv(struct shim *s, struct argvec *av);
 
+/* S->instdir and S->admindir as dpkg would have them.  0 or -ENOMEM. */
+int shim_where(struct shim *s);
+
 /* debunpack's command line for the call, into AV.  0 or -ENOMEM. */
 int shim_unpack_argv(struct shim *s, struct argvec *av);
 

@@ -193,6 +193,64 @@ fskind_fsync_names_new(int fd)
 	}
 }
 
+/*
+ * Whether the filesystem of FD is mounted with super option OPT (one of
+ * the comma-separated words after " - TYPE SOURCE " in mountinfo): -1
+ * when no mount of its device is found.
+ */
+static int
+fskind_super_opt(int fd, const char *opt)
+{
+	char line[4096], dev[32], *p, *w, *save;
+	struct stat st;
+	int found = -1;
+	FILE *fp;
+
+	if (fstat(fd, &st) != 0 ||
+	    (fp = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return -1;
+	snprintf(dev, sizeof(dev), " %u:%u ", major(st.st_dev),
+	    minor(st.st_dev));
+	while (found != 1 && fgets(line, sizeof(line), fp) != NULL) {
+		if (strstr(line, dev) == NULL ||
+		    (p = strstr(line, " - ")) == NULL)
+			continue;
+		/* Past the type and the source: the super options. */
+		if ((p = strchr(p + 3, ' ')) == NULL ||
+		    (p = strchr(p + 1, ' ')) == NULL)
+			continue;
+		p[strcspn(p, "\n")] = '\0';
+		found = 0;
+		for (w = strtok_r(p + 1, ",", &save); w != NULL;
+		    w = strtok_r(NULL, ",", &save))
+			if (strcmp(w, opt) == 0)
+				found = 1;
+	}
+	fclose(fp);
+	return found;
+}
+
+bool
+fskind_orders_replacements(int fd)
+{
+	return fskind_type(fd) == FS_EXT && fskind_ext_journaled(fd) &&
+	    fskind_super_opt(fd, "noauto_da_alloc") == 0 &&
+	    fskind_super_opt(fd, "data=writeback") == 0;
+}
+
+bool
+fskind_writeback_orders(int fd)
+{
+	switch (fskind_type(fd)) {
+	case FS_XFS:
+		return true;
+	case FS_EXT:
+		return fskind_ext_journaled(fd);
+	default:
+		return false;
+	}
+}
+
 bool
 fskind_links_new(int fd)
 {

@@ -48,6 +48,35 @@ const char *fskind_why(enum fskind_sync kind);
 bool fskind_fsync_names_new(int fd);
 
 /*
+ * Whether, once a file's data was written back and waited for
+ * (sync_file_range), every later metadata change of FD's filesystem
+ * reaches the disk only with what makes that data visible (its size, its
+ * blocks): ext3 and ext4 with a journal put them in the running jbd2
+ * transaction when the writeback maps the blocks, and commit in order;
+ * xfs logs the size at the I/O's completion, before the writeback ends,
+ * and writes its log in order.  Then a rename of the file over another
+ * and one commit (an fsync of the directory) replace it whole, where
+ * fdatasync first would be one commit more.  Not btrfs, which records a
+ * file's extents after its writeback has ended; false when unknown.
+ */
+bool fskind_writeback_orders(int fd);
+
+/*
+ * Whether FD's filesystem keeps every change in the order it was made
+ * even when nothing is synced, and a file replaced by a rename over it
+ * reaches the disk with its data: ext3 and ext4 with a journal commit
+ * their transactions in order, in data=ordered (or journal) mode write a
+ * file's newly allocated blocks before the commit that holds them, and
+ * with auto_da_alloc (both the defaults) give a file renamed over
+ * another its blocks before the rename is committed.  A power cut then
+ * leaves some prefix of the changes, but for new names whose file's data
+ * had not been written back (an empty file).  False when unknown, or
+ * mounted data=writeback or noauto_da_alloc (the mount options are read
+ * from /proc/self/mountinfo).
+ */
+bool fskind_orders_replacements(int fd);
+
+/*
  * Whether a new name in FD's directory is better linked to its temporary,
  * the temporary removed after all links, than renamed (syncbatch.c,
  * sb_rename_one): on xfs, where renames of new names keep converting a

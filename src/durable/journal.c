@@ -311,6 +311,25 @@ journal_flush(struct journal *j, struct dbp_error *err)
 	return 0;
 }
 
+int
+journal_writeback(struct journal *j, struct dbp_error *err)
+{
+	int r;
+
+	if ((r = journal_flush(j, err)) != 0 || j->fp == NULL)
+		return r;
+#ifdef HAVE_SYNC_FILE_RANGE
+	j->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
+	if (sync_file_range(fileno(j->fp), 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
+	    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EINVAL)
+		return dbp_err(err, errno, JOURNAL_NAME, "cannot write journal");
+#endif
+	/* No way to write it back alone: synced by itself, as before. */
+	return journal_sync(j, err);
+}
+
 void
 journal_covered(struct journal *j)
 {

@@ -130,6 +130,14 @@ int journal_flush(struct journal *j, struct dbp_error *err);
 void journal_covered(struct journal *j);
 
 /*
+ * journal_flush, then the lines written back and waited for, without
+ * a commit of the file system: the metadata that makes them visible
+ * (the file's size, its blocks) is then in the file system's running
+ * transaction, so the barrier's first commit carries them (syncfs.c).
+ */
+int journal_writeback(struct journal *j, struct dbp_error *err);
+
+/*
  * The run's commit point: from the durable "commit" line on, a repair
  * rolls the run forward instead of back.
  */

@@ -55,6 +55,8 @@ struct syncbatch_ops {
 	bool keep_fds;		/* keep written files open until the commit */
 	bool link_new;		/* new names are linked, temporaries removed
 				   after all links (see sb_rename_one) */
+	bool journal_in_barrier;	/* data_barrier makes the journal
+					   durable first, its own way */
 	/* a batch starts: state of its own (syncbatch_new) */
 	int (*init)(struct syncbatch *);
 	/* a batch shares the barriers of PEER (syncbatch_new_like) */

@@ -100,37 +100,46 @@ syncfs_report(struct syncbatch *sb)
 }
 
 /*
- * The journal before anything else: its lines are synced by themselves
- * before the first barrier, never carried by it.  A syncfs commits what
- * it finds in more than one transaction (ext4: one before it waits for
- * the writeback, one after), and a journal's new lines become visible
- * only with its size, updated when its page is written back: the first
- * transaction could then hold the temporaries' names without the lines
- * that name them.  The power-loss matrix finds that state.
- * The commit line is the other way round: it may be carried by the
- * names barrier, where syncfs_carries said so (one filesystem holds the
- * journal and every name): nothing can make it visible before the
- * renames made before it.  Should more filesystems come, it is synced
- * after them.  *CARRIED: the barrier to come makes it durable.
+ * The journal's pending lines, before the barrier: made durable by it
+ * where the journal and everything the run wrote are on one filesystem
+ * whose syncfs is trusted (*CARRIED), else synced by themselves first.
+ * A syncfs commits what it finds in more than one transaction (ext4: one
+ * before it waits for the writeback, one after), and a journal's new
+ * lines become visible only with its size, updated when its pages are
+ * written back: left to the syncfs, the first transaction could hold the
+ * temporaries' names without the lines that name them (the power-loss
+ * matrix finds that state).  So the lines are written back and waited
+ * for first (journal_writeback): their size and blocks are then in the
+ * running transaction, and whichever commit makes the names durable
+ * makes them durable too; the lines' own fdatasync, one more commit of
+ * the file system, is saved.  xfs does nothing in syncfs's first pass
+ * and btrfs commits its transaction whole: one commit carries all.
+ * The commit line needs no more: it may reach the disk before the
+ * renames made before it, never the other way round, since the
+ * filesystem's journal keeps its metadata in order.
+ * Across filesystems there is no such order: the lines are synced
+ * first, and a commit line after the barrier.
  */
 static int
 syncfs_journal(struct syncbatch *sb, bool *carried, struct dbp_error *err)
 {
 	enum fskind_sync kind;
 	const char *name;
+	bool committed;
 	int fd, r;
 
 	*carried = false;
 	if (sb->journal == NULL || !journal_pending(sb->journal))
 		return 0;
-	if (!journal_committed(sb->journal) || sb->aborting ||
-	    (fd = journal_dirfd(sb->journal, &name)) < 0)
+	committed = journal_committed(sb->journal);
+	if (sb->aborting || (fd = journal_dirfd(sb->journal, &name)) < 0)
 		return syncstep_journal_first(sb, err);
 	if ((r = fsset_add(sb->fs->set, fd, name, &kind)) != 0)
 		return dbp_err(err, -r, name, "cannot open filesystem");
 	if (kind != FSKIND_SYNCFS || fsset_count(sb->fs->set) > 1)
-		return 0;
-	if ((r = journal_flush(sb->journal, err)) != 0)
+		return committed ? 0 : syncstep_journal_first(sb, err);
+	if ((r = committed ? journal_flush(sb->journal, err) :
+	    journal_writeback(sb->journal, err)) != 0)
 		return r;
 	*carried = true;
 	return 0;
@@ -185,10 +194,12 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 	int r;
 
 	/*
-	 * The journal before any directory is synced; a commit line's
-	 * filesystems were all added by syncfs_carries already.
+	 * Every filesystem the barrier syncs known first, so that the
+	 * journal knows whether it can carry it; the journal before any
+	 * directory is synced.
 	 */
-	if ((r = syncfs_journal(sb, &carried, err)) != 0 ||
+	if ((r = syncfs_add_dirs(sb, false, err)) != 0 ||
+	    (r = syncfs_journal(sb, &carried, err)) != 0 ||
 	    (r = syncfs_add_dirs(sb, true, err)) != 0)
 		return r;
 	if ((r = fsset_syncfs(fs->set, &sb->st->calls[SC_SYNCFS], err)) != 0)
@@ -284,9 +295,14 @@ syncfs_data_barrier(struct syncbatch *sb, struct dbp_error *err)
 	double t0 = stats_now();
 	int r = 0;
 
-	/* Another batch's barrier may have covered this one's files. */
+	/*
+	 * Another batch's barrier may have covered this one's files; the
+	 * journal is synced before any rename all the same.
+	 */
 	if (sb->fs->data)
 		r = syncfs_all(sb, err);
+	else
+		r = syncstep_journal_first(sb, err);
 	if (r == 0)
 		r = syncfs_check(sb, err);
 	sb->st->phase[PH_FDATASYNC] += stats_now() - t0;
@@ -435,4 +451,5 @@ const struct syncbatch_ops syncbatch_syncfs = {
 	.renamed = syncfs_renamed,
 	.names_barrier = syncfs_names_barrier,
 	.cleanup_barrier = syncfs_cleanup_barrier,
+	.journal_in_barrier = true,
 };

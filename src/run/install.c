@@ -601,11 +601,12 @@ install_store_commit(struct install *in, bool synced)
 }
 
 /*
- * Every rename to come in the journal, synced with the directory lines,
- * before any data is synced (else a power cut could keep names no
- * durable journal lists); data durable before the first rename
- * (syncbatch_rename).  Files first, then the records that describe them;
- * then the obsolete paths are planned.
+ * Every rename to come in the journal, durable with the directory lines
+ * no later than the temporaries' names (else a power cut could keep
+ * names no durable journal lists: syncbatch_rename syncs it first, or
+ * its data barrier carries it); data durable before the first rename.
+ * Files first, then the records that describe them; then the obsolete
+ * paths are planned.
  * The names are made durable by install_commit.  A failure here is
  * undone by install_abort.
  */
@@ -621,7 +622,6 @@ install_prepare(struct install *in, struct dbp_error *err)
 	if ((in->db != NULL && (r = dpkgdb_prepare(in->db, err)) != 0) ||
 	    (r = syncbatch_prepare(in->sb, in->j, JOURNAL_ROOT, err)) != 0 ||
 	    (r = manifest_prepare(in->man, in->j, err)) != 0 ||
-	    (r = journal_sync(in->j, err)) != 0 ||
 	    (r = syncbatch_rename(in->sb, err)) != 0)
 		return r;
 	/* The store's contents are durable with the data: its entries now. */

@@ -12,6 +12,7 @@
 
 #include "db/dpkgfmt.h"
 #include "durable/fileat.h"
+#include "durable/fskind.h"
 #include "run/unpackseq_int.h"
 
 /*
@@ -58,6 +59,28 @@ seq_classified(const struct seq_pkg *p, const char *text)
 		return NULL;
 	}
 	return t;
+}
+
+/*
+ * The new status file's data on the disk before its rename can be: where
+ * the filesystem orders the rest after it (fskind_writeback_orders),
+ * written back and waited for, and the one commit of the directory's
+ * fsync makes both durable; else its own fdatasync first, as dpkg's.
+ * 0, or -1 with errno set.
+ */
+static int
+seq_status_data(struct seq *s, int fd)
+{
+#ifdef HAVE_SYNC_FILE_RANGE
+	if (fskind_writeback_orders(s->adfd)) {
+		if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
+		    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) == 0)
+			return 0;
+		if (errno != ENOSYS && errno != EINVAL)
+			return -1;
+	}
+#endif
+	return fdatasync(fd);
 }
 
 int
@@ -127,7 +150,7 @@ seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
 			q += w;
 			left -= (size_t)w;
 		}
-		if (r == 0 && fdatasync(fd) != 0)
+		if (r == 0 && seq_status_data(s, fd) != 0)
 			r = -errno;
 		if (close(fd) != 0 && r == 0)
 			r = -errno;

@@ -23,6 +23,14 @@
 #             var/cache/debunpack), filled and synced by an earlier run
 #             on the same file system: cloned (FICLONE) on xfs (made with
 #             reflink=1) and btrfs, copied by the kernel on ext4
+#             or configure: dpkg --configure -a of version 1 of "app"
+#             (its postinst makes a symlink) and "lib", unpacked (its
+#             conffile at .dpkg-new), as the dpkg for apt runs it
+#             (DPKGSHIM: the real dpkg under debunpack-nosync, then one
+#             barrier; MODE none: dpkg under debunpack-nosync alone,
+#             the negative control): after each crash state, the real
+#             dpkg's --configure -a must leave the tree and the status
+#             that durable dpkg leaves;
 #             or dbinstall: the same as a first install (version 1 of
 #             "app", with its scripts, and "lib" into dpkg's empty
 #             database), where only the databases' backups are left to
@@ -180,6 +188,12 @@ control-file preinst 0755 #!/bin/sh\\nexit 0\\n\
 control-file postrm 0755 #!/bin/sh\\nexit 0\\n' "$T/$d.desc" > "$T/${d}s.desc"
 done
 v1s=$(build_deb v1s "$T/v1s.desc")
+# For "configure": a postinst that changes the root by metadata alone (a
+# maintainer script's unsynced data is not dpkg's to make durable).
+sed '/^control-file conffiles/a\
+control-file postinst 0755 #!/bin/sh\\nmkdir -p "$DPKG_ROOT/var/lib/app"\\nln -sfn configured "$DPKG_ROOT/var/lib/app/state"\\n' \
+    "$T/v1.desc" > "$T/v1c.desc"
+v1c=$(build_deb v1c "$T/v1c.desc")
 v2s=$(build_deb v2s "$T/v2s.desc")
 db="" dbrun=""
 # "app"'s version before and after the run, for dpkg_fits.
@@ -192,6 +206,10 @@ cloned) pre=$v1 run="$v2 $lib" ;;
 scripts) pre=$v1s run="$v2s $lib" db=--dpkg-db
 	dbrun="--dpkg-db --maintscripts --force-script-chrootless"
 	command -v dpkg-query > /dev/null || skip "dpkg-query missing" ;;
+configure) pre="" run="" db=--dpkg-db
+	[ -x "${DPKGSHIM:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] ||
+	    skip "the dpkg for apt or debunpack-nosync not built"
+	command -v dpkg > /dev/null || skip "dpkg missing" ;;
 dbinstall) pre="" run="$v1s $lib" db=--dpkg-db appold="" appnew=1
 	dbrun="--dpkg-db --maintscripts --force-script-chrootless"
 	command -v dpkg-query > /dev/null || skip "dpkg-query missing" ;;
@@ -219,12 +237,22 @@ mkdir "$T/old" "$T/new"
 [ $fuse = no ] || mkdir -p "$T/old/usr/share" "$T/new/usr/share"
 dbroot "$T/old"
 dbroot "$T/new"
-# shellcheck disable=SC2086 # DB, DBRUN and RUN hold several words
-[ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/old" $db "$pre"
-# shellcheck disable=SC2086
-[ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/new" $db "$pre"
-# shellcheck disable=SC2086
-"$DEBUNPACK" -q --root "$T/new" $dbrun $run
+if [ "$scenario" = configure ]; then
+	# Unpacked, then configured by durable dpkg: what must be after.
+	for d in "$T/old" "$T/new"; do
+		"$DEBUNPACK" -q --root "$d" --dpkg-db "$v1c" "$lib" ||
+		    fail "unpack into $d"
+	done
+	dpkg_in "$T/new" --configure -a > "$T/ref.log" 2>&1 ||
+	    fail "dpkg --configure -a: $(cat "$T/ref.log")"
+else
+	# shellcheck disable=SC2086 # DB, DBRUN and RUN hold several words
+	[ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/old" $db "$pre"
+	# shellcheck disable=SC2086
+	[ -z "$pre" ] || "$DEBUNPACK" -q --root "$T/new" $db "$pre"
+	# shellcheck disable=SC2086
+	"$DEBUNPACK" -q --root "$T/new" $dbrun $run
+fi
 $CHECK list "$T/old" > "$T/old.list"
 $CHECK list "$T/new" > "$T/new.list"
 
@@ -319,6 +347,8 @@ r=$rootdir
 dbroot "$r"
 # shellcheck disable=SC2086
 [ -z "$pre" ] || "$DEBUNPACK" -q --root "$r" $db "$pre" || fail "install $pre"
+[ "$scenario" != configure ] ||
+    "$DEBUNPACK" -q --root "$r" --dpkg-db "$v1c" "$lib" || fail "unpack into $r"
 if [ -n "$store" ]; then
 	# The store filled by an earlier run into a root beside, which goes:
 	# its entries and contents stay, durable before the recording.
@@ -345,7 +375,27 @@ mount $opts "$loop" "$T/m" || fail "mount on the recorder"
 root "$T/m"
 r=$rootdir
 echo start > "$T/fuse/mark"
-if [ "$kill" = 0 ]; then
+how=""
+if [ "$scenario" = configure ] && [ "$mode" = none ]; then
+	# The negative control: dpkg's syncs suppressed, and no barrier.
+	PATH=$PATH:/usr/sbin:/sbin "$DEBUNPACK_NOSYNC" dpkg --root="$r" \
+	    --force-not-root --force-script-chrootless --log=/dev/null \
+	    --configure -a < /dev/null > "$T/run.stats" 2>&1 ||
+	    fail "recorded run: $(cat "$T/run.stats")"
+	how=" (dpkg, no sync at all)"
+elif [ "$scenario" = configure ]; then
+	# As apt runs it; the shim says whether dpkg's syncs were batched.
+	PATH=$PATH:/usr/sbin:/sbin DEBUNPACK_DPKG=$(command -v dpkg) \
+	    DEBUNPACK_DPKG_DEBUG=1 "$DPKGSHIM" --root="$r" --force-not-root \
+	    --force-script-chrootless --log=/dev/null --configure -a \
+	    < /dev/null > "$T/run.stats" 2>&1 ||
+	    fail "recorded run: $(cat "$T/run.stats")"
+	if grep -q 'under debunpack-nosync' "$T/run.stats"; then
+		how=" (dpkg batched)"
+	else
+		how=" (dpkg's own syncs)"
+	fi
+elif [ "$kill" = 0 ]; then
 	# shellcheck disable=SC2086
 	"$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $dbrun $storerun $run \
 	    > "$T/run.stats" || fail "recorded run"
@@ -463,6 +513,36 @@ dpkg_fits() {
 	done
 }
 
+# configure_state ROOT DONE: for "configure", a crash state ROOT is one
+# that the real dpkg's --configure -a finishes to what durable dpkg left
+# (the new tree, both packages installed, --audit clean); once exit 0 is
+# durable (DONE 1) it is that already.  Prints what is not.
+configure_state() {
+	cs_want="app install ok installed
+lib install ok installed"
+	if [ "$2" = 1 ]; then
+		cs_w=$($CHECK whole "$1" "$T/old.list" "$T/new.list" 2>&1)
+		[ "$cs_w" = new ] || echo "the tree after exit 0 was durable: $cs_w"
+		cs_st=$(dpkg-query --admindir="$1/var/lib/dpkg" -W \
+		    -f '${Package} ${Status}\n' app lib 2> /dev/null)
+		[ "$cs_st" = "$cs_want" ] ||
+		    echo "the status after exit 0 was durable: $cs_st"
+	fi
+	dpkg_in "$1" --configure -a > "$T/cfg.log" 2>&1 || {
+		echo "dpkg --configure -a failed: $(tail -n 3 "$T/cfg.log" | tr '\n' ' ')"
+		return 0
+	}
+	cs_w=$($CHECK whole "$1" "$T/old.list" "$T/new.list" 2>&1)
+	[ "$cs_w" = new ] || echo "after dpkg --configure -a, the tree: $cs_w"
+	cs_st=$(dpkg-query --admindir="$1/var/lib/dpkg" -W \
+	    -f '${Package} ${Status}\n' app lib 2> /dev/null)
+	[ "$cs_st" = "$cs_want" ] ||
+	    echo "after dpkg --configure -a, the status: $cs_st"
+	# Its warnings (the test packages have no Description) aside.
+	cs_a=$(dpkg_in "$1" --audit 2> /dev/null)
+	[ -z "$cs_a" ] || echo "after dpkg --configure -a, dpkg --audit: $cs_a"
+}
+
 # fs_corrupt K STATE: the file system of state K, mounted on $T/sm, found
 # itself corrupt (check.py's exit 3, its line in $T/bad).  debunpack only
 # makes system calls, which cannot make a consistent disk inconsistent:
@@ -521,6 +601,18 @@ while read -r k seed; do
 		fs_corrupt "$k" "$state"
 		continue
 	fi
+	if [ "$scenario" = configure ]; then
+		set -e
+		configure_state "$sr" $done_now > "$T/bad"
+		if [ -s "$T/bad" ]; then
+			sed "s/^/VIOLATION $state: /" "$T/bad"
+			violations=$((violations + 1))
+			lost=$((lost + 1))
+		fi
+		unroot "$T/sm"
+		detach
+		continue
+	fi
 	if [ "$kill" != 0 ] && [ $done_now = 1 ]; then
 		# The repair's exit 0 is durable: all old or all new.
 		$CHECK whole "$sr" "$T/old.list" "$T/new.list" > "$T/bad"
@@ -574,6 +666,7 @@ t=$(($(date +%s) - t0))
 [ $fuse = no ] || fs="$fs+fuse"
 [ "$kill" = 0 ] || scenario="$scenario (killed at $kill, repaired to $ended)"
 [ -z "$store" ] || scenario="$scenario ($want from the store)"
+scenario="$scenario$how"
 echo "$fs $mode $scenario: $checked states of $total ($nflush flushes," \
     "run from flush $start, exit 0 durable after flush $done_at):" \
     "$violations violations, ${t}s${keep:+ ($fscorrupt corrupt by the file system's own account)}"

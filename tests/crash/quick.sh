@@ -10,7 +10,9 @@
 # commit point and repaired by the next run, recorded too; the upgrade as
 # the dpkg for apt runs it (dpkg's database, maintainer scripts: dpkg's
 # status must fit the files in every state), and a first install there,
-# whose cleanup is left to the file system; an upgrade whose files are
+# whose cleanup is left to the file system; dpkg --configure as the dpkg
+# for apt runs it on ext4 (batched: dpkg's syncs suppressed, one barrier)
+# and its negative control (no barrier); an upgrade whose files are
 # cloned from the store, on xfs and btrfs (reflinks).  The whole matrix:
 # tests/crash/matrix.sh.
 set -u
@@ -20,7 +22,8 @@ for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
     "-s 8 ovl-ext4 syncfs upgrade" "-F -s 4 ext4 syncfs install" \
     "-F -k unlinkat:8 -s 4 ext4 syncfs upgrade" \
     "-s 4 ext4 syncfs replaces" "-s 4 ext4 syncfs scripts" \
-    "-s 4 ext4 syncfs dbinstall" \
+    "-s 4 ext4 syncfs dbinstall" "-s 4 ext4 syncfs configure" \
+    "-e -s 2 ext4 none configure" \
     "-s 4 xfs syncfs cloned" "-s 4 btrfs syncfs cloned" \
     "-e -s 2 ext4-noauto none upgrade"; do
 	# shellcheck disable=SC2086 # ARGS holds several words

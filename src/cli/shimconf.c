@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/* The real dpkg's calls with its syncs suppressed and one barrier after, where that is sound. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/shimconf.h"
+#include "durable/fskind.h"
+
+#ifndef DPKGSHIM_NOSYNC
+#define DPKGSHIM_NOSYNC		"/usr/libexec/debunpack/debunpack-nosync"
+#endif
+
+/*
+ * Why this is sound, and where.  dpkg --configure makes each status
+ * change durable before it goes on: the package's stanza in a new file
+ * of updates/ (written, fsynced, renamed, the directory fsynced), the
+ * status file now and then by a rename over it, its data fsynced first;
+ * conffiles are renamed into place from their .dpkg-new, which the
+ * unpack made durable; the maintainer scripts' own writes dpkg does not
+ * sync at all.  Suppressed, those syncs leave the order of the changes
+ * to the filesystem.  On ext4 with a journal (in data=ordered mode, with
+ * auto_da_alloc: the defaults) the changes reach the disk in the order
+ * they were made, jbd2 committing whole transactions in turn, a file's
+ * new blocks before the commit that holds them, and a file renamed over
+ * another with its data: the status file is never left empty.  What a
+ * power cut leaves is then a state some moment of dpkg's run had, but
+ * that an update file's name may be there without its data, if its
+ * writeback had not begun: dpkg reads an empty update file as no change,
+ * so that package's last step is as if not done, and `dpkg --configure
+ * -a` does it again, as after a power cut that hit durable dpkg just
+ * before it; a maintainer script runs again, which Policy asks them to
+ * bear.  The power-loss matrix checks it (tests/crash/crash.sh,
+ * "configure"): every state is one that `dpkg --configure -a` finishes
+ * to what durable dpkg leaves.  xfs logs a rename before the data it
+ * names is written (an empty status file), and btrfs does not promise
+ * the order of unsynced changes: there, and wherever the filesystem is
+ * not known, dpkg keeps its own syncs.  Those make its database durable
+ * but not what it does not sync: on btrfs, whose fsync of an update file
+ * carries no other change, a power cut just after the call can leave a
+ * package configured in the status with its conffile still at
+ * .dpkg-new and its postinst's changes gone (the matrix finds it with
+ * the real dpkg alone).  So the barrier follows every such call.
+ */
+
+static const char *
+shimconf_root(const struct shim *s)
+{
+	return s->instdir[0] != '\0' ? s->instdir : "/";
+}
+
+static bool
+shimconf_ordered(const char *path)
+{
+	bool ok;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return false;
+	ok = fskind_orders_replacements(fd);
+	close(fd);
+	return ok;
+}
+
+enum shimconf_how
+shimconf_how(const struct shim *s, const char *action, char *why, size_t n)
+{
+	const char *env = getenv("DEBUNPACK_DPKG_CONFIGURE");
+	const char *name;
+	size_t i;
+
+	if (strcmp(action, "configure") != 0 &&
+	    strcmp(action, "triggers-only") != 0) {
+		snprintf(why, n, "action --%s", action);
+		return SHIMCONF_EXEC;
+	}
+	if (env != NULL && strcmp(env, "dpkg") == 0) {
+		snprintf(why, n, "DEBUNPACK_DPKG_CONFIGURE=%s", env);
+		return SHIMCONF_EXEC;
+	}
+	for (i = 0; i < s->a.nuse; i++) {
+		name = s->a.use[i].def->name;
+		if (name != NULL && (strcmp(name, "no-act") == 0 ||
+		    strcmp(name, "dry-run") == 0 ||
+		    strcmp(name, "simulate") == 0)) {
+			snprintf(why, n, "--%s", name);
+			return SHIMCONF_EXEC;
+		}
+	}
+	if (s->instdir == NULL || s->admindir == NULL) {
+		snprintf(why, n, "the root is not known");
+		return SHIMCONF_EXEC;
+	}
+	if (env != NULL && strcmp(env, "batched") != 0) {
+		snprintf(why, n, "DEBUNPACK_DPKG_CONFIGURE=%s", env);
+		return SHIMCONF_BARRIER;
+	}
+	if (!shimconf_ordered(shimconf_root(s)) ||
+	    !shimconf_ordered(s->admindir)) {
+		snprintf(why, n, "'%s' is not on a filesystem that keeps its"
+		    " changes in order (ext4 with a journal, data=ordered,"
+		    " auto_da_alloc)", shimconf_root(s));
+		return SHIMCONF_BARRIER;
+	}
+	return SHIMCONF_BATCHED;
+}
+
+/* syncfs of the filesystem of PATH: 0, or -errno (a PATH gone is 0). */
+static int
+shimconf_syncfs(const char *path)
+{
+	int fd, r = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (syncfs(fd) != 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/* A mountinfo path (octal escapes for space, tab, newline, backslash) in place. */
+static void
+shimconf_unescape(char *p)
+{
+	char *q = p;
+
+	while (*p != '\0') {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' &&
+		    p[2] >= '0' && p[2] <= '7' && p[3] >= '0' && p[3] <= '7') {
+			*q++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 +
+			    (p[3] - '0'));
+			p += 4;
+		} else
+			*q++ = *p++;
+	}
+	*q = '\0';
+}
+
+/*
+ * The barrier: the root's filesystem and the database's, then every
+ * filesystem mounted inside the root, where the maintainer scripts may
+ * have written (a separate /boot, /var); their failure to sync is the
+ * call's only for a writeback error.  Without /proc, sync(2).
+ */
+static int
+shimconf_barrier(const struct shim *s, const char **what)
+{
+	char root[PATH_MAX], line[4096], *mp, *end;
+	size_t len;
+	FILE *fp;
+	int r;
+
+	*what = shimconf_root(s);
+	if (realpath(shimconf_root(s), root) == NULL)
+		return -errno;
+	if ((r = shimconf_syncfs(root)) != 0)
+		return r;
+	*what = s->admindir;
+	if ((r = shimconf_syncfs(s->admindir)) != 0)
+		return r;
+	len = strcmp(root, "/") == 0 ? 0 : strlen(root);
+	if ((fp = fopen("/proc/self/mountinfo", "re")) == NULL) {
+		sync();
+		return 0;
+	}
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... */
+		mp = line;
+		for (int f = 0; f < 4 && mp != NULL; f++)
+			if ((mp = strchr(mp, ' ')) != NULL)
+				mp++;
+		if (mp == NULL || (end = strchr(mp, ' ')) == NULL)
+			continue;
+		*end = '\0';
+		shimconf_unescape(mp);
+		if (strncmp(mp, root, len) != 0 ||
+		    (mp[len] != '/' && mp[len] != '\0') ||
+		    strcmp(mp, root) == 0)
+			continue;
+		r = shimconf_syncfs(mp);
+		if (r == -EIO || r == -ENOSPC || r == -EDQUOT) {
+			static char where[PATH_MAX];
+
+			snprintf(where, sizeof(where), "%s", mp);
+			*what = where;
+			fclose(fp);
+			return r;
+		}
+	}
+	fclose(fp);
+	return 0;
+}
+
+int
+shimconf_run(const struct shim *s, bool batched)
+{
+	const char *nosync = getenv("DEBUNPACK_NOSYNC") != NULL ?
+	    getenv("DEBUNPACK_NOSYNC") : DPKGSHIM_NOSYNC;
+	struct sigaction ign, oint, oquit;
+	const char *what;
+	char **nargv, **argv;
+	int argc, st, r;
+	pid_t pid;
+
+	/* The real dpkg with the call's arguments, after the helper. */
+	argc = s->argc;
+	if ((nargv = calloc((size_t)argc + 2, sizeof(*nargv))) == NULL) {
+		fprintf(stderr, "dpkg: error: out of memory\n");
+		return 2;
+	}
+	nargv[0] = (char *)nosync;
+	nargv[1] = (char *)s->dpkg;
+	memcpy(nargv + 2, s->argv + 1, (size_t)(argc - 1) * sizeof(*nargv));
+	argv = nargv + 1;
+	/* As system(3): the barrier follows whatever dpkg did. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &oint);
+	sigaction(SIGQUIT, &ign, &oquit);
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		fprintf(stderr, "dpkg: error: cannot fork: %s\n",
+		    strerror(errno));
+		sigaction(SIGINT, &oint, NULL);
+		sigaction(SIGQUIT, &oquit, NULL);
+		free(nargv);
+		return 2;
+	}
+	if (pid == 0) {
+		sigaction(SIGINT, &oint, NULL);
+		sigaction(SIGQUIT, &oquit, NULL);
+		if (batched) {
+			/* No filter to be had: dpkg with its own syncs. */
+			setenv("DEBUNPACK_NOSYNC_FALLBACK", "1", 1);
+			execv(nosync, nargv);
+			unsetenv("DEBUNPACK_NOSYNC_FALLBACK");
+		}
+		execv(argv[0], argv);
+		fprintf(stderr, "dpkg: error: cannot execute '%s': %s\n",
+		    argv[0], strerror(errno));
+		_exit(2);
+	}
+	free(nargv);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			st = -1;
+			break;
+		}
+	sigaction(SIGINT, &oint, NULL);
+	sigaction(SIGQUIT, &oquit, NULL);
+	if ((r = shimconf_barrier(s, &what)) != 0) {
+		fprintf(stderr, "dpkg: error: cannot make '%s' durable: %s\n",
+		    what, strerror(-r));
+		return 2;
+	}
+	if (st != -1 && WIFSIGNALED(st)) {
+		/* Killed: so is its caller's dpkg, as apt would see it. */
+		signal(WTERMSIG(st), SIG_DFL);
+		raise(WTERMSIG(st));
+	}
+	return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* The real dpkg's calls with its syncs suppressed and one barrier after, where that is sound. */
+#ifndef DEBUNPACK_CLI_SHIMCONF_H
+#define DEBUNPACK_CLI_SHIMCONF_H
+
+#include <stdbool.h>
+
+#include "cli/shimcall.h"
+
+/* How a call handed to the real dpkg runs (shimconf_how). */
+enum shimconf_how {
+	SHIMCONF_EXEC,		/* dpkg itself, as it is: exec */
+	SHIMCONF_BARRIER,	/* dpkg with its own syncs, one barrier after */
+	SHIMCONF_BATCHED,	/* dpkg under debunpack-nosync, one barrier */
+};
+
+/*
+ * How the call S hands to dpkg (ACTION: "configure" or "triggers-only",
+ * else SHIMCONF_EXEC) runs.  Batched where the root's and the database's
+ * filesystems keep their changes in order (fskind_orders_replacements);
+ * elsewhere dpkg's own syncs, and the barrier after them makes what dpkg
+ * does not sync durable by the time the call returns (its conffiles'
+ * renames, the maintainer scripts' files).  Not under --no-act, nor when
+ * DEBUNPACK_DPKG_CONFIGURE is "dpkg" ("barrier": never batched).  WHY (N
+ * bytes) says why it is not batched.
+ */
+enum shimconf_how shimconf_how(const struct shim *s, const char *action,
+    char *why, size_t n);
+
+/*
+ * Run the real dpkg with S's arguments, under debunpack-nosync if
+ * BATCHED (DEBUNPACK_NOSYNC, or the one installed beside the shim; dpkg
+ * with its own syncs where the helper cannot filter), wait for it, and
+ * make every filesystem of S's root durable: dpkg's exit status (2 when
+ * the barrier fails, said on standard error).
+ */
+int shimconf_run(const struct shim *s, bool batched);
+
+#endif
