@@ -87,6 +87,30 @@ for rm in --remove --purge; do
 	    build/debunpack -q --root "$vg/db" --dpkg-db --no-scripts $rm alltypes ||
 	    { echo "valgrind: debunpack $rm"; exit 1; }
 done
+# The maintainer scripts' sequence over dpkg's database, a preinst that
+# fails among them (its unwind), then the dpkg for apt's --configure
+# (the real dpkg, under debunpack-nosync where the filesystem allows).
+for p in ok fail; do
+	rc=0
+	[ $p = ok ] || rc=1
+	printf '%s\n' "control-field Package $p" "control-field Version 1" \
+	    "control-field Architecture all" "control-field Priority optional" \
+	    "control-field Section misc" \
+	    "control-file preinst 0755 #!/bin/sh\\nexit $rc\\n" \
+	    "dir ./usr/ 0755" "file ./usr/$p 0644 text:$p" > "$vg/$p.desc"
+	build/tests/mkdeb "$vg/$p.desc" "$vg/$p.deb"
+done
+mkdir -p "$vg/ms/var/lib/dpkg/info" "$vg/ms/var/lib/dpkg/updates"
+: > "$vg/ms/var/lib/dpkg/status"
+st=0
+valgrind -q --leak-check=full --error-exitcode=3 build/debunpack -q \
+    --root "$vg/ms" --dpkg-db --maintscripts --force-script-chrootless \
+    "$vg/ok.deb" "$vg/fail.deb" > /dev/null 2>&1 || st=$?
+[ $st = 1 ] || { echo "valgrind: debunpack --maintscripts (exit $st)"; exit 1; }
+DEBUNPACK_NOSYNC=$PWD/build/debunpack-nosync valgrind -q --leak-check=full \
+    --error-exitcode=3 build/src/cli/dpkg --root="$vg/ms" --force-not-root \
+    --force-script-chrootless --log=/dev/null --configure -a > /dev/null 2>&1 ||
+    { echo "valgrind: the dpkg for apt's --configure"; exit 1; }
 mkdir "$vg/tree" "$vg/rec"
 cp "$vg/a.deb" "$vg/tree/"
 valgrind -q --leak-check=full --error-exitcode=1 \
