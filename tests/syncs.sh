@@ -141,24 +141,24 @@ EOS
 		# The stand-in's own sync, then the shim's barrier.
 		grep -c 'syncfs(' "$T/$1.trace" > "$T/$1.n"
 	}
+	# ran NAME NOSYNC HOW: dpkg ran so (nosync=1 or no), said HOW, and a
+	# syncfs came after the stand-in's own.
+	ran() {
+		grep -q "^dpkg .*--configure -a nosync=$2\$" "$T/$1.out" &&
+		    grep -q "$3" "$T/$1.out" ||
+		    fail "$1: not $3: $(cat "$T/$1.out")"
+		[ "$(cat "$T/$1.n")" -ge 2 ] ||
+		    fail "$1: no barrier after dpkg: $(cat "$T/$1.trace")"
+		echo "ok $1: dpkg $3, one barrier after"
+	}
 	conf conf-ext4 "$D"
-	grep -q "^dpkg .*--configure -a nosync=1$" "$T/conf-ext4.out" &&
-	    grep -q 'under debunpack-nosync' "$T/conf-ext4.out" ||
-	    fail "conf-ext4: dpkg not batched: $(cat "$T/conf-ext4.out")"
-	[ "$(cat "$T/conf-ext4.n")" -ge 2 ] ||
-	    fail "conf-ext4: no barrier after dpkg: $(cat "$T/conf-ext4.trace")"
-	echo "ok conf-ext4: dpkg under debunpack-nosync, one barrier after"
+	ran conf-ext4 1 'under debunpack-nosync'
 	mkdir -p "$T/m/tm"
 	mount -t tmpfs tmpfs "$T/m/tm" || skip "cannot mount a tmpfs"
 	empty_dpkg_db "$T/m/tm"
 	conf conf-tmpfs "$T/m/tm"
 	umount "$T/m/tm"
-	grep -q "^dpkg .*--configure -a nosync=no$" "$T/conf-tmpfs.out" &&
-	    grep -q 'with its own syncs' "$T/conf-tmpfs.out" ||
-	    fail "conf-tmpfs: $(cat "$T/conf-tmpfs.out")"
-	[ "$(cat "$T/conf-tmpfs.n")" -ge 2 ] ||
-	    fail "conf-tmpfs: no barrier after dpkg: $(cat "$T/conf-tmpfs.trace")"
-	echo "ok conf-tmpfs: dpkg with its own syncs, one barrier after"
+	ran conf-tmpfs no 'with its own syncs'
 	DEBUNPACK_DPKG=$T/fakedpkg DEBUNPACK_DPKG_CONFIGURE=dpkg "$DPKGSHIM" \
 	    --root="$D" --configure -a > "$T/conf-off.out" 2>&1 ||
 	    fail "conf-off: $(cat "$T/conf-off.out")"

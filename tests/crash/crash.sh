@@ -518,29 +518,25 @@ dpkg_fits() {
 # (the new tree, both packages installed, --audit clean); once exit 0 is
 # durable (DONE 1) it is that already.  Prints what is not.
 configure_state() {
-	cs_want="app install ok installed
-lib install ok installed"
-	if [ "$2" = 1 ]; then
-		cs_w=$($CHECK whole "$1" "$T/old.list" "$T/new.list" 2>&1)
-		[ "$cs_w" = new ] || echo "the tree after exit 0 was durable: $cs_w"
-		cs_st=$(dpkg-query --admindir="$1/var/lib/dpkg" -W \
-		    -f '${Package} ${Status}\n' app lib 2> /dev/null)
-		[ "$cs_st" = "$cs_want" ] ||
-		    echo "the status after exit 0 was durable: $cs_st"
-	fi
+	[ "$2" = 0 ] || configured "$1" "after exit 0 was durable,"
 	dpkg_in "$1" --configure -a > "$T/cfg.log" 2>&1 || {
 		echo "dpkg --configure -a failed: $(tail -n 3 "$T/cfg.log" | tr '\n' ' ')"
 		return 0
 	}
-	cs_w=$($CHECK whole "$1" "$T/old.list" "$T/new.list" 2>&1)
-	[ "$cs_w" = new ] || echo "after dpkg --configure -a, the tree: $cs_w"
-	cs_st=$(dpkg-query --admindir="$1/var/lib/dpkg" -W \
-	    -f '${Package} ${Status}\n' app lib 2> /dev/null)
-	[ "$cs_st" = "$cs_want" ] ||
-	    echo "after dpkg --configure -a, the status: $cs_st"
+	configured "$1" "after dpkg --configure -a,"
 	# Its warnings (the test packages have no Description) aside.
 	cs_a=$(dpkg_in "$1" --audit 2> /dev/null)
 	[ -z "$cs_a" ] || echo "after dpkg --configure -a, dpkg --audit: $cs_a"
+}
+# configured ROOT WHEN: ROOT's tree and status are durable dpkg's after
+# its --configure -a; prints what is not, after WHEN.
+configured() {
+	cs_w=$($CHECK whole "$1" "$T/old.list" "$T/new.list" 2>&1)
+	[ "$cs_w" = new ] || echo "$2 the tree: $cs_w"
+	cs_st=$(dpkg-query --admindir="$1/var/lib/dpkg" -W \
+	    -f '${Package} ${Status}\n' app lib 2> /dev/null)
+	[ "$cs_st" = "app install ok installed
+lib install ok installed" ] || echo "$2 the status: $cs_st"
 }
 
 # fs_corrupt K STATE: the file system of state K, mounted on $T/sm, found
