@@ -156,6 +156,10 @@ while [ $r -le "$runs" ]; do
 				tail -n 20 "$work/out" >&2
 				exit 1
 			fi
+			# As in sbuild's, pbuilder's and a container's root: the
+			# dpkg for apt reads the filesystem's mount options there.
+			mount -t proc proc "$root/proc"
+			mount -t sysfs sysfs "$root/sys"
 			rb_cold
 			read -r w0 f0 <<-EOF
 			$(rb_stat)
@@ -163,6 +167,7 @@ while [ $r -le "$runs" ]; do
 			t0=$(date +%s.%N)
 			if run "$m" "$root" > "$work/out" 2>&1; then rc=0; else rc=$?; fi
 			t1=$(date +%s.%N)
+			umount "$root/sys" "$root/proc"
 			read -r w1 f1 <<-EOF
 			$(rb_stat)
 			EOF

@@ -125,13 +125,13 @@ inroot() {
 
 # through_shim ROOT LOG PKG: PKG is installed and configured in ROOT by
 # an apt-get whose output is LOG, through debunpack's dpkg: it ran (it
-# says why it handed the --configure call on), and PKG's unpack ran
+# says how the --configure call went to dpkg), and PKG's unpack ran
 # debunpack (its record is there): this tree's debunpack has every
 # option the shim needs, so no unpack may be handed on.
 through_shim() {
 	ts_st=$(chroot "$1" dpkg-query -W -f '${db:Status-Abbrev}' "$3" 2> /dev/null) || ts_st=""
 	[ "$ts_st" = "ii " ] || fail "$3 is not installed in $1: '$ts_st': $(tail -n 5 "$2")"
-	grep -q '^debunpack-dpkg: handed to [^:]*: action --configure' "$2" ||
+	grep -Eq '^debunpack-dpkg: (handed to [^:]*: action )?--configure' "$2" ||
 	    fail "$1: apt did not run debunpack's dpkg: $(tail -n 5 "$2")"
 	grep '^debunpack-dpkg: handed to ' "$2" |
 	    grep -v '^debunpack-dpkg: handed to [^:]*: action --' > "$T/why" &&
