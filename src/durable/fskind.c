@@ -139,31 +139,65 @@ fskind_why(enum fskind_sync kind)
 }
 
 /*
- * Whether FD's ext2/3/4 filesystem has a journal: jbd2 lists each one it
- * runs in /proc/fs/jbd2 as DEVICE-INODE, DEVICE the block device's name
- * (as /sys/dev/block/MAJOR:MINOR names it).  False when either cannot be
- * read (a container without them): as if it had none.
+ * The name of the block device of FD's filesystem (as /sys/dev/block and
+ * /proc/partitions name it: "vda", "loop0") into BUF (N bytes): false
+ * when neither can be read (a container or chroot without them).
  */
 static bool
-fskind_ext_journaled(int fd)
+fskind_devname(int fd, char *buf, size_t n)
 {
-	char path[64], link[PATH_MAX];
-	const char *dev;
-	struct dirent *de;
+	char path[64], link[PATH_MAX], line[256], name[128];
+	unsigned maj, min;
 	struct stat st;
 	bool found = false;
-	size_t len;
-	ssize_t n;
-	DIR *d;
+	ssize_t len;
+	FILE *fp;
 
 	if (fstat(fd, &st) != 0)
 		return false;
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u",
 	    major(st.st_dev), minor(st.st_dev));
-	if ((n = readlink(path, link, sizeof(link) - 1)) <= 0)
+	if ((len = readlink(path, link, sizeof(link) - 1)) > 0) {
+		const char *base;
+
+		link[len] = '\0';
+		base = strrchr(link, '/') != NULL ? strrchr(link, '/') + 1 :
+		    link;
+		if (strlen(base) >= n)
+			return false;
+		memcpy(buf, base, strlen(base) + 1);
+		return true;
+	}
+	/* No /sys: the kernel's list of partitions, in /proc. */
+	if ((fp = fopen("/proc/partitions", "re")) == NULL)
 		return false;
-	link[n] = '\0';
-	dev = strrchr(link, '/') != NULL ? strrchr(link, '/') + 1 : link;
+	while (!found && fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "%u %u %*u %127s", &maj, &min, name) == 3 &&
+		    maj == major(st.st_dev) && min == minor(st.st_dev) &&
+		    strlen(name) < n) {
+			memcpy(buf, name, strlen(name) + 1);
+			found = true;
+		}
+	fclose(fp);
+	return found;
+}
+
+/*
+ * Whether FD's ext2/3/4 filesystem has a journal: jbd2 lists each one it
+ * runs in /proc/fs/jbd2 as DEVICE-INODE.  False when either cannot be
+ * read (a container without them): as if it had none.
+ */
+static bool
+fskind_ext_journaled(int fd)
+{
+	char dev[128];
+	struct dirent *de;
+	bool found = false;
+	size_t len;
+	DIR *d;
+
+	if (!fskind_devname(fd, dev, sizeof(dev)))
+		return false;
 	len = strlen(dev);
 	if ((d = opendir("/proc/fs/jbd2")) == NULL)
 		return false;
@@ -193,49 +227,30 @@ fskind_fsync_names_new(int fd)
 	}
 }
 
-/*
- * Whether the filesystem of FD is mounted with super option OPT (one of
- * the comma-separated words after " - TYPE SOURCE " in mountinfo): -1
- * when no mount of its device is found.
- */
-static int
-fskind_super_opt(int fd, const char *opt)
-{
-	char line[4096], dev[32], *p, *w, *save;
-	struct stat st;
-	int found = -1;
-	FILE *fp;
-
-	if (fstat(fd, &st) != 0 ||
-	    (fp = fopen("/proc/self/mountinfo", "re")) == NULL)
-		return -1;
-	snprintf(dev, sizeof(dev), " %u:%u ", major(st.st_dev),
-	    minor(st.st_dev));
-	while (found != 1 && fgets(line, sizeof(line), fp) != NULL) {
-		if (strstr(line, dev) == NULL ||
-		    (p = strstr(line, " - ")) == NULL)
-			continue;
-		/* Past the type and the source: the super options. */
-		if ((p = strchr(p + 3, ' ')) == NULL ||
-		    (p = strchr(p + 1, ' ')) == NULL)
-			continue;
-		p[strcspn(p, "\n")] = '\0';
-		found = 0;
-		for (w = strtok_r(p + 1, ",", &save); w != NULL;
-		    w = strtok_r(NULL, ",", &save))
-			if (strcmp(w, opt) == 0)
-				found = 1;
-	}
-	fclose(fp);
-	return found;
-}
-
 bool
 fskind_orders_replacements(int fd)
 {
-	return fskind_type(fd) == FS_EXT && fskind_ext_journaled(fd) &&
-	    fskind_super_opt(fd, "noauto_da_alloc") == 0 &&
-	    fskind_super_opt(fd, "data=writeback") == 0;
+	char dev[128], path[192], line[128];
+	bool ordered = false, auto_da = false;
+	FILE *fp;
+
+	if (fskind_type(fd) != FS_EXT || !fskind_ext_journaled(fd) ||
+	    !fskind_devname(fd, dev, sizeof(dev)))
+		return false;
+	/* ext4 lists every option in effect there, defaults included. */
+	snprintf(path, sizeof(path), "/proc/fs/ext4/%s/options", dev);
+	if ((fp = fopen(path, "re")) == NULL)
+		return false;
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strcmp(line, "data=ordered") == 0 ||
+		    strcmp(line, "data=journal") == 0)
+			ordered = true;
+		else if (strcmp(line, "auto_da_alloc") == 0)
+			auto_da = true;
+	}
+	fclose(fp);
+	return ordered && auto_da;
 }
 
 bool

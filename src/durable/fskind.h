@@ -71,8 +71,8 @@ bool fskind_writeback_orders(int fd);
  * another its blocks before the rename is committed.  A power cut then
  * leaves some prefix of the changes, but for new names whose file's data
  * had not been written back (an empty file).  False when unknown, or
- * mounted data=writeback or noauto_da_alloc (the mount options are read
- * from /proc/self/mountinfo).
+ * mounted data=writeback or noauto_da_alloc (ext4's options in effect
+ * are read from /proc/fs/ext4/DEVICE/options).
  */
 bool fskind_orders_replacements(int fd);
 
