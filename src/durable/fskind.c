@@ -188,17 +188,13 @@ fskind_devname(int fd, char *buf, size_t n)
  * read (a container without them): as if it had none.
  */
 static bool
-fskind_ext_journaled(int fd)
+fskind_dev_journaled(const char *dev)
 {
-	char dev[128];
 	struct dirent *de;
 	bool found = false;
-	size_t len;
+	size_t len = strlen(dev);
 	DIR *d;
 
-	if (!fskind_devname(fd, dev, sizeof(dev)))
-		return false;
-	len = strlen(dev);
 	if ((d = opendir("/proc/fs/jbd2")) == NULL)
 		return false;
 	while (!found && (de = readdir(d)) != NULL)
@@ -206,6 +202,15 @@ fskind_ext_journaled(int fd)
 		    de->d_name[len] == '-';
 	closedir(d);
 	return found;
+}
+
+static bool
+fskind_ext_journaled(int fd)
+{
+	char dev[128];
+
+	return fskind_devname(fd, dev, sizeof(dev)) &&
+	    fskind_dev_journaled(dev);
 }
 
 bool
@@ -234,8 +239,8 @@ fskind_orders_replacements(int fd)
 	bool ordered = false, auto_da = false;
 	FILE *fp;
 
-	if (fskind_type(fd) != FS_EXT || !fskind_ext_journaled(fd) ||
-	    !fskind_devname(fd, dev, sizeof(dev)))
+	if (fskind_type(fd) != FS_EXT || !fskind_devname(fd, dev, sizeof(dev)) ||
+	    !fskind_dev_journaled(dev))
 		return false;
 	/* ext4 lists every option in effect there, defaults included. */
 	snprintf(path, sizeof(path), "/proc/fs/ext4/%s/options", dev);

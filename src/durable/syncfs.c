@@ -345,29 +345,23 @@ static int
 syncfs_cleanup_barrier(struct syncbatch *sb, struct dbp_error *err)
 {
 	struct sb_fsset *fs = sb->fs;
-	enum fskind_sync kind;
-	const char *name;
 	size_t i, t;
-	int fd, r;
+	int one;
 
 	if (!fs->data && !fs->names && !sb_dirs_changed(fs))
 		return 0;
-	if (fs->data || fs->names || sb->aborting || sb->journal == NULL ||
-	    !journal_committed(sb->journal) ||
-	    (fd = journal_dirfd(sb->journal, &name)) < 0)
+	if (fs->data || fs->names || sb->journal == NULL ||
+	    !journal_committed(sb->journal))
 		return syncfs_all(sb, err);
 	for (t = 0; t < fs->ntab; t++)
 		for (i = 0; i < dirs_count(fs->tab[t]); i++)
 			if (dirs_unsynced(fs->tab[t], i) &&
 			    !(dirs_flags(fs->tab[t], i) & DIR_ADMIN))
 				return syncfs_all(sb, err);
-	if ((r = syncfs_add_dirs(sb, false, err)) != 0)
-		return r;
-	if ((r = fsset_add(fs->set, fd, name, &kind)) != 0)
-		return dbp_err(err, -r, name, "cannot open filesystem");
-	if (kind != FSKIND_SYNCFS || fsset_count(fs->set) != 1)
-		return syncfs_all(sb, err);
-	return 0;
+	/* The journal and every directory on one trusted filesystem. */
+	if ((one = syncfs_carries(sb, err)) < 0)
+		return one;
+	return one ? 0 : syncfs_all(sb, err);
 }
 
 /*
