@@ -6,25 +6,35 @@
 # bench/workloads/buildd.list) by apt-get in a chroot, with dpkg as apt runs
 # it (durable, unsafe-io, or every sync suppressed) and with debunpack's dpkg
 # for apt; wall time and device flushes of the apt-get command alone, each
-# run on a fresh loop-mounted filesystem.
-# usage: bench/aptinstall.sh [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
-#                            [-B BUILDDIR] [-t TMPDIR] [-o OUTFILE] [-p PACKAGES]
+# run on a fresh loop-mounted filesystem.  With -a upgrade, the root has the
+# set already and apt-get upgrade moves all of it to a next version (the
+# same files, rebuilt as a binNMU is: bench/bumpdebs.py); with -a reinstall,
+# apt-get install --reinstall of every package in the root.
+# usage: bench/aptinstall.sh [-a ACTION] [-r RUNS] [-f FILESYSTEMS] [-m METHODS]
+#                            [-c CACHE] [-B BUILDDIR] [-t TMPDIR] [-o OUTFILE]
+#                            [-p PACKAGES]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/rootlib.sh"
 runs=3 filesystems="ext4 xfs btrfs" builddir=$top/build
 cache=/var/cache/debunpack-bench tmpdir=/var/tmp outfile="" args=$*
-packages=build-essential
+packages=build-essential action=install
 all_methods="dpkg-durable dpkg-unsafe dpkg-nosync shim-durable shim-nosync"
 methods=$all_methods
 usage() {
 	cat >&2 <<EOF
-usage: $0 [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE] [-B BUILDDIR]
-          [-t TMPDIR] [-o OUTFILE] [-p PACKAGES]
+usage: $0 [-a ACTION] [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
+          [-B BUILDDIR] [-t TMPDIR] [-o OUTFILE] [-p PACKAGES]
+  -a  what is measured (default install):
+      install    apt-get install PACKAGES into the minbase root
+      upgrade    the root has PACKAGES (installed unmeasured); the mirror
+                 then holds the whole set at a next version; apt-get upgrade
+      reinstall  the root has PACKAGES; apt-get install --reinstall of
+                 every package installed
   -r  runs of each method (default 3; the order is reversed every other run)
   -f  filesystems (default "ext4 xfs btrfs")
   -m  methods (default "$methods"):
-      dpkg-durable   chroot R apt-get install PACKAGES; sync -f R
+      dpkg-durable   chroot R apt-get ACTION; sync -f R
       dpkg-unsafe    the same with DPkg::Options::=--force-unsafe-io, no sync
       dpkg-nosync    the first under debunpack-nosync (every sync a no-op,
                      as eatmydata); sync -f R
@@ -41,8 +51,9 @@ usage: $0 [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE] [-B BUILDDIR]
 EOF
 	exit 2
 }
-while getopts r:f:m:c:B:t:o:p: o; do
+while getopts a:r:f:m:c:B:t:o:p: o; do
 	case $o in
+	a) action=$OPTARG ;;
 	r) runs=$OPTARG ;;
 	f) filesystems=$(echo "$OPTARG" | tr ',' ' ') ;;
 	m) methods=$(echo "$OPTARG" | tr ',' ' ') ;;
@@ -57,6 +68,7 @@ done
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
+case $action in install | upgrade | reinstall) ;; *) echo "$0: unknown action $action" >&2; usage ;; esac
 for m in $methods; do
 	case " $all_methods " in *" $m "*) ;; *) echo "$0: unknown method $m" >&2; usage ;; esac
 done
@@ -70,7 +82,7 @@ nosync=$builddir/debunpack-nosync
     { echo "$0: no debunpack build in $builddir (-B)" >&2; exit 1; }
 
 stamp=$(date +%Y%m%d-%H%M%S)
-[ -n "$outfile" ] || outfile=$top/bench/results/aptinstall-$stamp.txt
+[ -n "$outfile" ] || outfile=$top/bench/results/apt$action-$stamp.txt
 work=$(mktemp -d "$tmpdir/debunpack-aptinstall.XXXXXX")
 mnt=/mnt/bench-apt-$$ rb_loop=""
 cleanup() {
@@ -100,6 +112,15 @@ for f in "$extra"/*.deb; do
 done
 rb_mirror "$cache/buildd" "$work/mirror" "$extra"
 sources="deb [trusted=yes] file:$work/mirror ./"
+if [ "$action" = upgrade ]; then
+	# The next version of the whole set, and debunpack's libraries as
+	# they were: bound over the first mirror once the set is installed.
+	# shellcheck disable=SC2046 # one word per .deb
+	python3 "$top/bench/bumpdebs.py" +up1 "$work/next" $(rb_debs "$cache/buildd") ||
+	    { echo "$0: cannot make the next version of the set" >&2; exit 1; }
+	(cd "$work/next" && sha256sum -- *.deb) > "$work/next/SHA256SUMS"
+	rb_mirror "$work/next" "$work/mirror2" "$extra"
+fi
 
 # base ROOT: minbase with debunpack's libraries, debunpack installed from
 # the build tree, and the mirror bound at its own path for apt in the root.
@@ -110,7 +131,20 @@ base() {
 	make -s -C "$builddir" install DESTDIR="$1" > /dev/null || return
 	mkdir -p "$1$work/mirror"
 	mount --bind "$work/mirror" "$1$work/mirror"
-	chroot "$1" apt-get update -q > /dev/null
+	chroot "$1" apt-get update -q > /dev/null || return
+	[ "$action" != install ] || return 0
+	# The set as the upgrade and the reinstall find it, installed alike
+	# for every method (no sync: the sync before the measured command
+	# makes it durable).
+	"$nosync" chroot "$1" apt-get install -y -q --no-install-recommends $packages > /dev/null || return
+	if [ "$action" = upgrade ]; then
+		umount "$1$work/mirror"
+		mount --bind "$work/mirror2" "$1$work/mirror"
+		chroot "$1" apt-get update -q > /dev/null || return
+	fi
+	# shellcheck disable=SC2016 # dpkg-query's format
+	reinstall=$(chroot "$1" dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' |
+	    awk '$1 == "ii" { print $2 }' | tr '\n' ' ')
 }
 
 # shim_path ROOT: debunpack's dpkg for apt as installed in the root, or
@@ -123,24 +157,29 @@ shim_path() {
 
 # run METHOD ROOT: the measured command.
 run() {
-	aptget="apt-get install -y -q --no-install-recommends"
+	case $action in
+	install) aptget="apt-get install -y -q --no-install-recommends" what=$packages ;;
+	upgrade) aptget="apt-get upgrade -y -q" what="" ;;
+	reinstall) aptget="apt-get install -y -q --reinstall" what=$reinstall ;;
+	esac
+	# shellcheck disable=SC2086 # APTGET and WHAT hold several words
 	case $1 in
-	dpkg-durable) chroot "$2" $aptget $packages && sync -f "$2" ;;
-	dpkg-unsafe) chroot "$2" $aptget -o DPkg::Options::=--force-unsafe-io $packages ;;
-	dpkg-nosync) "$nosync" chroot "$2" $aptget $packages && sync -f "$2" ;;
+	dpkg-durable) chroot "$2" $aptget $what && sync -f "$2" ;;
+	dpkg-unsafe) chroot "$2" $aptget -o DPkg::Options::=--force-unsafe-io $what ;;
+	dpkg-nosync) "$nosync" chroot "$2" $aptget $what && sync -f "$2" ;;
 	shim-durable | shim-nosync)
 		shim=$(shim_path "$2")
 		[ -n "$shim" ] || { echo "aptinstall: this build has no dpkg for apt" >&2; return 3; }
 		if [ "$1" = shim-durable ]; then
-			chroot "$2" $aptget -o Dir::Bin::dpkg="$shim" $packages
+			chroot "$2" $aptget -o Dir::Bin::dpkg="$shim" $what
 		else
-			"$nosync" chroot "$2" $aptget -o Dir::Bin::dpkg="$shim" $packages
+			"$nosync" chroot "$2" $aptget -o Dir::Bin::dpkg="$shim" $what
 		fi && sync -f "$2" ;;
 	esac
 }
 
 csv=$work/runs.csv
-echo "fs,method,run,wall_s,flushes,written_mib,exit,ii,audit_clean,planned_more" > "$csv"
+echo "fs,method,run,wall_s,flushes,written_mib,exit,ii,audit_clean,planned_more,stale" > "$csv"
 mkdir "$work/logs"
 failed=0
 r=1
@@ -175,14 +214,20 @@ while [ $r -le "$runs" ]; do
 			ii=$(rb_installed "$root" | grep -vc '\[' || true)
 			if [ -z "$(chroot "$root" dpkg --audit 2>&1)" ]; then audit=yes; else audit=no; fi
 			if grep -q 'APT had planned for dpkg to do more' "$work/out"; then more=yes; else more=no; fi
-			if [ "$rc" != 0 ] || [ $audit != yes ] || [ $more != no ]; then
+			# An upgrade leaves no package of the set at its old version.
+			stale=0
+			[ "$action" != upgrade ] ||
+			    stale=$(rb_installed "$root" | awk -v l="$work/next/SHA256SUMS" '
+				BEGIN { while ((getline x < l) > 0) { split(x, f, " "); sub(/_.*/, "", f[2]); set[f[2]] = 1 } }
+				($1 in set) && $2 !~ /\+up1$/ { n++ } END { print n + 0 }')
+			if [ "$rc" != 0 ] || [ $audit != yes ] || [ $more != no ] || [ "$stale" != 0 ]; then
 				failed=$((failed + 1))
 				cp "$work/out" "$work/logs/$fs.$m.$r.log"
 			fi
 			umount "$root$work/mirror"
 			umount -R "$mnt"
 			rb_fs_down "$work/img" "$mnt"
-			echo "$fs,$m,$r,$wall,$((f1 - f0)),$(((w1 - w0) / 2048)),$rc,$ii,$audit,$more" >> "$csv"
+			echo "$fs,$m,$r,$wall,$((f1 - f0)),$(((w1 - w0) / 2048)),$rc,$ii,$audit,$more,$stale" >> "$csv"
 			printf '%-5s run %d %-13s %8.3f s %6d flushes %5d MiB  exit %d  %d ii  audit %s\n' \
 			    "$fs" "$r" "$m" "$wall" $((f1 - f0)) $(((w1 - w0) / 2048)) "$rc" "$ii" "$audit"
 		done
@@ -198,7 +243,7 @@ table() {
 	{
 		k = $1 SUBSEP $2
 		if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
-		if ($7 != 0 || $9 != "yes" || $10 != "no") { bad[k]++; next }
+		if ($7 != 0 || $9 != "yes" || $10 != "no" || $11 != 0) { bad[k]++; next }
 		wall[k] = wall[k] " " $4; fl[k] = fl[k] " " $5; w[$1, $2, $3] = $4
 	}
 	END {
@@ -220,7 +265,11 @@ table() {
 
 mkdir -p "$(dirname "$outfile")"
 {
-	echo "aptinstall: apt-get install $packages into a minbase root, by method"
+	case $action in
+	install) echo "aptinstall: apt-get install $packages into a minbase root, by method" ;;
+	upgrade) echo "aptinstall: apt-get upgrade of $packages and the minbase root under it to a next version of every package, by method" ;;
+	reinstall) echo "aptinstall: apt-get install --reinstall of every package of a minbase root with $packages, by method" ;;
+	esac
 	echo
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "command: $0 $args"
@@ -235,6 +284,14 @@ mkdir -p "$(dirname "$outfile")"
 	echo "build; apt-get update in R; sync; drop_caches; then the measured command (see -m in the usage)."
 	echo "flushes: field 16 of /sys/block/loopN/stat over the measured command. A run counts when apt"
 	echo "exits 0, dpkg --audit is clean and apt never says it planned more than dpkg reported."
+	case $action in
+	upgrade) echo "upgrade: the set installed unmeasured (apt-get install under debunpack-nosync), then the"
+		echo "mirror holds the next version of every package of the set (bench/bumpdebs.py: the same"
+		echo "data.tar, version +up1); apt-get update; sync; drop_caches; apt-get upgrade is measured;"
+		echo "stale (must be 0): packages of the set still at their old version after it." ;;
+	reinstall) echo "reinstall: the set installed unmeasured (apt-get install under debunpack-nosync); sync;"
+		echo "drop_caches; apt-get install --reinstall of every package installed is measured." ;;
+	esac
 	echo
 	table "$csv"
 	echo

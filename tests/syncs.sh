@@ -18,9 +18,10 @@
 #    upgrade's backups and obsolete paths in the tree still get one.
 #  - The store of unpacked files on the root's filesystem is made durable
 #    by the run's data barrier, not by a syncfs of its own.
-#  - The dpkg for apt runs dpkg --configure under debunpack-nosync on a
-#    journaled ext4 and with its own syncs elsewhere, a syncfs of the
-#    root after either; DEBUNPACK_DPKG_CONFIGURE=dpkg hands it on as is.
+#  - The dpkg for apt runs dpkg --configure (apt's, and the one that ends
+#    a dpkg -i) under debunpack-nosync on a journaled ext4 and with its
+#    own syncs elsewhere, a syncfs of the root after either;
+#    DEBUNPACK_DPKG_CONFIGURE=dpkg hands it on as is.
 #  - With a second filesystem in the root, the journal's lines are synced
 #    by their own fdatasync before the data barrier, and the commit line
 #    comes after the names barrier of both, with its own fdatasync.
@@ -153,6 +154,24 @@ EOS
 	}
 	conf conf-ext4 "$D"
 	ran conf-ext4 1 'under debunpack-nosync'
+	# dpkg -i: debunpack unpacks, and the --configure after it is
+	# batched as apt's own --configure call.
+	i1=$(make_pkg -m "T <t@example.org>" -d test ione 1 \
+	    "file ./ione 0644 text:one")
+	DEBUNPACK_DPKG=$T/fakedpkg DEBUNPACK_DPKG_DEBUG=1 strace -f -qq \
+	    -o "$T/conf-i.trace" -e trace=syncfs,execve "$DPKGSHIM" \
+	    --root="$D" --force-script-chrootless -i "$i1" > "$T/conf-i.out" 2>&1 ||
+	    fail "conf-i: $(cat "$T/conf-i.out")"
+	[ -f "$D/ione" ] || fail "conf-i: not unpacked: $(cat "$T/conf-i.out")"
+	grep -q "^dpkg .*--configure ione nosync=1\$" "$T/conf-i.out" &&
+	    grep -q -- "--configure after the unpack: .*under debunpack-nosync" \
+	    "$T/conf-i.out" || fail "conf-i: not batched: $(cat "$T/conf-i.out")"
+	# The last program run is the stand-in's sync: its syncfs, then the
+	# shim's barrier.
+	[ "$(awk '/execve\(/ { n = 0 } /syncfs\(/ { n++ } END { print n }' \
+	    "$T/conf-i.trace")" -ge 2 ] ||
+	    fail "conf-i: no barrier after dpkg: $(tail -n 3 "$T/conf-i.trace")"
+	echo "ok conf-i: dpkg -i's --configure under debunpack-nosync, one barrier after"
 	mkdir -p "$T/m/tm"
 	mount -t tmpfs tmpfs "$T/m/tm" || skip "cannot mount a tmpfs"
 	empty_dpkg_db "$T/m/tm"

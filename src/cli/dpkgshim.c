@@ -382,6 +382,29 @@ shim_dpkg_options(struct shim *s, struct argvec *av)
 	return r;
 }
 
+/*
+ * ARGV, the real dpkg's --configure or --triggers-only (ACTION) that
+ * ends a call of the shim's own, as a call of apt's of that action
+ * would run (shimconf.h): batched, with a barrier, or dpkg's own syncs.
+ */
+static int
+shim_dpkg_after(struct shim *s, const char *action, char **argv)
+{
+	char why[PATH_MAX + 64];
+	enum shimconf_how how;
+
+	how = shimconf_how(s, action, why, sizeof(why));
+	if (how == SHIMCONF_EXEC)
+		return shim_run(s->dpkg, argv);
+	if (s->verbose)
+		fprintf(stderr, "debunpack-dpkg: --%s after the unpack: %s%s,"
+		    " then one barrier%s%s\n", action, s->dpkg,
+		    how == SHIMCONF_BATCHED ? " under debunpack-nosync" :
+		    " with its own syncs", how == SHIMCONF_BATCHED ? "" : ": ",
+		    how == SHIMCONF_BATCHED ? "" : why);
+	return shimconf_run(s, argv, how == SHIMCONF_BATCHED);
+}
+
 static int
 shim_configure(struct shim *s, struct dpkgstatus *before,
     struct dpkgstatus *after, const struct shimpkg *p)
@@ -438,7 +461,7 @@ shim_configure(struct shim *s, struct dpkgstatus *before,
 		fprintf(stderr, "dpkg: error: out of memory\n");
 		return 2;
 	}
-	r = av.n > first ? shim_run(s->dpkg, av.v) : 0;
+	r = av.n > first ? shim_dpkg_after(s, "configure", av.v) : 0;
 	argvec_free(&av);
 	return r;
 }
@@ -474,7 +497,7 @@ shim_triggers_only(struct shim *s, const char *extra, char **names, size_t n)
 	for (i = 0; i < n; i++)
 		r |= argvec_addf(&av, "%s", names[i]);
 	if (r == 0)
-		r = shim_run(s->dpkg, av.v);
+		r = shim_dpkg_after(s, "triggers-only", av.v);
 	else {
 		fprintf(stderr, "dpkg: error: out of memory\n");
 		r = 2;
@@ -594,7 +617,15 @@ main(int argc, char **argv)
 			    how == SHIMCONF_BATCHED ? " under debunpack-nosync" :
 			    " with its own syncs", how == SHIMCONF_BATCHED ?
 			    "" : ": ", how == SHIMCONF_BATCHED ? "" : whybuf);
-		rc = shimconf_run(&s, how == SHIMCONF_BATCHED);
+		r = argvec_add(&av, s.dpkg);
+		for (int i = 1; r == 0 && i < argc; i++)
+			r = argvec_add(&av, argv[i]);
+		if (r != 0) {
+			fprintf(stderr, "dpkg: error: out of memory\n");
+			rc = 2;
+		} else
+			rc = shimconf_run(&s, av.v, how == SHIMCONF_BATCHED);
+		argvec_free(&av);
 		shim_free(&s, NULL);
 		return rc;
 	}

@@ -201,26 +201,26 @@ shimconf_barrier(const struct shim *s, const char **what)
 }
 
 int
-shimconf_run(const struct shim *s, bool batched)
+shimconf_run(const struct shim *s, char *const *argv, bool batched)
 {
 	const char *nosync = getenv("DEBUNPACK_NOSYNC") != NULL ?
 	    getenv("DEBUNPACK_NOSYNC") : DPKGSHIM_NOSYNC;
 	struct sigaction ign, oint, oquit;
 	const char *what;
-	char **nargv, **argv;
-	int argc, st, r;
+	char **nargv;
+	size_t argc;
+	int st, r;
 	pid_t pid;
 
-	/* The real dpkg with the call's arguments, after the helper. */
-	argc = s->argc;
-	if ((nargv = calloc((size_t)argc + 2, sizeof(*nargv))) == NULL) {
+	/* The real dpkg with its arguments, after the helper. */
+	for (argc = 0; argv[argc] != NULL; argc++)
+		continue;
+	if ((nargv = calloc(argc + 2, sizeof(*nargv))) == NULL) {
 		fprintf(stderr, "dpkg: error: out of memory\n");
 		return 2;
 	}
 	nargv[0] = (char *)nosync;
-	nargv[1] = (char *)s->dpkg;
-	memcpy(nargv + 2, s->argv + 1, (size_t)(argc - 1) * sizeof(*nargv));
-	argv = nargv + 1;
+	memcpy(nargv + 1, argv, argc * sizeof(*nargv));
 	/* As system(3): the barrier follows whatever dpkg did. */
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;

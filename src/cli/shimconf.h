@@ -28,12 +28,12 @@ enum shimconf_how shimconf_how(const struct shim *s, const char *action,
     char *why, size_t n);
 
 /*
- * Run the real dpkg with S's arguments, under debunpack-nosync if
- * BATCHED (DEBUNPACK_NOSYNC, or the one installed beside the shim; dpkg
- * with its own syncs where the helper cannot filter), wait for it, and
- * make every filesystem of S's root durable: dpkg's exit status (2 when
- * the barrier fails, said on standard error).
+ * Run ARGV (the real dpkg, its arguments, NULL) for the call S, under
+ * debunpack-nosync if BATCHED (DEBUNPACK_NOSYNC, or the one installed
+ * beside the shim; dpkg with its own syncs where the helper cannot
+ * filter), wait for it, and make every filesystem of S's root durable:
+ * dpkg's exit status (2 when the barrier fails, said on standard error).
  */
-int shimconf_run(const struct shim *s, bool batched);
+int shimconf_run(const struct shim *s, char *const *argv, bool batched);
 
 #endif
