@@ -95,3 +95,18 @@ fileat_remove_old(int dfd, const char *base, char type)
 		return unlinkat(dfd, base, AT_REMOVEDIR) == 0;
 	return unlinkat(dfd, base, 0) == 0 ? 1 : -errno;
 }
+
+int
+fileat_writeback(int fd)
+{
+#ifdef HAVE_SYNC_FILE_RANGE
+	if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
+	    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EINVAL)
+		return -1;
+#else
+	(void)fd;
+#endif
+	return 1;
+}

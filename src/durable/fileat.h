@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Names at a directory descriptor: a whole small file read, what a name is, an unlink that tolerates absence. */
+/* Names at a directory descriptor: a whole small file read, what a name is, an unlink that tolerates absence; a file's data written back. */
 #ifndef DEBUNPACK_FILEAT_H
 #define DEBUNPACK_FILEAT_H
 
@@ -31,5 +31,12 @@ int fileat_unlink(int dfd, const char *name);
  * when a file could not be removed.
  */
 int fileat_remove_old(int dfd, const char *base, char type);
+
+/*
+ * Write FD's dirty data back and wait for it, without a commit of the
+ * filesystem's own (sync_file_range): 0; 1 when this system cannot
+ * (the caller syncs the file instead); -1 with errno set.
+ */
+int fileat_writeback(int fd);
 
 #endif

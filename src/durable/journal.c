@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "util/escape.h"
+#include "durable/fileat.h"
 #include "durable/fskind.h"
 #include "durable/journal.h"
 #include "util/stats.h"
@@ -318,14 +319,12 @@ journal_writeback(struct journal *j, struct dbp_error *err)
 
 	if ((r = journal_flush(j, err)) != 0 || j->fp == NULL)
 		return r;
-#ifdef HAVE_SYNC_FILE_RANGE
-	j->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
-	if (sync_file_range(fileno(j->fp), 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
-	    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) == 0)
-		return 0;
-	if (errno != ENOSYS && errno != EINVAL)
+	if ((r = fileat_writeback(fileno(j->fp))) < 0)
 		return dbp_err(err, errno, JOURNAL_NAME, "cannot write journal");
-#endif
+	if (r == 0) {
+		j->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
+		return 0;
+	}
 	/* No way to write it back alone: synced by itself, as before. */
 	return journal_sync(j, err);
 }

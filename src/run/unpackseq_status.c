@@ -71,15 +71,10 @@ seq_classified(const struct seq_pkg *p, const char *text)
 static int
 seq_status_data(struct seq *s, int fd)
 {
-#ifdef HAVE_SYNC_FILE_RANGE
-	if (fskind_writeback_orders(s->adfd)) {
-		if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
-		    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) == 0)
-			return 0;
-		if (errno != ENOSYS && errno != EINVAL)
-			return -1;
-	}
-#endif
+	int r;
+
+	if (fskind_writeback_orders(s->adfd) && (r = fileat_writeback(fd)) <= 0)
+		return r;
 	return fdatasync(fd);
 }
 
