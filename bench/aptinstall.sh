@@ -155,6 +155,35 @@ shim_path() {
 	done
 }
 
+# calls ROOT REAL: ROOT's /usr/local/sbin/dpkg-calls, what apt runs as
+# dpkg in every method: REAL (the real dpkg or debunpack's dpkg for apt)
+# with the same arguments, and a line in ROOT's /var/log/dpkg-calls for
+# the call: its action, its device flushes (field 16 of the loop device's
+# stat, read through the root's /sys), its seconds, its exit status and
+# its last word (a package, or the directory of --recursive).
+calls() {
+	cat > "$1/usr/local/sbin/dpkg-calls" <<EOS
+#!/bin/sh
+flushes() { read -r _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ f _ < /sys/block/$rb_dev/stat; echo "\$f"; }
+f0=\$(flushes) t0=\$(date +%s.%N)
+$2 "\$@"
+rc=\$?
+f1=\$(flushes) t1=\$(date +%s.%N)
+a=other
+for w; do
+	case \$w in
+	--unpack | --install | --configure | --triggers-only | --remove | --purge) [ \$a != other ] || a=\${w#--} ;;
+	-i) [ \$a != other ] || a=install ;;
+	esac
+	last=\${w##*/}
+done
+echo "\$a \$((f1 - f0)) \$(echo "\$t0 \$t1" | awk '{ printf "%.3f", \$2 - \$1 }') \$rc \$last" >> /var/log/dpkg-calls
+exit \$rc
+EOS
+	chmod 755 "$1/usr/local/sbin/dpkg-calls"
+	: > "$1/var/log/dpkg-calls"
+}
+
 # run METHOD ROOT: the measured command.
 run() {
 	case $action in
@@ -162,24 +191,19 @@ run() {
 	upgrade) aptget="apt-get upgrade -y -q" what="" ;;
 	reinstall) aptget="apt-get install -y -q --reinstall" what=$reinstall ;;
 	esac
+	aptget="$aptget -o Dir::Bin::dpkg=/usr/local/sbin/dpkg-calls"
 	# shellcheck disable=SC2086 # APTGET and WHAT hold several words
 	case $1 in
 	dpkg-durable) chroot "$2" $aptget $what && sync -f "$2" ;;
 	dpkg-unsafe) chroot "$2" $aptget -o DPkg::Options::=--force-unsafe-io $what ;;
 	dpkg-nosync) "$nosync" chroot "$2" $aptget $what && sync -f "$2" ;;
-	shim-durable | shim-nosync)
-		shim=$(shim_path "$2")
-		[ -n "$shim" ] || { echo "aptinstall: this build has no dpkg for apt" >&2; return 3; }
-		if [ "$1" = shim-durable ]; then
-			chroot "$2" $aptget -o Dir::Bin::dpkg="$shim" $what
-		else
-			"$nosync" chroot "$2" $aptget -o Dir::Bin::dpkg="$shim" $what
-		fi && sync -f "$2" ;;
+	shim-durable) chroot "$2" $aptget $what && sync -f "$2" ;;
+	shim-nosync) "$nosync" chroot "$2" $aptget $what && sync -f "$2" ;;
 	esac
 }
 
 csv=$work/runs.csv
-echo "fs,method,run,wall_s,flushes,written_mib,exit,ii,audit_clean,planned_more,stale" > "$csv"
+echo "fs,method,run,wall_s,flushes,written_mib,exit,ii,audit_clean,planned_more,stale,unpack_calls,max_unpack_flushes" > "$csv"
 mkdir "$work/logs"
 failed=0
 r=1
@@ -199,6 +223,13 @@ while [ $r -le "$runs" ]; do
 			# dpkg for apt reads the filesystem's mount options there.
 			mount -t proc proc "$root/proc"
 			mount -t sysfs sysfs "$root/sys"
+			case $m in
+			shim-*)
+				shim=$(shim_path "$root")
+				[ -n "$shim" ] || { echo "aptinstall: this build has no dpkg for apt" >&2; exit 1; }
+				calls "$root" "$shim" ;;
+			*) calls "$root" /usr/bin/dpkg ;;
+			esac
 			rb_cold
 			read -r w0 f0 <<-EOF
 			$(rb_stat)
@@ -224,12 +255,25 @@ while [ $r -le "$runs" ]; do
 				failed=$((failed + 1))
 				cp "$work/out" "$work/logs/$fs.$m.$r.log"
 			fi
+			# apt's calls of dpkg: how many unpack (--unpack,
+			# --install), their largest flush count, and all calls'
+			# seconds by action.
+			cp "$root/var/log/dpkg-calls" "$work/logs/$fs.$m.$r.calls"
+			read -r nun maxun <<-EOF
+			$(awk '$1 == "unpack" || $1 == "install" { n++; if ($2 > m) m = $2 }
+			    END { print n + 0, m + 0 }' "$root/var/log/dpkg-calls")
+			EOF
+			by=$(awk '{ n[$1]++; s[$1] += $3; f[$1] += $2 }
+			    END { for (a in n) printf "%s %d calls %.1f s %d flushes; ", a, n[a], s[a], f[a] }' \
+			    "$root/var/log/dpkg-calls")
 			umount "$root$work/mirror"
 			umount -R "$mnt"
 			rb_fs_down "$work/img" "$mnt"
-			echo "$fs,$m,$r,$wall,$((f1 - f0)),$(((w1 - w0) / 2048)),$rc,$ii,$audit,$more,$stale" >> "$csv"
+			echo "$fs,$m,$r,$wall,$((f1 - f0)),$(((w1 - w0) / 2048)),$rc,$ii,$audit,$more,$stale,$nun,$maxun" >> "$csv"
 			printf '%-5s run %d %-13s %8.3f s %6d flushes %5d MiB  exit %d  %d ii  audit %s\n' \
 			    "$fs" "$r" "$m" "$wall" $((f1 - f0)) $(((w1 - w0) / 2048)) "$rc" "$ii" "$audit"
+			echo "$fs run $r $m: $by" >> "$work/bycall"
+			echo "      dpkg calls: $by"
 		done
 	done
 	r=$((r + 1))
@@ -245,20 +289,23 @@ table() {
 		if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
 		if ($7 != 0 || $9 != "yes" || $10 != "no" || $11 != 0) { bad[k]++; next }
 		wall[k] = wall[k] " " $4; fl[k] = fl[k] " " $5; w[$1, $2, $3] = $4
+		nu[k] = nu[k] " " $12; mu[k] = mu[k] " " $13
 	}
 	END {
-		print "| fs | method | wall s | flushes | time / dpkg-durable (same run) | failed runs |"
-		print "|---|---|---:|---:|---:|---:|"
+		print "| fs | method | wall s | flushes | time / dpkg-durable (same run) | unpack calls | most flushes in one | failed runs |"
+		print "|---|---|---:|---:|---:|---:|---:|---:|"
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, kk, SUBSEP); rs = ""
 			for (r = 1; r <= 1000; r++)
 				if ((kk[1], kk[2], r) in w && (kk[1], "dpkg-durable", r) in w)
 					rs = rs " " w[kk[1], kk[2], r] / w[kk[1], "dpkg-durable", r]
 			q = median(rs)
-			printf "| %s | %s | %s | %s | %s | %d |\n", kk[1], kk[2],
+			printf "| %s | %s | %s | %s | %s | %s | %s | %d |\n", kk[1], kk[2],
 			    wall[k] == "" ? "-" : sprintf("%.2f", median(wall[k])),
 			    fl[k] == "" ? "-" : median(fl[k]),
-			    q == "" ? "-" : sprintf("%.2f", q), bad[k]
+			    q == "" ? "-" : sprintf("%.2f", q),
+			    nu[k] == "" ? "-" : median(nu[k]),
+			    mu[k] == "" ? "-" : median(mu[k]), bad[k]
 		}
 	}' "$1"
 }
@@ -295,13 +342,20 @@ mkdir -p "$(dirname "$outfile")"
 	echo
 	table "$csv"
 	echo
+	echo "unpack calls: apt's dpkg calls with --unpack or --install (median); most flushes in one:"
+	echo "the largest device flush count of one of them (median over the runs). Every call of"
+	echo "dpkg goes through a wrapper that logs its action, flushes and seconds:"
+	cat "$work/bycall"
+	echo
 	echo "runs.csv:"
 	cat "$csv"
 } > "$outfile"
+mkdir -p "${outfile%.txt}.calls"
+cp "$work/logs"/*.calls "${outfile%.txt}.calls/"
 echo
 table "$csv"
 echo
-echo "aptinstall: results in $outfile"
+echo "aptinstall: results in $outfile, each run's dpkg calls in ${outfile%.txt}.calls"
 if [ "$failed" != 0 ]; then
 	cp -R "$work/logs" "${outfile%.txt}.logs"
 	echo "aptinstall: $failed runs failed: their output is in ${outfile%.txt}.logs" >&2

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/options.h"
 #include "cli/shimcall.h"
 #include "run/unpackdeps.h"
 
@@ -181,7 +182,12 @@ shim_has(const struct shim *s, const char *opt)
 	return false;
 }
 
-/* Run debunpack --help and keep what it prints: its list of options. */
+/*
+ * debunpack's list of options, as its --help prints it.  The debunpack
+ * installed with this program (no DEBUNPACK in the environment) has this
+ * build's options table, linked in: its help is printed here, not asked
+ * of one more program start in every call of apt's.  Any other is run.
+ */
 int
 shim_ask_debunpack(struct shim *s)
 {
@@ -190,6 +196,20 @@ shim_ask_debunpack(struct shim *s)
 	int fd[2], st;
 	ssize_t n;
 	pid_t pid;
+	FILE *fp;
+
+	if (getenv("DEBUNPACK") == NULL &&
+	    strcmp(s->debunpack, DPKGSHIM_DEBUNPACK) == 0) {
+		if ((fp = open_memstream(&buf, &len)) == NULL)
+			return -errno;
+		options_usage(fp);
+		if (fclose(fp) != 0) {
+			free(buf);
+			return -ENOMEM;
+		}
+		s->help = buf;
+		return 0;
+	}
 
 	if (pipe2(fd, O_CLOEXEC) != 0)
 		return -errno;
