@@ -72,7 +72,11 @@ bool fskind_writeback_orders(int fd);
  * leaves some prefix of the changes, but for new names whose file's data
  * had not been written back (an empty file).  False when unknown, or
  * mounted data=writeback or noauto_da_alloc (ext4's options in effect
- * are read from /proc/fs/ext4/DEVICE/options).
+ * are read from /proc/fs/ext4/DEVICE/options); false for an overlay
+ * (a container's root) whatever its upper layer: a rename over a file
+ * of a lower layer is a rename onto a new name in the upper one, which
+ * auto_da_alloc does not see as a replacement, so dpkg's status file,
+ * replaced there for the first time, could come back empty.
  */
 bool fskind_orders_replacements(int fd);
 
