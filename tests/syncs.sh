@@ -20,7 +20,8 @@
 #    by the run's data barrier, not by a syncfs of its own.
 #  - The dpkg for apt runs dpkg --configure (apt's, and the one that ends
 #    a dpkg -i) under debunpack-nosync on a journaled ext4 and with its
-#    own syncs elsewhere, a syncfs of the root after either;
+#    own syncs elsewhere, a syncfs of the root after either (and of the
+#    filesystems mounted whole inside it, each once);
 #    DEBUNPACK_DPKG_CONFIGURE=dpkg hands it on as is.
 #  - With a second filesystem in the root, the journal's lines are synced
 #    by their own fdatasync before the data barrier, and the commit line
@@ -172,6 +173,25 @@ EOS
 	    "$T/conf-i.trace")" -ge 2 ] ||
 	    fail "conf-i: no barrier after dpkg: $(tail -n 3 "$T/conf-i.trace")"
 	echo "ok conf-i: dpkg -i's --configure under debunpack-nosync, one barrier after"
+	# The barrier syncs each filesystem once (the database is on the
+	# root's), and of the mounts inside the root only whole filesystems
+	# (a separate /boot, /var: a tmpfs here), not a bind mount of a
+	# directory of the host's (a build directory, a mirror, a volume).
+	mkdir -p "$D/whole" "$D/bound" "$T/hostdir"
+	cleanup_hooks="umount '$D/bound' '$D/whole' 2> /dev/null; $cleanup_hooks"
+	mount -t tmpfs tmpfs "$D/whole" || skip "cannot mount a tmpfs"
+	mount --bind "$T/hostdir" "$D/bound" || fail "cannot bind $T/hostdir"
+	DEBUNPACK_DPKG=$T/fakedpkg strace -f -qq -y -o "$T/conf-m.trace" \
+	    -e trace=syncfs "$DPKGSHIM" --root="$D" --configure -a \
+	    > "$T/conf-m.out" 2>&1 || fail "conf-m: $(cat "$T/conf-m.out")"
+	umount "$D/bound" "$D/whole"
+	for want in "$D" "$D/whole"; do
+		[ "$(grep -c "^[0-9]* *syncfs([0-9]*<$want>)" "$T/conf-m.trace")" = 1 ] ||
+		    fail "conf-m: not one syncfs of $want: $(cat "$T/conf-m.trace")"
+	done
+	! grep -q -e "<$D/var/lib/dpkg>" -e "<$D/bound>" "$T/conf-m.trace" ||
+	    fail "conf-m: a filesystem synced twice, or the host's: $(cat "$T/conf-m.trace")"
+	echo "ok conf-m: one syncfs a filesystem, whole mounts in the root, not the host's directories"
 	mkdir -p "$T/m/tm"
 	mount -t tmpfs tmpfs "$T/m/tm" || skip "cannot mount a tmpfs"
 	empty_dpkg_db "$T/m/tm"

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -113,14 +114,36 @@ shimconf_how(const struct shim *s, const char *action, char *why, size_t n)
 	return SHIMCONF_BATCHED;
 }
 
-/* syncfs of the filesystem of PATH: 0, or -errno (a PATH gone is 0). */
+/* The filesystems one barrier has synced, by device. */
+struct shimconf_synced {
+	dev_t dev[64];
+	size_t n;
+};
+
+/*
+ * syncfs of the filesystem of PATH, unless DONE has it (the database on
+ * the root's filesystem, bind mounts of it: a second syncfs would cost
+ * the device one more flush for nothing): 0, or -errno (a PATH gone is 0).
+ */
 static int
-shimconf_syncfs(const char *path)
+shimconf_syncfs(struct shimconf_synced *done, const char *path)
 {
+	struct stat st;
 	int fd, r = 0;
+	size_t i;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
 		return errno == ENOENT ? 0 : -errno;
+	if (fstat(fd, &st) == 0) {
+		for (i = 0; i < done->n && done->dev[i] != st.st_dev; i++)
+			continue;
+		if (i < done->n) {
+			close(fd);
+			return 0;
+		}
+		if (done->n < sizeof(done->dev) / sizeof(done->dev[0]))
+			done->dev[done->n++] = st.st_dev;
+	}
 	if (syncfs(fd) != 0)
 		r = -errno;
 	close(fd);
@@ -147,25 +170,32 @@ shimconf_unescape(char *p)
 
 /*
  * The barrier: the root's filesystem and the database's, then every
- * filesystem mounted inside the root, where the maintainer scripts may
- * have written (a separate /boot, /var); their failure to sync is the
- * call's only for a writeback error.  Without /proc, sync(2).
+ * filesystem mounted whole inside the root, where the maintainer scripts
+ * may have written (a separate /boot, /var); their failure to sync is
+ * the call's only for a writeback error.  Without /proc, sync(2).  A
+ * bind mount of a directory of another filesystem (sbuild's build
+ * directory, schroot's /home, a container's volumes and /etc/hosts, a
+ * local mirror) is the host's, not the root's: dpkg writes nothing
+ * there, and a syncfs of the host's filesystem at every call would wait
+ * for whatever the host has in flight.
  */
 static int
 shimconf_barrier(const struct shim *s, const char **what)
 {
-	char root[PATH_MAX], line[4096], *mp, *end;
+	struct shimconf_synced done = { .n = 0 };
+	char root[PATH_MAX], line[4096], *fsroot, *mp, *end, *fstype, *subvol;
 	size_t len;
+	bool whole;
 	FILE *fp;
 	int r;
 
 	*what = shimconf_root(s);
 	if (realpath(shimconf_root(s), root) == NULL)
 		return -errno;
-	if ((r = shimconf_syncfs(root)) != 0)
+	if ((r = shimconf_syncfs(&done, root)) != 0)
 		return r;
 	*what = s->admindir;
-	if ((r = shimconf_syncfs(s->admindir)) != 0)
+	if ((r = shimconf_syncfs(&done, s->admindir)) != 0)
 		return r;
 	len = strcmp(root, "/") == 0 ? 0 : strlen(root);
 	if ((fp = fopen("/proc/self/mountinfo", "re")) == NULL) {
@@ -174,19 +204,33 @@ shimconf_barrier(const struct shim *s, const char **what)
 	}
 	while (fgets(line, sizeof(line), fp) != NULL) {
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... */
-		mp = line;
-		for (int f = 0; f < 4 && mp != NULL; f++)
-			if ((mp = strchr(mp, ' ')) != NULL)
-				mp++;
-		if (mp == NULL || (end = strchr(mp, ' ')) == NULL)
+		fsroot = line;
+		for (int f = 0; f < 3 && fsroot != NULL; f++)
+			if ((fsroot = strchr(fsroot, ' ')) != NULL)
+				fsroot++;
+		if (fsroot == NULL || (mp = strchr(fsroot, ' ')) == NULL)
+			continue;
+		*mp++ = '\0';
+		if ((end = strchr(mp, ' ')) == NULL)
 			continue;
 		*end = '\0';
+		/*
+		 * A btrfs subvolume's mount names the subvolume, which its
+		 * options name too (subvol=/@var): whole all the same.
+		 */
+		whole = strcmp(fsroot, "/") == 0;
+		if (!whole && (fstype = strstr(end + 1, " - btrfs ")) != NULL &&
+		    (subvol = strstr(fstype, "subvol=")) != NULL) {
+			subvol += 7;
+			subvol[strcspn(subvol, ", \n")] = '\0';
+			whole = strcmp(subvol, fsroot) == 0;
+		}
 		shimconf_unescape(mp);
-		if (strncmp(mp, root, len) != 0 ||
+		if (!whole || strncmp(mp, root, len) != 0 ||
 		    (mp[len] != '/' && mp[len] != '\0') ||
 		    strcmp(mp, root) == 0)
 			continue;
-		r = shimconf_syncfs(mp);
+		r = shimconf_syncfs(&done, mp);
 		if (r == -EIO || r == -ENOSPC || r == -EDQUOT) {
 			static char where[PATH_MAX];
 
