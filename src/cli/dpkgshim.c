@@ -396,12 +396,7 @@ shim_dpkg_after(struct shim *s, const char *action, char **argv)
 	how = shimconf_how(s, action, why, sizeof(why));
 	if (how == SHIMCONF_EXEC)
 		return shim_run(s->dpkg, argv);
-	if (s->verbose)
-		fprintf(stderr, "debunpack-dpkg: --%s after the unpack: %s%s,"
-		    " then one barrier%s%s\n", action, s->dpkg,
-		    how == SHIMCONF_BATCHED ? " under debunpack-nosync" :
-		    " with its own syncs", how == SHIMCONF_BATCHED ? "" : ": ",
-		    how == SHIMCONF_BATCHED ? "" : why);
+	shimconf_say(s, action, " after the unpack", how, why);
 	return shimconf_run(s, argv, how == SHIMCONF_BATCHED);
 }
 
@@ -611,12 +606,7 @@ main(int argc, char **argv)
 		    s.a.action->name, whybuf, sizeof(whybuf));
 		if (how == SHIMCONF_EXEC)
 			return shim_handon(&s, "action --%s", s.a.action->name);
-		if (s.verbose)
-			fprintf(stderr, "debunpack-dpkg: --%s: %s%s, then one"
-			    " barrier%s%s\n", s.a.action->name, s.dpkg,
-			    how == SHIMCONF_BATCHED ? " under debunpack-nosync" :
-			    " with its own syncs", how == SHIMCONF_BATCHED ?
-			    "" : ": ", how == SHIMCONF_BATCHED ? "" : whybuf);
+		shimconf_say(&s, s.a.action->name, "", how, whybuf);
 		r = argvec_add(&av, s.dpkg);
 		for (int i = 1; r == 0 && i < argc; i++)
 			r = argvec_add(&av, argv[i]);

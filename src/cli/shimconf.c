@@ -244,6 +244,19 @@ shimconf_barrier(const struct shim *s, const char **what)
 	return 0;
 }
 
+void
+shimconf_say(const struct shim *s, const char *action, const char *where,
+    enum shimconf_how how, const char *why)
+{
+	if (!s->verbose)
+		return;
+	fprintf(stderr, "debunpack-dpkg: --%s%s: %s%s, then one barrier%s%s\n",
+	    action, where, s->dpkg, how == SHIMCONF_BATCHED ?
+	    " under debunpack-nosync" : " with its own syncs",
+	    how == SHIMCONF_BATCHED ? "" : ": ",
+	    how == SHIMCONF_BATCHED ? "" : why);
+}
+
 int
 shimconf_run(const struct shim *s, char *const *argv, bool batched)
 {

@@ -28,6 +28,14 @@ enum shimconf_how shimconf_how(const struct shim *s, const char *action,
     char *why, size_t n);
 
 /*
+ * With DEBUNPACK_DPKG_DEBUG (S->verbose), say on standard error how the
+ * call --ACTION (WHERE: "" or words after it) runs: HOW, and WHY when
+ * not batched.
+ */
+void shimconf_say(const struct shim *s, const char *action,
+    const char *where, enum shimconf_how how, const char *why);
+
+/*
  * Run ARGV (the real dpkg, its arguments, NULL) for the call S, under
  * debunpack-nosync if BATCHED (DEBUNPACK_NOSYNC, or the one installed
  * beside the shim; dpkg with its own syncs where the helper cannot

@@ -572,11 +572,15 @@ kernel_since() {
 t0=$(date +%s)
 checked=0 violations=0 lost=0
 mkdir "$T/sm"
-while read -r k seed; do
+# replay K [SEED]: state K (SEED: with its pick of the writes after
+# flush K) written over a fresh copy of the disk, on a loop device.
+replay() {
 	cp --sparse=always "$T/base.img" "$T/st.img"
-	"$CRASHREPLAY" apply "$T/log" "$T/st.img" "$k" $seed ||
-	    fail "replay $k $seed"
+	"$CRASHREPLAY" apply "$T/log" "$T/st.img" "$@" || fail "replay $*"
 	attach "$T/st.img"
+}
+while read -r k seed; do
+	replay "$k" $seed
 	state="state $k${seed:+ seed $seed}"
 	checked=$((checked + 1))
 	# State K holds every write before flush K: what flush K made
@@ -592,10 +596,7 @@ while read -r k seed; do
 		# again; a device still held by what ran beside us does not.
 		ms_err="$(tr '\n' ' ' < "$T/err")kernel: $(kernel_since "$kmark")"
 		detach
-		cp --sparse=always "$T/base.img" "$T/st.img"
-		"$CRASHREPLAY" apply "$T/log" "$T/st.img" "$k" $seed ||
-		    fail "replay $k $seed"
-		attach "$T/st.img"
+		replay "$k" $seed
 		kmark=$(dmesg 2> /dev/null | wc -l)
 		if ! mount $opts "$loop" "$T/sm" 2> "$T/err"; then
 			echo "VIOLATION $state: cannot mount:" \
