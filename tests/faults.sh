@@ -9,7 +9,8 @@
 # it to exactly what a clean run makes.  A failed write or sync, or a
 # failed close of a file being written, never passes for success.  Every
 # point is tried and every broken one reported before the test fails.
-# FAULT_STEP=K tries every Kth call only (the sanitizer build sets it).
+# FAULT_STEP=K tries every Kth call only (tests/run.sh sets it; make
+# check-full tries every one).
 #
 # The faults are injected: a disk's flushes would only slow the test down
 # (twice as long on ext4), so the scratch roots go to tmpfs unless TMPDIR

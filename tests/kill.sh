@@ -8,8 +8,8 @@
 #
 # strace's fault injection delivers SIGKILL on entry to the Nth call of
 # one system call, so each point (call, N) leaves the effects of every
-# call made before it.  KILL_STEP=K tries every Kth N only (the sanitizer
-# build sets it).
+# call made before it.  KILL_STEP=K tries every Kth N only (tests/run.sh
+# sets it; make check-full tries every one).
 . "${srcdir:-.}/tests/lib.sh"
 
 command -v strace > /dev/null || skip "strace not installed"

@@ -5,11 +5,13 @@
 # tests and one run under valgrind, and make distcheck.  Set QUICK=1 to
 # stop after the first make check.
 #
-# CI has 90 minutes on machines whose speed varies threefold, so the
-# sweeps run in part: every third kill and fault point, a third of the
-# random kills, fewer full-disk steps.  `make check-full` in a build
-# directory runs them whole (every point; many minutes), and
-# `make check-dpkg-suite` dpkg's whole functional suite, of which
+# CI has 90 minutes on machines whose speed varies fourfold (its disk's
+# the most), so the sweeps run in part: every eighth kill and fault
+# point, a sixth of the random kills, fewer full-disk steps, two random
+# subsets of the writes after each flush in the power-loss states.
+# `make check-full` in a build directory runs the sweeps whole (every
+# point; many minutes), `sh tests/crash/matrix.sh` every power-loss case,
+# and `make check-dpkg-suite` dpkg's whole functional suite, of which
 # tests/dpkgsuite-ci.sh runs a part here.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,13 +52,16 @@ slowest() {
 	echo "  ($(($(date +%s) - started)) s since the start)"
 }
 
-# The tests whose every step is a whole root (bootstraps, apt runs,
-# dpkg's suite, power-loss states of a root): once, in the plain pass.
-# Their C paths run under the sanitizers in the smaller tests.
+# Once, in the plain pass: the tests whose every step is a whole root
+# (bootstraps, apt runs, dpkg's suite, power-loss states of a root), and
+# those whose time is dpkg's beside ours or a loop disk's.  Their C paths
+# run under the sanitizers in the smaller tests.
 roots="tests/crash/quick.sh tests/recipes.sh tests/minbase.sh
 tests/real-debs.sh tests/bootstrap.sh tests/bootstrap-unshare.sh
 tests/bootstrap-foreign.sh tests/bootstrap-mmdebstrap.sh
-tests/bootstrap-store.sh tests/aptshim.sh tests/dpkgsuite-ci.sh"
+tests/bootstrap-store.sh tests/aptshim.sh tests/dpkgsuite-ci.sh
+tests/dpkg-compare.sh tests/multiarch.sh tests/conflicts.sh
+tests/fullfs.sh tests/killrand.sh tests/store.sh"
 # without DIR WORDS: the tests of DIR's make check but WORDS
 without() {
 	# shellcheck disable=SC2086 # one word per test
@@ -65,10 +70,11 @@ without() {
 }
 
 # The sweeps' share in CI (see above).
-KILL_STEP=${KILL_STEP:-3} FAULT_STEP=${FAULT_STEP:-3}
-KILLRAND_TRIALS=${KILLRAND_TRIALS:-72}
-FULLFS_STEPS=${FULLFS_STEPS:-8} FULLFS_ISTEPS=${FULLFS_ISTEPS:-4}
-export KILL_STEP FAULT_STEP KILLRAND_TRIALS FULLFS_STEPS FULLFS_ISTEPS
+KILL_STEP=${KILL_STEP:-8} FAULT_STEP=${FAULT_STEP:-8}
+KILLRAND_TRIALS=${KILLRAND_TRIALS:-36} CRASH_SEEDS=${CRASH_SEEDS:-2}
+FULLFS_STEPS=${FULLFS_STEPS:-4} FULLFS_ISTEPS=${FULLFS_ISTEPS:-2}
+export KILL_STEP FAULT_STEP KILLRAND_TRIALS CRASH_SEEDS FULLFS_STEPS \
+    FULLFS_ISTEPS
 
 echo "== build (-Werror) and make check"
 CONFIGURE_FLAGS=--enable-werror sh tests/setup.sh
@@ -84,7 +90,7 @@ BUILD=build-asan CONFIGURE_FLAGS=--enable-werror \
     sh tests/setup.sh
 # Fewer points of the sweeps again, and the hostile catalogue in one
 # sync mode (its cases are about parsing and paths, not syncing).
-KILL_STEP=7 FAULT_STEP=7 KILLRAND_TRIALS=36 HOSTILE_MODES=syncfs \
+KILL_STEP=19 FAULT_STEP=19 HOSTILE_MODES=syncfs \
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     check build-asan "$(without build-asan "$roots")"
 
