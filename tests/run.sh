@@ -53,15 +53,17 @@ slowest() {
 }
 
 # Once, in the plain pass: the tests whose every step is a whole root
-# (bootstraps, apt runs, dpkg's suite, power-loss states of a root), and
-# those whose time is dpkg's beside ours or a loop disk's.  Their C paths
-# run under the sanitizers in the smaller tests.
+# (bootstraps, apt runs, dpkg's suite, power-loss states of a root),
+# those whose time is dpkg's beside ours or a loop disk's, and the kill
+# sweep (strace and SIGKILL: no cleanup runs for a sanitizer to check;
+# the repair's does, under valgrind below).  Their C paths run under the
+# sanitizers in the smaller tests.
 roots="tests/crash/quick.sh tests/recipes.sh tests/minbase.sh
 tests/real-debs.sh tests/bootstrap.sh tests/bootstrap-unshare.sh
 tests/bootstrap-foreign.sh tests/bootstrap-mmdebstrap.sh
 tests/bootstrap-store.sh tests/aptshim.sh tests/dpkgsuite-ci.sh
 tests/dpkg-compare.sh tests/multiarch.sh tests/conflicts.sh
-tests/fullfs.sh tests/killrand.sh tests/store.sh"
+tests/fullfs.sh tests/killrand.sh tests/store.sh tests/kill.sh"
 # without DIR WORDS: the tests of DIR's make check but WORDS
 without() {
 	# shellcheck disable=SC2086 # one word per test
@@ -88,9 +90,9 @@ echo "== ASan+UBSan build and make check (but the whole roots)"
 BUILD=build-asan CONFIGURE_FLAGS=--enable-werror \
     CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
     sh tests/setup.sh
-# Fewer points of the sweeps again, and the hostile catalogue in one
-# sync mode (its cases are about parsing and paths, not syncing).
-KILL_STEP=19 FAULT_STEP=19 HOSTILE_MODES=syncfs \
+# Fewer fault points again, and the hostile catalogue in one sync mode
+# (its cases are about parsing and paths, not syncing).
+FAULT_STEP=19 HOSTILE_MODES=syncfs \
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     check build-asan "$(without build-asan "$roots")"
 
