@@ -19,8 +19,6 @@
 # emulator is missing (saying which).
 . "${srcdir:-.}/tests/lib.sh"
 
-[ "${ROOTBUILD_SKIP:-0}" = 0 ] ||
-    skip "ROOTBUILD_SKIP: these root builds run in the plain build's pass"
 bootstrap_ready apt-get apt-cache apt-ftparchive dpkg-scanpackages dpkg \
     dpkg-architecture chroot look
 [ -f "${srcdir:-.}/bench/fetch.sh" ] || skip "no bench/fetch.sh in this tree"

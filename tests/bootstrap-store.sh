@@ -9,8 +9,6 @@
 # be made is a note and the build decodes.
 . "${srcdir:-.}/tests/lib.sh"
 
-[ "${ROOTBUILD_SKIP:-0}" = 0 ] ||
-    skip "ROOTBUILD_SKIP: these root builds run in the plain build's pass"
 bootstrap_ready apt-get apt-ftparchive dpkg-scanpackages dpkg chroot
 minbase_debs
 mirror=$T/mirror

@@ -17,9 +17,6 @@
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: chroot, bind mounts and the bootstrap need root"
-# tests/run.sh's sanitized pass: the recipes build and run a debunpack of
-# their own (configured for /usr), not the sanitized one.
-[ "${RECIPES_SKIP:-0}" = 0 ] || skip "RECIPES_SKIP: the recipes run in the plain build's pass"
 for c in apt-get apt-ftparchive dpkg-scanpackages dpkg-deb dpkg-shlibdeps chroot make; do
 	command -v "$c" > /dev/null || skip "$c missing"
 done

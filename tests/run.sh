@@ -23,11 +23,7 @@ started=$(date +%s)
 
 check() {	# DIR [TESTS]: make check, showing the logs of what failed
 	rc=0
-	if [ $# -gt 1 ]; then
-		make -s -C "$1" -j"$(nproc)" check TESTS="$2" || rc=$?
-	else
-		make -s -C "$1" -j"$(nproc)" check || rc=$?
-	fi
+	make -s -C "$1" -j"$(nproc)" check ${2:+"TESTS=$2"} || rc=$?
 	slowest "$1"
 	if [ $rc != 0 ]; then
 		for log in "$1"/tests/*.log "$1"/tests/*/*.log; do
