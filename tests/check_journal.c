@@ -7,11 +7,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "checkutil.h"
+#include "durable/fileat.h"
+#include "durable/fskind.h"
 #include "durable/journal.h"
 #include "durable/names.h"
 #include "durable/recover.h"
@@ -100,7 +103,7 @@ half_commit(void)
 	checkutil_mkdir("d");
 	checkutil_write("d/x", "old x");
 	ck_assert_int_eq(journal_open(j, admfd, "adm", &err), 0);
-	ck_assert_int_eq(journal_dir(j, "d", t), 0);
+	ck_assert_int_eq(journal_dir(j, "d", t, rf.fd), 0);
 	checkutil_write("d/x" NAMES_TMP_SUFFIX, "new x");
 	checkutil_write("d/y" NAMES_TMP_SUFFIX, "new y");
 	checkutil_write("d/z" NAMES_TMP_SUFFIX, "new z");
@@ -177,19 +180,19 @@ START_TEST(test_journal_undo_made_dirs)
 
 	ck_assert_int_eq(journal_open(j, admfd, "adm", &err), 0);
 	ck_assert_int_eq(journal_dir(j, "", (struct timespec[2]){ { 1, 0 },
-	    { 2, 0 } }), 0);
-	ck_assert_int_eq(journal_dir(j, "n", NULL), 0);
+	    { 2, 0 } }, rf.fd), 0);
+	ck_assert_int_eq(journal_dir(j, "n", NULL, rf.fd), 0);
 	checkutil_mkdir("n");
 	checkutil_write("n/f" NAMES_TMP_SUFFIX, "new");
-	ck_assert_int_eq(journal_dir(j, "n/sub", NULL), 0);
+	ck_assert_int_eq(journal_dir(j, "n/sub", NULL, rf.fd), 0);
 	checkutil_mkdir("n/sub");
 	checkutil_write("n/sub/g" NAMES_TMP_SUFFIX, "new");
-	ck_assert_int_eq(journal_dir(j, "other", NULL), 0);
+	ck_assert_int_eq(journal_dir(j, "other", NULL, rf.fd), 0);
 	checkutil_mkdir("other");
 	checkutil_write("other/users", "not the run's");
 	checkutil_mkdir("keep");
 	checkutil_write("keep/k", "kept");
-	ck_assert_int_eq(journal_dir(j, "bin", NULL), 0);
+	ck_assert_int_eq(journal_dir(j, "bin", NULL, rf.fd), 0);
 	checkutil_symlink("keep", "bin");
 	journal_kill();
 	repair(&res);
@@ -209,9 +212,9 @@ START_TEST(test_journal_escaped_names)
 	struct dbp_error err;
 
 	ck_assert_int_eq(journal_open(j, admfd, "adm", &err), 0);
-	ck_assert_int_eq(journal_dir(j, "a\tb", NULL), 0);
+	ck_assert_int_eq(journal_dir(j, "a\tb", NULL, rf.fd), 0);
 	checkutil_mkdir("a\tb");
-	ck_assert_int_eq(journal_dir(j, "a\tb/c\nd", NULL), 0);
+	ck_assert_int_eq(journal_dir(j, "a\tb/c\nd", NULL, rf.fd), 0);
 	checkutil_mkdir("a\tb/c\nd");
 	checkutil_write("a\tb/c\nd/e\\f" NAMES_TMP_SUFFIX, "x");
 	journal_kill();
@@ -267,6 +270,68 @@ START_TEST(test_journal_none)
 }
 END_TEST
 
+/* The calls that put the journal's lines on disk, whichever way. */
+static unsigned long
+ahead_calls(void)
+{
+	return st.calls[SC_SYNC_FILE_RANGE_WAIT] + st.calls[SC_FIEMAP] +
+	    st.calls[SC_FDATASYNC];
+}
+
+/*
+ * A directory's line is on disk before the run touches the directory:
+ * written back on the journal's own filesystem (the filesystem's commits
+ * keep it in order), synced where the directory is on another (/proc
+ * here); in memory until the journal exists, then written back with its
+ * first lines.  On a tmpfs nothing needs to be.
+ */
+START_TEST(test_journal_ahead)
+{
+	unsigned long each = fskind_volatile(admfd) ? 0 : 1;
+	struct dbp_error err;
+	char *buf;
+	size_t len;
+	int otherfd;
+
+	ck_assert_int_eq(journal_dir(j, "early", NULL, rf.fd), 0);
+	ck_assert_uint_eq(ahead_calls(), 0);
+	ck_assert_int_eq(journal_open(j, admfd, "adm", &err), 0);
+	ck_assert_uint_eq(ahead_calls(), each);
+	ck_assert_int_eq(journal_dir(j, "d", NULL, rf.fd), 0);
+	ck_assert_uint_eq(ahead_calls(), 2 * each);
+	otherfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(otherfd, 0);
+	st.calls[SC_FDATASYNC] = 0;
+	ck_assert_int_eq(journal_dir(j, "elsewhere", NULL, otherfd), 0);
+	ck_assert_uint_eq(st.calls[SC_FDATASYNC], 1);
+	close(otherfd);
+	/* Every line in the file, each whole. */
+	ck_assert_int_eq(fileat_read(admfd, JOURNAL_NAME, &buf, &len), 0);
+	ck_assert_ptr_nonnull(memmem(buf, len, "\nmkdir\tearly\n", 13));
+	ck_assert_ptr_nonnull(memmem(buf, len, "\nmkdir\td\n", 9));
+	ck_assert_ptr_nonnull(memmem(buf, len, "\nmkdir\telsewhere\n", 17));
+	free(buf);
+}
+END_TEST
+
+/* A journal that is not durable only writes. */
+START_TEST(test_journal_ahead_none)
+{
+	struct dbp_error err;
+	int otherfd;
+
+	journal_free(j);
+	ck_assert_int_eq(journal_new(&j, false, &st), 0);
+	ck_assert_int_eq(journal_open(j, admfd, "adm", &err), 0);
+	ck_assert_int_eq(journal_dir(j, "d", NULL, rf.fd), 0);
+	otherfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(otherfd, 0);
+	ck_assert_int_eq(journal_dir(j, "e", NULL, otherfd), 0);
+	close(otherfd);
+	ck_assert_uint_eq(ahead_calls(), 0);
+}
+END_TEST
+
 static Suite *
 journal_suite(void)
 {
@@ -278,6 +343,8 @@ journal_suite(void)
 	tcase_add_test(tc, test_journal_forward);
 	tcase_add_test(tc, test_journal_undo_made_dirs);
 	tcase_add_test(tc, test_journal_none);
+	tcase_add_test(tc, test_journal_ahead);
+	tcase_add_test(tc, test_journal_ahead_none);
 	tcase_set_timeout(tc, 30);
 	tc = checkutil_scratch_tcase(s, "limits", setup, teardown);
 	tcase_add_test(tc, test_journal_escaped_names);

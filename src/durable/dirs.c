@@ -212,7 +212,7 @@ dirs_add(struct dirs *d, const char *rel, int fd, size_t parent,
 	if (!(flags & DIR_CREATED) && d->log != NULL &&
 	    (r = d->log(d->log_ctx, DIRS_LOG_FOUND, rel,
 	    (struct timespec[2]){ st.st_atim,
-	    st.st_mtim })) != 0) {
+	    st.st_mtim }, fd)) != 0) {
 		d->log_failed = true;
 		free(path);
 		close(fd);
@@ -297,7 +297,7 @@ dirs_move_aside(struct dirs *d, int pfd, const char *rel, const char *base,
 	if (names_aside(base, old, sizeof(old)) != 0)
 		return dbp_err(err, ENAMETOOLONG, rel, "cannot move aside");
 	if (d->log != NULL && (r = d->log(d->log_ctx, DIRS_LOG_ASIDE, rel,
-	    NULL)) != 0)
+	    NULL, pfd)) != 0)
 		return dbp_err(err, -r, rel, "cannot write journal");
 	unlinkat(pfd, old, 0);
 	if (renameat(pfd, base, pfd, old) != 0)
@@ -411,7 +411,7 @@ dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
 		    d->v[pidx].path), "cannot open directory");
 	/* Announced before it exists, so that a killed run's repair finds it. */
 	if (d->log != NULL && (r = d->log(d->log_ctx, DIRS_LOG_MAKE, rel,
-	    NULL)) != 0)
+	    NULL, pfd)) != 0)
 		return dbp_err(err, -r, rel, "cannot write journal");
 	/*
 	 * Near the final mode from the start, so that a run killed before
@@ -604,7 +604,7 @@ dirs_planned_link(const struct dirs *d, const char *rel)
 
 void
 dirs_set_log(struct dirs *d, int (*log)(void *, enum dirs_log, const char *,
-    const struct timespec *), void *ctx)
+    const struct timespec *, int), void *ctx)
 {
 	d->log = log;
 	d->log_ctx = ctx;

@@ -72,11 +72,12 @@ void dirs_set_guard(struct dirs *d, int (*guard)(void *ctx, size_t pidx,
  * LOG is told of each directory before the run can change anything in
  * it: one that exists (with its access and modification times) when it
  * enters the table, one to be made before it is made, and a file moved
- * aside for one before it is moved.  A non-zero answer (-errno) fails the
- * lookup.
+ * aside for one before it is moved; FD is the directory, or its parent
+ * where it is about to be made (its filesystem).  A non-zero answer
+ * (-errno) fails the lookup.
  */
 void dirs_set_log(struct dirs *d, int (*log)(void *ctx, enum dirs_log kind,
-    const char *path, const struct timespec *times), void *ctx);
+    const char *path, const struct timespec *times, int fd), void *ctx);
 
 /*
  * DISPLACE is asked when a directory REL is to be made where a

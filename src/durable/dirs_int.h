@@ -54,7 +54,7 @@ struct dirs {
 	int (*guard)(void *, size_t, const char *);
 	void *guard_ctx;
 	int (*log)(void *, enum dirs_log, const char *,
-	    const struct timespec *);
+	    const struct timespec *, int);
 	void *log_ctx;
 	int (*displace)(void *, const char *, struct dbp_error *);
 	void *displace_ctx;

@@ -81,6 +81,12 @@ fskind_sync(int fd)
 }
 
 bool
+fskind_volatile(int fd)
+{
+	return fskind_type(fd) == FS_TMPFS;
+}
+
+bool
 fskind_syncfs_ok(int fd)
 {
 	return fskind_sync(fd) != FSKIND_PERFILE;

@@ -26,6 +26,9 @@ enum fskind_sync {
 
 enum fskind_sync fskind_sync(int fd);
 
+/* Whether FD's filesystem keeps nothing through a power cut (tmpfs). */
+bool fskind_volatile(int fd);
+
 /* Whether syncfs(2) makes FD's filesystem durable (FSKIND_SYNCFS or _CHECK). */
 bool fskind_syncfs_ok(int fd);
 

@@ -10,7 +10,10 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <unistd.h>
 
 #include "util/escape.h"
@@ -40,7 +43,8 @@
  * TREE is R (the root, paths relative to it) or A (the admin directory,
  * whose own path is "."); times are SECONDS.NANOSECONDS.  The lines are
  * appended in the order of the run; "dir" and "mkdir" lines are written
- * before the directory is touched, "item" lines before the first rename
+ * (and on disk: journal_ahead) before the directory is touched, "item"
+ * lines before the first rename
  * (and synced), "commit" after the last rename of files and records.  A
  * last line without its newline was cut by a crash and is ignored.
  */
@@ -56,6 +60,9 @@ const struct journal_line journal_lines[JOURNAL_NKINDS] = {
 	[JOURNAL_DPKGDIR] = { .word = "dpkgdir", .fields = 1, .escaped = 1 },
 };
 
+/* How journal_ahead puts the lines on disk before a directory changes. */
+enum { AHEAD_NONE, AHEAD_WRITEBACK, AHEAD_FIEMAP, AHEAD_SYNC };
+
 struct journal {
 	FILE *fp;		/* the file once open, else a memory stream */
 	char *mem;		/* the memory stream's buffer */
@@ -63,6 +70,8 @@ struct journal {
 	int admfd;		/* the admin directory, once open */
 	const char *admname;	/* what errors call it */
 	struct timespec admtimes[2];	/* its times before the journal */
+	dev_t dev;		/* its filesystem */
+	int ahead;		/* how lines get on disk there: AHEAD_* */
 	bool durable;
 	bool dirsynced;		/* its name is durable */
 	bool dirty;		/* lines written since the last sync */
@@ -142,6 +151,74 @@ journal_times(char *buf, size_t n, char tree, const struct timespec *t)
 	return buf;
 }
 
+/*
+ * The lines written so far must be on disk before any commit of the
+ * filesystem of directory FD can carry what the caller is about to do:
+ * make a directory there, or create temporaries in it.  Until the
+ * barrier, the filesystem commits on its own (ext4 every 5 s, or when any
+ * program fsyncs): left in the page cache, the lines would reach the disk
+ * only with the barrier, and a power cut after such a commit would find
+ * temporaries and new directories that no durable line names (I1 in
+ * recover.c), which a repair would leave.
+ *
+ * On the journal's own filesystem the lines are written back and waited
+ * for, without a flush: their blocks are then on the device and the
+ * journal's new size in the running transaction (ext4 sets it when it
+ * maps the blocks, xfs when the write completes) before the directory
+ * changes, and whichever commit carries the change carries the size, its
+ * cache flush the blocks.  One write per directory the run uses.  On an
+ * overlay sync_file_range does nothing: FIEMAP_FLAG_SYNC writes back the
+ * upper file (fskind.c).  btrfs records a write's extents just after it
+ * completes, in a worker: a commit in that moment can still miss them
+ * (fskind_writeback_orders).  Where syncfs is not trusted (FUSE, NFS) or
+ * the directory is on another filesystem, nothing keeps that order: the
+ * lines are synced.  A tmpfs keeps nothing through a power cut.
+ */
+static int
+journal_ahead(struct journal *j, int fd)
+{
+	struct dbp_error err;
+	struct fiemap fm;
+	struct stat st;
+	int how, r;
+
+	if (journal_check(j, j->fp) != 0 || !j->durable || !j->created)
+		return j->err;
+	how = j->ahead;
+	if (fd != j->admfd) {
+		if (fstat(fd, &st) != 0)
+			return -errno;
+		if (st.st_dev != j->dev)
+			how = fskind_volatile(fd) ? AHEAD_NONE : AHEAD_SYNC;
+	}
+	switch (how) {
+	case AHEAD_NONE:
+		return 0;
+	case AHEAD_WRITEBACK:
+		if ((r = fileat_writeback(fileno(j->fp))) < 0)
+			return j->err = -errno;
+		if (r == 0) {
+			j->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
+			return 0;
+		}
+		break;
+	case AHEAD_FIEMAP:
+		/* No extent is asked for: the writeback before it is all. */
+		memset(&fm, 0, sizeof(fm));
+		fm.fm_length = FIEMAP_MAX_OFFSET;
+		fm.fm_flags = FIEMAP_FLAG_SYNC;
+		j->st->calls[SC_FIEMAP]++;
+		if (ioctl(fileno(j->fp), FS_IOC_FIEMAP, &fm) == 0)
+			return 0;
+		if (errno != EOPNOTSUPP && errno != ENOTTY && errno != EBADR)
+			return j->err = -errno;
+		break;
+	}
+	if (journal_sync(j, &err) != 0)
+		j->err = err.errnum != 0 ? -err.errnum : -EIO;
+	return j->err;
+}
+
 int
 journal_open(struct journal *j, int admfd, const char *name,
     struct dbp_error *err)
@@ -175,6 +252,10 @@ journal_open(struct journal *j, int admfd, const char *name,
 	/* The admin directory's times as they were before the journal came. */
 	j->admtimes[0] = st.st_atim;
 	j->admtimes[1] = st.st_mtim;
+	j->dev = st.st_dev;
+	j->ahead = fskind_volatile(admfd) ? AHEAD_NONE :
+	    fskind_sync(admfd) == FSKIND_SYNCFS ? AHEAD_WRITEBACK :
+	    fskind_sync(admfd) == FSKIND_SYNCFS_CHECK ? AHEAD_FIEMAP : AHEAD_SYNC;
 	fprintf(fp, JOURNAL_MAGIC "%d\n%s\t%s\t.\n", JOURNAL_VERSION,
 	    journal_lines[JOURNAL_DIR].word, journal_times(head, sizeof(head),
 	    JOURNAL_ADMIN, j->admtimes));
@@ -185,7 +266,8 @@ journal_open(struct journal *j, int admfd, const char *name,
 	j->mem = NULL;
 	j->fp = fp;
 	j->dirty = true;
-	if (journal_check(j, fp) != 0)
+	/* Its first lines name the admin directory, where records wait. */
+	if (journal_ahead(j, j->admfd) != 0)
 		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
 	return 0;
 }
@@ -205,7 +287,8 @@ journal_dpkgdir(struct journal *j, const char *dir)
 }
 
 int
-journal_dir(struct journal *j, const char *path, const struct timespec *t)
+journal_dir(struct journal *j, const char *path, const struct timespec *t,
+    int fd)
 {
 	const char *names[] = { path[0] != '\0' ? path : "." };
 	char head[96];
@@ -217,8 +300,8 @@ journal_dir(struct journal *j, const char *path, const struct timespec *t)
 		    JOURNAL_ROOT, t), names);
 	else
 		journal_put(j, JOURNAL_MKDIR, NULL, names);
-	/* Written now: the caller is about to act on the directory. */
-	return journal_check(j, j->fp);
+	/* On disk now: the caller is about to act on the directory. */
+	return journal_ahead(j, fd);
 }
 
 int

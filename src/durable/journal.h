@@ -4,6 +4,7 @@
 #define DEBUNPACK_JOURNAL_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "util/error.h"
@@ -70,12 +71,14 @@ int journal_open(struct journal *j, int admfd, const char *name,
 /*
  * Directory PATH (root-relative) of the root is used by the run: it may
  * get temporaries.  TIMES are its access and modification times before
- * the run; NULL announces that the run is about to create it.  Written at
- * once, before the caller touches the directory, so that a killed run's
- * journal names every directory where it may have left something.
+ * the run; NULL announces that the run is about to create it.  FD is the
+ * directory, or its parent where it is about to be made.  On disk before
+ * the caller touches the directory (journal.c: journal_ahead), so that a
+ * killed run's journal, and a power cut's, names every directory where
+ * it may have left something.
  */
 int journal_dir(struct journal *j, const char *path,
-    const struct timespec *times);
+    const struct timespec *times, int fd);
 
 /*
  * The non-directory PATH (root-relative) is about to be moved to PATH +

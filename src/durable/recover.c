@@ -25,9 +25,11 @@
  * Invariants the repair relies on (see also db/recstage.c and syncbatch.c):
  *
  * I1. Before a run creates anything in a directory of the root, the
- *     journal names it ("dir", or "mkdir" before it is made), so every
- *     temporary a killed run can leave is in a directory the journal
- *     names, or in the admin directory.
+ *     journal names it ("dir", or "mkdir" before it is made), and that
+ *     line is on disk before any commit of the filesystem can carry the
+ *     change (journal_ahead), so every temporary a killed run or a power
+ *     cut can leave is in a directory the journal names, or in the admin
+ *     directory.
  * I2. Temporaries and backups have reserved names (names_reserved)
  *     that no package may ship: any such name left in those directories
  *     is the run's, and is removed.

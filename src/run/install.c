@@ -276,11 +276,12 @@ install_preinst(void *ctx, const char *name)
 
 static int
 install_journal_dir(void *ctx, enum dirs_log kind, const char *path,
-    const struct timespec *times)
+    const struct timespec *times, int fd)
 {
 	if (kind == DIRS_LOG_ASIDE)
 		return journal_aside(ctx, path);
-	return journal_dir(ctx, path, kind == DIRS_LOG_FOUND ? times : NULL);
+	return journal_dir(ctx, path, kind == DIRS_LOG_FOUND ? times : NULL,
+	    fd);
 }
 
 /* A dry run's verdict on one path. */

@@ -140,7 +140,7 @@ usrmerge_one(struct usrmerge *u, struct dirs *d, struct journal *j,
 		return dirs_plan_link(d, name, idx) != 0 ? dbp_err(err,
 		    ENOMEM, name, "cannot plan symlink") : 0;
 	/* In the journal before it exists: a repair removes it. */
-	if ((r = journal_dir(j, name, NULL)) != 0)
+	if ((r = journal_dir(j, name, NULL, rootfd)) != 0)
 		return dbp_err(err, -r, name, "cannot write journal");
 	if (symlinkat(target, rootfd, name) != 0)
 		return dbp_err(err, errno, name, "cannot create symlink");

@@ -7,7 +7,7 @@
 # followed (crashreplay.c), mount each such state and check it (check.py).
 #
 # usage: crash.sh [-n MAXSTATES] [-s SUBSETS] [-e] [-f] [-d] [-k SYSCALL:N] [-F]
-#                 FS MODE SCENARIO
+#                 [-C] FS MODE SCENARIO
 #   FS        ext4, ext4-noauto (noauto_da_alloc), xfs or btrfs; ovl-ext4,
 #             ovl-xfs or ovl-btrfs: the root is an overlay (empty lower
 #             layer) whose upper layer is on that file system
@@ -48,12 +48,19 @@
 #   -F        the root's /usr/share is a FUSE mount (bindfs) of a directory
 #             beside the root on the same disk, as a container's volume;
 #             in the crash states a bind mount shows it again
+#   -C        the file system commits while the run goes on, as it does
+#             on its own during a long run (ext4 every 5 s, xfs and btrfs
+#             every 30 s, or when another program fsyncs): every 10 ms a
+#             file outside the root's listing (lost+found) grows and is
+#             fsynced (ext4, xfs), or btrfs is asked to commit its
+#             transaction (BTRFS_IOC_START_SYNC), which writes back
+#             nothing of the run's; each commit is a state
 # Prints one line per scenario: states checked, violations, time; and
 # each violation with its state.  Needs root, /dev/fuse, losetup.
 . "${srcdir:-.}/tests/lib.sh"
 
-max=0 subsets=1 expect=no fsck=no dio=off kill=0 fuse=no
-while getopts n:s:efdk:F o; do
+max=0 subsets=1 expect=no fsck=no dio=off kill=0 fuse=no commits=no
+while getopts n:s:efdk:FC o; do
 	case $o in
 	n) max=$OPTARG ;;
 	s) subsets=$OPTARG ;;
@@ -62,12 +69,13 @@ while getopts n:s:efdk:F o; do
 	d) dio=on ;;
 	k) kill=$OPTARG ;;
 	F) fuse=yes ;;
+	C) commits=yes ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# = 3 ] || {
-	echo "usage: crash.sh [-n N] [-s S] [-e] [-f] [-d] [-k SYSCALL:N] [-F] FS MODE SCENARIO" >&2
+	echo "usage: crash.sh [-n N] [-s S] [-e] [-f] [-d] [-k SYSCALL:N] [-F] [-C] FS MODE SCENARIO" >&2
 	exit 2
 }
 fs=$1 mode=$2 scenario=$3
@@ -84,6 +92,10 @@ ovl=no
 case $fs in
 ovl-*) ovl=yes fs=${fs#ovl-} ;;
 esac
+if [ $commits = yes ] && { [ $ovl = yes ] || [ $fuse = yes ]; }; then
+	echo "crash.sh: -C is for a root at the top of its file system" >&2
+	exit 2
+fi
 if [ $fuse = yes ]; then
 	[ $ovl = no ] || { echo "crash.sh: -F is not for overlays" >&2; exit 2; }
 	command -v bindfs > /dev/null || skip "bindfs missing"
@@ -360,6 +372,8 @@ if [ -n "$store" ]; then
 	[ "$(ls "$r/$store/entries" | wc -l)" = 2 ] || fail "the store was not filled"
 	storerun="--cache $r/$store --stats=json"
 fi
+# -C: the committer's file is in lost+found, which the listing leaves out.
+[ $commits = no ] || mkdir -p "$r/lost+found"
 unroot "$T/m"
 detach
 cp --sparse=always "$T/img" "$T/base.img"
@@ -375,6 +389,28 @@ mount $opts "$loop" "$T/m" || fail "mount on the recorder"
 root "$T/m"
 r=$rootdir
 echo start > "$T/fuse/mark"
+# -C: commits of the file system while the run goes on (see the usage).
+committer=""
+if [ $commits = yes ]; then
+	rm -f "$T/commits.stop"
+	$PY -S -c 'import fcntl, os, struct, sys, time
+path, fs, stop = sys.argv[1:4]
+fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+while not os.path.exists(stop):
+    if fs == "btrfs":
+        # START_SYNC then WAIT_SYNC on the transaction it started.
+        t = bytearray(8)
+        fcntl.ioctl(fd, 0x80089418, t)
+        fcntl.ioctl(fd, 0x40089416, bytes(t))
+    else:
+        # A new size to log: the fsync commits what came before it.
+        os.write(fd, b"x")
+        os.fsync(fd)
+    time.sleep(0.001)' "$T/m/lost+found/commits" "$fs" "$T/commits.stop" \
+	    2> "$T/committer.err" &
+	committer=$!
+	cleanup_hooks="touch '$T/commits.stop'; $cleanup_hooks"
+fi
 how=""
 if [ "$scenario" = configure ] && [ "$mode" = none ]; then
 	# The negative control: dpkg's syncs suppressed, and no barrier.
@@ -416,6 +452,10 @@ else
 	"$DEBUNPACK" -q --root "$r" --recover || fail "recorded repair"
 	ended=$($CHECK whole "$r" "$T/old.list" "$T/new.list") ||
 	    fail "the recorded repair left: $ended"
+fi
+if [ -n "$committer" ]; then
+	touch "$T/commits.stop"
+	wait $committer || fail "committer: $(cat "$T/committer.err")"
 fi
 echo "exited 0" > "$T/fuse/mark"
 unroot "$T/m"
@@ -680,6 +720,7 @@ t=$(($(date +%s) - t0))
 
 [ $ovl = no ] || fs=ovl-$fs
 [ $fuse = no ] || fs="$fs+fuse"
+[ $commits = no ] || fs="$fs, committing"
 [ "$kill" = 0 ] || scenario="$scenario (killed at $kill, repaired to $ended)"
 [ -z "$store" ] || scenario="$scenario ($want from the store)"
 scenario="$scenario$how"

@@ -62,6 +62,14 @@ for fs in ext4 xfs btrfs; do
 	done
 	one -k unlinkat:8 -s 8 $fs batched upgrade
 done
+# The file system commits while the run goes on, as on a long run (ext4
+# every 5 s, or another program's fsync): the journal's lines must reach
+# the disk before the directories they name change.
+for fs in ext4 xfs btrfs; do
+	one -C -s 4 $fs syncfs install
+	one -C -s 4 $fs batched upgrade
+	one -C -s 2 $fs perfile upgrade
+done
 # The upgrade as the dpkg for apt runs it: dpkg's database and status,
 # maintainer scripts.
 for fs in ext4 xfs btrfs; do
