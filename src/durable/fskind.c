@@ -278,6 +278,12 @@ fskind_writeback_orders(int fd)
 }
 
 bool
+fskind_extents_late(int fd)
+{
+	return fskind_type(fd) == FS_BTRFS;
+}
+
+bool
 fskind_links_new(int fd)
 {
 	switch (fskind_type(fd)) {

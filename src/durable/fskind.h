@@ -65,6 +65,14 @@ bool fskind_fsync_names_new(int fd);
 bool fskind_writeback_orders(int fd);
 
 /*
+ * Whether FD's filesystem records a written file's extents only after
+ * the writeback has ended, in a worker (btrfs: its ordered extents), so
+ * that waiting for the writeback does not put them in the running
+ * transaction yet.  fallocate(2) waits for them there.
+ */
+bool fskind_extents_late(int fd);
+
+/*
  * Whether FD's filesystem keeps every change in the order it was made
  * even when nothing is synced, and a file replaced by a rename over it
  * reaches the disk with its data: ext3 and ext4 with a journal commit

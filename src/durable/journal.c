@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <linux/falloc.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <unistd.h>
@@ -61,7 +62,7 @@ const struct journal_line journal_lines[JOURNAL_NKINDS] = {
 };
 
 /* How journal_ahead puts the lines on disk before a directory changes. */
-enum { AHEAD_NONE, AHEAD_WRITEBACK, AHEAD_FIEMAP, AHEAD_SYNC };
+enum { AHEAD_NONE, AHEAD_WRITEBACK, AHEAD_SETTLE, AHEAD_FIEMAP, AHEAD_SYNC };
 
 struct journal {
 	FILE *fp;		/* the file once open, else a memory stream */
@@ -166,13 +167,17 @@ journal_times(char *buf, size_t n, char tree, const struct timespec *t)
  * journal's new size in the running transaction (ext4 sets it when it
  * maps the blocks, xfs when the write completes) before the directory
  * changes, and whichever commit carries the change carries the size, its
- * cache flush the blocks.  One write per directory the run uses.  On an
- * overlay sync_file_range does nothing: FIEMAP_FLAG_SYNC writes back the
- * upper file (fskind.c).  btrfs records a write's extents just after it
- * completes, in a worker: a commit in that moment can still miss them
- * (fskind_writeback_orders).  Where syncfs is not trusted (FUSE, NFS) or
- * the directory is on another filesystem, nothing keeps that order: the
- * lines are synced.  A tmpfs keeps nothing through a power cut.
+ * cache flush the blocks.  One write per directory the run uses.  btrfs
+ * records a write's extents just after it completes, in a worker, where
+ * a commit could still miss them: there fallocate(2) of what the file
+ * already holds (KEEP_SIZE: nothing to allocate) writes back and waits
+ * for those extents first (btrfs_fallocate waits for the ordered extents
+ * of its range).  On an overlay sync_file_range does nothing:
+ * FIEMAP_FLAG_SYNC writes back the upper file (fskind.c), but on btrfs
+ * below does not wait for its extents.  Where syncfs is not trusted
+ * (FUSE, NFS) or the directory is on another filesystem, nothing keeps
+ * that order: the lines are synced.  A tmpfs keeps nothing through a
+ * power cut.
  */
 static int
 journal_ahead(struct journal *j, int fd)
@@ -201,6 +206,12 @@ journal_ahead(struct journal *j, int fd)
 			j->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
 			return 0;
 		}
+		break;
+	case AHEAD_SETTLE:
+		/* Not counted: no sync call, a write and a wait. */
+		if (fallocate(fileno(j->fp), FALLOC_FL_KEEP_SIZE, 0,
+		    ftello(j->fp)) == 0)
+			return 0;
 		break;
 	case AHEAD_FIEMAP:
 		/* No extent is asked for: the writeback before it is all. */
@@ -254,8 +265,9 @@ journal_open(struct journal *j, int admfd, const char *name,
 	j->admtimes[1] = st.st_mtim;
 	j->dev = st.st_dev;
 	j->ahead = fskind_volatile(admfd) ? AHEAD_NONE :
-	    fskind_sync(admfd) == FSKIND_SYNCFS ? AHEAD_WRITEBACK :
-	    fskind_sync(admfd) == FSKIND_SYNCFS_CHECK ? AHEAD_FIEMAP : AHEAD_SYNC;
+	    fskind_sync(admfd) == FSKIND_SYNCFS_CHECK ? AHEAD_FIEMAP :
+	    fskind_sync(admfd) != FSKIND_SYNCFS ? AHEAD_SYNC :
+	    fskind_extents_late(admfd) ? AHEAD_SETTLE : AHEAD_WRITEBACK;
 	fprintf(fp, JOURNAL_MAGIC "%d\n%s\t%s\t.\n", JOURNAL_VERSION,
 	    journal_lines[JOURNAL_DIR].word, journal_times(head, sizeof(head),
 	    JOURNAL_ADMIN, j->admtimes));
