@@ -334,6 +334,28 @@ START_TEST(test_journal_ahead_none)
 }
 END_TEST
 
+/*
+ * Under debunpack-nosync the run's syncs do nothing: nor does the wait
+ * for the lines, not even the calls that nosync lets through (an
+ * overlay's FIEMAP, btrfs's fallocate).
+ */
+START_TEST(test_journal_ahead_nosync)
+{
+	struct dbp_error err;
+	int otherfd;
+
+	st.nosync = true;
+	ck_assert_int_eq(journal_open(j, admfd, "adm", &err), 0);
+	ck_assert_int_eq(journal_dir(j, "d", NULL, rf.fd), 0);
+	otherfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(otherfd, 0);
+	ck_assert_int_eq(journal_dir(j, "e", NULL, otherfd), 0);
+	close(otherfd);
+	ck_assert_uint_eq(ahead_calls(), 0);
+	st.nosync = false;
+}
+END_TEST
+
 static Suite *
 journal_suite(void)
 {
@@ -347,6 +369,7 @@ journal_suite(void)
 	tcase_add_test(tc, test_journal_none);
 	tcase_add_test(tc, test_journal_ahead);
 	tcase_add_test(tc, test_journal_ahead_none);
+	tcase_add_test(tc, test_journal_ahead_nosync);
 	tcase_set_timeout(tc, 30);
 	tc = checkutil_scratch_tcase(s, "limits", setup, teardown);
 	tcase_add_test(tc, test_journal_escaped_names);

@@ -200,6 +200,12 @@ refused "$T/ours" "debunpack put one package in the place of both instances" \
     "lib-no.deb: package libpair:$native (3) with field 'Multi-Arch: no' is not co-installable with libpair which has multiple installed instances$" \
     --dpkg-db "$T/lib-no.deb"
 [ "$(wc -l < "$T/err")" = 1 ] || fail "more than one line: $(cat "$T/err")"
+# Without --maintscripts a run holds one instance of a name: a pair in
+# one run is refused in one line that says so, the root left as it was.
+refused "$T/ours" "a pair in one plain run" \
+    "lib-$foreign-2.deb: 'libpair:$foreign' and 'libpair:$native' in one run: debunpack unpacks two instances of a package in runs of their own$" \
+    --dpkg-db "$T/lib-$native-2.deb" "$T/lib-$foreign-2.deb"
+[ "$(wc -l < "$T/err")" = 1 ] || fail "more than one line: $(cat "$T/err")"
 # With --maintscripts --dpkg-messages, dpkg --unpack's words and status.
 snapshot "$T/ours" "$T/before"
 set +e

@@ -5,8 +5,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 
 #include "durable/fileat.h"
 
@@ -109,4 +113,21 @@ fileat_writeback(int fd)
 	(void)fd;
 #endif
 	return 1;
+}
+
+int
+fileat_writeback_mapped(int fd)
+{
+	struct fiemap fm;
+
+	/* No extent is asked for: the writeback before the mapping is all. */
+	memset(&fm, 0, sizeof(fm));
+	fm.fm_length = FIEMAP_MAX_OFFSET;
+	fm.fm_flags = FIEMAP_FLAG_SYNC;
+	if (ioctl(fd, FS_IOC_FIEMAP, &fm) == 0)
+		return 0;
+	if (errno == EOPNOTSUPP || errno == ENOTTY || errno == ENOSYS ||
+	    errno == EBADR)
+		return 1;
+	return -1;
 }

@@ -39,4 +39,12 @@ int fileat_remove_old(int dfd, const char *base, char type);
  */
 int fileat_writeback(int fd);
 
+/*
+ * Write FD's dirty data back where sync_file_range does nothing: the
+ * FS_IOC_FIEMAP ioctl with FIEMAP_FLAG_SYNC, which an overlay passes to
+ * its upper file (fskind.c).  0; 1 when the filesystem has no such
+ * ioctl (the caller syncs the file instead); -1 with errno set.
+ */
+int fileat_writeback_mapped(int fd);
+
 #endif

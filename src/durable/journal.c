@@ -10,11 +10,8 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <linux/falloc.h>
-#include <linux/fiemap.h>
-#include <linux/fs.h>
 #include <unistd.h>
 
 #include "util/escape.h"
@@ -183,11 +180,12 @@ static int
 journal_ahead(struct journal *j, int fd)
 {
 	struct dbp_error err;
-	struct fiemap fm;
 	struct stat st;
 	int how, r;
 
-	if (journal_check(j, j->fp) != 0 || !j->durable || !j->created)
+	/* Under debunpack-nosync no sync is made: nor is this wait. */
+	if (journal_check(j, j->fp) != 0 || !j->durable || !j->created ||
+	    j->st->nosync)
 		return j->err;
 	how = j->ahead;
 	if (fd != j->admfd) {
@@ -214,15 +212,11 @@ journal_ahead(struct journal *j, int fd)
 			return 0;
 		break;
 	case AHEAD_FIEMAP:
-		/* No extent is asked for: the writeback before it is all. */
-		memset(&fm, 0, sizeof(fm));
-		fm.fm_length = FIEMAP_MAX_OFFSET;
-		fm.fm_flags = FIEMAP_FLAG_SYNC;
 		j->st->calls[SC_FIEMAP]++;
-		if (ioctl(fileno(j->fp), FS_IOC_FIEMAP, &fm) == 0)
-			return 0;
-		if (errno != EOPNOTSUPP && errno != ENOTTY && errno != EBADR)
+		if ((r = fileat_writeback_mapped(fileno(j->fp))) < 0)
 			return j->err = -errno;
+		if (r == 0)
+			return 0;
 		break;
 	}
 	if (journal_sync(j, &err) != 0)

@@ -5,14 +5,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 
-#include <linux/fiemap.h>
-#include <linux/fs.h>
-
+#include "durable/fileat.h"
 #include "durable/journal.h"
 #include "durable/syncstep.h"
 
@@ -70,17 +66,13 @@ int
 syncstep_check(struct syncbatch *sb, struct sb_item *it, int fd,
     struct dbp_error *err)
 {
-	struct fiemap fm;
+	int r;
 
-	/* No extent is asked for: the sync before the mapping is what counts. */
-	memset(&fm, 0, sizeof(fm));
-	fm.fm_length = FIEMAP_MAX_OFFSET;
-	fm.fm_flags = FIEMAP_FLAG_SYNC;
+	/* The writeback before the mapping is what counts. */
 	sb->st->calls[SC_FIEMAP]++;
-	if (ioctl(fd, FS_IOC_FIEMAP, &fm) == 0)
+	if ((r = fileat_writeback_mapped(fd)) == 0)
 		return 0;
-	if (errno != EOPNOTSUPP && errno != ENOTTY && errno != ENOSYS &&
-	    errno != EBADR)
+	if (r < 0)
 		return dbp_err(err, errno, it->path, "cannot write");
 	sb->st->calls[SC_FDATASYNC]++;
 	if (fdatasync(fd) != 0)

@@ -165,13 +165,13 @@ install_one(const struct install_opts *o, struct unpack *u,
 	else if (r == 0 && (r = instance_check(man, db != NULL ?
 	    dpkgdb_status(db) : NULL, ctl, err)) != 0)
 		control_free(ctl);
-	else if (r == 0 && manifest_in_run(man, control_get(ctl, "Package"))) {
+	else if (r == 0 && (r = instance_key(man, db != NULL, ctl, key,
+	    sizeof(key), err)) != 0) {
+		control_free(ctl);
+	} else if (r == 0 && manifest_in_run(man, control_get(ctl, "Package"))) {
 		/* Before extracting it: one version of a package per run. */
 		r = dbp_err(err, 0, "", "package '%s' is given twice",
 		    control_get(ctl, "Package"));
-		control_free(ctl);
-	} else if (r == 0 && (r = instance_key(man, db != NULL, ctl, key,
-	    sizeof(key), err)) != 0) {
 		control_free(ctl);
 	} else if (r == 0 && db == NULL && (old = manifest_installed_record(man,
 	    control_get(ctl, "Package"))) != NULL && old->dpkg_db) {
