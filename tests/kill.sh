@@ -9,12 +9,15 @@
 # strace's fault injection delivers SIGKILL on entry to the Nth call of
 # one system call, so each point (call, N) leaves the effects of every
 # call made before it.  KILL_STEP=K tries every Kth N only (tests/run.sh
-# sets it; make check-full tries every one).
+# sets it; make check-full tries every one), from the (SWEEP_OFFSET mod
+# K)th on: CI's offset comes from the commit, so that successive commits
+# try the points between.
 . "${srcdir:-.}/tests/lib.sh"
 
 command -v strace > /dev/null || skip "strace not installed"
 strace -qq -o /dev/null true 2> /dev/null || skip "strace cannot trace here"
 step=${KILL_STEP:-1}
+first=$((1 + ${SWEEP_OFFSET:-0} % step))
 # LeakSanitizer cannot run under ptrace; the other tests look for leaks.
 ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0
 export ASAN_OPTIONS
@@ -102,7 +105,7 @@ check() {
 	points "$T/calls" > "$T/points"
 	nbefore=0 nafter=0 nempty=0 tried=0
 	while read -r call count; do
-	k=1
+	k=$first
 	while [ $k -le "$count" ]; do
 		tried=$((tried + 1))
 		rm -rf "$T/r"
@@ -254,7 +257,7 @@ for at in "$rename:when=$((nren / 2))" "unlinkat:when=$((nunl + 1))"; do
 	rtotal=$(grep -c . "$T/rcalls")
 	points "$T/rcalls" > "$T/rpoints"
 	while read -r call count; do
-	k=1
+	k=$first
 	while [ $k -le "$count" ]; do
 		rm -rf "$T/r"
 		cp -a "$T/crashed" "$T/r"

@@ -1,18 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The test suite as CI runs it: warnings as errors and make check, the
-# same again under ASan+UBSan, two minutes of fuzzing (FUZZ_TIME), unit
-# tests and one run under valgrind, and make distcheck.  Set QUICK=1 to
-# stop after the first make check.
+# The test suite as CI runs it: warnings as errors and make check of the
+# whole roots, every other test under ASan+UBSan, two minutes of fuzzing
+# (FUZZ_TIME) beside the unit tests and one run of each mode under
+# valgrind, and make distcheck.  Set QUICK=1 to stop after the first
+# make check.
 #
 # CI has 90 minutes on machines whose speed varies fourfold (its disk's
-# the most), so the sweeps run in part: every eighth kill and fault
-# point, a sixth of the random kills, fewer full-disk steps, two random
-# subsets of the writes after each flush in the power-loss states.
+# the most), and is to stay under 45 on these, so each test runs once:
+# the whole roots (below) in the plain pass, every other test under
+# ASan+UBSan, and the sweeps in part: every sixteenth kill point, every
+# twenty-fourth fault point, a sixth of the random kills, fewer
+# full-disk steps, one random subset of the writes after each flush in
+# the power-loss states.  Which points and subsets is set by the commit
+# (SWEEP_OFFSET, from its hash): successive commits try the others.
 # `make check-full` in a build directory runs the sweeps whole (every
 # point; many minutes), `sh tests/crash/matrix.sh` every power-loss case,
-# and `make check-dpkg-suite` dpkg's whole functional suite, of which
-# tests/dpkgsuite-ci.sh runs a part here.
+# `make check-dpkg-suite` dpkg's whole functional suite, of which
+# tests/dpkgsuite-ci.sh runs a part here, and `make check` every test
+# in one build.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -48,12 +54,13 @@ slowest() {
 	echo "  ($(($(date +%s) - started)) s since the start)"
 }
 
-# Once, in the plain pass: the tests whose every step is a whole root
-# (bootstraps, apt runs, dpkg's suite, power-loss states of a root),
-# those whose time is dpkg's beside ours or a loop disk's, and the kill
-# sweep (strace and SIGKILL: no cleanup runs for a sanitizer to check;
-# the repair's does, under valgrind below).  Their C paths run under the
-# sanitizers in the smaller tests.
+# The plain pass (-O2, what users run): the unit tests and the tests
+# whose every step is a whole root (bootstraps, apt runs, dpkg's suite,
+# power-loss states of a root), those whose time is dpkg's beside ours
+# or a loop disk's, and the kill sweep (strace and SIGKILL: no cleanup
+# runs for a sanitizer to check; the repair's does, under valgrind
+# below).  Their C paths run under the sanitizers in the smaller tests,
+# which run there only.
 roots="tests/crash/quick.sh tests/recipes.sh tests/minbase.sh
 tests/real-debs.sh tests/bootstrap.sh tests/bootstrap-unshare.sh
 tests/bootstrap-foreign.sh tests/bootstrap-mmdebstrap.sh
@@ -67,33 +74,53 @@ without() {
 	    grep -vxF "$(printf '%s\n' $2)" | tr '\n' ' '
 }
 
-# The sweeps' share in CI (see above).
-KILL_STEP=${KILL_STEP:-8} FAULT_STEP=${FAULT_STEP:-8}
-KILLRAND_TRIALS=${KILLRAND_TRIALS:-36} CRASH_SEEDS=${CRASH_SEEDS:-2}
+# The sweeps' share in CI (see above), and its offset: SWEEP_OFFSET=N
+# sh tests/run.sh runs the points of another commit's CI again.
+KILL_STEP=${KILL_STEP:-16} FAULT_STEP=${FAULT_STEP:-24}
+KILLRAND_TRIALS=${KILLRAND_TRIALS:-36} CRASH_SEEDS=${CRASH_SEEDS:-1}
 FULLFS_STEPS=${FULLFS_STEPS:-4} FULLFS_ISTEPS=${FULLFS_ISTEPS:-2}
+if [ -z "${SWEEP_OFFSET:-}" ]; then
+	SWEEP_OFFSET=$(git rev-parse HEAD 2> /dev/null | cut -c 1-6)
+	SWEEP_OFFSET=$((0x${SWEEP_OFFSET:-0}))
+fi
 export KILL_STEP FAULT_STEP KILLRAND_TRIALS CRASH_SEEDS FULLFS_STEPS \
-    FULLFS_ISTEPS
+    FULLFS_ISTEPS SWEEP_OFFSET
+echo "== sweeps: every ${KILL_STEP}th kill point, every ${FAULT_STEP}th fault point, SWEEP_OFFSET=$SWEEP_OFFSET"
 
-echo "== build (-Werror) and make check"
+echo "== build (-Werror) and make check (the unit tests and the whole roots)"
 CONFIGURE_FLAGS=--enable-werror sh tests/setup.sh
-check build
+check build "$(make -s -C build print-units) $roots"
 [ "${QUICK:-0}" = 1 ] && exit 0
 
 echo "== debunpack's own .deb: build, contents, install (tests/debbuild.sh)"
 sh tests/debbuild.sh || [ $? = 77 ]
 
-echo "== ASan+UBSan build and make check (but the whole roots)"
+echo "== ASan+UBSan build and make check (every test but the whole roots)"
 BUILD=build-asan CONFIGURE_FLAGS=--enable-werror \
     CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
     sh tests/setup.sh
-# Fewer fault points again, and the hostile catalogue in one sync mode
-# (its cases are about parsing and paths, not syncing).
-FAULT_STEP=19 HOSTILE_MODES=syncfs \
+# The hostile catalogue in one sync mode (its cases are about parsing
+# and paths, not syncing).
+HOSTILE_MODES=syncfs \
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     check build-asan "$(without build-asan "$roots")"
 
-echo "== fuzzing the install path for ${FUZZ_TIME:-120} s (tests/fuzz)"
-FUZZ_TIME=${FUZZ_TIME:-120} sh tests/fuzz/run.sh
+# The fuzzer, make distcheck and valgrind each keep one core busy at
+# most: side by side, their logs shown at the end.
+echo "== fuzzing the install path for ${FUZZ_TIME:-120} s (tests/fuzz), in the background"
+FUZZ_TIME=${FUZZ_TIME:-120} sh tests/fuzz/run.sh > build/fuzz.log 2>&1 &
+fuzz=$!
+
+echo "== make distcheck, in the background"
+# The tarball builds, installs and passes its unit tests and the tests of
+# the program's surface (options, documents, install); the rest ran
+# above on this tree, which is what the tarball holds.
+units=$(make -s -C build print-units)
+[ -n "$units" ] || { echo "distcheck: no unit test to run"; exit 1; }
+make -s -C build distcheck \
+    TESTS="$units tests/cli.sh tests/docs.sh tests/install.sh tests/bad.sh" \
+    > build/distcheck.log 2>&1 &
+distcheck=$!
 
 echo "== valgrind: unit tests and one run of every sync mode"
 for t in build/tests/check_*; do
@@ -102,7 +129,7 @@ for t in build/tests/check_*; do
 	    --error-exitcode=1 "$t" > /dev/null || { echo "valgrind: $t"; exit 1; }
 done
 vg=$(mktemp -d)
-trap 'rm -rf "$vg"' EXIT
+trap 'rm -rf "$vg"; kill "$fuzz" "$distcheck" 2> /dev/null || true' EXIT
 build/tests/mkdeb tests/fixtures/alltypes.desc "$vg/a.deb"
 for mode in syncfs batched perfile none; do
 	mkdir "$vg/$mode"
@@ -197,14 +224,16 @@ build/debunpack -q --root "$vg/kill" "$vg/a.deb"
 valgrind -q --leak-check=full --error-exitcode=1 build/debunpack -q \
     --root "$vg/kill" --recover || { echo "valgrind: debunpack --recover"; exit 1; }
 
-echo "== make distcheck"
-# The tarball builds, installs and passes its unit tests and the tests of
-# the program's surface (options, documents, install); the rest ran
-# twice above on this tree, which is what the tarball holds.
-units=$(make -s -C build print-units)
-[ -n "$units" ] || { echo "distcheck: no unit test to run"; exit 1; }
-make -s -C build distcheck \
-    TESTS="$units tests/cli.sh tests/docs.sh tests/install.sh tests/bad.sh" \
-    > build/distcheck.log 2>&1 || { tail -n 60 build/distcheck.log; exit 1; }
+echo "== the fuzzer's end"
+rc=0
+wait "$fuzz" || rc=$?
+tail -n 12 build/fuzz.log
+[ $rc = 0 ] || { echo "fuzzing failed (exit $rc): build/fuzz.log"; exit 1; }
+echo "  ($(($(date +%s) - started)) s since the start)"
+
+echo "== make distcheck's end"
+rc=0
+wait "$distcheck" || rc=$?
+[ $rc = 0 ] || { tail -n 60 build/distcheck.log; echo "make distcheck failed"; exit 1; }
 echo "  ($(($(date +%s) - started)) s since the start)"
 echo "all tests passed"

@@ -477,7 +477,8 @@ esac
     fail "no flush between the marks of a $mode run"
 
 # States: at each flush from the run's start on, then random subsets of
-# the writes after each.
+# the writes after each: their seeds from SWEEP_OFFSET (CI's comes from
+# the commit, so that successive commits try other subsets).
 : > "$T/states"
 k=$((start > 0 ? start : 1))
 while [ $k -le $((nflush + 1)) ]; do
@@ -488,7 +489,7 @@ s=1
 while [ $s -le "$subsets" ]; do
 	k=$((start > 0 ? start : 1))
 	while [ $k -le "$nflush" ]; do
-		echo "$k $((k * 1000 + s))" >> "$T/states"
+		echo "$k $((k * 1000000 + ${SWEEP_OFFSET:-0} % 10000 * 100 + s))" >> "$T/states"
 		k=$((k + 1))
 	done
 	s=$((s + 1))
