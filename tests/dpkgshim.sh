@@ -240,6 +240,23 @@ $R
 unpacked "$base--
 $A
 " --root="$R" --no-debsig --unpack "$A"
+# The shim reads control files without libarchive (src/deb/debctl.h: it
+# starts in every call of apt's, and libarchive loads libxml2 and ICU);
+# a form that reader leaves (control.tar.zst) through dpkg-deb --field.
+# Both reach debunpack; a file neither reads is dpkg's.
+if command -v ldd > /dev/null && ldd "$DPKGSHIM" > "$T/ldd" 2>&1; then
+	! grep -E 'libarchive|libcrypto' "$T/ldd" ||
+	    fail "the shim links libarchive or libcrypto"
+fi
+Z=$(build_deb comp-zst)
+G=$(build_deb comp-gz)
+unpacked "$base--
+$Z
+$G
+$A
+" --root="$R" --no-debsig --unpack "$Z" "$G" "$A"
+printf 'not a package\n' > "$T/junk.deb"
+handed_on --root="$R" --no-debsig --unpack "$A" "$T/junk.deb"
 # --force-breaks debunpack honours (tests/unpackdeps.sh): it reaches the
 # unpack in DPKG_FORCE, as dpkg hands forces to its scripts.
 unpacked "$base--

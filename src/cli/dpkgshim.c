@@ -22,7 +22,7 @@
 #include "cli/shimcall.h"
 #include "db/dpkgstatus.h"
 #include "deb/control.h"
-#include "deb/deb.h"
+#include "deb/debctl.h"
 #include "durable/fileat.h"
 #include "run/unpackdeps.h"
 #include "util/error.h"
@@ -218,33 +218,116 @@ shim_field(const struct control *c, const char *name)
 	return strdup(v != NULL ? v : "");
 }
 
-/* Read each package file's name, architecture, Multi-Arch and version. */
+/*
+ * The control file of package FILE as dpkg-deb --field prints it, for
+ * the forms debctl.c leaves (control.tar.zst, say): 0, or -1 when
+ * dpkg-deb cannot read it either (the call is then dpkg's).
+ */
+static int
+shim_dpkg_deb_field(const struct shim *s, const char *file, char **text,
+    size_t *len)
+{
+	char dpkgdeb[PATH_MAX], *slash;
+	size_t cap = 0;
+	char *buf = NULL, *nb;
+	int fd[2], st;
+	ssize_t n = -1;
+	pid_t pid;
+
+	/* The dpkg-deb beside the real dpkg, else the one in PATH. */
+	snprintf(dpkgdeb, sizeof(dpkgdeb), "%s", s->dpkg);
+	if ((slash = strrchr(dpkgdeb, '/')) != NULL &&
+	    (size_t)(slash + 1 - dpkgdeb) + sizeof("dpkg-deb") <=
+	    sizeof(dpkgdeb)) {
+		strcpy(slash + 1, "dpkg-deb");
+		if (access(dpkgdeb, X_OK) != 0)
+			strcpy(dpkgdeb, "dpkg-deb");
+	} else
+		strcpy(dpkgdeb, "dpkg-deb");
+	if (pipe2(fd, O_CLOEXEC) != 0)
+		return -1;
+	if ((pid = fork()) < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (dup2(fd[1], 1) < 0 || (null >= 0 &&
+		    (dup2(null, 0) < 0 || dup2(null, 2) < 0)))
+			_exit(127);
+		execlp(dpkgdeb, dpkgdeb, "--field", file, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	*len = 0;
+	for (;;) {
+		if (*len + 4096 + 1 > cap) {
+			cap = cap * 2 + 8192;
+			if ((nb = realloc(buf, cap)) == NULL)
+				break;
+			buf = nb;
+		}
+		if ((n = read(fd[0], buf + *len, cap - *len - 1)) < 0 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		*len += (size_t)n;
+	}
+	close(fd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (n != 0 || buf == NULL || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		free(buf);
+		return -1;
+	}
+	buf[*len] = '\0';
+	*text = buf;
+	return 0;
+}
+
+/*
+ * Read each package file's name, architecture, Multi-Arch and version:
+ * the control file through debctl.c (no libarchive to load: this runs in
+ * every call of apt's), or dpkg-deb for a form it leaves; parsed and
+ * checked as debunpack's reader checks it.
+ */
 static int
 shim_read_pkgs(struct shim *s, struct shimpkg **out)
 {
 	struct shimpkg *p;
 	struct dbp_error err;
 	struct control *c;
-	struct deb *d;
-	size_t i;
+	char *text;
+	size_t i, len;
 	int r = 0;
 
 	if ((p = calloc(s->debs.n, sizeof(*p))) == NULL)
 		return -ENOMEM;
 	for (i = 0; r == 0 && i < s->debs.n; i++) {
-		if ((r = deb_open(&d, s->debs.v[i], &err)) != 0)
+		text = NULL;
+		if ((r = debctl_read(s->debs.v[i], &text, &len)) == 1)
+			r = shim_dpkg_deb_field(s, s->debs.v[i], &text, &len);
+		if (r != 0)
 			break;
-		if ((r = deb_read_control(d, &c, &err)) == 0) {
-			p[i].name = shim_field(c, "Package");
-			p[i].arch = shim_field(c, "Architecture");
-			p[i].ma = shim_field(c, "Multi-Arch");
-			p[i].version = shim_field(c, "Version");
-			p[i].ctl = c;
-			if (p[i].name == NULL || p[i].arch == NULL ||
-			    p[i].ma == NULL || p[i].version == NULL)
-				r = -ENOMEM;
+		r = control_parse(text, len, &c, &err);
+		free(text);
+		if (r != 0)
+			break;
+		if ((r = control_check_syntax(c, &err)) != 0) {
+			control_free(c);
+			break;
 		}
-		deb_close(d);
+		p[i].name = shim_field(c, "Package");
+		p[i].arch = shim_field(c, "Architecture");
+		p[i].ma = shim_field(c, "Multi-Arch");
+		p[i].version = shim_field(c, "Version");
+		p[i].ctl = c;
+		if (p[i].name == NULL || p[i].arch == NULL ||
+		    p[i].ma == NULL || p[i].version == NULL)
+			r = -ENOMEM;
 	}
 	if (r != 0) {
 		shimpkg_free(p, s->debs.n);

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <archive.h>
+
 #include "cli/devstat.h"
 #include "cli/operands.h"
 #include "cli/options.h"
@@ -18,10 +20,13 @@
 #include "cli/progress.h"
 #include "cli/queries.h"
 #include "cli/render.h"
+#include "deb/gunzip.h"
+#include "deb/xz.h"
 #include "extract/pathfilter.h"
 #include "durable/rootfs.h"
 #include "run/install.h"
 #include "run/unpackseq.h"
+#include "util/digest.h"
 #include "util/error.h"
 #include "util/stats.h"
 
@@ -112,8 +117,14 @@ main_run(int argc, char **argv, struct cli_opts *op)
 
 	/* getopt's own messages name the program as ours do. */
 	argv[0] = (char *)"debunpack";
-	if ((first = options_parse(argc, argv, op)) == -2)
+	if ((first = options_parse(argc, argv, op)) == -2) {
+		/* Every library it links, as each names itself. */
+		if (op->version)
+			printf("debunpack %s\n%s\nliblzma %s\nzlib %s\n%s\n",
+			    PACKAGE_VERSION, archive_version_details(),
+			    xz_library(), gunzip_library(), digest_library());
 		return fflush(stdout) != 0 || ferror(stdout) ? 1 : 0;
+	}
 	if (first < 0) {
 		/* The cause was said in one line; the help is one option away. */
 		fprintf(stderr, "Try 'debunpack --help' for more information.\n");

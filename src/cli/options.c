@@ -11,16 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <archive.h>
-
 #include "cli/options.h"
 #include "deb/control.h"
-#include "deb/gunzip.h"
-#include "deb/xz.h"
 #include "extract/pathfilter.h"
 #include "run/unpackdeps.h"
 #include "syncbatch.h"
-#include "util/digest.h"
 
 /* More threads than this only add memory: the reader is the limit. */
 #define OPTIONS_JOBS_MAX	64
@@ -140,11 +135,12 @@ static int
 options_version(struct cli_opts *o, const struct cli_option *opt,
     const char *arg)
 {
-	(void)o, (void)opt, (void)arg;
-	/* Every library it links, as each names itself. */
-	printf("debunpack %s\n%s\nliblzma %s\nzlib %s\n%s\n", PACKAGE_VERSION,
-	    archive_version_details(), xz_library(), gunzip_library(),
-	    digest_library());
+	(void)opt, (void)arg;
+	/*
+	 * main.c names the libraries: the table is linked into the dpkg for
+	 * apt too (its --help), which links neither libarchive nor libcrypto.
+	 */
+	o->version = true;
 	return -2;
 }
 

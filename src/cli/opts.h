@@ -31,6 +31,7 @@ struct cli_opts {
 	size_t nerrors;
 	bool root_given;	/* --root was given, "/" or not */
 	bool recursive;		/* -R: directories stand for their *.deb */
+	bool version;		/* --version: main.c prints it */
 	enum query_format fmt;	/* --json, --verify-format=rpm */
 	size_t nplan;		/* a JSON dry run's objects so far */
 	struct progress *pg;	/* the progress line and status lines, or NULL */
