@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The test suite as CI runs it: warnings as errors and make check of the
-# whole roots, every other test under ASan+UBSan, two minutes of fuzzing
+# whole roots, every other test under ASan+UBSan, 90 s of fuzzing
 # (FUZZ_TIME) beside the unit tests and one run of each mode under
 # valgrind, and make distcheck.  Set QUICK=1 to stop after the first
 # make check.
@@ -9,10 +9,11 @@
 # CI has 90 minutes on machines whose speed varies fourfold (its disk's
 # the most), and is to stay under 45 on these, so each test runs once:
 # the whole roots (below) in the plain pass, every other test under
-# ASan+UBSan, and the sweeps in part: every sixteenth kill point, every
-# twenty-fourth fault point, a sixth of the random kills, fewer
-# full-disk steps, one random subset of the writes after each flush in
-# the power-loss states.  Which points and subsets is set by the commit
+# ASan+UBSan, and the sweeps in part: every 24th kill point, every 32nd
+# fault point, a sixth of the random kills, 3 full-disk steps, one random
+# subset of the writes after each flush and at most 32 states of each
+# power-loss case, the hostile catalogue's dry runs in every other case,
+# 90 s of fuzzing.  Which points and subsets is set by the commit
 # (SWEEP_OFFSET, from its hash): successive commits try the others.
 # `make check-full` in a build directory runs the sweeps whole (every
 # point; many minutes), `sh tests/crash/matrix.sh` every power-loss case,
@@ -61,12 +62,13 @@ slowest() {
 # runs for a sanitizer to check; the repair's does, under valgrind
 # below).  Their C paths run under the sanitizers in the smaller tests,
 # which run there only.
-roots="tests/crash/quick.sh tests/recipes.sh tests/minbase.sh
-tests/real-debs.sh tests/bootstrap.sh tests/bootstrap-unshare.sh
-tests/bootstrap-foreign.sh tests/bootstrap-mmdebstrap.sh
-tests/bootstrap-store.sh tests/aptshim.sh tests/dpkgsuite-ci.sh
-tests/dpkg-compare.sh tests/multiarch.sh tests/conflicts.sh
-tests/fullfs.sh tests/killrand.sh tests/store.sh tests/kill.sh"
+# Longest first, as in Makefile.am: make -j starts them in this order.
+roots="tests/crash/quick.sh tests/kill.sh tests/aptshim.sh tests/fullfs.sh
+tests/recipes.sh tests/dpkgsuite-ci.sh tests/bootstrap.sh
+tests/bootstrap-unshare.sh tests/store.sh tests/bootstrap-foreign.sh
+tests/real-debs.sh tests/dpkg-compare.sh tests/conflicts.sh
+tests/multiarch.sh tests/bootstrap-store.sh tests/bootstrap-mmdebstrap.sh
+tests/minbase.sh tests/killrand.sh"
 # without DIR WORDS: the tests of DIR's make check but WORDS
 without() {
 	# shellcheck disable=SC2086 # one word per test
@@ -76,20 +78,21 @@ without() {
 
 # The sweeps' share in CI (see above), and its offset: SWEEP_OFFSET=N
 # sh tests/run.sh runs the points of another commit's CI again.
-KILL_STEP=${KILL_STEP:-16} FAULT_STEP=${FAULT_STEP:-24}
+KILL_STEP=${KILL_STEP:-24} FAULT_STEP=${FAULT_STEP:-32}
 KILLRAND_TRIALS=${KILLRAND_TRIALS:-36} CRASH_SEEDS=${CRASH_SEEDS:-1}
-FULLFS_STEPS=${FULLFS_STEPS:-4} FULLFS_ISTEPS=${FULLFS_ISTEPS:-2}
+CRASH_MAX=${CRASH_MAX:-32} HOSTILE_DRY_STEP=${HOSTILE_DRY_STEP:-2}
+FULLFS_STEPS=${FULLFS_STEPS:-3} FULLFS_ISTEPS=${FULLFS_ISTEPS:-2}
 if [ -z "${SWEEP_OFFSET:-}" ]; then
 	SWEEP_OFFSET=$(git rev-parse HEAD 2> /dev/null | cut -c 1-6)
 	SWEEP_OFFSET=$((0x${SWEEP_OFFSET:-0}))
 fi
-export KILL_STEP FAULT_STEP KILLRAND_TRIALS CRASH_SEEDS FULLFS_STEPS \
-    FULLFS_ISTEPS SWEEP_OFFSET
+export KILL_STEP FAULT_STEP KILLRAND_TRIALS CRASH_SEEDS CRASH_MAX \
+    FULLFS_STEPS FULLFS_ISTEPS SWEEP_OFFSET
 echo "== sweeps: every ${KILL_STEP}th kill point, every ${FAULT_STEP}th fault point, SWEEP_OFFSET=$SWEEP_OFFSET"
 
 echo "== build (-Werror) and make check (the unit tests and the whole roots)"
 CONFIGURE_FLAGS=--enable-werror sh tests/setup.sh
-check build "$(make -s -C build print-units) $roots"
+check build "$roots $(make -s -C build print-units)"
 [ "${QUICK:-0}" = 1 ] && exit 0
 
 echo "== debunpack's own .deb: build, contents, install (tests/debbuild.sh)"
@@ -101,14 +104,15 @@ BUILD=build-asan CONFIGURE_FLAGS=--enable-werror \
     sh tests/setup.sh
 # The hostile catalogue in one sync mode (its cases are about parsing
 # and paths, not syncing).
-HOSTILE_MODES=syncfs \
+HOSTILE_MODES=syncfs HOSTILE_DRY_STEP=$HOSTILE_DRY_STEP \
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     check build-asan "$(without build-asan "$roots")"
 
 # The fuzzer, make distcheck and valgrind each keep one core busy at
 # most: side by side, their logs shown at the end.
-echo "== fuzzing the install path for ${FUZZ_TIME:-120} s (tests/fuzz), in the background"
-FUZZ_TIME=${FUZZ_TIME:-120} sh tests/fuzz/run.sh > build/fuzz.log 2>&1 &
+echo "== fuzzing the install path for ${FUZZ_TIME:-90} s (tests/fuzz), in the background"
+FUZZ_TIME=${FUZZ_TIME:-90} FUZZ_JOURNAL_TIME=${FUZZ_JOURNAL_TIME:-20} \
+    sh tests/fuzz/run.sh > build/fuzz.log 2>&1 &
 fuzz=$!
 
 echo "== make distcheck, in the background"

@@ -496,8 +496,10 @@ while [ $s -le "$subsets" ]; do
 done
 total=$(wc -l < "$T/states")
 if [ "$max" -gt 0 ] && [ "$total" -gt "$max" ]; then
-	# An even spread over the list, prefix states first.
-	awk -v n="$total" -v m="$max" 'NR == 1 || int((NR - 1) * m / n) != int((NR - 2) * m / n)' \
+	# An even spread over the list, prefix states first, shifted
+	# within each stretch by SWEEP_OFFSET (CI's comes from the commit).
+	awk -v n="$total" -v m="$max" -v o="$(( ${SWEEP_OFFSET:-0} % ((total + max - 1) / max) ))" \
+	    'int((NR - 1 - o) * m / n) != int((NR - 2 - o) * m / n) || NR == 1 + o' \
 	    "$T/states" > "$T/states.some"
 	mv "$T/states.some" "$T/states"
 fi

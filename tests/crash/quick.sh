@@ -18,7 +18,8 @@
 # journal's lines must reach the disk before the directories they name
 # change).  The whole matrix:
 # tests/crash/matrix.sh.  CRASH_SEEDS=N: at most N random subsets after
-# each flush (tests/run.sh sets it for CI; the default is each case's).
+# each flush, CRASH_MAX=M: at most M states of each case, evenly spread
+# (tests/run.sh sets both for CI; the default is each case's, and all).
 set -u
 crash="${srcdir:-.}/tests/crash/crash.sh"
 skipped=0
@@ -45,6 +46,7 @@ for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
 			shift
 		done
 	fi
+	[ -z "${CRASH_MAX:-}" ] || args="-n $CRASH_MAX $args"
 	# shellcheck disable=SC2086 # ARGS holds several words
 	sh "$crash" $args > "${TMPDIR:-/tmp}/crash-quick.$$" 2>&1
 	st=$?
