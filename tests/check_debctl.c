@@ -26,6 +26,14 @@ struct buf {
 };
 
 static void
+buf_free(struct buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = 0;
+}
+
+static void
 put(struct buf *b, const void *p, size_t len)
 {
 	b->p = realloc(b->p, b->len + len);
@@ -227,16 +235,12 @@ START_TEST(test_debctl_names)
 	tar_entry(&t, ".", "control", '0', CONTROL, strlen(CONTROL), false);
 	tar_end(&t);
 	assert_control(deb_write("prefix.deb", "2.0\n", NULL, "control.tar", &t));
-	free(t.p);
-	t.p = NULL;
-	t.len = 0;
+	buf_free(&t);
 	tar_entry(&t, NULL, "././@LongLink", 'L', "./control", 10, true);
 	tar_entry(&t, NULL, "./contr", '0', CONTROL, strlen(CONTROL), true);
 	tar_end(&t);
 	assert_control(deb_write("long.deb", "2.0\n", NULL, "control.tar", &t));
-	free(t.p);
-	t.p = NULL;
-	t.len = 0;
+	buf_free(&t);
 	n = snprintf(pax, sizeof(pax), "%d path=./control\n", 18);
 	ck_assert_int_eq(n, 18);
 	tar_entry(&t, NULL, "PaxHeader", 'x', pax, (size_t)n, false);
@@ -263,17 +267,13 @@ START_TEST(test_debctl_left)
 	assert_left(deb_write("badgz.deb", "2.0\n", NULL, "control.tar.gz", &g));
 	t.p[512 + 10] ^= 1;
 	assert_left(deb_write("badsum.deb", "2.0\n", NULL, "control.tar", &t));
-	free(t.p);
-	t.p = NULL;
-	t.len = 0;
+	buf_free(&t);
 	/* control twice, or as a symlink, or not at all. */
 	tar_entry(&t, NULL, "./control", '0', CONTROL, strlen(CONTROL), true);
 	tar_entry(&t, NULL, "control", '0', CONTROL, strlen(CONTROL), true);
 	tar_end(&t);
 	assert_left(deb_write("twice.deb", "2.0\n", NULL, "control.tar", &t));
-	free(t.p);
-	t.p = NULL;
-	t.len = 0;
+	buf_free(&t);
 	tar_entry(&t, NULL, "./control", '2', "", 0, true);
 	tar_end(&t);
 	assert_left(deb_write("link.deb", "2.0\n", NULL, "control.tar", &t));

@@ -15,6 +15,7 @@
 #include "deb/debctl.h"
 #include "deb/gunzip.h"
 #include "deb/xz.h"
+#include "durable/fileat.h"
 
 #define AR_MAGIC	"!<arch>\n"
 #define AR_HDR		60
@@ -39,26 +40,6 @@ debctl_source(void *cookie, const void **buf)
 	s->given = true;
 	*buf = s->p;
 	return (ssize_t)s->len;
-}
-
-/* Read LEN bytes at OFF: 0, 1 when the file ends first, -errno. */
-static int
-debctl_pread(int fd, void *buf, size_t len, off_t off)
-{
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		n = pread(fd, (char *)buf + got, len - got, off + (off_t)got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 1;
-		got += (size_t)n;
-	}
-	return 0;
 }
 
 /* A decimal or octal header field of WIDTH bytes: its value, or -1. */
@@ -97,7 +78,7 @@ debctl_member(int fd, off_t *off, char name[17], int64_t *size,
 	size_t n;
 	int r;
 
-	if ((r = debctl_pread(fd, h, sizeof(h), *off)) != 0)
+	if ((r = fileat_pread(fd, h, sizeof(h), *off)) != 0)
 		return r;
 	if (h[58] != '`' || h[59] != '\n')
 		return 1;
@@ -324,13 +305,13 @@ debctl_read(const char *file, char **text, size_t *len)
 	if (!S_ISREG(st.st_mode))
 		goto out;
 	/* The magic, then debian-binary, version 2.x, first. */
-	if ((r = debctl_pread(fd, magic, sizeof(magic), 0)) != 0 ||
+	if ((r = fileat_pread(fd, magic, sizeof(magic), 0)) != 0 ||
 	    memcmp(magic, AR_MAGIC, 8) != 0)
 		goto odd;
 	off = 8;
 	if ((r = debctl_member(fd, &off, name, &size, &data)) != 0 ||
 	    strcmp(name, "debian-binary") != 0 || size < 4 ||
-	    (r = debctl_pread(fd, version, sizeof(version), data)) != 0 ||
+	    (r = fileat_pread(fd, version, sizeof(version), data)) != 0 ||
 	    memcmp(version, "2.", 2) != 0)
 		goto odd;
 	/* Members named with '_' first are skipped, as dpkg skips them. */
@@ -352,7 +333,7 @@ debctl_read(const char *file, char **text, size_t *len)
 		r = -ENOMEM;
 		goto out;
 	}
-	if ((r = debctl_pread(fd, member, (size_t)size, data)) != 0)
+	if ((r = fileat_pread(fd, member, (size_t)size, data)) != 0)
 		goto odd;
 	if (kind == DEBCTL_NONE) {
 		tar = member;

@@ -12,6 +12,7 @@
 #include <lzma.h>
 
 #include "deb/xz.h"
+#include "durable/fileat.h"
 
 /*
  * Why not libarchive's xz filter: it lets a stream ask for up to 1 GiB
@@ -175,27 +176,6 @@ struct xz_index {
 	size_t n;
 };
 
-/* Read LEN bytes at OFF exactly: 0, 1 when the file is shorter, -errno. */
-static int
-xz_pread(int fd, void *buf, size_t len, off_t off)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = pread(fd, buf, len, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 1;
-		buf = (char *)buf + n;
-		len -= (size_t)n;
-		off += n;
-	}
-	return 0;
-}
-
 /* The index of the stream at OFF, SIZE bytes long: see xz_index_read. */
 static int
 xz_index_decode(lzma_index **idx, lzma_stream_flags *flags, int fd, off_t off,
@@ -210,8 +190,8 @@ xz_index_decode(lzma_index **idx, lzma_stream_flags *flags, int fd, off_t off,
 
 	if (size < 2 * LZMA_STREAM_HEADER_SIZE)
 		return 1;
-	if ((r = xz_pread(fd, hdr, sizeof(hdr), off)) != 0 ||
-	    (r = xz_pread(fd, ftr, sizeof(ftr),
+	if ((r = fileat_pread(fd, hdr, sizeof(hdr), off)) != 0 ||
+	    (r = fileat_pread(fd, ftr, sizeof(ftr),
 	    off + size - LZMA_STREAM_HEADER_SIZE)) != 0)
 		return r;
 	/* One stream that fills the member exactly, or the slow way. */
@@ -224,7 +204,7 @@ xz_index_decode(lzma_index **idx, lzma_stream_flags *flags, int fd, off_t off,
 		return 1;
 	if ((buf = malloc(flags->backward_size)) == NULL)
 		return -ENOMEM;
-	r = xz_pread(fd, buf, flags->backward_size, off + size -
+	r = fileat_pread(fd, buf, flags->backward_size, off + size -
 	    LZMA_STREAM_HEADER_SIZE - (off_t)flags->backward_size);
 	if (r == 0 && (lzma_index_buffer_decode(idx, &memlimit, NULL, buf,
 	    &pos, flags->backward_size) != LZMA_OK ||
@@ -338,7 +318,7 @@ xz_block_header(struct xz_block *x, const struct xz_index *ix,
 	lzma_ret lr;
 	int r;
 
-	r = xz_pread(ix->fd, hdr, 1, ix->off + (off_t)b->off);
+	r = fileat_pread(ix->fd, hdr, 1, ix->off + (off_t)b->off);
 	if (r == 0 && hdr[0] == 0)
 		r = 1;		/* the index indicator, not a block */
 	x->block.version = 1;
@@ -348,7 +328,7 @@ xz_block_header(struct xz_block *x, const struct xz_index *ix,
 	if (r == 0 && x->block.header_size > b->total)
 		r = 1;
 	if (r == 0)
-		r = xz_pread(ix->fd, hdr, x->block.header_size,
+		r = fileat_pread(ix->fd, hdr, x->block.header_size,
 		    ix->off + (off_t)b->off);
 	if (r != 0) {
 		if (r < 0)
@@ -452,7 +432,7 @@ xz_block_fill(struct xz_block *x, void *buf, size_t len, const char **why)
 		if (x->s.avail_in == 0 && x->left > 0) {
 			k = x->left < sizeof(x->in) ? (size_t)x->left :
 			    sizeof(x->in);
-			if ((e = xz_pread(x->fd, x->in, k, x->pos)) != 0) {
+			if ((e = fileat_pread(x->fd, x->in, k, x->pos)) != 0) {
 				if (e < 0)
 					snprintf(x->msg, sizeof(x->msg),
 					    "cannot read: %s", strerror(-e));
@@ -507,7 +487,7 @@ xz_resume_read(void *cookie, const void **buf)
 		return 0;
 	k = r->end - r->pos < (off_t)sizeof(r->buf) ? (size_t)(r->end - r->pos) :
 	    sizeof(r->buf);
-	if ((e = xz_pread(r->fd, r->buf, k, r->pos)) != 0) {
+	if ((e = fileat_pread(r->fd, r->buf, k, r->pos)) != 0) {
 		snprintf(r->msg, sizeof(r->msg), "cannot read: %s",
 		    e < 0 ? strerror(-e) : "file shrank");
 		return -1;
@@ -525,7 +505,7 @@ xz_resume(struct xz **out, const struct xz_index *ix, size_t i)
 
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return -ENOMEM;
-	if ((e = xz_pread(ix->fd, r->header, sizeof(r->header), ix->off)) != 0) {
+	if ((e = fileat_pread(ix->fd, r->header, sizeof(r->header), ix->off)) != 0) {
 		free(r);
 		return e < 0 ? e : -EIO;
 	}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Names at a directory descriptor: a whole small file read, what a name is, an unlink that tolerates absence. */
+/* Names at a directory descriptor: a whole small file read, what a name is, an unlink that tolerates absence; a file's data written back, or read exactly at an offset. */
 #include "config.h"
 
 #include <errno.h>
@@ -113,6 +113,26 @@ fileat_writeback(int fd)
 	(void)fd;
 #endif
 	return 1;
+}
+
+int
+fileat_pread(int fd, void *buf, size_t len, off_t off)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = pread(fd, buf, len, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 1;
+		buf = (char *)buf + n;
+		len -= (size_t)n;
+		off += n;
+	}
+	return 0;
 }
 
 int

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Names at a directory descriptor: a whole small file read, what a name is, an unlink that tolerates absence; a file's data written back. */
+/* Names at a directory descriptor: a whole small file read, what a name is, an unlink that tolerates absence; a file's data written back, or read exactly at an offset. */
 #ifndef DEBUNPACK_FILEAT_H
 #define DEBUNPACK_FILEAT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * Read all of regular file NAME in directory DFD (not following a final
@@ -38,6 +39,9 @@ int fileat_remove_old(int dfd, const char *base, char type);
  * (the caller syncs the file instead); -1 with errno set.
  */
 int fileat_writeback(int fd);
+
+/* Read LEN bytes of FD at OFF exactly: 0, 1 when the file ends first, -errno. */
+int fileat_pread(int fd, void *buf, size_t len, off_t off);
 
 /*
  * Write FD's dirty data back where sync_file_range does nothing: the
