@@ -88,7 +88,7 @@ if [ -z "${SWEEP_OFFSET:-}" ]; then
 fi
 export KILL_STEP FAULT_STEP KILLRAND_TRIALS CRASH_SEEDS CRASH_MAX \
     FULLFS_STEPS FULLFS_ISTEPS SWEEP_OFFSET
-echo "== sweeps: every ${KILL_STEP}th kill point, every ${FAULT_STEP}th fault point, SWEEP_OFFSET=$SWEEP_OFFSET"
+echo "== sweeps: one kill point in $KILL_STEP, one fault point in $FAULT_STEP, SWEEP_OFFSET=$SWEEP_OFFSET"
 
 echo "== build (-Werror) and make check (the unit tests and the whole roots)"
 CONFIGURE_FLAGS=--enable-werror sh tests/setup.sh

@@ -228,11 +228,7 @@ shim_dpkg_deb_field(const struct shim *s, const char *file, char **text,
     size_t *len)
 {
 	char dpkgdeb[PATH_MAX], *slash;
-	size_t cap = 0;
-	char *buf = NULL, *nb;
-	int fd[2], st;
-	ssize_t n = -1;
-	pid_t pid;
+	char *argv[] = { dpkgdeb, (char *)"--field", (char *)file, NULL };
 
 	/* The dpkg-deb beside the real dpkg, else the one in PATH. */
 	snprintf(dpkgdeb, sizeof(dpkgdeb), "%s", s->dpkg);
@@ -244,48 +240,7 @@ shim_dpkg_deb_field(const struct shim *s, const char *file, char **text,
 			strcpy(dpkgdeb, "dpkg-deb");
 	} else
 		strcpy(dpkgdeb, "dpkg-deb");
-	if (pipe2(fd, O_CLOEXEC) != 0)
-		return -1;
-	if ((pid = fork()) < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		if (dup2(fd[1], 1) < 0 || (null >= 0 &&
-		    (dup2(null, 0) < 0 || dup2(null, 2) < 0)))
-			_exit(127);
-		execlp(dpkgdeb, dpkgdeb, "--field", file, (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	*len = 0;
-	for (;;) {
-		if (*len + 4096 + 1 > cap) {
-			cap = cap * 2 + 8192;
-			if ((nb = realloc(buf, cap)) == NULL)
-				break;
-			buf = nb;
-		}
-		if ((n = read(fd[0], buf + *len, cap - *len - 1)) < 0 &&
-		    errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		*len += (size_t)n;
-	}
-	close(fd[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (n != 0 || buf == NULL || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		free(buf);
-		return -1;
-	}
-	buf[*len] = '\0';
-	*text = buf;
-	return 0;
+	return shim_output(argv, true, text, len) == 0 ? 0 : -1;
 }
 
 /*

@@ -182,6 +182,59 @@ shim_has(const struct shim *s, const char *opt)
 	return false;
 }
 
+int
+shim_output(char *const argv[], bool quiet, char **out, size_t *len)
+{
+	size_t cap = 0;
+	char *buf = NULL, *nb;
+	int fd[2], st;
+	ssize_t n = -1;
+	pid_t pid;
+
+	if (pipe2(fd, O_CLOEXEC) != 0)
+		return -errno;
+	if ((pid = fork()) < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (dup2(fd[1], 1) < 0 || (null >= 0 && (dup2(null, 0) < 0 ||
+		    (quiet && dup2(null, 2) < 0))))
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	*len = 0;
+	for (;;) {
+		if (*len + 4096 + 1 > cap) {
+			cap = cap * 2 + 8192;
+			if ((nb = realloc(buf, cap)) == NULL)
+				break;
+			buf = nb;
+		}
+		if ((n = read(fd[0], buf + *len, cap - *len - 1)) < 0 &&
+		    errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		*len += (size_t)n;
+	}
+	close(fd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (n != 0 || buf == NULL || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		free(buf);
+		return -ENOEXEC;
+	}
+	buf[*len] = '\0';
+	*out = buf;
+	return 0;
+}
+
 /*
  * debunpack's list of options, as its --help prints it.  The debunpack
  * installed with this program (no DEBUNPACK in the environment) has this
@@ -191,11 +244,9 @@ shim_has(const struct shim *s, const char *opt)
 int
 shim_ask_debunpack(struct shim *s)
 {
-	size_t len = 0, cap = 0;
-	char *buf = NULL, *nb;
-	int fd[2], st;
-	ssize_t n;
-	pid_t pid;
+	char *argv[] = { (char *)s->debunpack, (char *)"--help", NULL };
+	size_t len = 0;
+	char *buf = NULL;
 	FILE *fp;
 
 	if (getenv("DEBUNPACK") == NULL &&
@@ -210,47 +261,7 @@ shim_ask_debunpack(struct shim *s)
 		s->help = buf;
 		return 0;
 	}
-
-	if (pipe2(fd, O_CLOEXEC) != 0)
-		return -errno;
-	if ((pid = fork()) < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		if (dup2(fd[1], 1) < 0 || (null >= 0 && dup2(null, 0) < 0))
-			_exit(127);
-		execl(s->debunpack, s->debunpack, "--help", (char *)NULL);
-		_exit(127);
-	}
-	close(fd[1]);
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = cap * 2 + 8192;
-			if ((nb = realloc(buf, cap)) == NULL)
-				break;
-			buf = nb;
-		}
-		if ((n = read(fd[0], buf + len, cap - len - 1)) < 0 &&
-		    errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (buf == NULL || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		free(buf);
-		return -ENOEXEC;
-	}
-	buf[len] = '\0';
-	s->help = buf;
-	return 0;
+	return shim_output(argv, false, &s->help, &len);
 }
 
 static int

@@ -38,9 +38,17 @@ struct shim {
 
 /*
  * Run debunpack --help and keep what it prints (S->help): its list of
- * options.  0 or -1.
+ * options.  0 or -errno.
  */
 int shim_ask_debunpack(struct shim *s);
+
+/*
+ * Run ARGV (ARGV[0] searched in PATH if it has no '/'), standard input
+ * from /dev/null, standard error too if QUIET, and keep what it prints
+ * on standard output in *OUT (NUL-terminated, *LEN bytes; the caller
+ * frees it): 0, or -errno (-ENOEXEC: it did not exit 0).
+ */
+int shim_output(char *const argv[], bool quiet, char **out, size_t *len);
 
 /*
  * Whether debunpack can do the call as dpkg would: NULL, or why not
