@@ -115,8 +115,8 @@ manifest_count(const struct manifest *m)
 	return m->n;
 }
 
-const struct recstage *
-manifest_records(const struct manifest *m)
+struct recstage *
+manifest_records(struct manifest *m)
 {
 	return m->rs;
 }
@@ -153,9 +153,10 @@ manifest_set_dpkg_db(struct manifest *m)
 }
 
 void
-manifest_set_adopt(struct manifest *m, recstage_adopt_fn *fn, void *ctx)
+manifest_set_adopt(struct manifest *m, recstage_adopt_fn *fn, void *ctx,
+    const struct rootfs *rf)
 {
-	recstage_set_adopt(m->rs, fn, ctx);
+	recstage_set_adopt(m->rs, fn, ctx, rf);
 }
 
 void
@@ -344,7 +345,7 @@ manifest_lost(struct manifest *m, const char *name)
 }
 
 struct record *
-manifest_disowned_nth(const struct manifest *m, size_t *i)
+manifest_disowned_nth(struct manifest *m, size_t *i)
 {
 	return recowners_disowned_nth(m->rs, i);
 }

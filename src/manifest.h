@@ -68,7 +68,7 @@ size_t manifest_count(const struct manifest *m);
  * their own floor that only asks them (db/recowners.h) and may not reach
  * up to the manifest: dpkg's database (dpkgdb_open).
  */
-const struct recstage *manifest_records(const struct manifest *m);
+struct recstage *manifest_records(struct manifest *m);
 
 /* recstage_attach: the admin directory DIRFD, its batch beside PEER's. */
 int manifest_admin(struct manifest *m, int dirfd, const char *name,
@@ -80,8 +80,9 @@ int manifest_lock(struct manifest *m, bool shared, struct dbp_error *err);
 int manifest_admin_fd(const struct manifest *m);
 /* recstage_set_dpkg_db: the records staged say dpkg's database has them. */
 void manifest_set_dpkg_db(struct manifest *m);
-/* recstage_set_adopt: FN adds the packages dpkg installed. */
-void manifest_set_adopt(struct manifest *m, recstage_adopt_fn *fn, void *ctx);
+/* recstage_set_adopt: FN adds the packages dpkg installed, typed in RF. */
+void manifest_set_adopt(struct manifest *m, recstage_adopt_fn *fn, void *ctx,
+    const struct rootfs *rf);
 /* recstage_set_divert: the installed records follow diversions D. */
 void manifest_set_divert(struct manifest *m, const struct dpkgdivert *d);
 
@@ -156,7 +157,7 @@ int manifest_disown(struct manifest *m, const char *owner,
 /* recowners_lost: installed package NAME lost a path to the run. */
 void manifest_lost(struct manifest *m, const char *name);
 /* recowners_disowned_nth: the next installed package that gave paths up. */
-struct record *manifest_disowned_nth(const struct manifest *m, size_t *i);
+struct record *manifest_disowned_nth(struct manifest *m, size_t *i);
 /* recowners_disappearing: the next package left with directories only. */
 const char *manifest_disappearing(struct manifest *m, size_t *i,
     struct record **staged, struct record **inst);

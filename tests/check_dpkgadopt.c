@@ -117,8 +117,8 @@ START_TEST(test_dpkgadopt_typed)
 	size_t n, i;
 
 	adopt_root(&st, &rf);
-	ck_assert_int_eq(dpkgadopt_all(&rf, &st, adopt_known, NULL, &v, &n,
-	    &err), 0);
+	ck_assert_int_eq(dpkgadopt_all(&rf, &st, 0, adopt_known, NULL, &v,
+	    &n, &err), 0);
 	/* tree, rc, one lib; not the purged one, nor the one known already. */
 	ck_assert_uint_eq(n, 3);
 	ck_assert_ptr_null(adopt_find(v, n, "known"));
@@ -202,6 +202,85 @@ START_TEST(test_dpkgadopt_untyped)
 }
 END_TEST
 
+/* Read lazily, then typed: entry for entry what the typed read gives. */
+START_TEST(test_dpkgadopt_lazy)
+{
+	const struct record_entry *a, *b;
+	struct record **v, **w;
+	struct dpkgstatus st;
+	struct dbp_error err;
+	struct rootfs rf;
+	size_t n, m, i, k;
+	int perr = 0;
+
+	adopt_root(&st, &rf);
+	ck_assert_int_eq(dpkgadopt_all(&rf, &st, 0, adopt_known, NULL, &v,
+	    &n, &err), 0);
+	ck_assert_int_eq(dpkgadopt_all(&rf, &st, DPKGADOPT_LAZY, adopt_known,
+	    NULL, &w, &m, &err), 0);
+	ck_assert_uint_eq(n, m);
+	/* Nothing of the root looked at, nor the md5sums read. */
+	a = record_find(adopt_find(w, m, "tree"), "/usr/bin");
+	ck_assert_int_eq(a->type, 'f');
+	a = record_find(adopt_find(w, m, "tree"), "/usr/bin/tree");
+	ck_assert(!a->has_md5 && a->size == 0);
+	/* Conffiles are files whatever is there: known without looking. */
+	a = record_find(adopt_find(w, m, "tree"), "/etc/tree.conf");
+	ck_assert(a->conffile && a->has_md5);
+	for (i = 0; i < m; i++) {
+		ck_assert(w[i]->untyped);
+		ck_assert_int_eq(dpkgadopt_type(&rf, w[i]), 0);
+		ck_assert(!w[i]->untyped);
+		/* Typing twice does nothing. */
+		ck_assert_int_eq(dpkgadopt_type(&rf, w[i]), 0);
+	}
+	for (i = 0; i < n; i++) {
+		struct record *x = v[i];
+		struct record *y = adopt_find(w, m, control_get(x->ctl,
+		    "Package"));
+
+		ck_assert_ptr_nonnull(y);
+		ck_assert_uint_eq(x->n, y->n);
+		for (k = 0; k < x->n; k++) {
+			a = &x->v[k];
+			b = &y->v[k];
+			ck_assert_str_eq(a->path, b->path);
+			ck_assert_int_eq(a->type, b->type);
+			ck_assert_uint_eq(a->mode, b->mode);
+			ck_assert_uint_eq(a->uid, b->uid);
+			ck_assert_uint_eq(a->gid, b->gid);
+			ck_assert_uint_eq(a->size, b->size);
+			ck_assert(a->conffile == b->conffile &&
+			    a->obsolete == b->obsolete &&
+			    a->has_md5 == b->has_md5);
+			ck_assert_mem_eq(a->md5, b->md5, sizeof(a->md5));
+			if (a->target != NULL)
+				ck_assert_str_eq(a->target, b->target);
+			else
+				ck_assert_ptr_null(b->target);
+		}
+	}
+	/* One path at a time, as the typed read types it. */
+	ck_assert_int_eq(dpkgadopt_path_type(&rf, "/usr/bin", &perr), 'd');
+	ck_assert_int_eq(dpkgadopt_path_type(&rf, "/bin", &perr), 'd');
+	ck_assert_int_eq(dpkgadopt_path_type(&rf, "/usr/bin/link", &perr),
+	    'l');
+	ck_assert_int_eq(dpkgadopt_path_type(&rf, "/usr/bin/tree", &perr),
+	    'f');
+	ck_assert_int_eq(dpkgadopt_path_type(&rf, "/usr/bin/missing", &perr),
+	    'f');
+	ck_assert_int_eq(perr, 0);
+	for (i = 0; i < n; i++)
+		record_free(v[i]);
+	for (i = 0; i < m; i++)
+		record_free(w[i]);
+	free(v);
+	free(w);
+	dpkgstatus_clear(&st);
+	rootfs_close(&rf);
+}
+END_TEST
+
 START_TEST(test_dpkgadopt_none)
 {
 	struct dpkgstatus st;
@@ -212,14 +291,14 @@ START_TEST(test_dpkgadopt_none)
 
 	/* No database in the root, or no status: none. */
 	ck_assert_int_eq(rootfs_open(&rf, checkutil_scratch(), &err), 0);
-	ck_assert_int_eq(dpkgadopt_all(&rf, NULL, adopt_known, NULL, &v, &n,
-	    &err), 0);
+	ck_assert_int_eq(dpkgadopt_all(&rf, NULL, 0, adopt_known, NULL, &v,
+	    &n, &err), 0);
 	ck_assert_uint_eq(n, 0);
 	memset(&st, 0, sizeof(st));
 	ck_assert_int_eq(dpkgstatus_parse(&st, status_text,
 	    strlen(status_text)), 0);
-	ck_assert_int_eq(dpkgadopt_all(&rf, &st, adopt_known, NULL, &v, &n,
-	    &err), 0);
+	ck_assert_int_eq(dpkgadopt_all(&rf, &st, 0, adopt_known, NULL, &v,
+	    &n, &err), 0);
 	ck_assert_uint_eq(n, 0);
 	dpkgstatus_clear(&st);
 	rootfs_close(&rf);
@@ -235,6 +314,7 @@ dpkgadopt_suite(void)
 	tc = checkutil_scratch_tcase(s, "read", NULL, NULL);
 	tcase_add_test(tc, test_dpkgadopt_typed);
 	tcase_add_test(tc, test_dpkgadopt_untyped);
+	tcase_add_test(tc, test_dpkgadopt_lazy);
 	tc = checkutil_scratch_tcase(s, "limits", NULL, NULL);
 	tcase_add_test(tc, test_dpkgadopt_none);
 	return s;

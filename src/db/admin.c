@@ -113,7 +113,7 @@ admin_view_stale(void *ctx, const struct record *r, const char **what)
 static bool
 admin_view_known(void *ctx, const char *name)
 {
-	return recowners_installed(ctx, name) != NULL;
+	return recowners_has(ctx, name);
 }
 
 int
@@ -122,6 +122,7 @@ admin_view_adopt(void *ctx, const struct recstage *rs, struct record ***out,
 {
 	struct admin_view *v = ctx;
 
+	/* Typed when the run asks (recowners_installed), not all each run. */
 	return dpkgadopt_all(v->rf, dpkgstale_status(v->stale),
-	    admin_view_known, (void *)rs, out, nout, err);
+	    DPKGADOPT_LAZY, admin_view_known, (void *)rs, out, nout, err);
 }

@@ -297,7 +297,7 @@ dpkgadopt_one(const struct rootfs *rf, int dfd,
 	int r;
 
 	*out = NULL;
-	if (flags & DPKGADOPT_UNTYPED)
+	if (flags & (DPKGADOPT_UNTYPED | DPKGADOPT_LAZY))
 		rf = NULL;
 	if ((r = dpkgadopt_ctl(o, &ctl)) != 0)
 		return r == -EINVAL ? 0 : dbp_err(err, -r, "var/lib/dpkg/status",
@@ -337,7 +337,12 @@ dpkgadopt_one(const struct rootfs *rf, int dfd,
 		    dpkgadopt_conffile, &q);
 		r = q.r;
 	}
-	if (r == 0)
+	/* The MD5s are of regular files: known once the paths are typed. */
+	if (r == 0 && (flags & DPKGADOPT_LAZY)) {
+		rec->untyped = true;
+		rec->info = info;
+		info = NULL;
+	} else if (r == 0)
 		r = dpkgadopt_md5sums(dfd, info, rec);
 	if (d.fd >= 0)
 		close(d.fd);
@@ -351,9 +356,70 @@ dpkgadopt_one(const struct rootfs *rf, int dfd,
 }
 
 int
+dpkgadopt_type(const struct rootfs *rf, struct record *rec)
+{
+	struct dpkgadopt_dir d = { .fd = -1 };
+	struct record_entry t, *e;
+	char target[PATH_MAX];
+	size_t i;
+	int dfd, r = 0;
+
+	if (!rec->untyped)
+		return 0;
+	for (i = 0; r == 0 && i < rec->n; i++) {
+		e = &rec->v[i];
+		t = *e;
+		if ((r = dpkgadopt_stat(rf, &d, &t, target,
+		    sizeof(target))) != 0)
+			break;
+		/* A conffile is a file to dpkg whatever the user made of it. */
+		if (e->conffile) {
+			t.type = 'f';
+			t.target = NULL;
+			t.major = t.minor = 0;
+		}
+		if (t.target != NULL && (t.target = strdup(target)) == NULL) {
+			r = -ENOMEM;
+			break;
+		}
+		*e = t;
+	}
+	if (d.fd >= 0)
+		close(d.fd);
+	if (r != 0)
+		return r;
+	if ((dfd = rootfs_resolve(rf, "var/lib/dpkg", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 : dfd;
+	r = dpkgadopt_md5sums(dfd, rec->info, rec);
+	close(dfd);
+	if (r == 0)
+		rec->untyped = false;
+	return r;
+}
+
+char
+dpkgadopt_path_type(const struct rootfs *rf, const char *abspath, int *err)
+{
+	struct dpkgadopt_dir d = { .fd = -1 };
+	struct record_entry e;
+	char target[PATH_MAX];
+	int r;
+
+	memset(&e, 0, sizeof(e));
+	e.path = (char *)abspath;
+	r = dpkgadopt_stat(rf, &d, &e, target, sizeof(target));
+	if (d.fd >= 0)
+		close(d.fd);
+	if (r != 0 && *err == 0)
+		*err = r;
+	return e.type;
+}
+
+int
 dpkgadopt_all(const struct rootfs *rf, const struct dpkgstatus *status,
-    dpkgadopt_known_fn *known, void *ctx, struct record ***out,
-    size_t *nout, struct dbp_error *err)
+    unsigned flags, dpkgadopt_known_fn *known, void *ctx,
+    struct record ***out, size_t *nout, struct dbp_error *err)
 {
 	struct record **v = NULL, **nv, *rec;
 	size_t i, k, n = 0;
@@ -377,7 +443,7 @@ dpkgadopt_all(const struct rootfs *rf, const struct dpkgstatus *status,
 			;
 		if (k < n)
 			continue;
-		if ((r = dpkgadopt_one(rf, dfd, o, 0, &rec, err)) != 0 ||
+		if ((r = dpkgadopt_one(rf, dfd, o, flags, &rec, err)) != 0 ||
 		    rec == NULL)
 			continue;
 		if ((nv = realloc(v, (n + 1) * sizeof(*v))) == NULL) {

@@ -41,21 +41,45 @@ typedef bool dpkgadopt_known_fn(void *ctx, const char *name);
  */
 #define DPKGADOPT_UNTYPED	0x1
 #define DPKGADOPT_NO_PATHS	0x2
+/*
+ * DPKGADOPT_LAZY reads as DPKGADOPT_UNTYPED, for a run: the record is
+ * untyped (record->untyped) and without the MD5s of its md5sums until
+ * dpkgadopt_type.  A run asks of few installed packages more than
+ * their paths, and a lstat of every path of the system in each of
+ * apt's calls would cost more than the unpack.
+ */
+#define DPKGADOPT_LAZY		0x4
 int dpkgadopt_one(const struct rootfs *rf, int dfd,
     const struct dpkgstatus_stanza *o, unsigned flags, struct record **out,
     struct dbp_error *err);
 
 /*
  * Every package of STATUS that dpkg has files of and KNOWN (with CTX)
- * does not, as dpkgadopt_one reads it, in *OUT (*NOUT records; the
+ * does not, as dpkgadopt_one reads it with FLAGS, in *OUT (*NOUT records; the
  * array and the records are the caller's).  One per package name (the
  * first instance of a Multi-Arch: same package; the others stay
  * dpkg's).  No status, or no var/lib/dpkg in RF: none.  0 or -errno
  * with ERR.
  */
 int dpkgadopt_all(const struct rootfs *rf, const struct dpkgstatus *status,
-    dpkgadopt_known_fn *known, void *ctx, struct record ***out,
-    size_t *nout, struct dbp_error *err);
+    unsigned flags, dpkgadopt_known_fn *known, void *ctx,
+    struct record ***out, size_t *nout, struct dbp_error *err);
+
+/*
+ * An untyped record REC (DPKGADOPT_LAZY) typed in place, as
+ * dpkgadopt_one would have read it with root RF, as the root is now;
+ * then the MD5s of its md5sums.  0 (nothing to do for a typed record) or
+ * -errno, REC then still untyped.
+ */
+int dpkgadopt_type(const struct rootfs *rf, struct record *rec);
+
+/*
+ * The type dpkgadopt_one gives ABSPATH in root RF: 'd' for a directory
+ * or a symlink to one, 'f' where nothing is.  A failure to look sets
+ * *ERR (-errno) if it is 0, and reads as 'f'.
+ */
+char dpkgadopt_path_type(const struct rootfs *rf, const char *abspath,
+    int *err);
 
 /* Whether stanza O's package has files dpkgadopt_one would read. */
 bool dpkgadopt_has_files(const struct dpkgstatus_stanza *o);

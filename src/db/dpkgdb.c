@@ -132,7 +132,7 @@ dpkgdb_check_updates(int dfd, struct dbp_error *err)
 
 int
 dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
-    const struct recstage *rs, dpkgdb_shipped_fn *shipped, void *ctx,
+    struct recstage *rs, dpkgdb_shipped_fn *shipped, void *ctx,
     bool force_overwrite, struct dbp_error *err)
 {
 	size_t idx, len = 0;

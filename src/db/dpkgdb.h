@@ -47,7 +47,7 @@ void dpkgdb_free(struct dpkgdb *db);
  * nor upgrade one of them.  0 or -errno with ERR filled.
  */
 int dpkgdb_open(struct dpkgdb *db, struct dirs *d, struct syncbatch *sb,
-    const struct recstage *rs, dpkgdb_shipped_fn *shipped, void *ctx,
+    struct recstage *rs, dpkgdb_shipped_fn *shipped, void *ctx,
     bool force_overwrite, struct dbp_error *err);
 
 /*

@@ -63,7 +63,7 @@ struct dpkgdb_gone {
 struct dpkgdb {
 	struct dirs *dirs;
 	struct syncbatch *sb;
-	const struct recstage *rs;	/* the run's records */
+	struct recstage *rs;	/* the run's records */
 	/* the run's paths: dpkgdb_open's SHIPPED (a dpkgdb_shipped_fn), CTX */
 	bool (*shipped)(void *, size_t, const char *);
 	void *shipped_ctx;

@@ -85,7 +85,7 @@ dpkgown_foreign(struct dpkgown *db, int dfd, const struct dpkgstatus *status)
 		const struct dpkgstatus_stanza *o = &status->v[i];
 
 		if (!dpkgstatus_installed(o) ||
-		    recowners_installed(db->rs, o->name) != NULL)
+		    recowners_has(db->rs, o->name))
 			continue;
 		if ((infoname = dpkgstatus_infoname(o->name, o->arch, o->ma)) == NULL)
 			return -ENOMEM;

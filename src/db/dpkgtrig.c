@@ -425,7 +425,7 @@ dpkgtrig_paths(struct dpkgtrig *t, const char *pkg, const struct record *rec)
  */
 static int
 dpkgtrig_gone(struct dpkgtrig *t, const char *pkg, const char *oldlist,
-    struct record *rec, const struct recstage *rs)
+    struct record *rec, struct recstage *rs)
 {
 	const char *name = control_get(rec->ctl, "Package");
 	const char *p, *nl;
@@ -466,7 +466,7 @@ dpkgtrig_fire_noawait(struct dpkgtrig *t, const char *pkg, const char *trig,
 int
 dpkgtrig_package(struct dpkgtrig *t, const char *name, const char *oldname,
     const char *old, const char *new, const struct record *rec,
-    const char *oldlist, bool was_there, const struct recstage *rs)
+    const char *oldlist, bool was_there, struct recstage *rs)
 {
 	trigfire_fn *fire = was_there ? dpkgtrig_fire : dpkgtrig_fire_noawait;
 

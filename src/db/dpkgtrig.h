@@ -53,7 +53,7 @@ void dpkgtrig_free(struct dpkgtrig *t);
 int dpkgtrig_package(struct dpkgtrig *t, const char *name,
     const char *oldname, const char *old, const char *new,
     const struct record *rec, const char *oldlist, bool was_there,
-    const struct recstage *rs);
+    struct recstage *rs);
 
 /* The notes so far, in the order of their activations: *N of them. */
 const struct dpkgtrig_note *dpkgtrig_notes(const struct dpkgtrig *t,

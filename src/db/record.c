@@ -378,6 +378,7 @@ record_free(struct record *r)
 	free(r->filtered);
 	control_free(r->ctl);
 	free(r->key);
+	free(r->info);
 	free(r);
 }
 

@@ -108,6 +108,15 @@ struct record {
 	 */
 	bool adopted;
 	/*
+	 * An adopted record read without looking at the root
+	 * (DPKGADOPT_LAZY): every path but a conffile reads as a file and
+	 * no MD5 of info/INFO.md5sums is on it until dpkgadopt_type types
+	 * it in place.  INFO is the name of its files in var/lib/dpkg/info.
+	 * Not part of the record's format.
+	 */
+	bool untyped;
+	char *info;
+	/*
 	 * Paths the package ships that the path filters left out
 	 * (--path-exclude): nothing of them is installed, so no entry has
 	 * them, but dpkg's file list names them as dpkg lists them; each

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/dpkgadopt.h"
 #include "db/dpkgdivert.h"
 #include "db/recowners.h"
 #include "db/recstage_int.h"
@@ -34,6 +35,23 @@ recowners_leaving(const struct recstage *rs, const char *name)
 	return false;
 }
 
+/*
+ * REC as dpkgadopt_one reads it typed: a record adopted lazily
+ * (recowners_adopt) is typed when the run first asks for it, whole.  A
+ * failure keeps it untyped and stays in RS->TYPE_ERR, which fails the
+ * run before its commit (recstage_prepare).
+ */
+static struct record *
+recowners_typed(struct recstage *rs, struct record *rec)
+{
+	int r;
+
+	if (rec != NULL && rec->untyped && rs->rf != NULL &&
+	    (r = dpkgadopt_type(rs->rf, rec)) != 0 && rs->type_err == 0)
+		rs->type_err = r;
+	return rec;
+}
+
 /* The installed record of package NAME and its index *IDX, or NULL. */
 static struct record *
 recowners_find(const struct recstage *rs, const char *name, size_t *idx)
@@ -49,23 +67,29 @@ recowners_find(const struct recstage *rs, const char *name, size_t *idx)
 	return NULL;
 }
 
-struct record *
-recowners_installed(const struct recstage *rs, const char *name)
+bool
+recowners_has(const struct recstage *rs, const char *name)
 {
-	return recowners_find(rs, name, NULL);
+	return recowners_find(rs, name, NULL) != NULL;
+}
+
+struct record *
+recowners_installed(struct recstage *rs, const char *name)
+{
+	return recowners_typed(rs, recowners_find(rs, name, NULL));
 }
 
 const struct record_entry *
-recowners_installed_entry(const struct recstage *rs, const char *name,
+recowners_installed_entry(struct recstage *rs, const char *name,
     const char *abspath)
 {
-	struct record *rec = recowners_find(rs, name, NULL);
+	struct record *rec = recowners_installed(rs, name);
 
 	return rec != NULL ? record_find(rec, abspath) : NULL;
 }
 
 const struct record_entry *
-recowners_diverted_entry(const struct recstage *rs, const char *abspath,
+recowners_diverted_entry(struct recstage *rs, const char *abspath,
     const char *self, const char **owner)
 {
 	const char *name;
@@ -81,6 +105,7 @@ recowners_diverted_entry(const struct recstage *rs, const char *abspath,
 			    strcmp(rs->inst[i]->v[k].divert_from,
 			    abspath) == 0) {
 				*owner = name;
+				recowners_typed(rs, rs->inst[i]);
 				return &rs->inst[i]->v[k];
 			}
 	}
@@ -114,7 +139,10 @@ recowners_index(struct recstage *rs)
 
 			o->path = rs->inst[i]->v[k].path;
 			o->inst = i;
-			o->type = rs->inst[i]->v[k].type;
+			/* Untyped: looked at in the root when it matters. */
+			o->type = rs->inst[i]->untyped &&
+			    !rs->inst[i]->v[k].conffile ? '?' :
+			    rs->inst[i]->v[k].type;
 		}
 		/*
 		 * What the filters left out is the package's all the
@@ -233,15 +261,33 @@ recowners_first(const struct recstage *rs, const char *abspath)
 }
 
 /*
+ * The type of installed path ABSPATH, TYPE in the index or a record: an
+ * untyped path ('?') as dpkgadopt_one would type it now.  *SEEN caches
+ * the answer for the other owners of the same path.
+ */
+static char
+recowners_type(struct recstage *rs, const char *abspath, char type,
+    char *seen)
+{
+	if (type != '?')
+		return type;
+	if (*seen == '\0')
+		*seen = rs->rf != NULL ? dpkgadopt_path_type(rs->rf, abspath,
+		    &rs->type_err) : 'f';
+	return *seen;
+}
+
+/*
  * The first installed package other than NAME that has ABSPATH (not as
  * a directory, with NONDIR), or NULL.
  */
 static const char *
-recowners_installed_owner(const struct recstage *rs, const char *abspath,
+recowners_installed_owner(struct recstage *rs, const char *abspath,
     const char *name, bool nondir)
 {
 	const struct record_entry *e;
 	const char *owner;
+	char seen = '\0';
 	size_t i;
 
 	if (rs->owned != NULL) {
@@ -250,12 +296,14 @@ recowners_installed_owner(const struct recstage *rs, const char *abspath,
 			owner = record_key(rs->inst[rs->owned[i].inst]);
 			if (strcmp(owner, name) != 0 &&
 			    !recowners_leaving(rs, owner) &&
-			    (!nondir || rs->owned[i].type != 'd'))
+			    (!nondir || recowners_type(rs, abspath,
+			    rs->owned[i].type, &seen) != 'd'))
 				return owner;
 		}
 		return NULL;
 	}
 	for (i = 0; i < rs->ninst; i++) {
+		recowners_typed(rs, rs->inst[i]);
 		owner = record_key(rs->inst[i]);
 		if (strcmp(owner, name) != 0 && !recowners_leaving(rs, owner) &&
 		    (((e = record_find(rs->inst[i], abspath)) != NULL &&
@@ -267,14 +315,14 @@ recowners_installed_owner(const struct recstage *rs, const char *abspath,
 }
 
 const char *
-recowners_owner(const struct recstage *rs, const char *abspath,
+recowners_owner(struct recstage *rs, const char *abspath,
     const char *name)
 {
 	return recowners_installed_owner(rs, abspath, name, true);
 }
 
 const char *
-recowners_other_owner(const struct recstage *rs, const char *abspath,
+recowners_other_owner(struct recstage *rs, const char *abspath,
     const char *name)
 {
 	const char *p;
@@ -324,12 +372,12 @@ recowners_lost(struct recstage *rs, const char *name)
 }
 
 struct record *
-recowners_disowned_nth(const struct recstage *rs, size_t *i)
+recowners_disowned_nth(struct recstage *rs, size_t *i)
 {
 	for (; *i < rs->ninst; (*i)++)
 		if (rs->disowned[*i] && !recstage_in_run(rs,
 		    record_key(rs->inst[*i])))
-			return rs->inst[(*i)++];
+			return recowners_typed(rs, rs->inst[(*i)++]);
 	return NULL;
 }
 
@@ -363,7 +411,7 @@ recowners_empties(const struct record *r)
 }
 
 const char *
-recowners_disappearing(const struct recstage *rs, size_t *i,
+recowners_disappearing(struct recstage *rs, size_t *i,
     struct record **staged, struct record **inst)
 {
 	const char *name;
@@ -374,7 +422,7 @@ recowners_disappearing(const struct recstage *rs, size_t *i,
 		if (*i < rs->ninst) {
 			if (!rs->lost[*i])
 				continue;
-			*inst = rs->inst[*i];
+			*inst = recowners_typed(rs, rs->inst[*i]);
 			name = record_key(*inst);
 			*staged = NULL;
 			for (k = 0; k < rs->nstaged; k++)
@@ -385,7 +433,7 @@ recowners_disappearing(const struct recstage *rs, size_t *i,
 			if (!(*staged)->lost)
 				continue;
 			name = record_key(*staged);
-			*inst = recowners_find(rs, name, NULL);
+			*inst = recowners_installed(rs, name);
 		}
 		if (!recowners_empties(*staged != NULL ? *staged : *inst))
 			continue;

@@ -3,6 +3,7 @@
 #ifndef DEBUNPACK_RECOWNERS_H
 #define DEBUNPACK_RECOWNERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "db/record.h"
@@ -18,32 +19,43 @@
  */
 int recowners_load(struct recstage *rs, struct dbp_error *err);
 
-/* The installed record of package NAME (RS's), or NULL. */
-struct record *recowners_installed(const struct recstage *rs,
+/*
+ * Whether package NAME has an installed record, without typing an
+ * adopted one (recowners_installed).
+ */
+bool recowners_has(const struct recstage *rs, const char *name);
+
+/*
+ * The installed record of package NAME (RS's), or NULL.  A record of
+ * dpkg's adopted untyped (recstage_set_adopt) is typed first: this and
+ * every function here that hands out a record or an entry gives it as
+ * dpkgadopt_one types it.
+ */
+struct record *recowners_installed(struct recstage *rs,
     const char *name);
 /* The entry for ABSPATH in the installed record of NAME, or NULL. */
 const struct record_entry *recowners_installed_entry(
-    const struct recstage *rs, const char *name, const char *abspath);
+    struct recstage *rs, const char *name, const char *abspath);
 
 /*
  * The entry of an installed package other than SELF that ships ABSPATH
  * as its own name but has it elsewhere, where a diversion sent it
  * (record_entry's divert_from), or NULL; its package in *OWNER.
  */
-const struct record_entry *recowners_diverted_entry(const struct recstage *rs,
+const struct record_entry *recowners_diverted_entry(struct recstage *rs,
     const char *abspath, const char *self, const char **owner);
 
 /*
  * The installed package, other than NAME and not removed by the run,
  * whose record holds non-directory ABSPATH ("/usr/bin/x"), or NULL.
  */
-const char *recowners_owner(const struct recstage *rs, const char *abspath,
+const char *recowners_owner(struct recstage *rs, const char *abspath,
     const char *name);
 /*
  * A package other than NAME, installed or staged by this run, whose record
  * has ABSPATH of any type, or NULL.
  */
-const char *recowners_other_owner(const struct recstage *rs,
+const char *recowners_other_owner(struct recstage *rs,
     const char *abspath, const char *name);
 
 /*
@@ -60,7 +72,7 @@ void recowners_lost(struct recstage *rs, const char *name);
  * to the run's packages and is not in the run itself, its record as it
  * now stands; NULL after the last.
  */
-struct record *recowners_disowned_nth(const struct recstage *rs, size_t *i);
+struct record *recowners_disowned_nth(struct recstage *rs, size_t *i);
 
 /*
  * The next package from *I on (start at 0) that lost paths to the run's
@@ -71,7 +83,7 @@ struct record *recowners_disowned_nth(const struct recstage *rs, size_t *i);
  * dropped, *STAGED marked gone).  Essential and protected packages never
  * do.  NULL after the last.
  */
-const char *recowners_disappearing(const struct recstage *rs, size_t *i,
+const char *recowners_disappearing(struct recstage *rs, size_t *i,
     struct record **staged, struct record **inst);
 
 #endif

@@ -135,10 +135,12 @@ recstage_set_stale(struct recstage *rs, recstore_stale_fn *fn, void *ctx,
 }
 
 void
-recstage_set_adopt(struct recstage *rs, recstage_adopt_fn *fn, void *ctx)
+recstage_set_adopt(struct recstage *rs, recstage_adopt_fn *fn, void *ctx,
+    const struct rootfs *rf)
 {
 	rs->adopt = fn;
 	rs->adopt_ctx = ctx;
+	rs->rf = rf;
 }
 
 int
@@ -378,6 +380,10 @@ recstage_prepare(struct recstage *rs, struct journal *j,
 	size_t i;
 	int r;
 
+	/* What the run judged by a path it could not look at is not sound. */
+	if (rs->type_err != 0)
+		return dbp_err(err, -rs->type_err, "", "cannot look at the"
+		    " paths of the packages dpkg installed");
 	if (rs->asb == NULL)
 		return 0;
 	/*

@@ -8,6 +8,7 @@
 
 #include "db/record.h"
 #include "db/recstore.h"
+#include "durable/rootfs.h"
 #include "util/error.h"
 #include "util/stats.h"
 
@@ -67,12 +68,13 @@ void recstage_set_stale(struct recstage *rs, recstore_stale_fn *fn,
  * record of that stand (recowners_installed answers for its own): the
  * packages dpkg installed, read from its database (dpkgadopt.h), each
  * record->adopted.  Called once by recowners_load; *OUT and its records
- * become RS's.  0 or -errno with ERR.
+ * become RS's.  0 or -errno with ERR.  Records FN reads untyped
+ * (DPKGADOPT_LAZY) are typed in root RF when the run asks for them.
  */
 typedef int recstage_adopt_fn(void *ctx, const struct recstage *rs,
     struct record ***out, size_t *nout, struct dbp_error *err);
 void recstage_set_adopt(struct recstage *rs, recstage_adopt_fn *fn,
-    void *ctx);
+    void *ctx, const struct rootfs *rf);
 
 /*
  * The recorded packages' names, as recstore_names (free them with

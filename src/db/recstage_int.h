@@ -64,6 +64,8 @@ struct recstage {
 	bool dpkg_db;		/* the run keeps dpkg's database too */
 	recstage_adopt_fn *adopt;	/* recstage_set_adopt's */
 	void *adopt_ctx;
+	const struct rootfs *rf;	/* where adopted paths are typed */
+	int type_err;		/* the first failure to type one (-errno) */
 	const struct dpkgdivert *divert;	/* recstage_set_divert's */
 	struct recstage_forgotten *forgotten;
 	size_t nforgotten;

@@ -107,7 +107,8 @@ install_stale(struct install *in, struct dbp_error *err)
 	/* What dpkg installed is installed: the run acts on it as on its own. */
 	if (in->o->dpkg_db) {
 		manifest_set_dpkg_db(in->man);
-		manifest_set_adopt(in->man, admin_view_adopt, &in->view);
+		manifest_set_adopt(in->man, admin_view_adopt, &in->view,
+		    &in->rf);
 	}
 	return 0;
 }
