@@ -105,6 +105,56 @@ START_TEST(test_dirs_get_existing)
 }
 END_TEST
 
+/* What the log callback was told, in order: one letter per call. */
+static char logged[32];
+
+static int
+log_kinds(void *ctx, enum dirs_log kind, const char *path,
+    const struct timespec *times, int fd)
+{
+	size_t n = strlen(logged);
+
+	(void)ctx;
+	(void)path;
+	(void)times;
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_lt(n, sizeof(logged) - 1);
+	logged[n] = "FMAU"[kind];
+	return 0;
+}
+
+/*
+ * A directory found is logged when found, and told once more before its
+ * descriptor is first handed out (DIRS_LOG_USE); one the run makes only
+ * when it is made.  Looking one up, or making one below it, uses
+ * nothing.
+ */
+START_TEST(test_dirs_log_use)
+{
+	size_t i, j;
+
+	checkutil_mkdir("usr");
+	checkutil_mkdir("usr/share");
+	memset(logged, 0, sizeof(logged));
+	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
+	dirs_set_log(d, log_kinds, NULL);
+	i = get(d, "usr/share", false, 0755);
+	ck_assert_str_eq(logged, "F");
+	ck_assert_uint_ne(dirs_flags(d, i) & DIR_OWED, 0);
+	j = get(d, "usr/share/new", true, 0755);
+	ck_assert_str_eq(logged, "FM");
+	ck_assert_uint_eq(dirs_flags(d, j) & DIR_OWED, 0);
+	ck_assert_int_ge(dirs_fd(d, j), 0);
+	ck_assert_str_eq(logged, "FM");
+	ck_assert_int_ge(dirs_fd(d, i), 0);
+	ck_assert_str_eq(logged, "FMU");
+	ck_assert_uint_eq(dirs_flags(d, i) & DIR_OWED, 0);
+	ck_assert_int_ge(dirs_fd(d, i), 0);
+	ck_assert_str_eq(logged, "FMU");
+	free_table();
+}
+END_TEST
+
 START_TEST(test_dirs_get_missing_no_create)
 {
 	struct dbp_error err;
@@ -617,6 +667,7 @@ dirs_suite(void)
 	tc = checkutil_scratch_tcase(s, "core", setup, teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_dirs_get_existing);
+	tcase_add_test(tc, test_dirs_log_use);
 	tcase_add_test(tc, test_dirs_get_missing_no_create);
 	tcase_add_test(tc, test_dirs_get_create);
 	tcase_add_test(tc, test_dirs_admin_prefix);

@@ -317,6 +317,49 @@ START_TEST(test_journal_ahead)
 END_TEST
 
 /*
+ * A directory found is logged without a wait: its line goes on disk when
+ * the run first uses it (journal_use), once for every line written so
+ * far; on another filesystem (/proc here) only a sync covers it.
+ */
+START_TEST(test_journal_use)
+{
+	/* btrfs's fallocate is not a sync call: not counted. */
+	unsigned long each = fskind_volatile(admfd) ||
+	    fskind_extents_late(admfd) ? 0 : 1;
+	struct timespec t[2] = { { 1, 0 }, { 2, 0 } };
+	struct dbp_error err;
+	unsigned long n;
+	int otherfd;
+
+	ck_assert_int_eq(journal_open(j, admfd, "adm", &err), 0);
+	n = ahead_calls();
+	ck_assert_int_eq(journal_dir(j, "a", t, rf.fd), 0);
+	ck_assert_int_eq(journal_dir(j, "a/b", t, rf.fd), 0);
+	ck_assert_uint_eq(ahead_calls(), n);
+	ck_assert_int_eq(journal_use(j, rf.fd), 0);
+	ck_assert_uint_eq(ahead_calls(), n + each);
+	ck_assert_int_eq(journal_use(j, rf.fd), 0);
+	ck_assert_uint_eq(ahead_calls(), n + each);
+	otherfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(otherfd, 0);
+	/* Written back is not enough there: synced. */
+	st.calls[SC_FDATASYNC] = 0;
+	ck_assert_int_eq(journal_use(j, otherfd), 0);
+	ck_assert_uint_eq(st.calls[SC_FDATASYNC], 1);
+	ck_assert_int_eq(journal_use(j, otherfd), 0);
+	ck_assert_uint_eq(st.calls[SC_FDATASYNC], 1);
+	/* A sync covers the journal's own filesystem too. */
+	ck_assert_int_eq(journal_dir(j, "c", t, rf.fd), 0);
+	ck_assert_int_eq(journal_use(j, otherfd), 0);
+	ck_assert_uint_eq(st.calls[SC_FDATASYNC], 2);
+	n = ahead_calls();
+	ck_assert_int_eq(journal_use(j, rf.fd), 0);
+	ck_assert_uint_eq(ahead_calls(), n);
+	close(otherfd);
+}
+END_TEST
+
+/*
  * A journal that is not durable only writes (_i 0).  Nor is anything
  * waited for under debunpack-nosync (_i 1), whose run's syncs do nothing:
  * not even with the calls nosync lets through (an overlay's FIEMAP,
@@ -355,6 +398,7 @@ journal_suite(void)
 	tcase_add_test(tc, test_journal_undo_made_dirs);
 	tcase_add_test(tc, test_journal_none);
 	tcase_add_test(tc, test_journal_ahead);
+	tcase_add_test(tc, test_journal_use);
 	tcase_add_loop_test(tc, test_journal_ahead_none, 0, 2);
 	tcase_set_timeout(tc, 30);
 	tc = checkutil_scratch_tcase(s, "limits", setup, teardown);

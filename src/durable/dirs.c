@@ -161,6 +161,8 @@ dirs_alias(struct dirs *d, char *path, size_t idx)
 	return r;
 }
 
+static int dirs_fd_open(struct dirs *d, size_t idx);
+
 /* Whether REL is one of dirs_set_admin's prefixes or below one. */
 static bool
 dirs_is_admin(const struct dirs *d, const char *rel)
@@ -232,7 +234,8 @@ dirs_add(struct dirs *d, const char *rel, int fd, size_t parent,
 	v->dev = st.st_dev;
 	v->ino = st.st_ino;
 	v->parent = parent;
-	v->flags = flags | (dirs_is_admin(d, path) ? DIR_ADMIN : 0);
+	v->flags = flags | (dirs_is_admin(d, path) ? DIR_ADMIN : 0) |
+	    (!(flags & DIR_CREATED) && d->log != NULL ? DIR_OWED : 0);
 	v->fd = -1;
 	v->times[0] = st.st_atim;
 	v->times[1] = st.st_mtim;
@@ -346,7 +349,7 @@ dirs_plan_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
 	}
 	/* Something that is not a directory is there: the run's rule for it. */
 	if (!(d->v[pidx].flags & DIR_PLANNED)) {
-		if ((pfd = dirs_fd(d, pidx)) < 0)
+		if ((pfd = dirs_fd_open(d, pidx)) < 0)
 			return dbp_err(err, -pfd, dirs_show(d, ppath),
 			    "cannot open directory");
 		if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -406,7 +409,8 @@ dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
 	}
 	if (d->plan)
 		return dirs_plan_make(d, pidx, rel, base, mode, idx, err);
-	if ((pfd = dirs_fd(d, pidx)) < 0)
+	/* Not used yet: the journal's line of what is made covers it. */
+	if ((pfd = dirs_fd_open(d, pidx)) < 0)
 		return dbp_err(err, -pfd, dirs_show(d,
 		    d->v[pidx].path), "cannot open directory");
 	/* Announced before it exists, so that a killed run's repair finds it. */
@@ -679,8 +683,9 @@ dirs_set_guard(struct dirs *d, int (*guard)(void *, size_t, const char *),
 	d->guard_ctx = ctx;
 }
 
-int
-dirs_fd(struct dirs *d, size_t idx)
+/* dirs_fd without DIRS_LOG_USE: a descriptor to look through. */
+static int
+dirs_fd_open(struct dirs *d, size_t idx)
 {
 	struct dir *v = &d->v[idx];
 	struct stat st;
@@ -693,7 +698,7 @@ dirs_fd(struct dirs *d, size_t idx)
 	if (v->flags & DIR_PLANNED)
 		return -ENOENT;
 	if ((v->flags & DIR_CREATED) && v->parent != DIR_NONE) {
-		int pfd = dirs_fd(d, v->parent);
+		int pfd = dirs_fd_open(d, v->parent);
 
 		/*
 		 * Through its parent, not by path: the commit may have
@@ -719,6 +724,22 @@ dirs_fd(struct dirs *d, size_t idx)
 		return -ESTALE;
 	}
 	dirs_cache(d, idx, fd);
+	return fd;
+}
+
+int
+dirs_fd(struct dirs *d, size_t idx)
+{
+	int fd, r;
+
+	if ((fd = dirs_fd_open(d, idx)) < 0 || !(d->v[idx].flags & DIR_OWED))
+		return fd;
+	if ((r = d->log(d->log_ctx, DIRS_LOG_USE, d->v[idx].path, NULL,
+	    fd)) != 0) {
+		d->log_failed = true;
+		return r < 0 ? r : -EIO;
+	}
+	d->v[idx].flags &= ~DIR_OWED;
 	return fd;
 }
 

@@ -25,12 +25,15 @@
 				   not exist, and has no descriptor */
 #define DIR_ADMIN	0x200	/* a database's (dirs_set_admin): what a
 				   crash leaves there is the next run's */
+#define DIR_OWED	0x400	/* found and logged: DIRS_LOG_USE is told
+				   before its descriptor is first handed out */
 
 /* What the log callback is told of a directory. */
 enum dirs_log {
 	DIRS_LOG_FOUND,		/* it exists; TIMES are its times */
 	DIRS_LOG_MAKE,		/* it is about to be made */
-	DIRS_LOG_ASIDE		/* a file is about to be moved aside for it */
+	DIRS_LOG_ASIDE,		/* a file is about to be moved aside for it */
+	DIRS_LOG_USE		/* one found is about to be used (FD) */
 };
 
 struct dir_meta {
@@ -123,7 +126,9 @@ int dirs_finish(struct dirs *d);
 
 /*
  * Descriptor of directory IDX, reopened if it was evicted; -errno on
- * error (-ENOENT for a dry run's planned directory).
+ * error (-ENOENT for a dry run's planned directory).  The first time a
+ * directory found (DIRS_LOG_FOUND) is handed out, the log callback is
+ * told (DIRS_LOG_USE): anything may then be made in it.
  */
 int dirs_fd(struct dirs *d, size_t idx);
 

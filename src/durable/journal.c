@@ -73,6 +73,7 @@ struct journal {
 	bool durable;
 	bool dirsynced;		/* its name is durable */
 	bool dirty;		/* lines written since the last sync */
+	bool owed;		/* a "dir" line not yet ahead (journal_use) */
 	bool created;		/* this run made the file: its to remove */
 	bool committed;		/* the commit line may be in the file */
 	struct stats *st;	/* its sync calls are counted with the run's */
@@ -164,7 +165,8 @@ journal_times(char *buf, size_t n, char tree, const struct timespec *t)
  * journal's new size in the running transaction (ext4 sets it when it
  * maps the blocks, xfs when the write completes) before the directory
  * changes, and whichever commit carries the change carries the size, its
- * cache flush the blocks.  One write per directory the run uses.  btrfs
+ * cache flush the blocks.  At most one write per directory the run
+ * writes in, none for one it only passes (journal_use).  btrfs
  * records a write's extents just after it completes, in a worker, where
  * a commit could still miss them: there fallocate(2) of what the file
  * already holds (KEEP_SIZE: nothing to allocate) writes back and waits
@@ -177,7 +179,7 @@ journal_times(char *buf, size_t n, char tree, const struct timespec *t)
  * power cut.
  */
 static int
-journal_ahead(struct journal *j, int fd)
+journal_ahead(struct journal *j, int fd, bool owed_only)
 {
 	struct dbp_error err;
 	struct stat st;
@@ -194,6 +196,13 @@ journal_ahead(struct journal *j, int fd)
 		if (st.st_dev != j->dev)
 			how = fskind_volatile(fd) ? AHEAD_NONE : AHEAD_SYNC;
 	}
+	/*
+	 * Each way below puts every line written so far on disk: a
+	 * directory whose line an earlier one covered owes nothing (for
+	 * another filesystem, only a sync covers it).
+	 */
+	if (owed_only && (how == AHEAD_SYNC ? !j->dirty : !j->owed))
+		return 0;
 	switch (how) {
 	case AHEAD_NONE:
 		return 0;
@@ -202,21 +211,26 @@ journal_ahead(struct journal *j, int fd)
 			return j->err = -errno;
 		if (r == 0) {
 			j->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
+			j->owed = false;
 			return 0;
 		}
 		break;
 	case AHEAD_SETTLE:
 		/* Not counted: no sync call, a write and a wait. */
 		if (fallocate(fileno(j->fp), FALLOC_FL_KEEP_SIZE, 0,
-		    ftello(j->fp)) == 0)
+		    ftello(j->fp)) == 0) {
+			j->owed = false;
 			return 0;
+		}
 		break;
 	case AHEAD_FIEMAP:
 		j->st->calls[SC_FIEMAP]++;
 		if ((r = fileat_writeback_mapped(fileno(j->fp))) < 0)
 			return j->err = -errno;
-		if (r == 0)
+		if (r == 0) {
+			j->owed = false;
 			return 0;
+		}
 		break;
 	}
 	if (journal_sync(j, &err) != 0)
@@ -273,7 +287,7 @@ journal_open(struct journal *j, int admfd, const char *name,
 	j->fp = fp;
 	j->dirty = true;
 	/* Its first lines name the admin directory, where records wait. */
-	if (journal_ahead(j, j->admfd) != 0)
+	if (journal_ahead(j, j->admfd, false) != 0)
 		return dbp_err(err, -j->err, JOURNAL_NAME, "cannot write journal");
 	return 0;
 }
@@ -301,13 +315,28 @@ journal_dir(struct journal *j, const char *path, const struct timespec *t,
 
 	if (j->fp == NULL)
 		return 0;
-	if (t != NULL)
+	/*
+	 * A directory found may only be passed through (an archive's entry
+	 * for a directory that is there): its line goes on disk when the
+	 * run first uses it (journal_use).  One about to be made is acted
+	 * on now.
+	 */
+	if (t != NULL) {
 		journal_put(j, JOURNAL_DIR, journal_times(head, sizeof(head),
 		    JOURNAL_ROOT, t), names);
-	else
-		journal_put(j, JOURNAL_MKDIR, NULL, names);
-	/* On disk now: the caller is about to act on the directory. */
-	return journal_ahead(j, fd);
+		j->owed = true;
+		return j->err;
+	}
+	journal_put(j, JOURNAL_MKDIR, NULL, names);
+	return journal_ahead(j, fd, false);
+}
+
+int
+journal_use(struct journal *j, int fd)
+{
+	if (j->fp == NULL)
+		return 0;
+	return journal_ahead(j, fd, true);
 }
 
 int
@@ -375,7 +404,7 @@ journal_sync(struct journal *j, struct dbp_error *err)
 			    "cannot sync admin directory");
 		j->dirsynced = true;
 	}
-	j->dirty = false;
+	j->dirty = j->owed = false;
 	return 0;
 }
 

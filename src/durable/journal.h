@@ -75,10 +75,18 @@ int journal_open(struct journal *j, int admfd, const char *name,
  * directory, or its parent where it is about to be made.  On disk before
  * the caller touches the directory (journal.c: journal_ahead), so that a
  * killed run's journal, and a power cut's, names every directory where
- * it may have left something.
+ * it may have left something: a directory about to be made at once, one
+ * found (TIMES) by journal_use before anything is made in it.
  */
 int journal_dir(struct journal *j, const char *path,
     const struct timespec *times, int fd);
+
+/*
+ * Directory FD, found and logged by journal_dir, is about to get
+ * something: the lines not yet on disk go there first (nothing to do
+ * when an earlier call put them there).
+ */
+int journal_use(struct journal *j, int fd);
 
 /*
  * The non-directory PATH (root-relative) is about to be moved to PATH +

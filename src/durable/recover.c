@@ -27,7 +27,8 @@
  * I1. Before a run creates anything in a directory of the root, the
  *     journal names it ("dir", or "mkdir" before it is made), and that
  *     line is on disk before any commit of the filesystem can carry the
- *     change (journal_ahead), so every temporary a killed run or a power
+ *     change (journal_ahead; for a directory found, when the run first
+ *     uses it: journal_use), so every temporary a killed run or a power
  *     cut can leave is in a directory the journal names, or in the admin
  *     directory.
  * I2. Temporaries and backups have reserved names (names_reserved)

@@ -280,6 +280,8 @@ install_journal_dir(void *ctx, enum dirs_log kind, const char *path,
 {
 	if (kind == DIRS_LOG_ASIDE)
 		return journal_aside(ctx, path);
+	if (kind == DIRS_LOG_USE)
+		return journal_use(ctx, fd);
 	return journal_dir(ctx, path, kind == DIRS_LOG_FOUND ? times : NULL,
 	    fd);
 }
