@@ -12,19 +12,19 @@
 # apt-get install --reinstall of every package in the root.
 # usage: bench/aptinstall.sh [-a ACTION] [-r RUNS] [-f FILESYSTEMS] [-m METHODS]
 #                            [-c CACHE] [-B BUILDDIR] [-t TMPDIR] [-o OUTFILE]
-#                            [-p PACKAGES]
+#                            [-p PACKAGES] [-b BASE]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/rootlib.sh"
 runs=3 filesystems="ext4 xfs btrfs" builddir=$top/build
 cache=/var/cache/debunpack-bench tmpdir=/var/tmp outfile="" args=$*
-packages=build-essential action=install
+packages=build-essential action=install owner=debunpack
 all_methods="dpkg-durable dpkg-unsafe dpkg-nosync shim-durable shim-nosync"
 methods=$all_methods
 usage() {
 	cat >&2 <<EOF
 usage: $0 [-a ACTION] [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
-          [-B BUILDDIR] [-t TMPDIR] [-o OUTFILE] [-p PACKAGES]
+          [-B BUILDDIR] [-t TMPDIR] [-o OUTFILE] [-p PACKAGES] [-b BASE]
   -a  what is measured (default install):
       install    apt-get install PACKAGES into the minbase root
       upgrade    the root has PACKAGES (installed unmeasured); the mirror
@@ -48,10 +48,15 @@ usage: $0 [-a ACTION] [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
   -t  where images and the mirror go (default /var/tmp; not tmpfs)
   -o  results file (default bench/results/aptinstall-DATE.txt)
   -p  what apt-get installs (default "$packages")
+  -b  whose the root's packages are (default debunpack):
+      debunpack  as debunpack-bootstrap leaves them: debunpack's records
+                 beside dpkg's database
+      dpkg       dpkg's alone, as in a root dpkg made (debootstrap, a
+                 container image): debunpack's records of them removed
 EOF
 	exit 2
 }
-while getopts a:r:f:m:c:B:t:o:p: o; do
+while getopts a:r:f:m:c:B:t:o:p:b: o; do
 	case $o in
 	a) action=$OPTARG ;;
 	r) runs=$OPTARG ;;
@@ -62,6 +67,7 @@ while getopts a:r:f:m:c:B:t:o:p: o; do
 	t) tmpdir=$OPTARG ;;
 	o) outfile=$OPTARG ;;
 	p) packages=$OPTARG ;;
+	b) owner=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -69,6 +75,7 @@ shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
 case $action in install | upgrade | reinstall) ;; *) echo "$0: unknown action $action" >&2; usage ;; esac
+case $owner in debunpack | dpkg) ;; *) echo "$0: unknown base $owner" >&2; usage ;; esac
 for m in $methods; do
 	case " $all_methods " in *" $m "*) ;; *) echo "$0: unknown method $m" >&2; usage ;; esac
 done
@@ -129,6 +136,9 @@ base() {
 	    "$builddir/debunpack-bootstrap" -q --variant=minbase \
 	    --include=libarchive13,libssl3 '' "$1" "$sources" || return
 	make -s -C "$builddir" install DESTDIR="$1" > /dev/null || return
+	# dpkg's database is whole (--dpkg-db): without the records, every
+	# package is one dpkg installed.
+	[ "$owner" = debunpack ] || rm -f "$1"/var/lib/debunpack/*.record
 	mkdir -p "$1$work/mirror"
 	mount --bind "$work/mirror" "$1$work/mirror"
 	chroot "$1" apt-get update -q > /dev/null || return
@@ -329,6 +339,8 @@ mkdir -p "$(dirname "$outfile")"
 	echo "Every run: a fresh filesystem; debunpack-bootstrap --variant=minbase --include=libarchive13,libssl3"
 	echo "from a local mirror (the buildd set and debunpack's libraries); make install DESTDIR=R of the"
 	echo "build; apt-get update in R; sync; drop_caches; then the measured command (see -m in the usage)."
+	[ "$owner" = debunpack ] ||
+	    echo "base dpkg: debunpack's records removed after the bootstrap: every package is dpkg's."
 	echo "flushes: field 16 of /sys/block/loopN/stat over the measured command. A run counts when apt"
 	echo "exits 0, dpkg --audit is clean and apt never says it planned more than dpkg reported."
 	case $action in

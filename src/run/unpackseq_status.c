@@ -281,7 +281,7 @@ seq_cmp_str(const void *a, const void *b)
 /* The names counted so far (seq_count_files), each in a text it keeps. */
 struct seq_names {
 	char **v;
-	size_t n;
+	size_t n, cap;
 	char **texts;
 	size_t ntexts;
 };
@@ -310,9 +310,14 @@ seq_names_add(struct seq_names *nm, char *name)
 		name[len - 1] = '\0';
 	if (*name == '\0')
 		return 0;
-	if ((nv = realloc(nm->v, (nm->n + 1) * sizeof(*nv))) == NULL)
-		return -1;
-	nm->v = nv;
+	/* Tens of thousands of names: the array doubles, never one more. */
+	if (nm->n == nm->cap) {
+		if ((nv = reallocarray(nm->v, nm->cap != 0 ? 2 * nm->cap :
+		    4096, sizeof(*nv))) == NULL)
+			return -1;
+		nm->v = nv;
+		nm->cap = nm->cap != 0 ? 2 * nm->cap : 4096;
+	}
 	nm->v[nm->n++] = name;
 	return 0;
 }
@@ -392,7 +397,7 @@ seq_names_lines(struct seq_names *nm, char *text, char kind)
 long
 seq_count_files(struct seq *s, const struct dpkgstatus *st)
 {
-	struct seq_names nm = { NULL, 0, NULL, 0 };
+	struct seq_names nm = { NULL, 0, 0, NULL, 0 };
 	char *infoname, *text, file[NAME_MAX + 1];
 	long count = 0;
 	size_t i;
