@@ -161,8 +161,6 @@ dirs_alias(struct dirs *d, char *path, size_t idx)
 	return r;
 }
 
-static int dirs_fd_open(struct dirs *d, size_t idx);
-
 /* Whether REL is one of dirs_set_admin's prefixes or below one. */
 static bool
 dirs_is_admin(const struct dirs *d, const char *rel)
@@ -349,7 +347,7 @@ dirs_plan_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
 	}
 	/* Something that is not a directory is there: the run's rule for it. */
 	if (!(d->v[pidx].flags & DIR_PLANNED)) {
-		if ((pfd = dirs_fd_open(d, pidx)) < 0)
+		if ((pfd = dirs_fd_look(d, pidx)) < 0)
 			return dbp_err(err, -pfd, dirs_show(d, ppath),
 			    "cannot open directory");
 		if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -410,7 +408,7 @@ dirs_make(struct dirs *d, size_t pidx, const char *rel, const char *base,
 	if (d->plan)
 		return dirs_plan_make(d, pidx, rel, base, mode, idx, err);
 	/* Not used yet: the journal's line of what is made covers it. */
-	if ((pfd = dirs_fd_open(d, pidx)) < 0)
+	if ((pfd = dirs_fd_look(d, pidx)) < 0)
 		return dbp_err(err, -pfd, dirs_show(d,
 		    d->v[pidx].path), "cannot open directory");
 	/* Announced before it exists, so that a killed run's repair finds it. */
@@ -631,7 +629,7 @@ dirs_aside_end(struct dirs *d, struct dir *v, bool undo)
 
 	if (names_aside(v->base, old, sizeof(old)) != 0)
 		return -ENAMETOOLONG;
-	if ((fd = dirs_fd(d, v->parent)) < 0)
+	if ((fd = dirs_fd_look(d, v->parent)) < 0)
 		return fd;
 	if (undo ? renameat(fd, old, fd, v->base) != 0 :
 	    unlinkat(fd, old, 0) != 0 && errno != ENOENT)
@@ -683,9 +681,8 @@ dirs_set_guard(struct dirs *d, int (*guard)(void *, size_t, const char *),
 	d->guard_ctx = ctx;
 }
 
-/* dirs_fd without DIRS_LOG_USE: a descriptor to look through. */
-static int
-dirs_fd_open(struct dirs *d, size_t idx)
+int
+dirs_fd_look(struct dirs *d, size_t idx)
 {
 	struct dir *v = &d->v[idx];
 	struct stat st;
@@ -698,7 +695,7 @@ dirs_fd_open(struct dirs *d, size_t idx)
 	if (v->flags & DIR_PLANNED)
 		return -ENOENT;
 	if ((v->flags & DIR_CREATED) && v->parent != DIR_NONE) {
-		int pfd = dirs_fd_open(d, v->parent);
+		int pfd = dirs_fd_look(d, v->parent);
 
 		/*
 		 * Through its parent, not by path: the commit may have
@@ -732,7 +729,7 @@ dirs_fd(struct dirs *d, size_t idx)
 {
 	int fd, r;
 
-	if ((fd = dirs_fd_open(d, idx)) < 0 || !(d->v[idx].flags & DIR_OWED))
+	if ((fd = dirs_fd_look(d, idx)) < 0 || !(d->v[idx].flags & DIR_OWED))
 		return fd;
 	if ((r = d->log(d->log_ctx, DIRS_LOG_USE, d->v[idx].path, NULL,
 	    fd)) != 0) {

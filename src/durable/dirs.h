@@ -132,6 +132,13 @@ int dirs_finish(struct dirs *d);
  */
 int dirs_fd(struct dirs *d, size_t idx);
 
+/*
+ * dirs_fd without DIRS_LOG_USE, for what makes no name in the directory:
+ * a look through it, its own metadata and sync, an undo (which must not
+ * depend on the journal whose failure it undoes).
+ */
+int dirs_fd_look(struct dirs *d, size_t idx);
+
 const char *dirs_path(const struct dirs *d, size_t idx);
 unsigned dirs_flags(const struct dirs *d, size_t idx);
 void dirs_mark(struct dirs *d, size_t idx, unsigned flags);

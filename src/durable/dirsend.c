@@ -32,7 +32,7 @@ dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m,
 	 * the mtime must wait for the renames.  Without root the owner keeps
 	 * access until the fixup.
 	 */
-	if ((fd = dirs_fd(d, idx)) < 0)
+	if ((fd = dirs_fd_look(d, idx)) < 0)
 		return dbp_err(err, -fd, dirs_show(d, v->path),
 		    "cannot open directory");
 	if (m->chown && fchown(fd, m->uid, m->gid) != 0)
@@ -56,7 +56,7 @@ dirs_fixup(struct dirs *d, struct dbp_error *err)
 
 		if (!(v->flags & DIR_META) || (v->flags & DIR_GONE))
 			continue;
-		if ((fd = dirs_fd(d, d->created[i])) < 0)
+		if ((fd = dirs_fd_look(d, d->created[i])) < 0)
 			return dbp_err(err, -fd, dirs_show(d, v->path),
 			    "cannot open directory");
 		/* chown first: it clears setgid, which the mode then restores. */
@@ -96,7 +96,7 @@ dirs_sync_one(struct dirs *d, size_t idx, unsigned long *count,
 
 	if (!dirs_unsynced(d, idx))
 		return 0;
-	if ((fd = dirs_fd(d, idx)) < 0)
+	if ((fd = dirs_fd_look(d, idx)) < 0)
 		return dbp_err(err, -fd, dirs_show(d, v->path),
 		    "cannot open directory");
 	(*count)++;
@@ -130,7 +130,7 @@ dirs_remove_created(struct dirs *d)
 
 		if (v->flags & DIR_GONE)
 			continue;
-		if ((fd = dirs_fd(d, v->parent)) < 0) {
+		if ((fd = dirs_fd_look(d, v->parent)) < 0) {
 			r = r == 0 ? fd : r;
 			continue;
 		}
@@ -166,7 +166,7 @@ dirs_restore_times(struct dirs *d)
 		if ((v->flags & (DIR_CREATED | DIR_RENAMED)) ||
 		    !(v->flags & DIR_NAMES))
 			continue;
-		if ((fd = dirs_fd(d, i)) >= 0 && futimens(fd, v->times) == 0)
+		if ((fd = dirs_fd_look(d, i)) >= 0 && futimens(fd, v->times) == 0)
 			dirs_mark(d, i, DIR_META);
 	}
 }

@@ -164,7 +164,8 @@ syncfs_add_dirs(struct syncbatch *sb, bool sync, struct dbp_error *err)
 
 			if (!dirs_unsynced(d, i))
 				continue;
-			if ((fd = dirs_fd(d, i)) < 0)
+			/* A sync makes no name: it owes the journal nothing. */
+			if ((fd = dirs_fd_look(d, i)) < 0)
 				return dbp_err(err, -fd, dirs_path(d, i),
 				    "cannot open directory");
 			if ((r = fsset_add(fs->set, fd, dirs_path(d, i),
