@@ -184,8 +184,12 @@ dpkgadopt_conffile(const struct dpkgfmt_conffile *c, void *ctx)
 		}
 		e->conffile = true;
 		e->obsolete = (c->flags & DPKGFMT_CONFF_OBSOLETE) != 0;
+		/* Without a hash ("newconffile") the field holds nothing. */
 		e->has_md5 = c->has_md5;
-		memcpy(e->md5, c->md5, sizeof(e->md5));
+		if (c->has_md5)
+			memcpy(e->md5, c->md5, sizeof(e->md5));
+		else
+			memset(e->md5, 0, sizeof(e->md5));
 	}
 	return 0;
 }
