@@ -413,33 +413,44 @@ twin_new() {
 
 # twin_owners ROOT: the owners dpkg-query -S gives each path of ROOT
 # (but var/), sorted: dpkg reads the file lists in their order on the
-# disk (pkg_files_optimize_load).
+# disk (pkg_files_optimize_load).  One dpkg-query for every path: it
+# answers each in turn, its misses on stderr, so the lines are sorted
+# after.
 twin_owners() {
 	(cd "$1" && find . -path ./var -prune -o ! -type d -print) |
 	    grep -v '^\./var$' | sed -e 's|^\.||' -e 's/\.debunpack-dist$/.dpkg-dist/' |
-	    LC_ALL=C sort |
-	    while read -r path; do
-		dpkg-query --admindir="$1/var/lib/dpkg" -S "$path" 2>&1 |
-		    sed 's/^dpkg-query: //' | awk -F ': ' '
-			$1 ~ /^diversion by / || $1 ~ /^local diversion / ||
-			    NF != 2 { print; next }
-			{ n = split($1, p, ", "); s = ""
-			  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
-				if (p[j] < p[i]) { t = p[i]; p[i] = p[j]; p[j] = t }
-			  for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") p[i]
-			  print s ": " $2 }'
-	    done
+	    LC_ALL=C sort | tr '\n' '\0' |
+	    xargs -0r dpkg-query --admindir="$1/var/lib/dpkg" -S 2>&1 |
+	    sed 's/^dpkg-query: //' | awk -F ': ' '
+		$1 ~ /^diversion by / || $1 ~ /^local diversion / ||
+		    NF != 2 { print; next }
+		{ n = split($1, p, ", "); s = ""
+		  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+			if (p[j] < p[i]) { t = p[i]; p[i] = p[j]; p[j] = t }
+		  for (i = 1; i <= n; i++) s = s (i > 1 ? ", " : "") p[i]
+		  print s ": " $2 }' | LC_ALL=C sort
 }
 
 # twin_view ROOT: the tree (mode, owner, links and contents of each
 # file), what dpkg's database says of each package, its file lists and
 # diversions, each path's owners and each package's files; twin roots
-# compare equal when their views do.
+# compare equal when their views do.  A few processes per view, not
+# some per path: the twin tests take thousands of views.
 twin_view() {
-	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m %u:%g %n ' \
-	    -exec sh -c 'cat "$1" | tr "\n" "|"; echo' sh {} \; \) -o \
-	    \( ! -type f -printf '%p %y %m %u:%g\n' \) | grep -v '^\./var ' |
-	    sed 's/\.debunpack-dist /.dpkg-dist /' | LC_ALL=C sort)
+	(cd "$1" && find . -path ./var -prune -o -print0 | perl -0ne '
+		chomp; my @s = lstat $_ or die "$_: $!\n";
+		my $who = (getpwuid($s[4]) // $s[4]) . ":" . (getgrgid($s[5]) // $s[5]);
+		my $mode = sprintf "%o", $s[2] & 07777;
+		if (!-f _) {
+			my $y = -d _ ? "d" : -l _ ? "l" : -p _ ? "p" : -S _ ? "s" :
+			    -c _ ? "c" : -b _ ? "b" : "?";
+			print "$_ $y $mode $who\n";
+			next;
+		}
+		open my $f, "<", $_ or die "$_: $!\n";
+		my $c = do { local $/; <$f> } // ""; $c =~ tr/\n/|/;
+		print "$_ $mode $who $s[3] $c\n"') |
+	    grep -av '^\./var ' | sed 's/\.debunpack-dist /.dpkg-dist /' | LC_ALL=C sort
 	echo "== packages"
 	dpkg-query --admindir="$1/var/lib/dpkg" -W \
 	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' 2>&1 |
@@ -454,10 +465,9 @@ twin_view() {
 	echo "== owners"
 	twin_owners "$1"
 	echo "== files"
+	# Each package's list, a blank line between two, in -W's order.
 	dpkg-query --admindir="$1/var/lib/dpkg" -W -f '${Package}\n' |
-	    while read -r p; do
-		dpkg-query --admindir="$1/var/lib/dpkg" -L "$p" 2>&1
-	    done
+	    xargs -r dpkg-query --admindir="$1/var/lib/dpkg" -L 2>&1
 }
 
 # twin_run WHAT DEB...: dpkg --unpack in $D, debunpack --maintscripts in

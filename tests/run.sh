@@ -9,9 +9,9 @@
 # CI has 90 minutes on machines whose speed varies fourfold (its disk's
 # the most), and is to stay under 45 on these, so each test runs once:
 # the whole roots (below) in the plain pass, every other test under
-# ASan+UBSan, and the sweeps in part: every 24th kill point, every 32nd
+# ASan+UBSan, and the sweeps in part: every 32nd kill point, every 48th
 # fault point, a sixth of the random kills, 3 full-disk steps, one random
-# subset of the writes after each flush and at most 32 states of each
+# subset of the writes after each flush and at most 24 states of each
 # power-loss case, the hostile catalogue's dry runs in every other case,
 # 90 s of fuzzing.  Which points and subsets is set by the commit
 # (SWEEP_OFFSET, from its hash): successive commits try the others.
@@ -78,9 +78,9 @@ without() {
 
 # The sweeps' share in CI (see above), and its offset: SWEEP_OFFSET=N
 # sh tests/run.sh runs the points of another commit's CI again.
-KILL_STEP=${KILL_STEP:-24} FAULT_STEP=${FAULT_STEP:-32}
+KILL_STEP=${KILL_STEP:-32} FAULT_STEP=${FAULT_STEP:-48}
 KILLRAND_TRIALS=${KILLRAND_TRIALS:-36} CRASH_SEEDS=${CRASH_SEEDS:-1}
-CRASH_MAX=${CRASH_MAX:-32} HOSTILE_DRY_STEP=${HOSTILE_DRY_STEP:-2}
+CRASH_MAX=${CRASH_MAX:-24} HOSTILE_DRY_STEP=${HOSTILE_DRY_STEP:-2}
 FULLFS_STEPS=${FULLFS_STEPS:-3} FULLFS_ISTEPS=${FULLFS_ISTEPS:-2}
 if [ -z "${SWEEP_OFFSET:-}" ]; then
 	SWEEP_OFFSET=$(git rev-parse HEAD 2> /dev/null | cut -c 1-6)
