@@ -13,9 +13,7 @@ arch_twins_ready
 
 # view ROOT: the tree, dpkg's view of it, its file lists.
 view() {
-	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m ' \
-	    -exec sh -c 'tr "\n" "|" < "$1"; echo' sh {} \; \) -o \
-	    \( ! -type f -printf '%p %y\n' \) | LC_ALL=C sort)
+	tree_view "$1"
 	echo "== packages"
 	dpkg-query --admindir="$1/var/lib/dpkg" -W \
 	    -f '${binary:Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' |

@@ -76,10 +76,7 @@ run() {
 view() {
 	v_db=$T/$1/db
 	# debunpack's own records (ROOT/var/lib/debunpack) are not dpkg's.
-	(cd "$T/$1/inst" && find . -path ./var -prune -o \( -type f \
-	    -printf '%p %m ' -exec sh -c 'tr "\n" "|" < "$1"; echo' sh {} \; \) \
-	    -o \( ! -type f -printf '%p %y\n' \)) | grep -v '^\./var ' |
-	    LC_ALL=C sort
+	tree_view "$T/$1/inst"
 	echo "== packages"
 	dpkg-query --admindir="$v_db" -W \
 	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' 2>&1 |

@@ -45,10 +45,7 @@ ours() {
 
 # view ROOT: its tree (contents, modes) and dpkg's status of app.
 view() {
-	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m %n ' \
-	    -exec sh -c 'tr "\n" "|" < "$1"; echo' sh {} \; \) -o \
-	    \( ! -type f -printf '%p %y\n' \) | grep -v '^\./var ' |
-	    LC_ALL=C sort)
+	tree_view "$1"
 	dpkg-query --admindir="$1/var/lib/dpkg" -W \
 	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n'
 	for l in "$1"/var/lib/dpkg/info/*.list; do

@@ -431,26 +431,35 @@ twin_owners() {
 		  print s ": " $2 }' | LC_ALL=C sort
 }
 
+# tree_view DIR: every path below DIR but var/, sorted, one line each:
+# a file's mode, owner, link count and contents (newlines as "|"), a
+# symlink's target, another type's letter (find's %y), mode and owner.
+# One perl for the whole tree: the twin tests take thousands of views.
+tree_view() {
+	(cd "$1" && find . -path ./var -prune -o -print0 | perl -0ne '
+		chomp; my @s = lstat $_ or die "$_: $!\n";
+		my $who = (getpwuid($s[4]) // $s[4]) . ":" . (getgrgid($s[5]) // $s[5]);
+		my $mode = sprintf "%o", $s[2] & 07777;
+		if (-l _) {
+			print "$_ l $who -> ", readlink($_) // die("$_: $!\n"), "\n";
+		} elsif (!-f _) {
+			my $y = -d _ ? "d" : -p _ ? "p" : -S _ ? "s" :
+			    -c _ ? "c" : -b _ ? "b" : "?";
+			print "$_ $y $mode $who\n";
+		} else {
+			open my $f, "<", $_ or die "$_: $!\n";
+			my $c = do { local $/; <$f> } // ""; $c =~ tr/\n/|/;
+			print "$_ $mode $who $s[3] $c\n";
+		}') | grep -av '^\./var ' | LC_ALL=C sort
+}
+
 # twin_view ROOT: the tree (mode, owner, links and contents of each
 # file), what dpkg's database says of each package, its file lists and
 # diversions, each path's owners and each package's files; twin roots
 # compare equal when their views do.  A few processes per view, not
 # some per path: the twin tests take thousands of views.
 twin_view() {
-	(cd "$1" && find . -path ./var -prune -o -print0 | perl -0ne '
-		chomp; my @s = lstat $_ or die "$_: $!\n";
-		my $who = (getpwuid($s[4]) // $s[4]) . ":" . (getgrgid($s[5]) // $s[5]);
-		my $mode = sprintf "%o", $s[2] & 07777;
-		if (!-f _) {
-			my $y = -d _ ? "d" : -l _ ? "l" : -p _ ? "p" : -S _ ? "s" :
-			    -c _ ? "c" : -b _ ? "b" : "?";
-			print "$_ $y $mode $who\n";
-			next;
-		}
-		open my $f, "<", $_ or die "$_: $!\n";
-		my $c = do { local $/; <$f> } // ""; $c =~ tr/\n/|/;
-		print "$_ $mode $who $s[3] $c\n"') |
-	    grep -av '^\./var ' | sed 's/\.debunpack-dist /.dpkg-dist /' | LC_ALL=C sort
+	tree_view "$1" | sed 's/\.debunpack-dist /.dpkg-dist /' | LC_ALL=C sort
 	echo "== packages"
 	dpkg-query --admindir="$1/var/lib/dpkg" -W \
 	    -f '${Package} ${Version} ${db:Status-Abbrev}\n${Conffiles}\n' 2>&1 |

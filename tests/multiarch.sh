@@ -20,10 +20,7 @@ arch_twins_ready
 # writes its status in its own order, so an instance's stanza must be
 # where dpkg puts it; the info files are compared whole.
 view() {
-	(cd "$1" && find . -path ./var -prune -o \( -type f -printf '%p %m ' \
-	    -exec sh -c 'tr "\n" "|" < "$1"; echo' sh {} \; \) -o \
-	    \( -type l -printf '%p -> %l\n' \) -o \
-	    \( ! -type f ! -type l -printf '%p %y %m\n' \) | LC_ALL=C sort)
+	tree_view "$1"
 	echo "== status"
 	cat "$1/var/lib/dpkg/status"
 	echo "== info"
