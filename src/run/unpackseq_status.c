@@ -272,12 +272,6 @@ seq_status_one(struct seq *s, struct seq_pkg *p, char *text,
 	return r;
 }
 
-static int
-seq_cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The names counted so far (seq_count_files), each in a text it keeps. */
 struct seq_names {
 	char **v;
@@ -386,6 +380,42 @@ seq_names_lines(struct seq_names *nm, char *text, char kind)
 }
 
 /*
+ * How many of NM's names differ, each looked up once in a table of
+ * twice as many slots (FNV-1a, open addressing): sorting the tens of
+ * thousands of a big root's lists cost as much as reading them, in
+ * every call apt makes.  glibc's hsearch_r would do, but its hash keeps
+ * little more than a name's first eight bytes, which most paths share.
+ * -1 when out of memory.
+ */
+static long
+seq_names_distinct(const struct seq_names *nm)
+{
+	const char **slot;
+	size_t size = 16, i, h;
+	const unsigned char *c;
+	long count = 0;
+
+	while (size < 2 * nm->n)
+		size *= 2;
+	if ((slot = calloc(size, sizeof(*slot))) == NULL)
+		return -1;
+	for (i = 0; i < nm->n; i++) {
+		h = 2166136261u;
+		for (c = (const unsigned char *)nm->v[i]; *c != '\0'; c++)
+			h = (h ^ *c) * 16777619u;
+		for (h &= size - 1; slot[h] != NULL &&
+		    strcmp(slot[h], nm->v[i]) != 0; h = (h + 1) & (size - 1))
+			continue;
+		if (slot[h] == NULL) {
+			slot[h] = nm->v[i];
+			count++;
+		}
+	}
+	free(slot);
+	return count;
+}
+
+/*
  * How many names dpkg's file table holds when it says "N files and
  * directories currently installed": the paths of dpkg-divert's
  * diversions, dpkg-statoverride's overrides and the file triggers'
@@ -423,12 +453,8 @@ seq_count_files(struct seq *s, const struct dpkgstatus *st)
 		    seq_names_lines(&nm, text, 'l') != 0)
 			count = -1;
 	}
-	if (count >= 0 && nm.n > 0) {
-		qsort(nm.v, nm.n, sizeof(*nm.v), seq_cmp_str);
-		for (i = 0; i < nm.n; i++)
-			if (i == 0 || strcmp(nm.v[i], nm.v[i - 1]) != 0)
-				count++;
-	}
+	if (count >= 0)
+		count = seq_names_distinct(&nm);
 	for (i = 0; i < nm.ntexts; i++)
 		free(nm.texts[i]);
 	free(nm.texts);
