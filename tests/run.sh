@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The test suite as CI runs it: warnings as errors and make check of the
-# whole roots, every other test under ASan+UBSan, 90 s of fuzzing
+# whole roots, every other test under ASan+UBSan, 60 s of fuzzing
 # (FUZZ_TIME) beside the unit tests and one run of each mode under
 # valgrind, and make distcheck.  Set QUICK=1 to stop after the first
 # make check.
@@ -9,11 +9,11 @@
 # CI has 90 minutes on machines whose speed varies fourfold (its disk's
 # the most), and is to stay under 45 on these, so each test runs once:
 # the whole roots (below) in the plain pass, every other test under
-# ASan+UBSan, and the sweeps in part: every 32nd kill point, every 48th
+# ASan+UBSan, and the sweeps in part: every 48th kill point, every 64th
 # fault point, a sixth of the random kills, 3 full-disk steps, one random
 # subset of the writes after each flush and at most 24 states of each
-# power-loss case, the hostile catalogue's dry runs in every other case,
-# 90 s of fuzzing.  Which points and subsets is set by the commit
+# power-loss case, the hostile catalogue's dry runs in every third case,
+# 60 s of fuzzing.  Which points and subsets is set by the commit
 # (SWEEP_OFFSET, from its hash): successive commits try the others.
 # `make check-full` in a build directory runs the sweeps whole (every
 # point; many minutes), `sh tests/crash/matrix.sh` every power-loss case,
@@ -78,9 +78,9 @@ without() {
 
 # The sweeps' share in CI (see above), and its offset: SWEEP_OFFSET=N
 # sh tests/run.sh runs the points of another commit's CI again.
-KILL_STEP=${KILL_STEP:-32} FAULT_STEP=${FAULT_STEP:-48}
+KILL_STEP=${KILL_STEP:-48} FAULT_STEP=${FAULT_STEP:-64}
 KILLRAND_TRIALS=${KILLRAND_TRIALS:-36} CRASH_SEEDS=${CRASH_SEEDS:-1}
-CRASH_MAX=${CRASH_MAX:-24} HOSTILE_DRY_STEP=${HOSTILE_DRY_STEP:-2}
+CRASH_MAX=${CRASH_MAX:-24} HOSTILE_DRY_STEP=${HOSTILE_DRY_STEP:-3}
 FULLFS_STEPS=${FULLFS_STEPS:-3} FULLFS_ISTEPS=${FULLFS_ISTEPS:-2}
 if [ -z "${SWEEP_OFFSET:-}" ]; then
 	SWEEP_OFFSET=$(git rev-parse HEAD 2> /dev/null | cut -c 1-6)
@@ -95,8 +95,12 @@ CONFIGURE_FLAGS=--enable-werror sh tests/setup.sh
 check build "$roots $(make -s -C build print-units)"
 [ "${QUICK:-0}" = 1 ] && exit 0
 
-echo "== debunpack's own .deb: build, contents, install (tests/debbuild.sh)"
-sh tests/debbuild.sh || [ $? = 77 ]
+# Beside the sanitizers' configure, which keeps one core at most; its
+# log is shown once their make check has passed.
+echo "== debunpack's own .deb: build, contents, install (tests/debbuild.sh), in the background"
+(sh tests/debbuild.sh || [ $? = 77 ]) > build/debbuild.log 2>&1 &
+debbuild=$!
+trap 'kill "$debbuild" 2> /dev/null || true' EXIT
 
 echo "== ASan+UBSan build and make check (every test but the whole roots)"
 BUILD=build-asan CONFIGURE_FLAGS=--enable-werror \
@@ -108,10 +112,16 @@ HOSTILE_MODES=syncfs HOSTILE_DRY_STEP=$HOSTILE_DRY_STEP \
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     check build-asan "$(without build-asan "$roots")"
 
+echo "== debunpack's own .deb's end"
+rc=0
+wait "$debbuild" || rc=$?
+cat build/debbuild.log
+[ $rc = 0 ] || { echo "tests/debbuild.sh failed (exit $rc)"; exit 1; }
+
 # The fuzzer, make distcheck and valgrind each keep one core busy at
 # most: side by side, their logs shown at the end.
-echo "== fuzzing the install path for ${FUZZ_TIME:-90} s (tests/fuzz), in the background"
-FUZZ_TIME=${FUZZ_TIME:-90} FUZZ_JOURNAL_TIME=${FUZZ_JOURNAL_TIME:-20} \
+echo "== fuzzing the install path for ${FUZZ_TIME:-60} s (tests/fuzz), in the background"
+FUZZ_TIME=${FUZZ_TIME:-60} FUZZ_JOURNAL_TIME=${FUZZ_JOURNAL_TIME:-15} \
     sh tests/fuzz/run.sh > build/fuzz.log 2>&1 &
 fuzz=$!
 
