@@ -55,6 +55,21 @@ slowest() {
 	echo "  ($(($(date +%s) - started)) s since the start)"
 }
 
+# reap WHAT PID LOG N: the end of a job run in the background: the last
+# N lines of its LOG (0: none), and 60 when it failed, which fails CI.
+reap() {
+	echo "== end of $1"
+	rc=0
+	wait "$2" || rc=$?
+	[ "$4" = 0 ] || tail -n "$4" "$3"
+	if [ $rc != 0 ]; then
+		[ "$4" != 0 ] || tail -n 60 "$3"
+		echo "$1 failed (exit $rc): $3"
+		exit 1
+	fi
+	echo "  ($(($(date +%s) - started)) s since the start)"
+}
+
 # The plain pass (-O2, what users run): the unit tests and the tests
 # whose every step is a whole root (bootstraps, apt runs, dpkg's suite,
 # power-loss states of a root), those whose time is dpkg's beside ours
@@ -112,11 +127,7 @@ HOSTILE_MODES=syncfs HOSTILE_DRY_STEP=$HOSTILE_DRY_STEP \
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     check build-asan "$(without build-asan "$roots")"
 
-echo "== debunpack's own .deb's end"
-rc=0
-wait "$debbuild" || rc=$?
-cat build/debbuild.log
-[ $rc = 0 ] || { echo "tests/debbuild.sh failed (exit $rc)"; exit 1; }
+reap tests/debbuild.sh "$debbuild" build/debbuild.log 20
 
 # The fuzzer, make distcheck and valgrind each keep one core busy at
 # most: side by side, their logs shown at the end.
@@ -241,23 +252,7 @@ build/debunpack -q --root "$vg/kill" "$vg/a.deb"
 valgrind -q --leak-check=full --error-exitcode=1 build/debunpack -q \
     --root "$vg/kill" --recover || { echo "valgrind: debunpack --recover"; exit 1; }
 
-echo "== valgrind's unit tests' end"
-rc=0
-wait "$vgunits" || rc=$?
-cat build/valgrind-units.log
-[ $rc = 0 ] || { echo "valgrind: a unit test failed (exit $rc)"; exit 1; }
-echo "  ($(($(date +%s) - started)) s since the start)"
-
-echo "== the fuzzer's end"
-rc=0
-wait "$fuzz" || rc=$?
-tail -n 12 build/fuzz.log
-[ $rc = 0 ] || { echo "fuzzing failed (exit $rc): build/fuzz.log"; exit 1; }
-echo "  ($(($(date +%s) - started)) s since the start)"
-
-echo "== make distcheck's end"
-rc=0
-wait "$distcheck" || rc=$?
-[ $rc = 0 ] || { tail -n 60 build/distcheck.log; echo "make distcheck failed"; exit 1; }
-echo "  ($(($(date +%s) - started)) s since the start)"
+reap "valgrind on the unit tests" "$vgunits" build/valgrind-units.log 20
+reap "the fuzzer" "$fuzz" build/fuzz.log 12
+reap "make distcheck" "$distcheck" build/distcheck.log 0
 echo "all tests passed"
