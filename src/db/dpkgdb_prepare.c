@@ -22,16 +22,20 @@ static int
 dpkgdb_prepare_dirs(struct dpkgdb *db, struct dbp_error *err)
 {
 	size_t uidx;
-	int r;
+	int r, fd;
 
 	if ((r = dpkgdb_dir(db, DPKGDB_DIR, &db->didx, err)) != 0 ||
 	    (r = dpkgdb_dir(db, DPKGDB_DIR "/info", &db->infoidx, err)) != 0 ||
 	    (r = dpkgdb_dir(db, DPKGDB_DIR "/updates", &uidx, err)) != 0)
 		return r;
-	/* A dry run's new database is only planned: nothing in it yet. */
-	if (!db->plan && (dirs_fd(db->dirs, db->didx) < 0 ||
-	    dirs_fd(db->dirs, db->infoidx) < 0))
-		return dbp_err(err, EIO, DPKGDB_DIR, "cannot open directory");
+	/*
+	 * A dry run's new database is only planned: nothing in it yet.  The
+	 * cause is the one dirs_fd met: the journal's line for the
+	 * directory may have failed to reach the disk (a full one).
+	 */
+	if (!db->plan && ((fd = dirs_fd(db->dirs, db->didx)) < 0 ||
+	    (fd = dirs_fd(db->dirs, db->infoidx)) < 0))
+		return dbp_err(err, -fd, DPKGDB_DIR, "cannot open directory");
 	return 0;
 }
 
