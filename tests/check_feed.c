@@ -213,6 +213,30 @@ pkg_paths(char path[NPKG][64], char **files, const char *first)
 	}
 }
 
+/* Package I of F, the file FILE, read through the threads: WANT's bytes. */
+static void
+read_one(struct feed *f, size_t i, const char *file, const struct buf *want)
+{
+	struct dbp_error err;
+	struct buf got = { 0 };
+	const void *p;
+	const char *why;
+	struct deb *d;
+	void *pkg;
+	ssize_t n;
+
+	ck_assert_int_eq(deb_open(&d, file, &err), 0);
+	pkg = feed_pkg(f, i, deb_fd(d));
+	while ((n = feed_read(pkg, &p, &why)) > 0)
+		buf_add(&got, p, (size_t)n);
+	ck_assert_int_eq(n, 0);
+	ck_assert_uint_eq(got.len, want->len);
+	ck_assert_int_eq(memcmp(got.p, want->p, got.len), 0);
+	free(got.p);
+	feed_done(f, i);
+	deb_close(d);
+}
+
 /*
  * Read FILES[0..NPKG-1] through JOBS threads within BUDGET, as the
  * extraction does, package after package: each must be WANT's bytes.
@@ -221,31 +245,12 @@ static void
 read_in_order(char **files, const struct buf *want, unsigned jobs,
     size_t budget)
 {
-	struct dbp_error err;
-	struct buf got;
-	const void *p;
-	const char *why;
 	struct feed *f;
-	struct deb *d;
 	size_t i;
-	ssize_t n;
 
 	ck_assert_int_eq(feed_new(&f, files, NPKG, jobs, budget), 0);
-	for (i = 0; i < NPKG; i++) {
-		void *pkg;
-
-		ck_assert_int_eq(deb_open(&d, files[i], &err), 0);
-		pkg = feed_pkg(f, i, deb_fd(d));
-		memset(&got, 0, sizeof(got));
-		while ((n = feed_read(pkg, &p, &why)) > 0)
-			buf_add(&got, p, (size_t)n);
-		ck_assert_int_eq(n, 0);
-		ck_assert_uint_eq(got.len, want[i].len);
-		ck_assert_int_eq(memcmp(got.p, want[i].p, got.len), 0);
-		free(got.p);
-		feed_done(f, i);
-		deb_close(d);
-	}
+	for (i = 0; i < NPKG; i++)
+		read_one(f, i, files[i], &want[i]);
 	feed_free(f);
 }
 
@@ -300,6 +305,46 @@ START_TEST(test_feed_abandon)
 	feed_done(f, 0);
 	deb_close(d);
 	feed_free(f);
+}
+END_TEST
+
+/*
+ * A caller that started the threads for a whole call (install_feed):
+ * packages it skips are done unread, before or while they are decoded;
+ * the others it finds by name, whatever the pointer, and reads whole
+ * within a budget smaller than one package; a package done once is not
+ * found again (a batch tried again decodes it itself).
+ */
+START_TEST(test_feed_find_skip)
+{
+	struct buf want[NPKG];
+	char *files[NPKG], path[NPKG][64], copy[64];
+	static const size_t order[] = { 0, 3 };
+	struct feed *f;
+	size_t i, k;
+
+	pkg_paths(path, files, "s0.deb");
+	for (i = 0; i < NPKG; i++)
+		make_deb(files[i], 300000 + 50000 * i, (unsigned)i + 11, false,
+		    &want[i]);
+	ck_assert_int_eq(feed_new(&f, files, NPKG, 2, 64 * 1024), 0);
+	/* Skipped before its turn: 1 while 0 decodes, 2 after. */
+	feed_done(f, 1);
+	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		i = order[k];
+		snprintf(copy, sizeof(copy), "%s", files[i]);
+		ck_assert_uint_eq(feed_find(f, k == 0 ? files[i] : copy), i);
+		read_one(f, i, files[i], &want[i]);
+		if (i == 0) {
+			feed_done(f, 2);
+			feed_done(f, 2);	/* twice: as the first time */
+		}
+		ck_assert_uint_eq(feed_find(f, files[i]), FEED_NOT_FED);
+	}
+	ck_assert_uint_eq(feed_find(f, "nowhere.deb"), FEED_NOT_FED);
+	feed_free(f);
+	for (i = 0; i < NPKG; i++)
+		free(want[i].p);
 }
 END_TEST
 
@@ -456,6 +501,7 @@ feed_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_feed_in_order);
 	tcase_add_test(tc, test_feed_abandon);
+	tcase_add_test(tc, test_feed_find_skip);
 	tcase_add_test(tc, test_feed_corrupt);
 	tcase_add_test(tc, test_feed_blocks);
 	tcase_add_test(tc, test_feed_blocks_corrupt);

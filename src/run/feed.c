@@ -464,6 +464,14 @@ feed_pick(struct feed *f, struct feed_pkg **pp, size_t *ip)
 			return FEED_UNIT;
 		}
 	}
+	/*
+	 * A package done before it was planned (its run skipped it) is
+	 * passed over: it is never the reader's, so it would never fit.
+	 */
+	while (f->next < f->n && f->p[f->next].done) {
+		f->p[f->next].planned = true;
+		f->next++;
+	}
 	if (f->next < f->n) {
 		*pp = &f->p[f->next];
 		return FEED_PLAN;
@@ -652,6 +660,22 @@ feed_pkg_clear(struct feed *f, struct feed_pkg *p)
 	}
 	free(p->curc);
 	p->curc = NULL;
+}
+
+size_t
+feed_find(struct feed *f, const char *file)
+{
+	size_t i, found = FEED_NOT_FED;
+
+	pthread_mutex_lock(&f->mu);
+	for (i = f->first; i < f->n && found == FEED_NOT_FED; i++)
+		if (!f->p[i].done && f->p[i].file == file)
+			found = i;
+	for (i = f->first; i < f->n && found == FEED_NOT_FED; i++)
+		if (!f->p[i].done && strcmp(f->p[i].file, file) == 0)
+			found = i;
+	pthread_mutex_unlock(&f->mu);
+	return found;
 }
 
 void

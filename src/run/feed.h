@@ -33,6 +33,14 @@ ssize_t feed_read(void *pkg, const void **buf, const char **why);
  */
 void *feed_pkg(struct feed *f, size_t i, int fd);
 
+/*
+ * The index of FILE (the same pointer, or the same name) among the
+ * packages not yet done, or FEED_NOT_FED: a package read once already
+ * (a batch tried again) is decoded by its reader.
+ */
+#define FEED_NOT_FED	((size_t)-1)
+size_t feed_find(struct feed *f, const char *file);
+
 /* Package I is read, or abandoned: its queue goes, the next one starts. */
 void feed_done(struct feed *f, size_t i);
 

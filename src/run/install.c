@@ -80,6 +80,36 @@ install_fd_budget(size_t *files, size_t *dirs, unsigned jobs)
  */
 #define INSTALL_FEED_PER_JOB	((size_t)40 << 20)
 
+static size_t
+install_feed_budget(const struct install_opts *o, unsigned jobs)
+{
+	return o->feed_budget != 0 ? o->feed_budget :
+	    INSTALL_FEED_PER_JOB * jobs;
+}
+
+/*
+ * Decoding started as the run starts, before it reads the root: for a
+ * small package the database's reading (its status, every list and
+ * record), the maintainer scripts and the decoding of the data member
+ * take about as long each, and two cores do them at once, as dpkg's
+ * dpkg-deb decodes beside dpkg.  Decoding has no effect on the root and
+ * its result does not depend on when it ran (feed.c).  Not with a store
+ * (which packages it has is known once it is opened, in the run), nor
+ * for one thread or a package that is not a file.
+ */
+int
+install_feed(const struct install_opts *o, char *const *files, size_t n,
+    struct feed **out)
+{
+	unsigned jobs;
+
+	*out = NULL;
+	if (o->remove || o->cache != NULL || n == 0 ||
+	    (jobs = pkgfiles_jobs(o->jobs, files, n)) < 2)
+		return 0;
+	return feed_new(out, files, n, jobs, install_feed_budget(o, jobs));
+}
+
 
 
 static int
@@ -129,12 +159,11 @@ install_arch(const struct install_opts *o, const struct dpkgarch *arch,
 static int
 install_one(const struct install_opts *o, struct unpack *u,
     struct manifest *man, struct obsolete *ob, struct dpkgdb *db,
-    struct feed *feed, const struct dpkgarch *arch,
+    struct feed *feed, size_t fidx, const struct dpkgarch *arch,
     struct install_cache *c, const char *file,
     unsigned idx, struct stats *st, struct dbp_error *err)
 {
 	struct store_pkg *hit = c != NULL ? c->hit[idx] : NULL;
-	size_t fidx = c != NULL ? c->fidx[idx] : idx;
 	enum store_how how = STORE_DECODED;
 	struct store_fill *fill = NULL;
 	struct control *ctl = NULL;
@@ -536,17 +565,20 @@ install_cache_note(void *ctx, const char *msg)
 	install_say(ic->opts, &n);
 }
 
-/* Extract every package into the batch, decoded by JOBS threads. */
+/*
+ * Decoding started before the run reads the root (install_feed), or
+ * started here for the packages the store does not have.
+ */
 static int
 install_extract(struct install *in, char *const *files, size_t nfiles,
     unsigned jobs, struct dbp_error *err)
 {
 	const struct install_opts *o = in->o;
 	struct install_cache c;
-	struct feed *feed = NULL;
+	struct feed *feed = in->feed, *pf;
 	struct dpkgarch arch;
 	double t0 = stats_now();
-	size_t i;
+	size_t i, fidx;
 	int r = 0;
 
 	if ((r = dpkgarch_load(&arch, &in->rf, o->architecture, err)) != 0)
@@ -559,24 +591,30 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 		return dbp_err(err, -r, NULL, "cannot look the cache up");
 	}
 	in->st->cache = c.s != NULL;
-	if (jobs > 1 && c.nfed > 0 && (r = feed_new(&feed, c.fed, c.nfed, jobs,
-	    o->feed_budget != 0 ? o->feed_budget :
-	    INSTALL_FEED_PER_JOB * jobs)) != 0) {
+	if (feed == NULL && jobs > 1 && c.nfed > 0 && (r = feed_new(&feed,
+	    c.fed, c.nfed, jobs, install_feed_budget(o, jobs))) != 0) {
 		install_cache_close(&c, nfiles);
 		dpkgarch_clear(&arch);
 		return dbp_err(err, -r, NULL, "cannot start threads");
 	}
 	for (i = 0; i < nfiles; i++) {
 		in->ic.pkg = files[i];
-		if ((r = install_one(o, in->u, in->man, in->ob, in->db, feed,
-		    &arch, c.s != NULL ? &c : NULL, files[i], (unsigned)i,
-		    in->st, err)) != 0) {
+		pf = feed;
+		fidx = c.s != NULL ? c.fidx[i] : i;
+		/* Found by name: the caller's may cover more packages. */
+		if (in->feed != NULL &&
+		    (fidx = feed_find(in->feed, files[i])) == FEED_NOT_FED)
+			pf = NULL;
+		if ((r = install_one(o, in->u, in->man, in->ob, in->db, pf,
+		    fidx, &arch, c.s != NULL ? &c : NULL, files[i],
+		    (unsigned)i, in->st, err)) != 0) {
 			dbp_err_pkg(err, files[i]);
 			break;
 		}
 	}
 	in->ic.pkg = NULL;
-	feed_free(feed);
+	if (feed != in->feed)
+		feed_free(feed);
 	dpkgarch_clear(&arch);
 	/*
 	 * What was filled is the packages', whether the run commits or not:
@@ -812,6 +850,15 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 		return r;
 	}
 
+	/* The caller's decoding, else this run's own, from here on. */
+	if ((in.feed = o->feed) == NULL &&
+	    (r = install_feed(o, files, nfiles, &in.own_feed)) != 0) {
+		free(files);
+		return dbp_err(err, -r, NULL, "cannot start threads");
+	}
+	if (in.feed == NULL)
+		in.feed = in.own_feed;
+
 	/*
 	 * Open, extract, prepare the commit, commit, finish.  A failure
 	 * before the commit point is undone (once the journal exists,
@@ -840,6 +887,7 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 		r = install_preinsts(&in, err);
 out:
 	install_close(&in);
+	feed_free(in.own_feed);
 	free(files);
 	return r;
 }

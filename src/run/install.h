@@ -99,12 +99,19 @@ struct install_note {
 	const char *version;		/* SEQ */
 };
 
+struct feed;
+
 struct install_opts {
 	const char *root;
 	const char *admindir;	/* NULL: ROOT/ADMIN_DIR_DEFAULT (admin.h) */
 	const char *mode;	/* a syncbatch mode, or "auto" */
 	unsigned jobs;		/* decompressing threads at most; 1: none */
 	size_t feed_budget;	/* threads' memory in all; 0: by jobs */
+	/*
+	 * Decoding the caller started (install_feed) for the packages of
+	 * all its runs, or NULL: each run starts its own.
+	 */
+	struct feed *feed;
 	bool skip_devices;
 	bool force_overwrite;
 	/*
@@ -187,6 +194,16 @@ struct install_opts {
  */
 int install_run(const struct install_opts *o, char *const *files, size_t n,
     struct stats *st, struct dbp_error *err);
+
+/*
+ * Start decoding the N package files FILES in threads, as install_run
+ * would, for a caller that reads the root (and runs scripts) before its
+ * runs: *OUT, for O->feed, freed with feed_free; NULL where install_run
+ * would not decode ahead (one job, a store, a package that is not a
+ * file).  0, or -errno when threads cannot start.
+ */
+int install_feed(const struct install_opts *o, char *const *files, size_t n,
+    struct feed **out);
 
 /*
  * admin_recover on the options' admin directory, telling the note

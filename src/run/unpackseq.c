@@ -22,6 +22,8 @@
 #include "deb/deb.h"
 #include "durable/fileat.h"
 #include "durable/rootfs.h"
+#include "run/feed.h"
+#include "run/install.h"
 #include "run/maintscript.h"
 #include "run/pkgfiles.h"
 #include "run/unpackconflict.h"
@@ -516,6 +518,20 @@ seq_preinsts(struct seq *s, size_t from, size_t to, struct dbp_error *err)
  * after its preinst, and the batch is run again without it, as dpkg
  * goes on with the next package.  Any other error stops the call.
  */
+/*
+ * The packages of [FROM, TO) the batch does not read (ALL: none now) no
+ * longer decoded: the decoding goes on with the next ones.
+ */
+static void
+seq_feed_done(struct seq *s, size_t from, size_t to, bool all)
+{
+	size_t i;
+
+	for (i = from; s->feed != NULL && i < to; i++)
+		if (all || s->v[i].state != SEQ_READY)
+			feed_done(s->feed, i);
+}
+
 static int
 seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 {
@@ -557,7 +573,11 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		}
 		s->in.removing = taking;
 		s->in.nremoving = ntaking;
-		if ((r = install_run(&s->in, files, n, s->st, &berr)) == 0) {
+		seq_feed_done(s, from, to, false);
+		r = install_run(&s->in, files, n, s->st, &berr);
+		/* Tried again, a package is decoded by its reader. */
+		seq_feed_done(s, from, to, true);
+		if (r == 0) {
 			for (i = from; i < to; i++)
 				if (s->v[i].state == SEQ_READY)
 					s->v[i].state = SEQ_DONE;
@@ -666,6 +686,7 @@ seq_free(struct seq *s)
 		free(p->old_cversion);
 		unpackconflict_free(p);
 	}
+	feed_free(s->feed);
 	free(s->v);
 	free(s->running);
 	seq_gone_clear(s);
@@ -734,6 +755,15 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	/* What an interrupted call left aside is of no use now. */
 	seq_rmdir(&s, SEQ_CI);
 	seq_rmdir(&s, SEQ_OLD);
+	/*
+	 * Decoding from here on, beside the reading of the database and the
+	 * scripts (install_feed); each batch takes its packages by name.
+	 */
+	if ((r = install_feed(&s.in, files, nfiles, &s.feed)) != 0) {
+		r = dbp_err(err, -r, NULL, "cannot start threads");
+		goto out;
+	}
+	s.in.feed = s.feed;
 	if ((r = seq_load(&s, err)) != 0)
 		goto out;
 	/*
