@@ -669,10 +669,8 @@ feed_find(struct feed *f, const char *file)
 
 	pthread_mutex_lock(&f->mu);
 	for (i = f->first; i < f->n && found == FEED_NOT_FED; i++)
-		if (!f->p[i].done && f->p[i].file == file)
-			found = i;
-	for (i = f->first; i < f->n && found == FEED_NOT_FED; i++)
-		if (!f->p[i].done && strcmp(f->p[i].file, file) == 0)
+		if (!f->p[i].done && (f->p[i].file == file ||
+		    strcmp(f->p[i].file, file) == 0))
 			found = i;
 	pthread_mutex_unlock(&f->mu);
 	return found;

@@ -575,7 +575,8 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 {
 	const struct install_opts *o = in->o;
 	struct install_cache c;
-	struct feed *feed = in->feed, *pf;
+	struct feed *early = o->feed != NULL ? o->feed : in->own_feed;
+	struct feed *feed = early, *pf;
 	struct dpkgarch arch;
 	double t0 = stats_now();
 	size_t i, fidx;
@@ -602,8 +603,8 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 		pf = feed;
 		fidx = c.s != NULL ? c.fidx[i] : i;
 		/* Found by name: the caller's may cover more packages. */
-		if (in->feed != NULL &&
-		    (fidx = feed_find(in->feed, files[i])) == FEED_NOT_FED)
+		if (early != NULL &&
+		    (fidx = feed_find(early, files[i])) == FEED_NOT_FED)
 			pf = NULL;
 		if ((r = install_one(o, in->u, in->man, in->ob, in->db, pf,
 		    fidx, &arch, c.s != NULL ? &c : NULL, files[i],
@@ -613,7 +614,7 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 		}
 	}
 	in->ic.pkg = NULL;
-	if (feed != in->feed)
+	if (feed != early)
 		feed_free(feed);
 	dpkgarch_clear(&arch);
 	/*
@@ -851,13 +852,11 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 	}
 
 	/* The caller's decoding, else this run's own, from here on. */
-	if ((in.feed = o->feed) == NULL &&
+	if (o->feed == NULL &&
 	    (r = install_feed(o, files, nfiles, &in.own_feed)) != 0) {
 		free(files);
 		return dbp_err(err, -r, NULL, "cannot start threads");
 	}
-	if (in.feed == NULL)
-		in.feed = in.own_feed;
 
 	/*
 	 * Open, extract, prepare the commit, commit, finish.  A failure

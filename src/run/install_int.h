@@ -61,8 +61,8 @@ struct install {
 	struct store *store;	/* what the run filled, committed after the
 				   data barrier (install_prepare) */
 	struct emulate emu;	/* --run-preinst: how the scripts run */
-	struct feed *feed;	/* decoding since the run began, or NULL */
-	struct feed *own_feed;	/* the run's own (the caller's is O's) */
+	struct feed *own_feed;	/* decoding since the run began, when the
+				   caller's (O->feed) is none */
 };
 
 /*

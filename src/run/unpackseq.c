@@ -527,9 +527,9 @@ seq_feed_done(struct seq *s, size_t from, size_t to, bool all)
 {
 	size_t i;
 
-	for (i = from; s->feed != NULL && i < to; i++)
+	for (i = from; s->in.feed != NULL && i < to; i++)
 		if (all || s->v[i].state != SEQ_READY)
-			feed_done(s->feed, i);
+			feed_done(s->in.feed, i);
 }
 
 static int
@@ -686,7 +686,7 @@ seq_free(struct seq *s)
 		free(p->old_cversion);
 		unpackconflict_free(p);
 	}
-	feed_free(s->feed);
+	feed_free(s->in.feed);
 	free(s->v);
 	free(s->running);
 	seq_gone_clear(s);
@@ -759,11 +759,10 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	 * Decoding from here on, beside the reading of the database and the
 	 * scripts (install_feed); each batch takes its packages by name.
 	 */
-	if ((r = install_feed(&s.in, files, nfiles, &s.feed)) != 0) {
+	if ((r = install_feed(&s.in, files, nfiles, &s.in.feed)) != 0) {
 		r = dbp_err(err, -r, NULL, "cannot start threads");
 		goto out;
 	}
-	s.in.feed = s.feed;
 	if ((r = seq_load(&s, err)) != 0)
 		goto out;
 	/*

@@ -91,7 +91,6 @@ struct seq {
 	bool said_db;		/* the count was told */
 	unsigned long scripts;	/* maintainer scripts run so far */
 	struct emulate emu;	/* how the chrooted scripts run */
-	struct feed *feed;	/* the packages decoded since the call began */
 };
 
 /* unpackseq_say.c: a step told (INSTALL_SEQ), of package P (or NULL). */
