@@ -19,9 +19,10 @@
 #  - The store of unpacked files on the root's filesystem is made durable
 #    by the run's data barrier, not by a syncfs of its own.
 #  - The dpkg for apt runs dpkg --configure (apt's, and the one that ends
-#    a dpkg -i) under debunpack-nosync on a journaled ext4 and with its
-#    own syncs elsewhere, a syncfs of the root after either (and of the
-#    filesystems mounted whole inside it, each once);
+#    a dpkg -i) under debunpack-nosync on a journaled ext4, guarded on
+#    xfs (each sync of a file of dpkg's database a syncfs, no other) and
+#    with its own syncs elsewhere, a syncfs of the root after each (and
+#    of the filesystems mounted whole inside it, each once);
 #    DEBUNPACK_DPKG_CONFIGURE=dpkg hands it on as is.
 #  - With a second filesystem in the root, the journal's lines are synced
 #    by their own fdatasync before the data barrier, and the commit line
@@ -127,6 +128,54 @@ synced twofs --root "$T/m/t" "$a1"
 umount "$T/m/t/usr/share"
 expect twofs "writeback fdatasync syncfs syncfs syncfs syncfs commit fdatasync"
 
+# conf_guarded: on xfs the dpkg for apt answers each fsync and fdatasync
+# of dpkg's itself: a file of the database (but updates/) syncs the
+# filesystem, anything else (an update file, a directory, a file
+# outside the database) does nothing; a process dpkg leaves behind still
+# gets its syncs run (not ENOSYS) once the shim is gone.
+conf_guarded() {
+	command -v mkfs.xfs > /dev/null || { echo "# SKIP guarded: mkfs.xfs missing"; return 0; }
+	truncate -s 320M "$T/x.img"
+	mkfs.xfs -q -f "$T/x.img" || fail "mkfs.xfs"
+	loop_attach "$T/x.img" || fail "no loop device for xfs"
+	mkdir -p "$T/mx"
+	cleanup_hooks="umount '$T/mx' 2> /dev/null; $cleanup_hooks"
+	mount "$loop" "$T/mx" || fail "cannot mount xfs"
+	empty_dpkg_db "$T/mx"
+	cat > "$T/guarddpkg" <<'EOS'
+#!/bin/sh
+r=${1#--root=} a=${1#--root=}/var/lib/dpkg
+echo one > "$a/updates/0001" && sync "$a/updates/0001" &&
+echo two > "$a/status-new" && sync "$a/status-new" &&
+echo three > "$r/other" && sync "$r/other" && sync "$a" &&
+sync -d "$a/status-new" && rm "$a/updates/0001" "$a/status-new" || exit 1
+# Left running: its sync comes after the shim has returned.
+(sleep 1; sync "$r/other"; echo "rc=$?" > "$r/late") > /dev/null 2>&1 &
+echo "dpkg $*"
+EOS
+	chmod +x "$T/guarddpkg"
+	DEBUNPACK_DPKG=$T/guarddpkg DEBUNPACK_DPKG_DEBUG=1 strace -f -qq \
+	    -o "$T/conf-g.trace" -e trace=fsync,fdatasync,syncfs "$DPKGSHIM" \
+	    --root="$T/mx" --configure -a > "$T/conf-g.out" 2>&1 ||
+	    fail "conf-g: $(cat "$T/conf-g.out")"
+	grep -q "with its database's syncs only, then one barrier" "$T/conf-g.out" &&
+	    grep -q "^debunpack-dpkg: 2 of dpkg's syncs synced '[^']*', 3 did nothing$" \
+	    "$T/conf-g.out" || fail "conf-g: not guarded: $(cat "$T/conf-g.out")"
+	# The stand-in's 5 calls and the late one (strace follows it), 2
+	# syncfs for them and the barrier's.
+	[ "$(grep -c -E '^[0-9]+ +f(data)?sync\(' "$T/conf-g.trace")" = 6 ] &&
+	    [ "$(grep -c -E '^[0-9]+ +syncfs\(' "$T/conf-g.trace")" = 3 ] ||
+	    fail "conf-g: not 6 syncs answered by 3 syncfs: $(cat "$T/conf-g.trace")"
+	for i in 1 2 3 4 5 6; do
+		[ -f "$T/mx/late" ] && break
+		sleep 1
+	done
+	[ "$(cat "$T/mx/late" 2> /dev/null)" = rc=0 ] ||
+	    fail "conf-g: the sync of a process left behind: $(cat "$T/mx/late" 2>&1)"
+	umount "$T/mx"
+	echo "ok conf-g: on xfs, dpkg's database syncs its filesystem, nothing else syncs, one barrier after"
+}
+
 # The dpkg for apt hands --configure to dpkg (here a stand-in that tells
 # whether its sync calls are filtered, and syncs once): on this journaled
 # ext4, under debunpack-nosync, then one syncfs of the root; on a tmpfs,
@@ -207,4 +256,5 @@ EOS
 	    fail "conf-off: $(cat "$T/conf-off.out")"
 	grep -q "nosync=no$" "$T/conf-off.out" ||
 	    fail "conf-off: DEBUNPACK_DPKG_CONFIGURE=dpkg still batched"
+	conf_guarded
 fi

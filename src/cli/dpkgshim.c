@@ -435,7 +435,7 @@ shim_dpkg_after(struct shim *s, const char *action, char **argv)
 	if (how == SHIMCONF_EXEC)
 		return shim_run(s->dpkg, argv);
 	shimconf_say(s, action, " after the unpack", how, why);
-	return shimconf_run(s, argv, how == SHIMCONF_BATCHED);
+	return shimconf_run(s, argv, how);
 }
 
 static int
@@ -652,7 +652,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "dpkg: error: out of memory\n");
 			rc = 2;
 		} else
-			rc = shimconf_run(&s, av.v, how == SHIMCONF_BATCHED);
+			rc = shimconf_run(&s, av.v, how);
 		argvec_free(&av);
 		shim_free(&s, NULL);
 		return rc;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/shimconf.h"
+#include "cli/shimsync.h"
 #include "durable/fskind.h"
 
 #ifndef DPKGSHIM_NOSYNC
@@ -41,15 +42,30 @@
  * before it; a maintainer script runs again, which Policy asks them to
  * bear.  The power-loss matrix checks it (tests/crash/crash.sh,
  * "configure"): every state is one that `dpkg --configure -a` finishes
- * to what durable dpkg leaves.  xfs logs a rename before the data it
- * names is written (an empty status file), and btrfs does not promise
- * the order of unsynced changes: there, and wherever the filesystem is
- * not known, dpkg keeps its own syncs.  Those make its database durable
- * but not what it does not sync: on btrfs, whose fsync of an update file
- * carries no other change, a power cut just after the call can leave a
- * package configured in the status with its conffile still at
+ * to what durable dpkg leaves.
+ *
+ * xfs logs a rename before the data it names is written (an empty
+ * status file), and btrfs does not promise the order of unsynced
+ * changes.  Both keep their metadata in order, in whole transactions,
+ * and neither shows a file's unwritten blocks (fskind_orders_metadata).
+ * There the call is guarded (shimsync.c): each sync of a file of dpkg's
+ * database, which dpkg makes before it renames the file over the old
+ * one, syncs the whole filesystem instead, so the new status is whole
+ * and everything it records (conffiles renamed, the scripts' changes)
+ * is durable with it; every other sync does nothing.  Those are the
+ * update files', one per status change, and the maintainer scripts'
+ * own, whose files dpkg does not make durable either.  An update file
+ * may then come back empty, which dpkg reads as no change (the step is
+ * done again), never ahead of the metadata changes made before it.
+ * Durable dpkg is weaker there: on btrfs its fsync of an update file
+ * carries no other change, so a power cut just after the call can leave
+ * a package configured in the status with its conffile still at
  * .dpkg-new and its postinst's changes gone (the matrix finds it with
- * the real dpkg alone).  So the barrier follows every such call.
+ * the real dpkg alone).  Not ext4 without auto_da_alloc, whose journal
+ * can hold an update file's size before its blocks (it reads as zeros,
+ * which dpkg refuses to parse: the matrix finds that too).  Where the
+ * filesystem is not known, or the database is not on the root's, dpkg
+ * keeps its own syncs.  The barrier follows every call.
  */
 
 static const char *
@@ -58,15 +74,18 @@ shimconf_root(const struct shim *s)
 	return s->instdir[0] != '\0' ? s->instdir : "/";
 }
 
+/* Of the filesystem of PATH: what ORDERS says, and its device in *DEV. */
 static bool
-shimconf_ordered(const char *path)
+shimconf_fs(const char *path, bool (*orders)(int), dev_t *dev)
 {
+	struct stat st;
 	bool ok;
 	int fd;
 
 	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return false;
-	ok = fskind_orders_replacements(fd);
+	if ((ok = fstat(fd, &st) == 0 && orders(fd)))
+		*dev = st.st_dev;
 	close(fd);
 	return ok;
 }
@@ -75,6 +94,7 @@ enum shimconf_how
 shimconf_how(const struct shim *s, const char *action, char *why, size_t n)
 {
 	const char *env = getenv("DEBUNPACK_DPKG_CONFIGURE");
+	dev_t root, admin;
 	const char *name;
 	size_t i;
 
@@ -100,18 +120,29 @@ shimconf_how(const struct shim *s, const char *action, char *why, size_t n)
 		snprintf(why, n, "the root is not known");
 		return SHIMCONF_EXEC;
 	}
-	if (env != NULL && strcmp(env, "batched") != 0) {
+	if (env != NULL && strcmp(env, "batched") != 0 &&
+	    strcmp(env, "guarded") != 0) {
 		snprintf(why, n, "DEBUNPACK_DPKG_CONFIGURE=%s", env);
 		return SHIMCONF_BARRIER;
 	}
-	if (!shimconf_ordered(shimconf_root(s)) ||
-	    !shimconf_ordered(s->admindir)) {
+	if ((env == NULL || strcmp(env, "batched") == 0) &&
+	    shimconf_fs(shimconf_root(s), fskind_orders_replacements, &root) &&
+	    shimconf_fs(s->admindir, fskind_orders_replacements, &admin))
+		return SHIMCONF_BATCHED;
+	if (!shimconf_fs(shimconf_root(s), fskind_orders_metadata, &root) ||
+	    !shimconf_fs(s->admindir, fskind_orders_metadata, &admin)) {
 		snprintf(why, n, "'%s' is not on a filesystem that keeps its"
-		    " changes in order (ext4 with a journal, data=ordered,"
-		    " auto_da_alloc)", shimconf_root(s));
+		    " metadata in order (xfs, btrfs)", shimconf_root(s));
 		return SHIMCONF_BARRIER;
 	}
-	return SHIMCONF_BATCHED;
+	if (root != admin) {
+		snprintf(why, n, "'%s' is not on the filesystem of '%s'",
+		    s->admindir, shimconf_root(s));
+		return SHIMCONF_BARRIER;
+	}
+	snprintf(why, n, "'%s' keeps its metadata in order, not a replaced"
+	    " file's data", shimconf_root(s));
+	return SHIMCONF_GUARDED;
 }
 
 /* The filesystems one barrier has synced, by device. */
@@ -248,21 +279,27 @@ void
 shimconf_say(const struct shim *s, const char *action, const char *where,
     enum shimconf_how how, const char *why)
 {
-	if (!s->verbose)
+	static const char *const runs[] = {
+		[SHIMCONF_BATCHED] = " under debunpack-nosync",
+		[SHIMCONF_GUARDED] = " with its database's syncs only",
+		[SHIMCONF_BARRIER] = " with its own syncs",
+	};
+
+	if (!s->verbose || how == SHIMCONF_EXEC)
 		return;
 	fprintf(stderr, "debunpack-dpkg: --%s%s: %s%s, then one barrier%s%s\n",
-	    action, where, s->dpkg, how == SHIMCONF_BATCHED ?
-	    " under debunpack-nosync" : " with its own syncs",
-	    how == SHIMCONF_BATCHED ? "" : ": ",
-	    how == SHIMCONF_BATCHED ? "" : why);
+	    action, where, s->dpkg, runs[how], how == SHIMCONF_BATCHED ?
+	    "" : ": ", how == SHIMCONF_BATCHED ? "" : why);
 }
 
 int
-shimconf_run(const struct shim *s, char *const *argv, bool batched)
+shimconf_run(const struct shim *s, char *const *argv, enum shimconf_how how)
 {
 	const char *nosync = getenv("DEBUNPACK_NOSYNC") != NULL ?
 	    getenv("DEBUNPACK_NOSYNC") : DPKGSHIM_NOSYNC;
 	struct sigaction ign, oint, oquit;
+	struct shimsync ss;
+	bool guarded = false;
 	const char *what;
 	char **nargv;
 	size_t argc;
@@ -278,6 +315,9 @@ shimconf_run(const struct shim *s, char *const *argv, bool batched)
 	}
 	nargv[0] = (char *)nosync;
 	memcpy(nargv + 1, argv, argc * sizeof(*nargv));
+	/* No filter to be had: dpkg with its own syncs. */
+	if (how == SHIMCONF_GUARDED)
+		guarded = shimsync_init(&ss, s->admindir) == 0;
 	/* As system(3): the barrier follows whatever dpkg did. */
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
@@ -290,29 +330,40 @@ shimconf_run(const struct shim *s, char *const *argv, bool batched)
 		    strerror(errno));
 		sigaction(SIGINT, &oint, NULL);
 		sigaction(SIGQUIT, &oquit, NULL);
+		if (guarded)
+			shimsync_free(&ss);
 		free(nargv);
 		return 2;
 	}
 	if (pid == 0) {
 		sigaction(SIGINT, &oint, NULL);
 		sigaction(SIGQUIT, &oquit, NULL);
-		if (batched) {
-			/* No filter to be had: dpkg with its own syncs. */
+		if (how == SHIMCONF_BATCHED) {
 			setenv("DEBUNPACK_NOSYNC_FALLBACK", "1", 1);
 			execv(nosync, nargv);
 			unsetenv("DEBUNPACK_NOSYNC_FALLBACK");
-		}
+		} else if (guarded)
+			(void)shimsync_child(&ss);
 		execv(argv[0], argv);
 		fprintf(stderr, "dpkg: error: cannot execute '%s': %s\n",
 		    argv[0], strerror(errno));
 		_exit(2);
 	}
 	free(nargv);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
+	if (guarded) {
+		if (shimsync_serve(&ss, pid, &st) != 0)
 			st = -1;
-			break;
-		}
+		if (s->verbose)
+			fprintf(stderr, "debunpack-dpkg: %lu of dpkg's syncs"
+			    " synced '%s', %lu did nothing\n", ss.synced,
+			    s->admindir, ss.skipped);
+		shimsync_free(&ss);
+	} else
+		while (waitpid(pid, &st, 0) < 0)
+			if (errno != EINTR) {
+				st = -1;
+				break;
+			}
 	sigaction(SIGINT, &oint, NULL);
 	sigaction(SIGQUIT, &oquit, NULL);
 	if ((r = shimconf_barrier(s, &what)) != 0) {

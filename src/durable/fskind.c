@@ -238,13 +238,18 @@ fskind_fsync_names_new(int fd)
 	}
 }
 
-bool
-fskind_orders_replacements(int fd)
+/*
+ * Of a journaled ext filesystem FD, the options in effect that order its
+ * data: data=ordered (or journal) in *ORDERED, auto_da_alloc in *AUTO_DA.
+ * False when FD is not one, or they cannot be read.
+ */
+static bool
+fskind_ext_modes(int fd, bool *ordered, bool *auto_da)
 {
 	char dev[128], path[192], line[128];
-	bool ordered = false, auto_da = false;
 	FILE *fp;
 
+	*ordered = *auto_da = false;
 	if (fskind_type(fd) != FS_EXT || !fskind_devname(fd, dev, sizeof(dev)) ||
 	    !fskind_dev_journaled(dev))
 		return false;
@@ -256,12 +261,37 @@ fskind_orders_replacements(int fd)
 		line[strcspn(line, "\n")] = '\0';
 		if (strcmp(line, "data=ordered") == 0 ||
 		    strcmp(line, "data=journal") == 0)
-			ordered = true;
+			*ordered = true;
 		else if (strcmp(line, "auto_da_alloc") == 0)
-			auto_da = true;
+			*auto_da = true;
 	}
 	fclose(fp);
-	return ordered && auto_da;
+	return true;
+}
+
+bool
+fskind_orders_replacements(int fd)
+{
+	bool ordered, auto_da;
+
+	return fskind_ext_modes(fd, &ordered, &auto_da) && ordered && auto_da;
+}
+
+bool
+fskind_orders_metadata(int fd)
+{
+	/*
+	 * Not the ext family without auto_da_alloc: its journal can hold a
+	 * new file's size before the blocks it names are written, and the
+	 * file then reads as zeros (the power-loss matrix finds dpkg's
+	 * update files so, which dpkg refuses to parse).
+	 */
+	switch (fskind_type(fd)) {
+	case FS_XFS: case FS_BTRFS:
+		return true;
+	default:
+		return false;
+	}
 }
 
 bool

@@ -92,6 +92,20 @@ bool fskind_extents_late(int fd);
 bool fskind_orders_replacements(int fd);
 
 /*
+ * Whether FD's filesystem makes its metadata durable in the order it
+ * was changed, whole transactions at a time, and a file's size only
+ * with the blocks it covers, when nothing is synced: xfs (its log, a
+ * size logged once the writeback has ended) and btrfs (its
+ * transactions, copy on write).  A power cut then leaves the names and
+ * modes of some moment, files written since the last sync empty or
+ * short, never zeros or another file's old blocks.  Unlike
+ * fskind_orders_replacements, a file renamed over another may be
+ * empty.  False when unknown, for the ext family (see fskind.c) and for
+ * an overlay.
+ */
+bool fskind_orders_metadata(int fd);
+
+/*
  * Whether a new name in FD's directory is better linked to its temporary,
  * the temporary removed after all links, than renamed (syncbatch.c,
  * sb_rename_one): on xfs, where renames of new names keep converting a

@@ -428,6 +428,8 @@ elif [ "$scenario" = configure ]; then
 	    fail "recorded run: $(cat "$T/run.stats")"
 	if grep -q 'under debunpack-nosync' "$T/run.stats"; then
 		how=" (dpkg batched)"
+	elif grep -q "with its database's syncs only" "$T/run.stats"; then
+		how=" (dpkg guarded: $(sed -n "s/^debunpack-dpkg: \([0-9]*\) of dpkg's syncs synced .*, \([0-9]*\) did nothing$/\1 synced, \2 not/p" "$T/run.stats"))"
 	else
 		how=" (dpkg's own syncs)"
 	fi

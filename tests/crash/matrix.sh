@@ -87,12 +87,16 @@ for fs in ext4-noauto xfs ovl-ext4; do
 	one -e -s 4 $fs none upgrade
 done
 # dpkg --configure through the dpkg for apt: batched on ext4, dpkg's own
-# syncs and one barrier on ext4 without auto_da_alloc and on xfs.  Not
-# btrfs: there durable dpkg alone leaves states --configure -a cannot
-# finish (its fsync of an update file carries none of the renames made
-# before it), which the checker would blame on the barrier's run.
-for fs in ext4 ext4-noauto xfs; do
+# syncs and one barrier on ext4 without auto_da_alloc, guarded (only the
+# database's syncs, each a syncfs) on xfs and btrfs, where durable dpkg
+# alone leaves states --configure -a cannot finish on btrfs (its fsync
+# of an update file carries none of the renames made before it); and
+# guarded while the file system commits again and again.
+for fs in ext4 ext4-noauto xfs btrfs; do
 	one -s 16 $fs syncfs configure
+done
+for fs in xfs btrfs; do
+	one -C -s 4 $fs syncfs configure
 done
 one -e -s 4 ext4 none configure
 one -e -s 4 xfs none cloned

@@ -12,7 +12,8 @@
 # status must fit the files in every state), and a first install there,
 # whose cleanup is left to the file system; dpkg --configure as the dpkg
 # for apt runs it on ext4 (batched: dpkg's syncs suppressed, one barrier)
-# and its negative control (no barrier); an upgrade whose files are
+# and on btrfs (guarded: only its database's syncs, each a syncfs), and
+# its negative control (no barrier); an upgrade whose files are
 # cloned from the store, on xfs and btrfs (reflinks); an upgrade on ext4
 # while the file system commits again and again, as on a long run (the
 # journal's lines must reach the disk before the directories they name
@@ -28,7 +29,7 @@ for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
     "-F -k unlinkat:8 -s 4 ext4 syncfs upgrade" \
     "-s 4 ext4 syncfs replaces" "-s 4 ext4 syncfs scripts" \
     "-s 4 ext4 syncfs dbinstall" "-s 4 ext4 syncfs configure" \
-    "-e -s 2 ext4 none configure" \
+    "-s 4 btrfs syncfs configure" "-e -s 2 ext4 none configure" \
     "-s 4 xfs syncfs cloned" "-s 4 btrfs syncfs cloned" \
     "-C -s 2 ext4 batched upgrade" \
     "-e -s 2 ext4-noauto none upgrade"; do
