@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A run's pieces, which install.c and installdb.c share.  Not for other modules. */
+/* A run's pieces, which install.c, installdb.c and installpkg.c share.  Not for other modules. */
 #ifndef DEBUNPACK_INSTALL_INT_H
 #define DEBUNPACK_INSTALL_INT_H
 
@@ -64,6 +64,16 @@ struct install {
 	struct feed *own_feed;	/* decoding since the run began, when the
 				   caller's (O->feed) is none */
 };
+
+/*
+ * installpkg.c: extract FILES[0..NFILES-1] into IN's batch, in order,
+ * with JOBS decoding threads: the caller's or the run's own decoding
+ * (started with the run, install_feed), or threads started here for the
+ * packages the store does not have.  0, or -errno with ERR naming the
+ * package that failed.
+ */
+int install_extract(struct install *in, char *const *files, size_t nfiles,
+    unsigned jobs, struct dbp_error *err);
 
 /*
  * installdb.c: the admin directory and dpkg's database set up for the

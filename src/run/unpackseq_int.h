@@ -93,6 +93,13 @@ struct seq {
 	struct emulate emu;	/* how the chrooted scripts run */
 };
 
+/*
+ * unpackseq_load.c: before any script, every package read, its old state
+ * from dpkg's status, the root's dpkg version; a package that cannot be
+ * read, or that the root refuses, fails alone.  0, or -errno.
+ */
+int seq_load(struct seq *s, struct dbp_error *err);
+
 /* unpackseq_say.c: a step told (INSTALL_SEQ), of package P (or NULL). */
 void seq_say(struct seq *s, enum unpackseq_step step, const struct seq_pkg *p,
     const char *msg);
