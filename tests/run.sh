@@ -9,10 +9,10 @@
 # CI has 90 minutes on machines whose speed varies fourfold (its disk's
 # the most), and is to stay under 45 on these, so each test runs once:
 # the whole roots (below) in the plain pass, every other test under
-# ASan+UBSan, and the sweeps in part: every 48th kill point, every 64th
+# ASan+UBSan, and the sweeps in part: every 64th kill point, every 96th
 # fault point, a sixth of the random kills, 3 full-disk steps, one random
-# subset of the writes after each flush and at most 24 states of each
-# power-loss case, the hostile catalogue's dry runs in every third case,
+# subset of the writes after each flush and at most 20 states of each
+# power-loss case, the hostile catalogue's dry runs in every fourth case,
 # 60 s of fuzzing.  Which points and subsets is set by the commit
 # (SWEEP_OFFSET, from its hash): successive commits try the others.
 # `make check-full` in a build directory runs the sweeps whole (every
@@ -93,9 +93,9 @@ without() {
 
 # The sweeps' share in CI (see above), and its offset: SWEEP_OFFSET=N
 # sh tests/run.sh runs the points of another commit's CI again.
-KILL_STEP=${KILL_STEP:-48} FAULT_STEP=${FAULT_STEP:-64}
+KILL_STEP=${KILL_STEP:-64} FAULT_STEP=${FAULT_STEP:-96}
 KILLRAND_TRIALS=${KILLRAND_TRIALS:-36} CRASH_SEEDS=${CRASH_SEEDS:-1}
-CRASH_MAX=${CRASH_MAX:-24} HOSTILE_DRY_STEP=${HOSTILE_DRY_STEP:-3}
+CRASH_MAX=${CRASH_MAX:-20} HOSTILE_DRY_STEP=${HOSTILE_DRY_STEP:-4}
 FULLFS_STEPS=${FULLFS_STEPS:-3} FULLFS_ISTEPS=${FULLFS_ISTEPS:-2}
 if [ -z "${SWEEP_OFFSET:-}" ]; then
 	SWEEP_OFFSET=$(git rev-parse HEAD 2> /dev/null | cut -c 1-6)
