@@ -87,10 +87,31 @@ shimsync_filter(scmp_filter_ctx ctx)
 	return 0;
 }
 
+/* Room for one descriptor's control message, aligned for its header. */
+union shimsync_cbuf {
+	char buf[CMSG_SPACE(sizeof(int))];
+	struct cmsghdr align;
+};
+
+/* The message that carries the filter's descriptor: one byte, one fd. */
+static void
+shimsync_msg(struct msghdr *msg, struct iovec *iov, char *one,
+    union shimsync_cbuf *cbuf)
+{
+	memset(msg, 0, sizeof(*msg));
+	memset(cbuf, 0, sizeof(*cbuf));
+	iov->iov_base = one;
+	iov->iov_len = 1;
+	msg->msg_iov = iov;
+	msg->msg_iovlen = 1;
+	msg->msg_control = cbuf->buf;
+	msg->msg_controllen = sizeof(cbuf->buf);
+}
+
 int
 shimsync_child(struct shimsync *ss)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	union shimsync_cbuf cbuf;
 	struct msghdr msg;
 	struct cmsghdr *cm;
 	struct iovec iov;
@@ -111,14 +132,7 @@ shimsync_child(struct shimsync *ss)
 	if (r == 0 && fd < 0)
 		r = -EBADF;
 	if (r == 0) {
-		memset(&msg, 0, sizeof(msg));
-		memset(cbuf, 0, sizeof(cbuf));
-		iov.iov_base = &one;
-		iov.iov_len = 1;
-		msg.msg_iov = &iov;
-		msg.msg_iovlen = 1;
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
+		shimsync_msg(&msg, &iov, &one, &cbuf);
 		cm = CMSG_FIRSTHDR(&msg);
 		cm->cmsg_level = SOL_SOCKET;
 		cm->cmsg_type = SCM_RIGHTS;
@@ -144,20 +158,15 @@ shimsync_child(struct shimsync *ss)
 static int
 shimsync_receive(struct shimsync *ss)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))], one;
+	union shimsync_cbuf cbuf;
+	char one;
 	struct msghdr msg;
 	struct cmsghdr *cm;
 	struct iovec iov;
 	ssize_t n;
 	int fd = -1;
 
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = &one;
-	iov.iov_len = 1;
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = cbuf;
-	msg.msg_controllen = sizeof(cbuf);
+	shimsync_msg(&msg, &iov, &one, &cbuf);
 	while ((n = recvmsg(ss->sock[0], &msg, MSG_CMSG_CLOEXEC)) < 0 &&
 	    errno == EINTR)
 		continue;
