@@ -53,6 +53,7 @@ recstage_free(struct recstage *rs)
 	free(rs->disowned);
 	free(rs->lost);
 	free(rs->owned);
+	free(rs->bucket);
 	recstage_free_records(rs->staged, rs->nstaged);
 	recstage_free_records(rs->dropped, rs->ndropped);
 	while (rs->nforgotten > 0) {

@@ -19,11 +19,13 @@ struct syncbatch;
 
 /*
  * One path of an installed record, in the index of all of them: owner
- * lookups are one binary search, not one per installed package.
+ * lookups are one hash table probe, not one search per installed
+ * package.
  */
 struct recstage_owned {
 	const char *path;	/* the record's own string */
 	size_t inst;		/* the record: rs->inst[inst] */
+	size_t next;		/* the next of its bucket, + 1; 0: none */
 	char type;
 };
 
@@ -46,9 +48,15 @@ struct recstage {
 	size_t ninst;
 	bool *disowned;		/* inst[i] gave up paths: restage it */
 	bool *lost;		/* inst[i] lost paths to the run's packages */
-	/* every installed path, sorted by path; NULL: search each record */
+	/*
+	 * every installed path, by record; NULL: search each record.  Each
+	 * bucket (the path's hash) chains its paths, + 1 (0: none), in that
+	 * order: a path's owners come in the records' order.
+	 */
 	struct recstage_owned *owned;
 	size_t nowned;
+	size_t *bucket;
+	size_t nbucket;		/* a power of two */
 	/* the records this run stages, by package index of the run */
 	struct record **staged;
 	size_t nstaged;
