@@ -150,6 +150,8 @@ run "disappearance" "$i1"
 grep -q '^h.postrm disappear i 1 P=h A=all N=postrm' "$T/log.deb" ||
     fail "no postrm disappear: $(cat "$T/log.deb")"
 grep -q '^processing: disappear: h$' "$T/sfd.deb" || fail "no processing: disappear line"
+grep -q '^Replacing files in old package h (1) \.\.\.$' "$T/out.deb" ||
+    fail "no word of the files taken from h: $(cat "$T/out.deb")"
 configure
 
 # Over what dpkg --remove left (config-files): preinst install OLD NEW.

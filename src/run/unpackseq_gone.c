@@ -266,16 +266,63 @@ seq_repl_load(struct seq *s, size_t from, size_t to)
 	dpkgstatus_clear(&status);
 }
 
-/* Whether LIST has line LINE (LEN bytes, "/path"). */
-static bool
-seq_list_has(const char *list, const char *line, size_t len)
-{
-	const char *hit;
+/*
+ * A file list's lines, to look lines up in: a table of twice as many
+ * slots (FNV-1a, open addressing), where searching the list's text for
+ * each path of the other package's list cost their product (a package
+ * of thousands of files against one of hundreds: a tenth of the call).
+ */
+struct seq_lines {
+	const char **slot;
+	size_t size;		/* a power of two */
+};
 
-	for (hit = strstr(list, "\n/") != NULL || list[0] == '/' ? list :
-	    NULL; hit != NULL && (hit = strstr(hit, line)) != NULL; hit++)
-		if ((hit == list || hit[-1] == '\n') && (hit[len] == '\n' ||
-		    hit[len] == '\0'))
+static size_t
+seq_lines_hash(const struct seq_lines *t, const char *line, size_t len)
+{
+	size_t h = 2166136261u, i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)line[i]) * 16777619u;
+	return h & (t->size - 1);
+}
+
+/* T for the lines of LIST, which ends each with '\0' instead: 0, -ENOMEM. */
+static int
+seq_lines_make(struct seq_lines *t, char *list)
+{
+	size_t n = 0, h;
+	char *l, *nl;
+
+	for (l = list; (l = strchr(l, '\n')) != NULL; l++)
+		n++;
+	for (t->size = 16; t->size < 2 * (n + 1); t->size *= 2)
+		continue;
+	if ((t->slot = calloc(t->size, sizeof(*t->slot))) == NULL)
+		return -ENOMEM;
+	for (l = list; *l != '\0'; l = nl + 1) {
+		if ((nl = strchr(l, '\n')) != NULL)
+			*nl = '\0';
+		for (h = seq_lines_hash(t, l, strlen(l)); t->slot[h] != NULL;
+		    h = (h + 1) & (t->size - 1))
+			continue;
+		t->slot[h] = l;
+		if (nl == NULL)
+			break;
+	}
+	return 0;
+}
+
+/* Whether T has line LINE (LEN bytes, "/path"). */
+static bool
+seq_lines_has(const struct seq_lines *t, const char *line, size_t len)
+{
+	size_t h;
+
+	for (h = seq_lines_hash(t, line, len); t->slot[h] != NULL;
+	    h = (h + 1) & (t->size - 1))
+		if (strncmp(t->slot[h], line, len) == 0 &&
+		    t->slot[h][len] == '\0')
 			return true;
 	return false;
 }
@@ -288,6 +335,7 @@ void
 seq_repl_tell(struct seq *s)
 {
 	char file[PATH_MAX], line[600], *list, *l, *nl;
+	struct seq_lines lines;
 	struct stat st;
 	size_t i, len;
 
@@ -301,6 +349,10 @@ seq_repl_tell(struct seq *s)
 		    s->v[r->by].infoname);
 		if (fileat_read(s->adfd, file, &list, &len) != 0)
 			continue;
+		if (seq_lines_make(&lines, list) != 0) {
+			free(list);
+			continue;
+		}
 		for (l = r->list; !took && *l != '\0'; l = nl + 1) {
 			if ((nl = strchr(l, '\n')) == NULL)
 				break;
@@ -311,8 +363,9 @@ seq_repl_tell(struct seq *s)
 			if (fstatat(s->rf.fd, file, &st, AT_SYMLINK_NOFOLLOW) ==
 			    0 && S_ISDIR(st.st_mode))
 				continue;
-			took = seq_list_has(list, l, (size_t)(nl - l));
+			took = seq_lines_has(&lines, l, (size_t)(nl - l));
 		}
+		free(lines.slot);
 		free(list);
 		if (!took)
 			continue;
