@@ -11,6 +11,7 @@
 #include "db/dpkgdivert.h"
 #include "db/recowners.h"
 #include "db/recstage_int.h"
+#include "util/strhash.h"
 
 /*
  * Whether installed package NAME is removed by the run: whole, or down
@@ -112,16 +113,11 @@ recowners_diverted_entry(struct recstage *rs, const char *abspath,
 	return NULL;
 }
 
-/* PATH's bucket in RS's index (FNV-1a). */
+/* PATH's bucket in RS's index. */
 static size_t
 recowners_hash(const struct recstage *rs, const char *path)
 {
-	const unsigned char *c;
-	size_t h = 2166136261u;
-
-	for (c = (const unsigned char *)path; *c != '\0'; c++)
-		h = (h ^ *c) * 16777619u;
-	return h & (rs->nbucket - 1);
+	return strhash(path) & (rs->nbucket - 1);
 }
 
 /* Index every installed path; without memory, lookups search each record. */

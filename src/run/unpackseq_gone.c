@@ -13,6 +13,7 @@
 #include "db/dpkgfmt.h"
 #include "durable/fileat.h"
 #include "run/unpackseq_int.h"
+#include "util/strhash.h"
 
 void
 seq_gone_clear(struct seq *s)
@@ -268,7 +269,7 @@ seq_repl_load(struct seq *s, size_t from, size_t to)
 
 /*
  * A file list's lines, to look lines up in: a table of twice as many
- * slots (FNV-1a, open addressing), where searching the list's text for
+ * slots (strhash.h, open addressing), where searching the list's text for
  * each path of the other package's list cost their product (a package
  * of thousands of files against one of hundreds: a tenth of the call).
  */
@@ -280,11 +281,7 @@ struct seq_lines {
 static size_t
 seq_lines_hash(const struct seq_lines *t, const char *line, size_t len)
 {
-	size_t h = 2166136261u, i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ (unsigned char)line[i]) * 16777619u;
-	return h & (t->size - 1);
+	return strhash_n(line, len) & (t->size - 1);
 }
 
 /* T for the lines of LIST, which ends each with '\0' instead: 0, -ENOMEM. */

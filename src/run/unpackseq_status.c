@@ -14,6 +14,7 @@
 #include "durable/fileat.h"
 #include "durable/fskind.h"
 #include "run/unpackseq_int.h"
+#include "util/strhash.h"
 
 /*
  * dpkg's status file rewritten with the stanza of each package in P (N)
@@ -381,10 +382,9 @@ seq_names_lines(struct seq_names *nm, char *text, char kind)
 
 /*
  * How many of NM's names differ, each looked up once in a table of
- * twice as many slots (FNV-1a, open addressing): sorting the tens of
- * thousands of a big root's lists cost as much as reading them, in
- * every call apt makes.  glibc's hsearch_r would do, but its hash keeps
- * little more than a name's first eight bytes, which most paths share.
+ * twice as many slots (strhash.h, open addressing): sorting the tens
+ * of thousands of a big root's lists cost as much as reading them, in
+ * every call apt makes.
  * -1 when out of memory.
  */
 static long
@@ -392,7 +392,6 @@ seq_names_distinct(const struct seq_names *nm)
 {
 	const char **slot;
 	size_t size = 16, i, h;
-	const unsigned char *c;
 	long count = 0;
 
 	while (size < 2 * nm->n)
@@ -400,10 +399,7 @@ seq_names_distinct(const struct seq_names *nm)
 	if ((slot = calloc(size, sizeof(*slot))) == NULL)
 		return -1;
 	for (i = 0; i < nm->n; i++) {
-		h = 2166136261u;
-		for (c = (const unsigned char *)nm->v[i]; *c != '\0'; c++)
-			h = (h ^ *c) * 16777619u;
-		for (h &= size - 1; slot[h] != NULL &&
+		for (h = strhash(nm->v[i]) & (size - 1); slot[h] != NULL &&
 		    strcmp(slot[h], nm->v[i]) != 0; h = (h + 1) & (size - 1))
 			continue;
 		if (slot[h] == NULL) {
