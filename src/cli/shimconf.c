@@ -74,9 +74,16 @@ shimconf_root(const struct shim *s)
 	return s->instdir[0] != '\0' ? s->instdir : "/";
 }
 
-/* Of the filesystem of PATH: what ORDERS says, and its device in *DEV. */
+/* What the filesystem of a directory keeps in order, and its device. */
+struct shimconf_fs {
+	bool replacements;	/* fskind_orders_replacements */
+	bool metadata;		/* fskind_orders_metadata */
+	dev_t dev;
+};
+
+/* F for PATH, opened once: false when it cannot be opened. */
 static bool
-shimconf_fs(const char *path, bool (*orders)(int), dev_t *dev)
+shimconf_fs(const char *path, struct shimconf_fs *f)
 {
 	struct stat st;
 	bool ok;
@@ -84,8 +91,11 @@ shimconf_fs(const char *path, bool (*orders)(int), dev_t *dev)
 
 	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return false;
-	if ((ok = fstat(fd, &st) == 0 && orders(fd)))
-		*dev = st.st_dev;
+	if ((ok = fstat(fd, &st) == 0)) {
+		f->dev = st.st_dev;
+		f->replacements = fskind_orders_replacements(fd);
+		f->metadata = fskind_orders_metadata(fd);
+	}
 	close(fd);
 	return ok;
 }
@@ -94,7 +104,7 @@ enum shimconf_how
 shimconf_how(const struct shim *s, const char *action, char *why, size_t n)
 {
 	const char *env = getenv("DEBUNPACK_DPKG_CONFIGURE");
-	dev_t root, admin;
+	struct shimconf_fs root, admin;
 	const char *name;
 	size_t i;
 
@@ -125,17 +135,18 @@ shimconf_how(const struct shim *s, const char *action, char *why, size_t n)
 		snprintf(why, n, "DEBUNPACK_DPKG_CONFIGURE=%s", env);
 		return SHIMCONF_BARRIER;
 	}
+	if (!shimconf_fs(shimconf_root(s), &root) ||
+	    !shimconf_fs(s->admindir, &admin))
+		root.replacements = root.metadata = false;
 	if ((env == NULL || strcmp(env, "batched") == 0) &&
-	    shimconf_fs(shimconf_root(s), fskind_orders_replacements, &root) &&
-	    shimconf_fs(s->admindir, fskind_orders_replacements, &admin))
+	    root.replacements && admin.replacements)
 		return SHIMCONF_BATCHED;
-	if (!shimconf_fs(shimconf_root(s), fskind_orders_metadata, &root) ||
-	    !shimconf_fs(s->admindir, fskind_orders_metadata, &admin)) {
+	if (!root.metadata || !admin.metadata) {
 		snprintf(why, n, "'%s' is not on a filesystem that keeps its"
 		    " metadata in order (xfs, btrfs)", shimconf_root(s));
 		return SHIMCONF_BARRIER;
 	}
-	if (root != admin) {
+	if (root.dev != admin.dev) {
 		snprintf(why, n, "'%s' is not on the filesystem of '%s'",
 		    s->admindir, shimconf_root(s));
 		return SHIMCONF_BARRIER;

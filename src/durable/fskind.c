@@ -238,18 +238,13 @@ fskind_fsync_names_new(int fd)
 	}
 }
 
-/*
- * Of a journaled ext filesystem FD, the options in effect that order its
- * data: data=ordered (or journal) in *ORDERED, auto_da_alloc in *AUTO_DA.
- * False when FD is not one, or they cannot be read.
- */
-static bool
-fskind_ext_modes(int fd, bool *ordered, bool *auto_da)
+bool
+fskind_orders_replacements(int fd)
 {
 	char dev[128], path[192], line[128];
+	bool ordered = false, auto_da = false;
 	FILE *fp;
 
-	*ordered = *auto_da = false;
 	if (fskind_type(fd) != FS_EXT || !fskind_devname(fd, dev, sizeof(dev)) ||
 	    !fskind_dev_journaled(dev))
 		return false;
@@ -261,20 +256,12 @@ fskind_ext_modes(int fd, bool *ordered, bool *auto_da)
 		line[strcspn(line, "\n")] = '\0';
 		if (strcmp(line, "data=ordered") == 0 ||
 		    strcmp(line, "data=journal") == 0)
-			*ordered = true;
+			ordered = true;
 		else if (strcmp(line, "auto_da_alloc") == 0)
-			*auto_da = true;
+			auto_da = true;
 	}
 	fclose(fp);
-	return true;
-}
-
-bool
-fskind_orders_replacements(int fd)
-{
-	bool ordered, auto_da;
-
-	return fskind_ext_modes(fd, &ordered, &auto_da) && ordered && auto_da;
+	return ordered && auto_da;
 }
 
 bool
