@@ -245,8 +245,8 @@ $A
 # a form that reader leaves (control.tar.zst) through dpkg-deb --field.
 # Both reach debunpack; a file neither reads is dpkg's.
 if command -v ldd > /dev/null && ldd "$DPKGSHIM" > "$T/ldd" 2>&1; then
-	! grep -E 'libarchive|libcrypto' "$T/ldd" ||
-	    fail "the shim links libarchive or libcrypto"
+	! grep -E 'libarchive|libnettle' "$T/ldd" ||
+	    fail "the shim links libarchive or Nettle"
 fi
 Z=$(build_deb comp-zst)
 G=$(build_deb comp-gz)

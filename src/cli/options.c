@@ -138,7 +138,7 @@ options_version(struct cli_opts *o, const struct cli_option *opt,
 	(void)opt, (void)arg;
 	/*
 	 * main.c names the libraries: the table is linked into the dpkg for
-	 * apt too (its --help), which links neither libarchive nor libcrypto.
+	 * apt too (its --help), which links neither libarchive nor Nettle.
 	 */
 	o->version = true;
 	return -2;

@@ -18,10 +18,10 @@ int digest_new(struct digest **out);
 int digest_new_md5(struct digest **out);
 void digest_free(struct digest *d);
 
-/* Start over; 0, or -EIO when the library cannot (out of memory). */
+/* Start over; 0 (Nettle cannot fail once D is made). */
 int digest_start(struct digest *d);
 void digest_add(struct digest *d, const void *buf, size_t len);
-/* The digest since digest_start: 0, or -EIO when the library failed. */
+/* The digest since digest_start, which starts D over; 0. */
 int digest_end(struct digest *d, uint8_t out[DIGEST_LEN]);
 
 /*
