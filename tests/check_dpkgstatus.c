@@ -292,11 +292,19 @@ START_TEST(test_dpkgstatus_fields_table)
 	    "Source", "Version", "Config-Version", "Replaces", "Provides",
 	    "Depends", "Pre-Depends", "Recommends", "Suggests", "Breaks",
 	    "Conflicts", "Enhances", "Conffiles", "Description" };
-	size_t i, k, n = 0;
+	size_t i, k, n = 0, nread = 0;
 
 	for (i = 0; i < dpkgstatus_nfields; i++) {
 		const struct dpkgstatus_field *f = &dpkgstatus_fields[i];
 
+		/*
+		 * Read back: the seven test_dpkgstatus_written_read reads,
+		 * which dpkgstatus.c lists again (dpkgstatus_readable).
+		 */
+		if (f->read != NULL)
+			ck_assert(strstr(" Package Status Architecture "
+			    "Multi-Arch Version Config-Version Conffiles ",
+			    f->name) != NULL && ++nread <= 7);
 		/* One row a name. */
 		for (k = 0; k < i; k++)
 			ck_assert_str_ne(dpkgstatus_fields[k].name, f->name);
@@ -311,6 +319,7 @@ START_TEST(test_dpkgstatus_fields_table)
 		    "Suggests Breaks Conflicts Enhances", f->name) != NULL);
 	}
 	ck_assert_uint_eq(n, sizeof(written) / sizeof(written[0]));
+	ck_assert_uint_eq(nread, 7);
 	/* Names as dpkg compares them; a field it does not know is none. */
 	ck_assert_ptr_eq(dpkgstatus_field("multi-arch"),
 	    dpkgstatus_field("Multi-Arch"));

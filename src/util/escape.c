@@ -132,10 +132,17 @@ escape_hexval(unsigned char c)
 const char *
 escape_parse_field(char *s)
 {
-	unsigned char *in = (unsigned char *)s, *out = in;
+	unsigned char *in = (unsigned char *)s, *out;
 	int hi, lo, b;
 
-	for (; *in != '\0'; in++) {
+	/*
+	 * Up to the first byte that needs a look, the field is its own
+	 * value: most paths have none (every installed path is read so at
+	 * every run).
+	 */
+	while (*in >= 0x20 && *in != 0x7f && *in != '\\')
+		in++;
+	for (out = in; *in != '\0'; in++) {
 		if (*in < 0x20 || *in == 0x7f)
 			return "raw control byte";
 		if (*in != '\\') {
