@@ -18,7 +18,8 @@
 # `make check-full` in a build directory runs the sweeps whole (every
 # point; many minutes), `sh tests/crash/matrix.sh` every power-loss case,
 # `make check-dpkg-suite` dpkg's whole functional suite, of which
-# tests/dpkgsuite-ci.sh runs a part here, and `make check` every test
+# tests/dpkgsuite-ci.sh runs the 69 default tests the shim unpacks
+# wholly here, and `make check` every test
 # in one build.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
