@@ -766,6 +766,23 @@ dirs_clear(struct dirs *d, size_t idx, unsigned flags)
 	d->v[idx].flags &= ~flags;
 }
 
+void
+dirs_removed(struct dirs *d, const char *rel)
+{
+	struct dir_key key, **found;
+
+	/*
+	 * Only what the table has: an old version's directory the run never
+	 * used is not in it, and opening it now would fail.  One whose
+	 * descriptor was given back (the table keeps few open) would be
+	 * opened again by path at the barrier, and fail there.
+	 */
+	memset(&key, 0, sizeof(key));
+	key.path = rel;
+	if ((found = tfind(&key, &d->bypath, dirs_cmp_path)) != NULL)
+		d->v[(*found)->idx].flags |= DIR_GONE;
+}
+
 size_t
 dirs_count(const struct dirs *d)
 {

@@ -16,7 +16,8 @@
 #define DIR_NAMES	0x02	/* gained or lost names: fsync it at commit */
 #define DIR_META	0x04	/* archive metadata to apply at commit */
 #define DIR_SYNCED	0x08	/* fsynced since its last change */
-#define DIR_GONE	0x10	/* created, then removed by an abort */
+#define DIR_GONE	0x10	/* removed: created, then undone by an abort,
+				   or an old version's, by the cleanup */
 #define DIR_RENAMED	0x20	/* a name in it was committed */
 #define DIR_ASIDE	0x40	/* created where a file was moved aside */
 #define DIR_SEALED	0x80	/* nothing may be made in it (the admin
@@ -143,6 +144,12 @@ const char *dirs_path(const struct dirs *d, size_t idx);
 unsigned dirs_flags(const struct dirs *d, size_t idx);
 void dirs_mark(struct dirs *d, size_t idx, unsigned flags);
 void dirs_clear(struct dirs *d, size_t idx, unsigned flags);
+/*
+ * REL, a directory the run has removed (an old version's): if the table
+ * has it, DIR_GONE, so that no barrier opens it again.  Its parent, which
+ * lost the name, is the one to sync.
+ */
+void dirs_removed(struct dirs *d, const char *rel);
 size_t dirs_count(const struct dirs *d);
 
 /* Number of directories this run created. */

@@ -290,5 +290,7 @@ obsolete_remove(const struct obsolete *ob, struct dirs *d,
 			continue;
 		}
 		dirs_mark(d, g->pidx, DIR_NAMES);
+		if (g->e->type == 'd')
+			dirs_removed(d, g->e->path + 1);
 	}
 }
