@@ -260,6 +260,20 @@ dirs_note_created(struct dirs *d, size_t idx)
 	return 0;
 }
 
+/* Whether the table has REL: then *IDX. */
+static bool
+dirs_lookup(const struct dirs *d, const char *rel, size_t *idx)
+{
+	struct dir_key key, **found;
+
+	memset(&key, 0, sizeof(key));
+	key.path = rel;
+	if ((found = tfind(&key, &d->bypath, dirs_cmp_path)) == NULL)
+		return false;
+	*idx = (*found)->idx;
+	return true;
+}
+
 /*
  * REL from the table, or opened if it exists (resolved inside the root):
  * 0 with *IDX, or -errno (-ENOENT when it does not exist).
@@ -267,16 +281,10 @@ dirs_note_created(struct dirs *d, size_t idx)
 static int
 dirs_find(struct dirs *d, const char *rel, size_t *idx)
 {
-	struct dir_key key, **found;
 	int fd;
 
-	memset(&key, 0, sizeof(key));
-	key.path = rel;
-	found = tfind(&key, &d->bypath, dirs_cmp_path);
-	if (found != NULL) {
-		*idx = (*found)->idx;
+	if (dirs_lookup(d, rel, idx))
 		return 0;
-	}
 	fd = rootfs_resolve(d->rf, rel, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
 		return fd;
@@ -769,7 +777,7 @@ dirs_clear(struct dirs *d, size_t idx, unsigned flags)
 void
 dirs_removed(struct dirs *d, const char *rel)
 {
-	struct dir_key key, **found;
+	size_t idx;
 
 	/*
 	 * Only what the table has: an old version's directory the run never
@@ -777,10 +785,8 @@ dirs_removed(struct dirs *d, const char *rel)
 	 * descriptor was given back (the table keeps few open) would be
 	 * opened again by path at the barrier, and fail there.
 	 */
-	memset(&key, 0, sizeof(key));
-	key.path = rel;
-	if ((found = tfind(&key, &d->bypath, dirs_cmp_path)) != NULL)
-		d->v[(*found)->idx].flags |= DIR_GONE;
+	if (dirs_lookup(d, rel, &idx))
+		d->v[idx].flags |= DIR_GONE;
 }
 
 size_t
