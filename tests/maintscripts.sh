@@ -278,4 +278,55 @@ rm "$U/var/lib/dpkg/updates/0001"
 [ ! -s "$U/log" ] || fail "a script ran: $(cat "$U/log")"
 "$DEBUNPACK" --root "$U" --dpkg-messages "$a1" 2> "$T/err" && fail "--dpkg-messages alone"
 grep -q 'go with --maintscripts' "$T/err" || fail "message: $(cat "$T/err")"
+# 6. A failure past the commit point (the cleanup's barrier, made to
+# fail): the new files stand, so the scripts go on as after a clean
+# unpack (postrm upgrade, no abort-upgrade), the packages are unpacked,
+# the call fails with the cause, and the next run finishes the rest.
+if [ -f "$FAULTSHIM" ]; then
+	ASAN_OPTIONS=${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0
+	export ASAN_OPTIONS
+	for r in "$T/pf" "$T/pc"; do
+		empty_dpkg_db "$r"
+		"$DEBUNPACK" --root "$r" --maintscripts --force-script-chrootless \
+		    "$a1" "$b1" > /dev/null || fail "post-commit: set-up"
+		dpkg_root "$r" --configure -a
+		: > "$r/log"
+	done
+	up() {	# ROOT [ENV...]: a and b upgraded, syncs by syncfs
+		r=$1
+		shift
+		env "$@" "$DEBUNPACK" --root "$r" --maintscripts \
+		    --force-script-chrootless --sync-mode syncfs --status-fd 3 \
+		    "$a2" "$b2" 3> "$T/sfd.pc" > /dev/null 2> "$T/err.pc"
+	}
+	up "$T/pc" FAULT_COUNT="$T/counts" LD_PRELOAD="$FAULTSHIM" ||
+	    fail "post-commit: clean run: $(cat "$T/err.pc")"
+	# The last syncfs of the call is the cleanup's.
+	n=$(awk '$1 == "syncfs" && $2 > n { n = $2 } END { print n + 0 }' "$T/counts")
+	[ "$n" -ge 2 ] || fail "post-commit: $n syncfs calls"
+	up "$T/pf" FAULT_CALL=syncfs FAULT_N="$n" LD_PRELOAD="$FAULTSHIM" && ru=0 || ru=$?
+	[ "$ru" = 2 ] || fail "post-commit: exit $ru"
+	grep -q "cannot sync.*Input/output error" "$T/err.pc" ||
+	    fail "post-commit: message: $(cat "$T/err.pc")"
+	sed "s|$T/pc|ROOT|g" "$T/pc/log" > "$T/l1"
+	sed "s|$T/pf|ROOT|g" "$T/pf/log" > "$T/l2"
+	diff -u "$T/l1" "$T/l2" || fail "post-commit: the scripts were not those of a clean run"
+	grep -q '^status: b: unpacked$' "$T/sfd.pc" || fail "post-commit: no unpacked line"
+	sed '/^Status: install ok unpacked$/d' "$T/pf/var/lib/dpkg/status" > "$T/l2"
+	sed '/^Status: install ok unpacked$/d' "$T/pc/var/lib/dpkg/status" > "$T/l1"
+	diff -u "$T/l1" "$T/l2" || fail "post-commit: dpkg's status is not that of a clean run"
+	# The next run repairs; dpkg configures the unpacked packages.
+	"$DEBUNPACK" --root "$T/pf" --maintscripts --force-script-chrootless \
+	    "$c1" > /dev/null 2>&1 || fail "post-commit: the next run"
+	dpkg_root "$T/pf" --configure -a
+	dpkg_root "$T/pc" --configure -a
+	for r in "$T/pc" "$T/pf"; do
+		(cd "$r" && find usr var/lib/dpkg/info -name 'c*' -prune -o \
+		    -printf '%y %p\n' | sort) > "$r.tree"
+	done
+	diff -u "$T/pc.tree" "$T/pf.tree" || fail "post-commit: trees differ after the repair"
+	[ -z "$(find "$T/pf" -name '*.debunpack-*')" ] || fail "post-commit: temporaries left"
+else
+	echo "no fault shim: the failure past the commit point not tried"
+fi
 exit 0

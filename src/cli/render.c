@@ -577,6 +577,7 @@ render_note(void *ctx, const struct install_note *n)
 	case INSTALL_PHASE:
 	case INSTALL_PLAN:
 	case INSTALL_SEQ:
+	case INSTALL_STANDS:
 		break;
 	}
 }

@@ -582,7 +582,17 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 			install_abort(&in);
 		goto out;
 	}
-	if ((r = install_commit(&in, err)) != 0)
+	r = install_commit(&in, err);
+	if (journal_committed(in.j)) {
+		/*
+		 * Its caller may have run scripts for this batch (the shim):
+		 * what fails from here on is reported, never unwound.
+		 */
+		struct install_note n = { .event = INSTALL_STANDS };
+
+		install_say(o, &n);
+	}
+	if (r != 0)
 		goto out;
 	if ((r = install_finish(&in, err)) == 0 && o->run_preinst &&
 	    in.db != NULL)

@@ -51,6 +51,9 @@ enum install_event {
 	INSTALL_STALE,		/* the run dropped debunpack's record of
 				   package NAME: dpkg changed it since
 				   (MSG: how); housekeeping, not news */
+	INSTALL_STANDS,		/* the run passed its commit point: its
+				   files and records stay whatever fails
+				   next (the next run repairs the rest) */
 };
 
 /* The steps of dpkg's --unpack that its front ends see (unpackseq.c). */

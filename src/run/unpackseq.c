@@ -445,9 +445,22 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		s->in.removing = taking;
 		s->in.nremoving = ntaking;
 		seq_feed_done(s, from, to, false);
+		s->stands = false;
 		r = install_run(&s->in, files, n, s->st, &berr);
 		/* Tried again, a package is decoded by its reader. */
 		seq_feed_done(s, from, to, true);
+		if (r != 0 && s->stands) {
+			/*
+			 * Failed past its commit point (a barrier of the
+			 * cleanup): the new files are in place, and the next
+			 * run finishes what is left.  dpkg, whose files are in
+			 * place, goes on to the postrms and says what failed
+			 * while cleaning up; so do we, then the call stops.
+			 */
+			s->late = r;
+			s->late_err = berr;
+			r = 0;
+		}
 		if (r == 0) {
 			for (i = from; i < to; i++)
 				if (s->v[i].state == SEQ_READY)
@@ -661,6 +674,11 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 		    (r = seq_disappear(&s, from, i, err)) != 0 ||
 		    (r = unpackconflict_remove(&s, from, i, err)) != 0)
 			break;
+		if (s.late != 0) {
+			/* The group is done as dpkg would; the call stops. */
+			*err = s.late_err;
+			r = s.late;
+		}
 	}
 	*failed = s.failed;
 out:

@@ -50,6 +50,8 @@ seq_note(void *ctx, const struct install_note *n)
 
 	if (s->o->note != NULL)
 		s->o->note(s->o->ctx, n);
+	if (n->event == INSTALL_STANDS)
+		s->stands = true;
 	if (n->event != INSTALL_DISAPPEARS || n->ctl == NULL)
 		return;
 	if ((v = realloc(s->gone, (s->ngone + 1) * sizeof(*v))) == NULL)

@@ -91,6 +91,9 @@ struct seq {
 	bool said_db;		/* the count was told */
 	unsigned long scripts;	/* maintainer scripts run so far */
 	struct emulate emu;	/* how the chrooted scripts run */
+	bool stands;		/* the batch passed its commit point */
+	int late;		/* it failed after that: -errno, LATE_ERR */
+	struct dbp_error late_err;
 };
 
 /*
