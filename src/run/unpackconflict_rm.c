@@ -135,6 +135,8 @@ cf_note(void *ctx, const struct install_note *n)
 	if ((n->event == INSTALL_WARN || n->event == INSTALL_WARN_PATH) &&
 	    s->o->note != NULL)
 		s->o->note(s->o->ctx, n);
+	if (n->event == INSTALL_STANDS)
+		s->stands = true;
 }
 
 /*
@@ -225,8 +227,16 @@ unpackconflict_remove(struct seq *s, size_t from, size_t to,
 	rin.rm.force_essential = true;
 	rin.note = cf_note;
 	rin.ctx = s;
-	if (r == 0)
-		r = install_run(&rin, names, n, s->st, err);
+	s->stands = false;
+	if (r == 0 && (r = install_run(&rin, names, n, s->st, err)) != 0 &&
+	    s->stands) {
+		/* The files are gone for good: their postrms still run. */
+		if (s->late == 0) {
+			s->late = r;
+			s->late_err = *err;
+		}
+		r = 0;
+	}
 	free(names);
 	for (i = from; r == 0 && i < to; i++) {
 		struct seq_pkg *p = &s->v[i];
