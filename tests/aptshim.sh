@@ -11,7 +11,9 @@
 # changed conffile), reinstalls one with a file diverted (dpkg-divert
 # --rename), unpacks one again through dpkg's path filters from apt's
 # DPkg::Options, and installs packages whose preinst fails (a new one,
-# and an upgrade), the root with the shim, the twin with the real dpkg.  After each step: apt exits 0 without
+# and an upgrade), the root with the shim, the twin with the real dpkg;
+# then kills the shim's unpack of three upgrades (before, at and after
+# its commit point) and recovers as a user does.  After each step: apt exits 0 without
 # "APT had planned for dpkg to do more than it reported back", dpkg
 # --audit is clean, dpkg -l and the trees (contents, modes, owners, the
 # packaged files' mtimes) are the twin's, so are the packages whose
@@ -139,6 +141,13 @@ EOF
 cat > "$T/bin/debunpack" <<EOF
 #!/bin/sh
 echo "debunpack \$(awk '{ print \$16 }' /sys/block/$dev_a/stat) \$*" >> "$T/calls.log"
+# Step 8: the next unpack killed at the call named in \$T/kill.
+if [ -f "$T/kill" ] && [ "\$1" != --help ] && [ "\$1" != --version ]; then
+	k=\$(cat "$T/kill")
+	rm -f "$T/kill"
+	exec strace -f -qq -o /dev/null -e trace="\${k%:*}" \\
+	    -e inject="\${k%:*}:signal=KILL:when=\${k#*:}" "$DEBUNPACK" "\$@"
+fi
 "$DEBUNPACK" "\$@"
 rc=\$?
 echo "debunpack-end \$(awk '{ print \$16 }' /sys/block/$dev_a/stat) \$rc" >> "$T/calls.log"
@@ -479,3 +488,53 @@ grep -q '^failup 2 postrm abort-upgrade 1' "$T/scripts-a" &&
     [ "$(cat "$T/a/root/usr/share/failup/a")" = a1 ] ||
     fail "failup: the failed upgrade was not undone: $(cat "$T/scripts-a") $(grep failup "$T/l-a")"
 echo "ok apt-get install with failing preinsts (abort-install, abort-upgrade)"
+
+# 8. apt runs killed (SIGKILL, by strace's fault injection) in the shim's
+#    unpack of an upgrade: before its commit point (entering the data
+#    barrier), at it (the barrier that makes the names durable, the
+#    commit line written) and after it (the cleanup's barrier).  apt
+#    fails as when dpkg is killed; dpkg --audit asks for the package to
+#    be reinstalled, as after a dpkg killed in its unpack; the user's
+#    recovery, dpkg --configure -a and the same apt-get again, ends where
+#    the twin's one run ends.
+command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null ||
+    { echo "no strace here: killed apt runs not tried"; exit 0; }
+v=3 was=1
+for at in syncfs:1 syncfs:2 syncfs:3; do
+	fp failup $v "control-field Priority optional" "control-field Section misc" \
+	    "control-file preinst 0755 #!/bin/sh\necho failup $v preinst \$*\n" \
+	    "control-file prerm 0755 #!/bin/sh\necho failup $v prerm \$*\n" \
+	    "control-file postrm 0755 #!/bin/sh\necho failup $v postrm \$*\n" \
+	    "control-file conffiles 0644 /etc/failup.conf\n" \
+	    "dir ./etc/ 0755" "file ./etc/failup.conf 0644 text:v$v\n" \
+	    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "dir ./usr/share/failup/ 0755" \
+	    "file ./usr/share/failup/a 0644 text:a$v" \
+	    "file ./usr/share/failup/v$v 0644 text:$v" > /dev/null
+	cp "$T/failup-$v.deb" "$mirror/"
+	reindex
+	apt b "update-k$v" update
+	apt b "kill$v" install failup
+	apt a "update-k$v" update
+	echo "$at" > "$T/kill"
+	af_rc=0
+	APT_CONFIG=$T/apt-a.conf DEBIAN_FRONTEND=noninteractive \
+	    timed "kill$v-a" apt-get -q -y install failup || af_rc=$?
+	[ $af_rc = 100 ] && [ ! -f "$T/kill" ] ||
+	    fail "killed at $at: apt-get exit $af_rc: $(tail -n 5 "$T/kill$v-a.log")"
+	LC_ALL=C chroot "$T/a/root" dpkg --audit > "$T/audit-k" 2>&1 || true
+	st=$(chroot "$T/a/root" dpkg-query -W -f '${Status} ${Version}' failup)
+	# dpkg's stanza during an unpack is the old version's until the
+	# old postrm ran.
+	[ "$st" = "install reinstreq half-installed $was" ] ||
+	    fail "killed at $at: failup is '$st', not $was half-installed to reinstall: $(cat "$T/audit-k")"
+	grep -q failup "$T/audit-k" || fail "killed at $at: dpkg --audit: $(cat "$T/audit-k")"
+	LC_ALL=C chroot "$T/a/root" dpkg --configure -a > "$T/conf-k" 2>&1 ||
+	    fail "killed at $at: dpkg --configure -a: $(cat "$T/conf-k")"
+	apt a "kill$v" install failup
+	alike "kill$v"
+	[ -z "$(find "$T/a/root" -name '*.debunpack-*')" ] ||
+	    fail "killed at $at: temporaries left: $(find "$T/a/root" -name '*.debunpack-*')"
+	echo "ok apt-get killed in the unpack at $at, then recovered"
+	was=$v
+	v=$((v + 1))
+done

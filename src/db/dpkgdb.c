@@ -43,6 +43,13 @@ dpkgdb_new(struct dpkgdb **out)
 }
 
 void
+dpkgdb_set_pending(struct dpkgdb *db, struct dpkgdb_pending *v, size_t n)
+{
+	db->pending = v;
+	db->npending = n;
+}
+
+void
 dpkgdb_free(struct dpkgdb *db)
 {
 	size_t i;

@@ -29,6 +29,23 @@ struct syncbatch;
 typedef bool dpkgdb_shipped_fn(void *ctx, size_t dir, const char *name);
 
 int dpkgdb_new(struct dpkgdb **out);
+/*
+ * A package of the run whose new stanza is held back: scripts of its
+ * unpack still run after the commit (its old postrm), and until they
+ * have, dpkg's status keeps the stanza it had during them (NOW, its old
+ * version half-installed), as dpkg's does.  dpkgdb_prepare puts the new
+ * stanza, as it would have committed it, in HELD (malloc'd: the caller
+ * frees it), and commits NOW in its place.
+ */
+struct dpkgdb_pending {
+	const char *name;
+	char *now;		/* the caller's */
+	char *held;
+};
+
+/* The packages held back (V, N of them, the caller's until DB goes). */
+void dpkgdb_set_pending(struct dpkgdb *db, struct dpkgdb_pending *v,
+    size_t n);
 /* Frees DB and releases dpkg's locks.  DB may be NULL. */
 void dpkgdb_free(struct dpkgdb *db);
 

@@ -36,6 +36,7 @@ struct dpkgdb_new {
 	char *oldinfo;		/* the infoname of OLD */
 	char *stanza;		/* as written */
 	size_t stanza_len;
+	struct dpkgdb_pending *pend;	/* held back, or NULL */
 	bool removal;		/* removed: REC keeps its conffiles, or */
 	bool whole;		/* nothing of it stays, not even a stanza */
 	struct dpkgdb_carried *carried;	/* dpkgdb_carry's */
@@ -83,6 +84,8 @@ struct dpkgdb {
 	struct dpkgstatus_add *restanza;
 	size_t nrestanza;
 	size_t tidx;		/* var/lib/dpkg/triggers, when there */
+	struct dpkgdb_pending *pending;	/* dpkgdb_set_pending's */
+	size_t npending;
 };
 
 /*

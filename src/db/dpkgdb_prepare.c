@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "db/dpkgdb.h"
 #include "db/dpkgdb_int.h"
@@ -54,6 +56,29 @@ dpkgdb_prepare_package(struct dpkgdb *db, struct dpkgdb_new *p,
 	return dpkgdb_put_list(db, p, err);
 }
 
+/* The stanzas held back (dpkgdb_set_pending): the new ones kept aside. */
+static int
+dpkgdb_hold_back(struct dpkgdb *db, struct dbp_error *err)
+{
+	struct dpkgdb_new *p;
+	char *now;
+	size_t i;
+
+	for (i = 0; i < db->nrun; i++) {
+		p = &db->run[i];
+		if (p->pend == NULL || p->whole || p->removal)
+			continue;
+		if ((now = strdup(p->pend->now)) == NULL)
+			return dbp_err(err, ENOMEM, DPKGDB_DIR "/status",
+			    "cannot write");
+		free(p->pend->held);
+		p->pend->held = p->stanza;
+		p->stanza = now;
+		p->stanza_len = strlen(now);
+	}
+	return 0;
+}
+
 /*
  * The steps give their files to the batch in this order, which is the
  * order of the renames at the commit: each package's info files and
@@ -75,6 +100,7 @@ dpkgdb_prepare(struct dpkgdb *db, struct dbp_error *err)
 	if ((r = dpkgdb_disowned(db, err)) != 0 ||
 	    (r = dpkgdb_find_gone(db, err)) != 0 ||
 	    (r = dpkgdb_triggers(db, err)) != 0 ||
+	    (r = dpkgdb_hold_back(db, err)) != 0 ||
 	    (r = dpkgdb_put_status(db, err)) != 0 ||
 	    (r = dpkgdb_put_format(db, err)) != 0 ||
 	    (r = dpkgdb_put_locks(db, err)) != 0)

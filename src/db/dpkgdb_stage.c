@@ -295,6 +295,9 @@ dpkgdb_stage(struct dpkgdb *db, const struct record *rec,
 	p->rec = (struct record *)rec;
 	p->info = info;
 	p->ninfo = n;
+	for (i = 0; i < db->npending && p->pend == NULL; i++)
+		if (strcmp(db->pending[i].name, name) == 0)
+			p->pend = &db->pending[i];
 	for (i = 0; i < n; i++)
 		if (strcmp(info[i].name, "conffiles") == 0)
 			p->conffiles = info[i].data;

@@ -233,6 +233,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 		return 0;
 	if ((r = dpkgdb_new(&in->db)) != 0)
 		return dbp_err(err, -r, NULL, "cannot start");
+	dpkgdb_set_pending(in->db, o->pending, o->npending);
 	return dpkgdb_open(in->db, in->dirs, in->sb, manifest_records(in->man),
 	    install_shipped, in->man, o->force_overwrite, err);
 }

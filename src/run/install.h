@@ -81,6 +81,8 @@ enum unpackseq_step {
 /* Where a run is, past the extraction. */
 enum install_phase { INSTALL_SYNCING, INSTALL_RENAMING, INSTALL_PREINSTS };
 
+struct dpkgdb_pending;
+
 struct install_note {
 	enum install_event event;
 	const char *pkg;
@@ -133,6 +135,12 @@ struct install_opts {
 	 */
 	const char *const *fresh;
 	size_t nfresh;
+	/*
+	 * The packages whose old postrm runs after the batch
+	 * (--maintscripts): their new stanzas held back (db/dpkgdb.h).
+	 */
+	struct dpkgdb_pending *pending;
+	size_t npending;
 	bool dpkg_dist;		/* kept conffiles' new versions: NAME.dpkg-dist */
 	/* conffiles' new versions to NAME.dpkg-new, for dpkg --configure */
 	bool dpkg_new;

@@ -47,6 +47,8 @@ struct seq_pkg {
 	bool upgrade;		/* an old version's files are there */
 	bool prerm_ran;
 	bool keep_postrm;	/* its old postrm copied aside */
+	char *held;		/* its new stanza, held back until its
+				   old postrm ran (seq_unpacked) */
 	/* What it Breaks, deconfigured first (unpackseq_deps.c) */
 	struct unpackdeps_deconf *deconf;
 	size_t ndeconf;
