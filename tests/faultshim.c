@@ -34,6 +34,9 @@
  *
  * FAULT_COUNT=FILE: at exit, append one "CALL COUNT" line per CALL above.
  *
+ * FAULT_NOINHERIT=1: the programs the run starts (maintainer scripts) run
+ * without the shim: their calls are neither counted nor failed.
+ *
  * FAULT_LOG=FILE: append a line when a call is failed,
  *   fault CALL N ERRNO TID PATH [r|w|rw]   (rename: OLD -> NEW)
  * and, once a call was failed, one per later successful rename whose
@@ -112,6 +115,8 @@ shim_init(void)
 	*(void **)&real_fdopen = sym("fdopen");
 	*(void **)&real_fileno = sym("fileno");
 
+	if (getenv("FAULT_NOINHERIT") != NULL)
+		unsetenv("LD_PRELOAD");
 	if ((s = getenv("FAULT_RENAMEAT")) != NULL)
 		cfg.renameat_n = strtol(s, NULL, 10);
 	if ((s = getenv("FAULT_CALL")) != NULL) {
