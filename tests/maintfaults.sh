@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The unpack the dpkg for apt runs (--dpkg-db --maintscripts) under
 # faults: every write, sync, rename and close of debunpack's upgrade of
-# two packages with maintainer scripts and conffiles fails in turn with
+# two packages with maintainer scripts and conffiles and the install of
+# a third beside them fails in turn with
 # EIO (tests/faultshim.so; the scripts run without it).  A call that
 # fails exits 1 or 2 and says why; no script of a package's unwinding
 # (abort-upgrade) runs once its old postrm upgrade ran, which only a
@@ -46,7 +47,7 @@ pkg() {	# NAME VERSION: scripts, a conffile, a file of each version
 		    "file ./usr/share/$1/only-$2 0644 text:$2"
 	} | make_pkg -a all -m "T <t@example.org>" -d test "$1" "$2" -
 }
-a1=$(pkg a 1) a2=$(pkg a 2) b1=$(pkg b 1) b2=$(pkg b 2)
+a1=$(pkg a 1) a2=$(pkg a 2) b1=$(pkg b 1) b2=$(pkg b 2) c1=$(pkg c 1)
 
 # unpack ROOT [ENV...]: the upgrade, as the dpkg for apt runs it.
 unpack() {
@@ -54,7 +55,7 @@ unpack() {
 	shift
 	env "$@" "$DEBUNPACK" --root "$un_root" --dpkg-db --maintscripts \
 	    --dpkg-messages --no-progress --force-script-chrootless \
-	    --sync-mode "$mode" -- "$a2" "$b2" > "$T/out" 2> "$T/err"
+	    --sync-mode "$mode" -- "$a2" "$b2" "$c1" > "$T/out" 2> "$T/err"
 }
 
 # state ROOT OUT: every path (type, mode, size, contents) but dpkg's
@@ -132,7 +133,7 @@ try() {
 		    { problem "$what: exit $st ($repro): $(cat "$T/err")"; return 1; }
 		grep -q 'Input/output error' "$T/err" ||
 		    problem "$what: the cause is not told ($repro): $(cat "$T/err")"
-		for p in a b; do
+		for p in a b c; do
 			# Nothing unwound once the old postrm upgrade ran.
 			awk -v p=$p '$1 == p && $2 == "postrm" && $3 == "upgrade" { up = 1 }
 			    $1 == p && $3 ~ /^abort-/ && up { bad = 1 }
@@ -140,7 +141,8 @@ try() {
 			    { problem "$what: $p unwound after its commit ($repro): $(cat "$T/r/log")"; return 1; }
 			s=$(dpkg-query --admindir="$T/r/var/lib/dpkg" -W \
 			    -f '${Status} ${Version}' $p 2> "$T/qerr") ||
-			    { problem "$what: dpkg-query $p ($repro): $(cat "$T/qerr")"; return 1; }
+			    s=not-known
+			[ $p != c ] || [ "$s" != not-known ] || s=not-installed
 			files "$T/r" $p > "$T/f.now"
 			files "$T/base" $p > "$T/f.old"
 			files "$T/new" $p > "$T/f.new"
@@ -153,6 +155,14 @@ try() {
 				cmp -s "$T/f.new" "$T/f.left" ||
 				    { problem "$what: $p unpacked at 2 over other files ($repro): $(diff "$T/f.new" "$T/f.left")"; return 1; } ;;
 			"install reinstreq half-installed "[12]) ;;
+			# c, new: gone again with its files, or half-installed.
+			not-installed | "unknown ok not-installed "* | \
+			    "install ok not-installed "*)
+				[ ! -s "$T/f.now" ] ||
+				    { problem "$what: $p not installed but its files are there ($repro): $(cat "$T/f.now")"; return 1; } ;;
+			"install ok unpacked 1")
+				[ $p = c ] && cmp -s "$T/f.new" "$T/f.now" ||
+				    { problem "$what: $p unpacked at 1 ($repro): $(diff "$T/f.new" "$T/f.now")"; return 1; } ;;
 			*) problem "$what: $p is '$s' ($repro)"; return 1 ;;
 			esac
 		done
