@@ -65,6 +65,7 @@ sb_alloc(const struct syncbatch_ops *ops, struct dirs *dirs,
 		return NULL;
 	sb->ops = ops;
 	sb->links = -1;
+	sb->carried_by = -1;
 	sb->link_dir = SB_NONE;
 	sb->dirs = dirs;
 	sb->st = st;
@@ -517,6 +518,12 @@ int
 syncbatch_cover(struct syncbatch *sb, int fd)
 {
 	return sb->ops->cover != NULL ? sb->ops->cover(sb, fd) : 0;
+}
+
+void
+syncbatch_cleanup_carried(struct syncbatch *sb, int fd)
+{
+	sb->carried_by = fd;
 }
 
 int

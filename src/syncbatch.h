@@ -149,6 +149,16 @@ int syncbatch_cover(struct syncbatch *sb, int fd);
 int syncbatch_carries_commit(struct syncbatch *sb, struct dbp_error *err);
 
 /*
+ * The caller fsyncs a file or directory of FD's filesystem once the
+ * batch is finished (a synced write of dpkg's status): where one fsync
+ * there makes every earlier change durable (fskind_fsync_commits_all)
+ * and the batch and its journal are on that filesystem alone, the
+ * cleanup's barrier is left to it (syncfs strategy).  Call before
+ * syncbatch_sync_cleanup; FD must stay open until then.
+ */
+void syncbatch_cleanup_carried(struct syncbatch *sb, int fd);
+
+/*
  * The run succeeded: remove the backups that the commit kept of the names
  * it replaced (NAME.debunpack-old, hardlinks to the old versions).
  */

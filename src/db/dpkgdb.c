@@ -42,6 +42,12 @@ dpkgdb_new(struct dpkgdb **out)
 	return 0;
 }
 
+int
+dpkgdb_admin_fd(struct dpkgdb *db)
+{
+	return db->dirs != NULL ? dirs_fd(db->dirs, db->didx) : -EINVAL;
+}
+
 void
 dpkgdb_set_pending(struct dpkgdb *db, struct dpkgdb_pending *v, size_t n)
 {

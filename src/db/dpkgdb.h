@@ -43,6 +43,9 @@ struct dpkgdb_pending {
 	char *held;
 };
 
+/* A descriptor of dpkg's admin directory (the run's), or -errno. */
+int dpkgdb_admin_fd(struct dpkgdb *db);
+
 /* The packages held back (V, N of them, the caller's until DB goes). */
 void dpkgdb_set_pending(struct dpkgdb *db, struct dpkgdb_pending *v,
     size_t n);

@@ -238,13 +238,20 @@ fskind_fsync_names_new(int fd)
 	}
 }
 
-bool
-fskind_orders_replacements(int fd)
+/* What a journaled ext4's options in effect say, for the two below. */
+struct fskind_ext_opts {
+	bool ordered;		/* data=ordered or data=journal */
+	bool auto_da;		/* auto_da_alloc */
+	bool fast_commit;
+};
+
+static bool
+fskind_ext_opts(int fd, struct fskind_ext_opts *o)
 {
 	char dev[128], path[192], line[128];
-	bool ordered = false, auto_da = false;
 	FILE *fp;
 
+	memset(o, 0, sizeof(*o));
 	if (fskind_type(fd) != FS_EXT || !fskind_devname(fd, dev, sizeof(dev)) ||
 	    !fskind_dev_journaled(dev))
 		return false;
@@ -256,12 +263,43 @@ fskind_orders_replacements(int fd)
 		line[strcspn(line, "\n")] = '\0';
 		if (strcmp(line, "data=ordered") == 0 ||
 		    strcmp(line, "data=journal") == 0)
-			ordered = true;
+			o->ordered = true;
 		else if (strcmp(line, "auto_da_alloc") == 0)
-			auto_da = true;
+			o->auto_da = true;
+		/*
+		 * Fast commits on (the mount option or mkfs's feature):
+		 * ext4 shows their flag under this name, the first of its
+		 * options that set it.
+		 */
+		else if (strcmp(line, "fc_debug_force") == 0 ||
+		    strcmp(line, "fast_commit") == 0)
+			o->fast_commit = true;
 	}
 	fclose(fp);
-	return ordered && auto_da;
+	return true;
+}
+
+bool
+fskind_orders_replacements(int fd)
+{
+	struct fskind_ext_opts o;
+
+	return fskind_ext_opts(fd, &o) && o.ordered && o.auto_da;
+}
+
+bool
+fskind_fsync_commits_all(int fd)
+{
+	struct fskind_ext_opts o;
+
+	switch (fskind_type(fd)) {
+	case FS_XFS:
+		return true;
+	case FS_EXT:
+		return fskind_ext_opts(fd, &o) && !o.fast_commit;
+	default:
+		return false;
+	}
 }
 
 bool

@@ -92,6 +92,18 @@ bool fskind_extents_late(int fd);
 bool fskind_orders_replacements(int fd);
 
 /*
+ * Whether one fsync (of any file or directory) of FD's filesystem makes
+ * every earlier change of its metadata durable too: a journaled ext3 or
+ * ext4 without fast commits, whose fsync commits the running jbd2
+ * transaction whole after every earlier one, and xfs, whose fsync forces
+ * its log up to that inode's last change, every earlier item with it.
+ * Not btrfs (an fsync writes its log tree: that inode's changes only) nor
+ * ext4 with fast commits (one inode's changes, over the last full
+ * commit); false when unknown, and for an overlay.
+ */
+bool fskind_fsync_commits_all(int fd);
+
+/*
  * Whether FD's filesystem makes its metadata durable in the order it
  * was changed, whole transactions at a time, and a file's size only
  * with the blocks it covers, when nothing is synced: xfs (its log, a

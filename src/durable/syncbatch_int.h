@@ -87,6 +87,7 @@ struct sb_fsset;
 
 struct syncbatch {
 	const struct syncbatch_ops *ops;
+	int carried_by;		/* syncbatch_cleanup_carried's, or -1 */
 	struct sb_fsset *fs;	/* syncfs strategy only */
 	struct dirs *dirs;
 	struct stats *st;

@@ -346,6 +346,7 @@ static int
 syncfs_cleanup_barrier(struct syncbatch *sb, struct dbp_error *err)
 {
 	struct sb_fsset *fs = sb->fs;
+	enum fskind_sync kind;
 	size_t i, t;
 	int one;
 
@@ -354,6 +355,19 @@ syncfs_cleanup_barrier(struct syncbatch *sb, struct dbp_error *err)
 	if (fs->data || fs->names || sb->journal == NULL ||
 	    !journal_committed(sb->journal))
 		return syncfs_all(sb, err);
+	/*
+	 * The caller's fsync to come (syncbatch_cleanup_carried) commits
+	 * every change made before it, the journal's removal after the
+	 * cleanup's: the same argument as above, for the tree's
+	 * directories too, on a filesystem whose one fsync is enough.
+	 */
+	if (sb->carried_by >= 0 && fskind_fsync_commits_all(sb->carried_by)) {
+		if ((one = syncfs_carries(sb, err)) < 0)
+			return one;
+		if (one && fsset_has(fs->set, sb->carried_by, &kind) &&
+		    kind == FSKIND_SYNCFS)
+			return 0;
+	}
 	for (t = 0; t < fs->ntab; t++)
 		for (i = 0; i < dirs_count(fs->tab[t]); i++)
 			if (dirs_unsynced(fs->tab[t], i) &&

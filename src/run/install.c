@@ -432,7 +432,7 @@ install_finish(struct install *in, struct dbp_error *err)
 {
 	struct install_note n = { .event = INSTALL_WARN };
 	bool left;		/* a cleanup step left something behind */
-	int r;
+	int fd, r;
 
 	/* Each step runs whatever the one before it gave, in this order. */
 	left = syncbatch_finish(in->sb) != 0;
@@ -445,6 +445,10 @@ install_finish(struct install *in, struct dbp_error *err)
 	obsolete_remove(in->ob, in->dirs, install_warn, &in->ic);
 	if (in->db != NULL)
 		dpkgdb_remove_obsolete(in->db, install_warn, &in->ic);
+	/* The caller's synced write of dpkg's status may carry the cleanup. */
+	if (in->o->status_after && in->db != NULL &&
+	    (fd = dpkgdb_admin_fd(in->db)) >= 0)
+		syncbatch_cleanup_carried(in->sb, fd);
 	if ((r = syncbatch_sync_cleanup(in->sb, err)) != 0 ||
 	    (r = manifest_drop_records(in->man, err)) != 0 ||
 	    (r = journal_end(in->j, false, err)) != 0)

@@ -486,7 +486,6 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		struct seq_pkg *blamed = NULL;
 
 		s->in.nfresh = 0;
-		s->in.npending = 0;
 		for (i = from, n = 0; i < to; i++)
 			if (s->v[i].state == SEQ_READY) {
 				files[n++] = (char *)s->v[i].file;
@@ -502,6 +501,8 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 			r = dbp_err(err, ENOMEM, NULL, "cannot start");
 			break;
 		}
+		/* seq_unpacked's synced write comes after, past the postrms. */
+		s->in.status_after = s->in.npending > 0;
 		dbp_err_clear(&berr);
 		seq_gone_clear(s);
 		seq_repl_load(s, from, to);
@@ -572,6 +573,7 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 	s->in.nfresh = 0;
 	free(fresh);
 	seq_hold_back(s, from, from, pending, &s->in.npending);
+	s->in.status_after = false;
 	s->in.pending = NULL;
 	free(pending);
 	s->in.removing = NULL;
