@@ -9,7 +9,9 @@
 # with /usr/share on a FUSE mount, and an upgrade there killed after its
 # commit point and repaired by the next run, recorded too; the upgrade as
 # the dpkg for apt runs it (dpkg's database, maintainer scripts: dpkg's
-# status must fit the files in every state), and a first install there,
+# status must fit the files in every state; on ext4 and on xfs, where
+# the status written after the old postrms carries the cleanup's
+# barrier), and a first install there,
 # whose cleanup is left to the file system; dpkg --configure as the dpkg
 # for apt runs it on ext4 (batched: dpkg's syncs suppressed, one barrier)
 # and on btrfs (guarded: only its database's syncs, each a syncfs), and
@@ -28,6 +30,7 @@ for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
     "-s 8 ovl-ext4 syncfs upgrade" "-F -s 4 ext4 syncfs install" \
     "-F -k unlinkat:8 -s 4 ext4 syncfs upgrade" \
     "-s 4 ext4 syncfs replaces" "-s 4 ext4 syncfs scripts" \
+    "-s 2 xfs syncfs scripts" \
     "-s 4 ext4 syncfs dbinstall" "-s 4 ext4 syncfs configure" \
     "-s 4 btrfs syncfs configure" "-e -s 2 ext4 none configure" \
     "-s 4 xfs syncfs cloned" "-s 4 btrfs syncfs cloned" \
