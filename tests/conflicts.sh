@@ -82,7 +82,15 @@ run "prerm remove in-favour fails" "$y1"
 [ "$ru" = 1 ] || fail "failed prerm: exit $ru"
 grep -q '^x.postinst abort-remove in-favour y 1 P=x' "$T/log.deb" ||
     fail "no abort-remove: $(cat "$T/log.deb")"
+# 2b. Its abort-remove failing too: left half-configured, its stanza
+# showing the version it was configured at, as dpkg's does.
+touch "$D/fail-x-postinst-abort-remove" "$U/fail-x-postinst-abort-remove"
+run "prerm and abort-remove fail" "$y1"
+[ "$ru" = 1 ] || fail "failed abort-remove: exit $ru"
+grep -A5 '^Package: x$' "$U/var/lib/dpkg/status" | grep -qx 'Config-Version: 1' ||
+    fail "x half-configured without its Config-Version"
 rm -f "$D"/fail-* "$U"/fail-*
+both --configure -a
 
 # 3. Conflicts and Replaces: prerm remove in-favour, the new files, the
 # conflictor's files that were not taken removed, postrm remove; left

@@ -31,7 +31,10 @@
  * with a conflict only.
  */
 
-/* C's stanza before the call in STATE, its flags kept; NULL: no memory. */
+/*
+ * C's stanza before the call in STATE, its flags kept (CVERSION: "ok",
+ * as a removal leaves it); NULL: no memory.
+ */
 static char *
 cf_stanza(const struct seq_pkg *c, const char *state, bool cversion)
 {
@@ -56,7 +59,11 @@ cf_stanza(const struct seq_pkg *c, const char *state, bool cversion)
 			continue;
 		}
 		fwrite(line, 1, (size_t)(end - line), fp);
-		if (cversion && strncmp(line, "Version: ", 9) == 0 &&
+		/*
+		 * No state written here is "installed": dpkg shows the
+		 * version it was configured at in each.
+		 */
+		if (strncmp(line, "Version: ", 9) == 0 &&
 		    c->old_cversion == NULL && unpackconflict_configured(c->old_state))
 			fprintf(fp, "Config-Version: %s\n", c->old_version);
 	}
@@ -163,18 +170,33 @@ cf_config_files(struct seq *s, struct seq_pkg *c, bool kept,
 	}
 	snprintf(from, sizeof(from), SEQ_OLD "/%s.postrm", c->infoname);
 	snprintf(to, sizeof(to), "info/%s.postrm", c->infoname);
+	/*
+	 * The removal's batch keeps the postrm of a package whose conffiles
+	 * stay: only one it did not keep is put back, from the copy, under
+	 * a temporary name first, so that a failure leaves none rather
+	 * than a part of it.
+	 */
+	if (r == 0 && kept && fstatat(s->adfd, to, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		kept = false;
 	if (r == 0 && kept && (r = fileat_read(s->adfd, from, &text,
 	    &len)) != 0)
 		return dbp_err(err, -r, from, "cannot read");
 	if (r == 0 && kept) {
-		(void)unlinkat(s->adfd, to, 0);
-		if ((fd = openat(s->adfd, to, O_WRONLY | O_CREAT | O_EXCL |
+		char tmp[PATH_MAX + 16];
+
+		snprintf(tmp, sizeof(tmp), "%s.dpkg-new", to);
+		(void)unlinkat(s->adfd, tmp, 0);
+		if ((fd = openat(s->adfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_CLOEXEC, 0755)) < 0 ||
 		    write(fd, text, len) != (ssize_t)len || fsync(fd) != 0)
 			r = dbp_err(err, errno != 0 ? errno : EIO, to,
 			    "cannot write");
 		if (fd >= 0 && close(fd) != 0 && r == 0)
 			r = dbp_err(err, errno, to, "cannot write");
+		if (r == 0 && renameat(s->adfd, tmp, s->adfd, to) != 0)
+			r = dbp_err(err, errno, to, "cannot write");
+		if (r != 0)
+			(void)unlinkat(s->adfd, tmp, 0);
 	}
 	free(text);
 	if (r == 0 && fsync(s->adfd) != 0)

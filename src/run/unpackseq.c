@@ -290,6 +290,9 @@ seq_half_installed(struct seq *s, size_t from, size_t to, bool scripted,
  * or abort-upgrade (dpkg's cu_preinst*), the status back, then the
  * prerm's unwind.
  */
+static int seq_unwind_before_preinst(struct seq *, struct seq_pkg *,
+    struct dbp_error *);
+
 static int
 seq_unwind_preinst(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 {
@@ -314,7 +317,20 @@ seq_unwind_preinst(struct seq *s, struct seq_pkg *p, struct dbp_error *err)
 		seq_say(s, UNPACKSEQ_CLEANUP, p, msg);
 		return 0;
 	}
-	/* Unwound in the reverse of dpkg's order. */
+	return seq_unwind_before_preinst(s, p, err);
+}
+
+/*
+ * Undo what P's unpack did before its preinst ran, in the reverse of
+ * dpkg's order: conflictors' and broken packages' scripts, its prerm's
+ * unwind, its status back.
+ */
+static int
+seq_unwind_before_preinst(struct seq *s, struct seq_pkg *p,
+    struct dbp_error *err)
+{
+	int r;
+
 	if ((r = unpackconflict_unwind(s, p, err)) != 0 ||
 	    (r = unpackdeps_seq_undo(s, p, err)) != 0)
 		return r;
@@ -354,8 +370,20 @@ seq_preinsts(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		nv = dpkgfmt_version(p->version);
 		r = 1;
 		if (seq_info(p, "preinst") != NULL) {
-			if ((r = seq_ci(s, p, err)) != 0)
-				return r;
+			/*
+			 * dpkg reads a package's control area before any of
+			 * its scripts: one that cannot be written fails the
+			 * package alone, with what ran for it undone.
+			 */
+			if ((r = seq_ci(s, p, err)) != 0) {
+				seq_rmdir(s, SEQ_CI);
+				seq_fail_err(s, p, err);
+				dbp_err_clear(err);
+				if ((r = seq_unwind_before_preinst(s, p,
+				    err)) != 0)
+					return r;
+				continue;
+			}
 			if (p->upgrade)
 				r = seq_script(s, p, "preinst", "new",
 				    "upgrade", p->old_version, nv, msg,
@@ -466,7 +494,7 @@ static int
 seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 {
 	struct dbp_error berr;
-	char **files, **taking = NULL, line[3 * PATH_MAX];
+	char **files, **taking = NULL;
 	const char **fresh = NULL;
 	struct dpkgdb_pending *pending = NULL;
 	size_t i, n, ntaking = 0;
@@ -559,13 +587,7 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 			}
 			break;
 		}
-		snprintf(line, sizeof(line), "%s%s%s%s", berr.path[0] != '\0' ?
-		    "'" : "", berr.path, berr.path[0] != '\0' ? "': " : "",
-		    berr.msg);
-		if (berr.errnum != 0)
-			snprintf(line + strlen(line), sizeof(line) -
-			    strlen(line), ": %s", strerror(berr.errnum));
-		seq_fail(s, blamed, line);
+		seq_fail_err(s, blamed, &berr);
 		if ((r = seq_unwind_preinst(s, blamed, err)) != 0)
 			break;
 	}

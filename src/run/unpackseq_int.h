@@ -112,6 +112,8 @@ void seq_say(struct seq *s, enum unpackseq_step step, const struct seq_pkg *p,
 void seq_status(struct seq *s, const struct seq_pkg *p, const char *state);
 /* P failed: MSG (dpkg's words) told, the failure counted. */
 void seq_fail(struct seq *s, struct seq_pkg *p, const char *msg);
+/* P failed of error E ("'PATH': MSG: CAUSE"), told and counted. */
+void seq_fail_err(struct seq *s, struct seq_pkg *p, const struct dbp_error *e);
 
 /* unpackseq_status.c: dpkg's status file. */
 int seq_status_write(struct seq *s, struct seq_pkg *const *p,

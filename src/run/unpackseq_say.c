@@ -2,7 +2,10 @@
 /* unpackseq: the sequence's steps told, which every unpackseq_*.c uses. */
 #include "config.h"
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "db/dpkgfmt.h"
 #include "run/unpackseq_int.h"
@@ -38,6 +41,19 @@ seq_status(struct seq *s, const struct seq_pkg *p, const char *state)
 }
 
 /* Package P failed: MSG (dpkg's words) told, the failure counted. */
+void
+seq_fail_err(struct seq *s, struct seq_pkg *p, const struct dbp_error *e)
+{
+	char line[3 * PATH_MAX];
+
+	snprintf(line, sizeof(line), "%s%s%s%s", e->path[0] != '\0' ? "'" : "",
+	    e->path, e->path[0] != '\0' ? "': " : "", e->msg);
+	if (e->errnum != 0)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+		    ": %s", strerror(e->errnum));
+	seq_fail(s, p, line);
+}
+
 void
 seq_fail(struct seq *s, struct seq_pkg *p, const char *msg)
 {
