@@ -114,6 +114,21 @@ make_pkg() {
 	build_deb "$mp_f" "$T/$mp_f.desc"
 }
 
+# fields_scripts TEXT [FIELD VALUE]...: make_pkg's lines for the control
+# fields given, then the four maintainer scripts, each TEXT (printf's
+# escapes, as make_pkg reads them).
+fields_scripts() {
+	fs_text=$1
+	shift
+	while [ $# -ge 2 ]; do
+		printf 'control-field %s %s\n' "$1" "$2"
+		shift 2
+	done
+	for fs_s in preinst postinst prerm postrm; do
+		printf '%s\n' "control-file $fs_s 0755 $fs_text"
+	done
+}
+
 # empty_dpkg_db ROOT: ROOT holds an empty dpkg database, for dpkg to install into.
 empty_dpkg_db() {
 	mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates"

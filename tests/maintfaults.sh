@@ -40,13 +40,7 @@ pkg() {	# NAME VERSION [FIELD VALUE]...: scripts, a conffile, files
 	pk_name=$1 pk_ver=$2
 	shift 2
 	{
-		while [ $# -ge 2 ]; do
-			printf 'control-field %s %s\n' "$1" "$2"
-			shift 2
-		done
-		for s in preinst postinst prerm postrm; do
-			printf '%s\n' "control-file $s 0755 $S"
-		done
+		fields_scripts "$S" "$@"
 		printf '%s\n' "control-file conffiles 0644 /etc/$pk_name.conf\\n" \
 		    "dir ./etc/ 0755" "file ./etc/$pk_name.conf 0644 text:$pk_name $pk_ver\\n" \
 		    "dir ./usr/ 0755" "dir ./usr/share/ 0755" \

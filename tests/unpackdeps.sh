@@ -18,13 +18,7 @@ pkg() {	# NAME VERSION [FIELD VALUE]...
 	pn=$1 pv=$2
 	shift 2
 	{
-		while [ $# -ge 2 ]; do
-			printf 'control-field %s %s\n' "$1" "$2"
-			shift 2
-		done
-		for s in preinst postinst prerm postrm; do
-			printf '%s\n' "control-file $s 0755 $S"
-		done
+		fields_scripts "$S" "$@"
 		# "./" as dpkg-deb packs it: dpkg lists it ("/.") and counts it.
 		printf '%s\n' "dir ./ 0755" "dir ./usr 0755" "dir ./usr/share 0755" \
 		    "file ./usr/share/$pn-$pv 0644 text:$pv"
