@@ -135,6 +135,19 @@ unsigned seq_instances(const struct dpkgstatus *s, const char *name,
 /* P->others from S: its name's instances of other architectures. */
 void seq_count_others(struct seq_pkg *p, const struct dpkgstatus *s);
 
+/*
+ * unpackseq_held.c: whether P's old postrm runs after the batch (its new
+ * stanza then held back); the held stanzas of [FROM, TO)'s ready
+ * packages into V (*N, what V held before freed; 0 or -ENOMEM); taken
+ * by their committed packages; written once the postrms ran.
+ */
+bool seq_postrm_after(const struct seq_pkg *p);
+int seq_hold_back(struct seq *s, size_t from, size_t to,
+    struct dpkgdb_pending *v, size_t *n);
+void seq_take_held(struct seq *s, size_t from, size_t to,
+    struct dpkgdb_pending *v, size_t n);
+int seq_unpacked(struct seq *s, size_t from, size_t to, struct dbp_error *err);
+
 /* unpackseq_script.c: control areas, kept scripts, running them. */
 void seq_rmdir(struct seq *s, const char *name);
 int seq_ci(struct seq *s, struct seq_pkg *p, struct dbp_error *err);
