@@ -446,7 +446,7 @@ install_finish(struct install *in, struct dbp_error *err)
 	if (in->db != NULL)
 		dpkgdb_remove_obsolete(in->db, install_warn, &in->ic);
 	/* The caller's synced write of dpkg's status may carry the cleanup. */
-	if (in->o->status_after && in->db != NULL &&
+	if (in->o->npending > 0 && in->db != NULL &&
 	    (fd = dpkgdb_admin_fd(in->db)) >= 0)
 		syncbatch_cleanup_carried(in->sb, fd);
 	if ((r = syncbatch_sync_cleanup(in->sb, err)) != 0 ||

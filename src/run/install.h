@@ -137,17 +137,13 @@ struct install_opts {
 	size_t nfresh;
 	/*
 	 * The packages whose old postrm runs after the batch
-	 * (--maintscripts): their new stanzas held back (db/dpkgdb.h).
+	 * (--maintscripts): their new stanzas held back (db/dpkgdb.h).  The
+	 * caller then makes a synced write of dpkg's status after the run:
+	 * where that sync makes every earlier change durable
+	 * (fskind_fsync_commits_all), it is the cleanup's barrier too.
 	 */
 	struct dpkgdb_pending *pending;
 	size_t npending;
-	/*
-	 * The caller makes a synced write of dpkg's status after the run
-	 * (--maintscripts, a stanza held back): where that sync makes every
-	 * earlier change durable (fskind_fsync_commits_all), it is the
-	 * cleanup's barrier too, and the run makes none of its own.
-	 */
-	bool status_after;
 	bool dpkg_dist;		/* kept conffiles' new versions: NAME.dpkg-dist */
 	/* conffiles' new versions to NAME.dpkg-new, for dpkg --configure */
 	bool dpkg_new;

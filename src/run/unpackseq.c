@@ -470,8 +470,6 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 			r = dbp_err(err, ENOMEM, NULL, "cannot start");
 			break;
 		}
-		/* seq_unpacked's synced write comes after, past the postrms. */
-		s->in.status_after = s->in.npending > 0;
 		dbp_err_clear(&berr);
 		seq_gone_clear(s);
 		seq_repl_load(s, from, to);
@@ -536,7 +534,6 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 	s->in.nfresh = 0;
 	free(fresh);
 	seq_hold_back(s, from, from, pending, &s->in.npending);
-	s->in.status_after = false;
 	s->in.pending = NULL;
 	free(pending);
 	s->in.removing = NULL;
