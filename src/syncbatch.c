@@ -178,14 +178,14 @@ syncbatch_written(struct syncbatch *sb, size_t idx, int fd,
 	it->data = true;
 	sb->nopen++;
 	r = sb->ops->written(sb, it, err);
-	keep = sb->ops->keep_fds || it->check;
+	keep = sb->ops->keep_fds || it->check || it->wait;
 	/* Past the limit the file is reopened by name at the commit. */
 	if (r == 0 && keep && sb->nopen > sb->maxfds && !sb_reopenable(fd)) {
 		/* It could not be: make it durable now, at the cost of a flush. */
 		sb->st->calls[SC_FDATASYNC]++;
 		if (fdatasync(fd) != 0)
 			r = dbp_err(err, errno, it->path, "cannot sync");
-		it->data = it->check = false;
+		it->data = it->check = it->wait = false;
 	}
 	if (r != 0 || !keep || sb->nopen > sb->maxfds) {
 		r2 = sb_close(sb, it, err);

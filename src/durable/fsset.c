@@ -18,6 +18,7 @@ struct fsset_fs {
 	uint64_t key;		/* fsset_key */
 	int fd;
 	enum fskind_sync kind;	/* how it is made durable (fskind.h) */
+	bool ordered;		/* fskind_fsync_commits_all */
 	char *path;		/* what FD was opened as, for messages */
 };
 
@@ -89,6 +90,7 @@ fsset_add(struct fsset *fs, int fd, const char *path, enum fskind_sync *kind)
 	 * admin directory): each filesystem is judged on its own.
 	 */
 	v->kind = fskind_sync(fd);
+	v->ordered = v->kind == FSKIND_SYNCFS && fskind_fsync_commits_all(fd);
 	if (kind != NULL)
 		*kind = v->kind;
 	fs->n++;
@@ -125,6 +127,12 @@ fsset_syncfs(struct fsset *fs, unsigned long *count, struct dbp_error *err)
 			    "cannot sync its filesystem");
 	}
 	return 0;
+}
+
+bool
+fsset_ordered(const struct fsset *fs)
+{
+	return fs->n == 1 && fs->v[0].ordered;
 }
 
 size_t

@@ -28,6 +28,15 @@ int fsset_add(struct fsset *fs, int fd, const char *path,
 /* Whether FD's filesystem is in the set; *KIND as fsset_add says. */
 bool fsset_has(const struct fsset *fs, int fd, enum fskind_sync *kind);
 
+/*
+ * Whether the set is one filesystem whose journal commits every change
+ * in the order it was made, a commit flushing the device's cache first
+ * (fskind_fsync_commits_all): there a file written back and waited for
+ * before a rename is durable with whichever commit makes the rename
+ * durable, and needs no commit of its own.
+ */
+bool fsset_ordered(const struct fsset *fs);
+
 /* How many filesystems the set holds; the Ith one's first path and kind. */
 size_t fsset_count(const struct fsset *fs);
 const char *fsset_get(const struct fsset *fs, size_t i,

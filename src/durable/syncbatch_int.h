@@ -28,6 +28,8 @@ struct sb_item {
 	bool data;		/* regular file: its data must be made durable */
 	bool check;		/* ... and its writeback error is seen only on
 				   it: kept open, checked after the barrier */
+	bool wait;		/* ... kept open, for the data barrier to wait
+				   for its writeback (syncfs.c) */
 	enum sb_state state;
 	bool backup;		/* the old NAME is kept as its backup name */
 	bool backup_dir;	/* ... and is an empty directory, moved there

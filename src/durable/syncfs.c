@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "durable/fileat.h"
 #include "durable/fsset.h"
 #include "durable/journal.h"
 #include "durable/syncbatch_int.h"
@@ -24,8 +25,13 @@ struct sb_fsset {
 	struct dirs *tab[2];	/* the directory tables of the batches */
 	size_t ntab;
 	unsigned refs;
+	struct syncbatch *batch[2];	/* the batches sharing it */
+	size_t nbatch;
 	bool data;		/* files written since the last syncfs */
 	bool names;		/* names changed since the last syncfs */
+	bool covered;		/* ... some of them not the batches' (cover) */
+	bool owed;		/* data waited for, its commit still to come
+				   (syncfs_wait_data) */
 };
 
 /*
@@ -78,6 +84,8 @@ syncfs_written(struct syncbatch *sb, struct sb_item *it,
 		return 0;
 	}
 	sb->fs->data = true;
+	/* Kept open where the data barrier may wait for it instead. */
+	it->wait = fsset_ordered(sb->fs->set);
 	/* Writeback overlaps extraction: the barrier finds little to write. */
 	return syncstep_writeback(sb, it, err);
 }
@@ -215,7 +223,7 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 		for (i = 0; i < dirs_count(fs->tab[t]); i++)
 			if (dirs_unsynced(fs->tab[t], i))
 				dirs_mark(fs->tab[t], i, DIR_SYNCED);
-	fs->data = fs->names = false;
+	fs->data = fs->names = fs->covered = fs->owed = false;
 	return 0;
 }
 
@@ -290,6 +298,82 @@ syncfs_check(struct syncbatch *sb, struct dbp_error *err)
 	return 0;
 }
 
+/*
+ * Whether every file the batches sharing the set wrote is still open,
+ * kept for syncfs_wait_data (none closed past the descriptor limit).
+ */
+static bool
+syncfs_all_open(const struct sb_fsset *fs)
+{
+	size_t b, i;
+
+	for (b = 0; b < fs->nbatch; b++)
+		for (i = 0; i < fs->batch[b]->n; i++) {
+			const struct sb_item *it = &fs->batch[b]->v[i];
+
+			if (it->state == SB_PENDING && it->data &&
+			    (it->fd < 0 || !it->wait))
+				return false;
+		}
+	return true;
+}
+
+/*
+ * The data barrier without a commit of its own, where one is enough for
+ * data and names: the journal and everything the run changed on one
+ * filesystem whose journal commits every change in the order it was made
+ * and flushes the device's cache before a commit's record
+ * (fsset_ordered: xfs, a journaled ext4 without fast commits).  Each
+ * file is written back and waited for, as the journal's lines are: its
+ * blocks are then on the device, and its blocks' mapping and size in the
+ * running transaction (ext4 maps delayed blocks at writeback and converts
+ * unwritten extents before the pages' writeback ends; xfs logs the size
+ * and the conversion when the write completes, before it ends them).
+ * Every rename comes after, in the same or a later transaction, so no
+ * commit, the filesystem's own every few seconds or another program's
+ * fsync, can make a name durable before the data it points at: the
+ * names barrier's syncfs makes both durable, one commit where the data's
+ * syncfs cost one more (two device flushes on ext4 and xfs).  The same
+ * order the journal's lines rely on (journal.c), and the new status
+ * file of dpkg's (unpackseq_status.c); the power-loss matrix checks it.
+ * Not on btrfs, whose fsync of another file can log a rename through the
+ * log tree before an earlier file's extents are recorded, nor for files
+ * written beside the batches (the store's), nor for one closed past the
+ * descriptor limit: the syncfs, as before.  1 done, 0 not here, or an
+ * error.
+ */
+static int
+syncfs_wait_data(struct syncbatch *sb, struct dbp_error *err)
+{
+	struct sb_fsset *fs = sb->fs;
+	size_t b, i;
+	int one, r;
+
+	if (fs->covered || !syncfs_all_open(fs))
+		return 0;
+	if ((one = syncfs_carries(sb, err)) <= 0 || !fsset_ordered(fs->set))
+		return one;
+	if ((r = journal_writeback(sb->journal, err)) != 0)
+		return r;
+	for (b = 0; b < fs->nbatch; b++)
+		for (i = 0; i < fs->batch[b]->n; i++) {
+			struct sb_item *it = &fs->batch[b]->v[i];
+
+			if (it->state != SB_PENDING || !it->data)
+				continue;
+			sb->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
+			if ((r = fileat_writeback(it->fd)) < 0)
+				return dbp_err(err, errno, it->path,
+				    "cannot write");
+			/* No way to wait for it alone: the syncfs does. */
+			if (r > 0)
+				return 0;
+		}
+	fs->data = false;
+	fs->owed = true;
+	return 1;
+}
+
 static int
 syncfs_data_barrier(struct syncbatch *sb, struct dbp_error *err)
 {
@@ -298,10 +382,16 @@ syncfs_data_barrier(struct syncbatch *sb, struct dbp_error *err)
 
 	/*
 	 * Another batch's barrier may have covered this one's files; the
-	 * journal is synced before any rename all the same.
+	 * journal is synced before any rename all the same, or where that
+	 * barrier only waited for them, written back in the same order.
 	 */
-	if (sb->fs->data)
-		r = syncfs_all(sb, err);
+	if (sb->fs->data) {
+		if ((r = syncfs_wait_data(sb, err)) == 0)
+			r = syncfs_all(sb, err);
+		else if (r > 0)
+			r = 0;
+	} else if (sb->fs->owed && sb->journal != NULL)
+		r = journal_writeback(sb->journal, err);
 	else
 		r = syncstep_journal_first(sb, err);
 	if (r == 0)
@@ -323,7 +413,8 @@ syncfs_renamed(struct syncbatch *sb, struct sb_item *it,
 static int
 syncfs_names_barrier(struct syncbatch *sb, struct dbp_error *err)
 {
-	if (!sb->fs->data && !sb->fs->names && !sb_dirs_changed(sb->fs))
+	if (!sb->fs->data && !sb->fs->names && !sb->fs->owed &&
+	    !sb_dirs_changed(sb->fs))
 		return 0;
 	return syncfs_all(sb, err);
 }
@@ -350,9 +441,9 @@ syncfs_cleanup_barrier(struct syncbatch *sb, struct dbp_error *err)
 	size_t i, t;
 	int one;
 
-	if (!fs->data && !fs->names && !sb_dirs_changed(fs))
+	if (!fs->data && !fs->names && !fs->owed && !sb_dirs_changed(fs))
 		return 0;
-	if (fs->data || fs->names || sb->journal == NULL ||
+	if (fs->data || fs->names || fs->owed || sb->journal == NULL ||
 	    !journal_committed(sb->journal))
 		return syncfs_all(sb, err);
 	/*
@@ -392,7 +483,7 @@ syncfs_cover(struct syncbatch *sb, int fd)
 
 	if (!fsset_has(sb->fs->set, fd, &kind) || kind != FSKIND_SYNCFS)
 		return 0;
-	sb->fs->data = true;
+	sb->fs->data = sb->fs->covered = true;
 	return 1;
 }
 
@@ -408,6 +499,7 @@ syncfs_init(struct syncbatch *sb)
 	}
 	sb->fs->refs = 1;
 	sb->fs->tab[sb->fs->ntab++] = sb->dirs;
+	sb->fs->batch[sb->fs->nbatch++] = sb;
 	return 0;
 }
 
@@ -416,11 +508,14 @@ syncfs_join(struct syncbatch *sb, struct syncbatch *peer)
 {
 	struct sb_fsset *fs = peer->fs;
 
+	if (fs->nbatch == sizeof(fs->batch) / sizeof(fs->batch[0]))
+		return -ENOSPC;
 	if (fs->tab[0] != sb->dirs) {
 		if (fs->ntab == sizeof(fs->tab) / sizeof(fs->tab[0]))
 			return -ENOSPC;
 		fs->tab[fs->ntab++] = sb->dirs;
 	}
+	fs->batch[fs->nbatch++] = sb;
 	fs->refs++;
 	sb->fs = fs;
 	return 0;
@@ -437,8 +532,14 @@ static void
 syncfs_put(struct syncbatch *sb)
 {
 	struct sb_fsset *fs = sb->fs;
+	size_t b;
 
 	sb->fs = NULL;
+	for (b = 0; b < fs->nbatch; b++)
+		if (fs->batch[b] == sb) {
+			fs->batch[b] = fs->batch[--fs->nbatch];
+			break;
+		}
 	if (--fs->refs > 0)
 		return;
 	fsset_free(fs->set);
