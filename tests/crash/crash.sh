@@ -7,7 +7,7 @@
 # followed (crashreplay.c), mount each such state and check it (check.py).
 #
 # usage: crash.sh [-n MAXSTATES] [-s SUBSETS] [-e] [-f] [-d] [-k SYSCALL:N] [-F]
-#                 [-C] FS MODE SCENARIO
+#                 [-C] [-p SYSCALL:N] FS MODE SCENARIO
 #   FS        ext4, ext4-noauto (noauto_da_alloc), xfs or btrfs; ovl-ext4,
 #             ovl-xfs or ovl-btrfs: the root is an overlay (empty lower
 #             layer) whose upper layer is on that file system
@@ -55,12 +55,20 @@
 #             fsynced (ext4, xfs), or btrfs is asked to commit its
 #             transaction (BTRFS_IOC_START_SYNC), which writes back
 #             nothing of the run's; each commit is a state
+#   -p SYSCALL:N  with -C: the recorded run starts once the committer
+#             commits, and pauses 50 ms before its N-th call of SYSCALL
+#             (renameat:2: after its first rename), so that the file
+#             system commits there, whatever the run's speed: a commit
+#             between two steps, as a long run meets one.  For upgrades:
+#             a fresh install's first commits can keep the directories
+#             above the admin directory (var, var/lib) made before its
+#             journal exists, which no repair removes
 # Prints one line per scenario: states checked, violations, time; and
 # each violation with its state.  Needs root, /dev/fuse, losetup.
 . "${srcdir:-.}/tests/lib.sh"
 
-max=0 subsets=1 expect=no fsck=no dio=off kill=0 fuse=no commits=no
-while getopts n:s:efdk:FC o; do
+max=0 subsets=1 expect=no fsck=no dio=off kill=0 fuse=no commits=no pause=0
+while getopts n:s:efdk:FCp: o; do
 	case $o in
 	n) max=$OPTARG ;;
 	s) subsets=$OPTARG ;;
@@ -70,12 +78,13 @@ while getopts n:s:efdk:FC o; do
 	k) kill=$OPTARG ;;
 	F) fuse=yes ;;
 	C) commits=yes ;;
+	p) pause=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# = 3 ] || {
-	echo "usage: crash.sh [-n N] [-s S] [-e] [-f] [-d] [-k SYSCALL:N] [-F] [-C] FS MODE SCENARIO" >&2
+	echo "usage: crash.sh [-n N] [-s S] [-e] [-f] [-d] [-k SYSCALL:N] [-F] [-C] [-p SYSCALL:N] FS MODE SCENARIO" >&2
 	exit 2
 }
 fs=$1 mode=$2 scenario=$3
@@ -100,7 +109,11 @@ if [ $fuse = yes ]; then
 	[ $ovl = no ] || { echo "crash.sh: -F is not for overlays" >&2; exit 2; }
 	command -v bindfs > /dev/null || skip "bindfs missing"
 fi
-if [ "$kill" != 0 ]; then
+if [ "$pause" != 0 ] && { [ $commits = no ] || [ "$kill" != 0 ]; }; then
+	echo "crash.sh: -p is for -C, without -k" >&2
+	exit 2
+fi
+if [ "$kill" != 0 ] || [ "$pause" != 0 ]; then
 	command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null ||
 	    skip "strace cannot trace here"
 fi
@@ -410,7 +423,26 @@ while not os.path.exists(stop):
 	    2> "$T/committer.err" &
 	committer=$!
 	cleanup_hooks="touch '$T/commits.stop'; $cleanup_hooks"
+	# The run starts once commits come (the committer's start is slow).
+	if [ "$pause" = 0 ]; then
+		:
+	elif [ $fs = btrfs ]; then
+		sleep 0.2	# its commits write no file to watch
+	else
+		n=0
+		while [ "$(stat -c %s "$T/m/lost+found/commits" 2> /dev/null ||
+		    echo 0)" -lt 2 ]; do
+			[ $n -lt 500 ] ||
+			    fail "the committer did not start: $(cat "$T/committer.err")"
+			n=$((n + 1))
+			sleep 0.01
+		done
+	fi
 fi
+# -p: the run pauses before the N-th call of a syscall, the committer not.
+pausing=""
+[ "$pause" = 0 ] ||
+    pausing="strace -f -qq -o /dev/null -e inject=${pause%:*}:delay_enter=50000:when=${pause#*:}"
 how=""
 if [ "$scenario" = configure ] && [ "$mode" = none ]; then
 	# The negative control: dpkg's syncs suppressed, and no barrier.
@@ -435,7 +467,7 @@ elif [ "$scenario" = configure ]; then
 	fi
 elif [ "$kill" = 0 ]; then
 	# shellcheck disable=SC2086
-	"$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $dbrun $storerun $run \
+	$pausing "$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $dbrun $storerun $run \
 	    > "$T/run.stats" || fail "recorded run"
 	if [ -n "$store" ]; then
 		python3 -c 'import json, sys
@@ -726,6 +758,7 @@ t=$(($(date +%s) - t0))
 [ $ovl = no ] || fs=ovl-$fs
 [ $fuse = no ] || fs="$fs+fuse"
 [ $commits = no ] || fs="$fs, committing"
+[ "$pause" = 0 ] || fs="$fs, pausing at $pause"
 [ "$kill" = 0 ] || scenario="$scenario (killed at $kill, repaired to $ended)"
 [ -z "$store" ] || scenario="$scenario ($want from the store)"
 scenario="$scenario$how"

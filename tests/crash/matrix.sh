@@ -69,6 +69,8 @@ for fs in ext4 xfs btrfs; do
 	one -C -s 4 $fs syncfs install
 	one -C -s 4 $fs batched upgrade
 	one -C -s 2 $fs perfile upgrade
+	# A commit after the first renames: names never before their data.
+	one -C -p renameat:2 -s 4 $fs syncfs upgrade
 done
 # The upgrade as the dpkg for apt runs it: dpkg's database and status,
 # maintainer scripts.

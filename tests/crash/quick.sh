@@ -19,7 +19,10 @@
 # cloned from the store, on xfs and btrfs (reflinks); an upgrade on ext4
 # while the file system commits again and again, as on a long run (the
 # journal's lines must reach the disk before the directories they name
-# change).  The whole matrix:
+# change), and on ext4 and xfs with a pause after its first rename, in
+# which the file system commits (the names made so far must not be
+# durable before the data they point at: syncfs.c, syncfs_wait_data).
+# The whole matrix:
 # tests/crash/matrix.sh.  CRASH_SEEDS=N: at most N random subsets after
 # each flush, CRASH_MAX=M: at most M states of each case, evenly spread
 # (tests/run.sh sets both for CI; the default is each case's, and all).
@@ -35,6 +38,8 @@ for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
     "-s 4 btrfs syncfs configure" "-e -s 2 ext4 none configure" \
     "-s 4 xfs syncfs cloned" "-s 4 btrfs syncfs cloned" \
     "-C -s 2 ext4 batched upgrade" \
+    "-C -p renameat:2 -s 2 ext4 syncfs upgrade" \
+    "-C -p renameat:2 -s 2 xfs syncfs upgrade" \
     "-e -s 2 ext4-noauto none upgrade"; do
 	if [ -n "${CRASH_SEEDS:-}" ]; then
 		# shellcheck disable=SC2086 # ARGS holds several words
