@@ -171,21 +171,23 @@ syncbatch_written(struct syncbatch *sb, size_t idx, int fd,
     struct dbp_error *err)
 {
 	struct sb_item *it = &sb->v[idx];
-	bool keep;
+	bool keep, need;
 	int r, r2;
 
 	it->fd = fd;
 	it->data = true;
 	sb->nopen++;
 	r = sb->ops->written(sb, it, err);
-	keep = sb->ops->keep_fds || it->check || it->wait;
+	/* One kept only to be waited for is not needed: the syncfs does. */
+	need = sb->ops->keep_fds || it->check;
+	keep = need || it->wait;
 	/* Past the limit the file is reopened by name at the commit. */
-	if (r == 0 && keep && sb->nopen > sb->maxfds && !sb_reopenable(fd)) {
+	if (r == 0 && need && sb->nopen > sb->maxfds && !sb_reopenable(fd)) {
 		/* It could not be: make it durable now, at the cost of a flush. */
 		sb->st->calls[SC_FDATASYNC]++;
 		if (fdatasync(fd) != 0)
 			r = dbp_err(err, errno, it->path, "cannot sync");
-		it->data = it->check = it->wait = false;
+		it->data = it->check = false;
 	}
 	if (r != 0 || !keep || sb->nopen > sb->maxfds) {
 		r2 = sb_close(sb, it, err);

@@ -299,26 +299,6 @@ syncfs_check(struct syncbatch *sb, struct dbp_error *err)
 }
 
 /*
- * Whether every file the batches sharing the set wrote is still open,
- * kept for syncfs_wait_data (none closed past the descriptor limit).
- */
-static bool
-syncfs_all_open(const struct sb_fsset *fs)
-{
-	size_t b, i;
-
-	for (b = 0; b < fs->nbatch; b++)
-		for (i = 0; i < fs->batch[b]->n; i++) {
-			const struct sb_item *it = &fs->batch[b]->v[i];
-
-			if (it->state == SB_PENDING && it->data &&
-			    (it->fd < 0 || !it->wait))
-				return false;
-		}
-	return true;
-}
-
-/*
  * The data barrier without a commit of its own, where one is enough for
  * data and names: the journal and everything the run changed on one
  * filesystem whose journal commits every change in the order it was made
@@ -349,23 +329,28 @@ syncfs_wait_data(struct syncbatch *sb, struct dbp_error *err)
 	size_t b, i;
 	int one, r;
 
-	if (fs->covered || !syncfs_all_open(fs))
+	if (fs->covered)
 		return 0;
 	if ((one = syncfs_carries(sb, err)) <= 0 || !fsset_ordered(fs->set))
 		return one;
 	if ((r = journal_writeback(sb->journal, err)) != 0)
 		return r;
+	/*
+	 * A file closed past the descriptor limit, or one that cannot be
+	 * waited for alone: the syncfs, which finds the waited ones done.
+	 */
 	for (b = 0; b < fs->nbatch; b++)
 		for (i = 0; i < fs->batch[b]->n; i++) {
 			struct sb_item *it = &fs->batch[b]->v[i];
 
 			if (it->state != SB_PENDING || !it->data)
 				continue;
+			if (it->fd < 0 || !it->wait)
+				return 0;
 			sb->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
 			if ((r = fileat_writeback(it->fd)) < 0)
 				return dbp_err(err, errno, it->path,
 				    "cannot write");
-			/* No way to wait for it alone: the syncfs does. */
 			if (r > 0)
 				return 0;
 		}
