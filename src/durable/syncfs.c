@@ -331,8 +331,10 @@ syncfs_wait_data(struct syncbatch *sb, struct dbp_error *err)
 
 	if (fs->covered)
 		return 0;
-	if ((one = syncfs_carries(sb, err)) <= 0 || !fsset_ordered(fs->set))
+	if ((one = syncfs_carries(sb, err)) <= 0)
 		return one;
+	if (!fsset_ordered(fs->set))
+		return 0;
 	if ((r = journal_writeback(sb->journal, err)) != 0)
 		return r;
 	/*
