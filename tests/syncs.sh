@@ -6,8 +6,8 @@
 #    sync_file_range, no commit of the file system), and so are the
 #    temporaries at the data barrier: on one journaled ext4 (or xfs)
 #    the names barrier's one commit makes the data, the lines and the
-#    names durable together.  Where the run uses a store of unpacked
-#    files there, the data barrier is a syncfs of its own.
+#    names durable together.  Where the store of unpacked files was
+#    filled beside the run, the data barrier is a syncfs of its own.
 #  - The commit line is written before the names barrier, which carries
 #    it (one filesystem): no sync of its own.
 #  - With dpkg's database and --maintscripts, a group with no script to
