@@ -7,7 +7,8 @@
 #    temporaries at the data barrier: on one journaled ext4 (or xfs)
 #    the names barrier's one commit makes the data, the lines and the
 #    names durable together.  Where the store of unpacked files was
-#    filled beside the run, the data barrier is a syncfs of its own.
+#    filled beside the run, the data barrier is a syncfs of its own; an
+#    install from the store that fills nothing only waits.
 #  - The commit line is written before the names barrier, which carries
 #    it (one filesystem): no sync of its own.
 #  - With dpkg's database and --maintscripts, a group with no script to
@@ -122,6 +123,13 @@ synced store --root "$T/m/s" --cache="$T/m/cache" "$a1"
 expect store "writeback syncfs commit syncfs"
 [ "$(ls "$T/m/cache/entries" | wc -l)" = 1 ] ||
     fail "store: the run's entry is not in the store"
+# A second root from the store: nothing filled beside the batch, so the
+# data barrier only waits for the files (copied from the store here).
+mkdir "$T/m/s2"
+synced storehit --root "$T/m/s2" --cache="$T/m/cache" --stats "$a1"
+expect storehit "writeback commit syncfs"
+grep -q 'decoded 0 ' "$T/storehit.out" ||
+    fail "storehit: not installed from the store: $(cat "$T/storehit.out")"
 
 # /usr/share on a file system of its own: the commit line waits.  Lines
 # about directories there are not written back: a tmpfs keeps nothing.

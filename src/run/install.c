@@ -363,7 +363,8 @@ install_prepare(struct install *in, struct dbp_error *err)
 	int r;
 
 	install_phase(in->o, INSTALL_SYNCING);
-	covered = in->store != NULL &&
+	/* Only entries to name ask for it: a hit or no fill leaves it be. */
+	covered = in->store != NULL && store_filled(in->store) &&
 	    syncbatch_cover(in->sb, store_dirfd(in->store)) == 1;
 	if ((in->db != NULL && (r = dpkgdb_prepare(in->db, err)) != 0) ||
 	    (r = syncbatch_prepare(in->sb, in->j, JOURNAL_ROOT, err)) != 0 ||

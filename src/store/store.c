@@ -467,6 +467,12 @@ store_dirfd(const struct store *s)
 	return s->dfd;
 }
 
+bool
+store_filled(const struct store *s)
+{
+	return s->npending > 0;
+}
+
 void
 store_commit(struct store *s, bool synced)
 {

@@ -60,6 +60,9 @@ void store_commit(struct store *s, bool synced);
 /* The store's directory: what tells its filesystem. */
 int store_dirfd(const struct store *s);
 
+/* Whether the run filled entries, which store_commit names. */
+bool store_filled(const struct store *s);
+
 /* Release the lock and everything; S may be NULL. */
 void store_close(struct store *s);
 
