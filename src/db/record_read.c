@@ -189,14 +189,30 @@ record_decimal(const char *s, uint64_t max, uint64_t *out)
 	return true;
 }
 
-static int
-record_hexval(unsigned char c)
+/*
+ * Lower-case hex digits' values + 1 (0: not one).  Every line of every
+ * record holds a SHA-256, and every call of apt's reads them all.
+ */
+static const unsigned char record_hex[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6,
+	['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
+
+/* HEX, 2 * N lower-case hex digits and its end, into OUT: false if not. */
+static bool
+record_unhex(const char *hex, unsigned char *out, size_t n)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
+	const unsigned char *h = (const unsigned char *)hex;
+	unsigned hi, lo;
+	size_t i;
+
+	for (i = 0; i < n; i++, h += 2) {
+		if ((hi = record_hex[h[0]]) == 0 || (lo = record_hex[h[1]]) == 0)
+			return false;
+		out[i] = (unsigned char)((hi - 1) << 4 | (lo - 1));
+	}
+	return *h == '\0';
 }
 
 /* Parse the path line in RD and append it to REC. */
@@ -293,15 +309,9 @@ record_read_entry(struct record_reader *rd, struct record *rec)
 		    record_show(col[4], shown));
 	else if (strcmp(col[5], "-") == 0)
 		return record_bad(rd, "no sha256 for type '%c'", e.type);
-	else if (strlen(col[5]) != 2 * sizeof(e.sha256) ||
-	    strspn(col[5], "0123456789abcdef") != 2 * sizeof(e.sha256))
+	else if (!record_unhex(col[5], e.sha256, sizeof(e.sha256)))
 		return record_bad(rd, "bad sha256 '%s'",
 		    record_show(col[5], shown));
-	else
-		for (i = 0; i < sizeof(e.sha256); i++)
-			e.sha256[i] = (unsigned char)
-			    (record_hexval((unsigned char)col[5][2 * i]) << 4 |
-			    record_hexval((unsigned char)col[5][2 * i + 1]));
 
 	if ((prob = escape_parse_field(col[6])) != NULL)
 		return record_bad(rd, "%s in the path", prob);
