@@ -528,6 +528,18 @@ syncbatch_cleanup_carried(struct syncbatch *sb, int fd)
 	sb->carried_by = fd;
 }
 
+void
+syncbatch_defer_end(struct syncbatch *sb, bool on)
+{
+	sb->defer_end = on;
+}
+
+bool
+syncbatch_owed(const struct syncbatch *sb)
+{
+	return sb->defer_end && sb->ops->owed != NULL && sb->ops->owed(sb);
+}
+
 int
 syncbatch_carries_commit(struct syncbatch *sb, struct dbp_error *err)
 {

@@ -159,6 +159,18 @@ int syncbatch_carries_commit(struct syncbatch *sb, struct dbp_error *err);
 void syncbatch_cleanup_carried(struct syncbatch *sb, int fd);
 
 /*
+ * The caller syncs the root's filesystem itself before it runs anything
+ * more and before it returns (unpackseq: one syncfs for every batch of
+ * an apt call): where that filesystem keeps every change in order, the
+ * batch ends without a commit of its own (syncfs strategy), and
+ * syncbatch_owed says so.  Call before syncbatch_rename.
+ */
+void syncbatch_defer_end(struct syncbatch *sb, bool on);
+
+/* Whether the batch left its commit to the caller's sync (defer_end). */
+bool syncbatch_owed(const struct syncbatch *sb);
+
+/*
  * The run succeeded: remove the backups that the commit kept of the names
  * it replaced (NAME.debunpack-old, hardlinks to the old versions).
  */

@@ -9,8 +9,16 @@
 #    names durable together.  Where the store of unpacked files was
 #    filled beside the run, the data barrier is a syncfs of its own; an
 #    install from the store that fills nothing only waits.
-#  - The commit line is written before the names barrier, which carries
-#    it (one filesystem): no sync of its own.
+#  - The commit line is written after the last rename and written back
+#    and waited for in its turn ("commit writeback"): on one journaled
+#    ext4 (or xfs), which keeps its changes in order, the names barrier
+#    makes no commit of its own, and the cleanup's one syncfs makes the
+#    data, the lines, the names and the cleanup durable together (an
+#    upgrade's backups and obsolete paths included).
+#  - With --maintscripts (the dpkg for apt) the batches leave that syncfs
+#    to the call: one before a script runs (where a durable status
+#    write did not make it already) and one before the call returns,
+#    however many groups the call's packages make.
 #  - With dpkg's database and --maintscripts, a group with no script to
 #    run writes no half-installed status (apt still reads the line), and
 #    one with a preinst writes it durably before the preinst runs: on
@@ -90,10 +98,11 @@ expect() {
 R=$T/m/r
 mkdir "$R" "$T/m/s"
 synced install --root "$R" "$a1"
-expect install "writeback commit syncfs"
-# The upgrade has backups and an obsolete path to remove after the commit.
+expect install "writeback commit writeback syncfs"
+# The upgrade has backups and an obsolete path to remove after the commit:
+# the same one commit.
 synced upgrade --root "$R" "$a2"
-expect upgrade "writeback commit syncfs syncfs"
+expect upgrade "writeback commit writeback syncfs"
 [ ! -e "$R/usr/share/app/b" ] && [ -f "$R/usr/share/app/c" ] ||
     fail "upgrade: the tree is not version 2's"
 
@@ -102,32 +111,45 @@ D=$T/m/d
 empty_dpkg_db "$D"
 synced noscripts --root "$D" --dpkg-db --maintscripts \
     --force-script-chrootless --status-fd 1 "$a1"
-expect noscripts "writeback commit syncfs"
+expect noscripts "writeback commit writeback syncfs"
 grep -qx 'status: app: half-installed' "$T/noscripts.out" ||
     fail "noscripts: no half-installed status line: $(cat "$T/noscripts.out")"
 synced preinst --root "$D" --dpkg-db --maintscripts \
     --force-script-chrootless "$p1"
-expect preinst "writeback fsync writeback commit syncfs"
+expect preinst "writeback fsync writeback commit writeback syncfs"
 [ -z "$(find "$D/var/lib/dpkg" "$D/var/lib/debunpack" -name '*.debunpack-*')" ] ||
     fail "preinst: backups left in the databases: $(find "$D/var/lib" -name '*.debunpack-*')"
-# An upgrade replaces and drops paths in the tree: the last barrier stays.
+# An upgrade replaces and drops paths in the tree: still one commit.
 synced dbupgrade --root "$D" --dpkg-db --maintscripts \
     --force-script-chrootless "$a2"
-expect dbupgrade "writeback commit syncfs syncfs"
+expect dbupgrade "writeback commit writeback syncfs"
+# Two Essential packages and one more: three groups, three batches, one
+# commit for the call (was two for each batch).
+e1=$(make_pkg -m "T <t@example.org>" -d test ess1 1 "control-field Essential yes" \
+    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "file ./usr/share/ess1 0644 text:e1")
+e2=$(make_pkg -m "T <t@example.org>" -d test ess2 1 "control-field Essential yes" \
+    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "file ./usr/share/ess2 0644 text:e2")
+a3=$(make_pkg -m "T <t@example.org>" -d test app 3 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
+    "dir ./usr/share/app/ 0755" "file ./usr/share/app/a 0644 size:9002")
+synced groups --root "$D" --dpkg-db --maintscripts \
+    --force-script-chrootless "$e1" "$e2" "$a3"
+expect groups "writeback commit writeback commit writeback commit writeback syncfs"
+[ "$(cat "$D/usr/share/ess1")" = e1 ] && [ "$(cat "$D/usr/share/ess2")" = e2 ] &&
+    [ ! -e "$D/usr/share/app/c" ] || fail "groups: the tree is not the call's"
 dpkg-query --admindir="$D/var/lib/dpkg" -W -f '${Status}\n' app pre > "$T/st" 2>&1 &&
     [ "$(sort -u "$T/st")" = "install ok unpacked" ] ||
     fail "dpkg's status after the runs: $(cat "$T/st")"
 
 # The store on the root's file system: filled by a fresh install.
 synced store --root "$T/m/s" --cache="$T/m/cache" "$a1"
-expect store "writeback syncfs commit syncfs"
+expect store "writeback syncfs commit writeback syncfs"
 [ "$(ls "$T/m/cache/entries" | wc -l)" = 1 ] ||
     fail "store: the run's entry is not in the store"
 # A second root from the store: nothing filled beside the batch, so the
 # data barrier only waits for the files (copied from the store here).
 mkdir "$T/m/s2"
 synced storehit --root "$T/m/s2" --cache="$T/m/cache" --stats "$a1"
-expect storehit "writeback commit syncfs"
+expect storehit "writeback commit writeback syncfs"
 grep -q 'decoded 0 ' "$T/storehit.out" ||
     fail "storehit: not installed from the store: $(cat "$T/storehit.out")"
 

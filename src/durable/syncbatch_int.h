@@ -83,6 +83,8 @@ struct syncbatch_ops {
 	int (*cover)(struct syncbatch *, int fd);
 	/* past the commit: the cleanup durable (names_barrier if NULL) */
 	int (*cleanup_barrier)(struct syncbatch *, struct dbp_error *);
+	/* whether the batch's end was left to the caller (defer_end) */
+	bool (*owed)(const struct syncbatch *);
 };
 
 struct sb_fsset;
@@ -90,6 +92,7 @@ struct sb_fsset;
 struct syncbatch {
 	const struct syncbatch_ops *ops;
 	int carried_by;		/* syncbatch_cleanup_carried's, or -1 */
+	bool defer_end;		/* syncbatch_defer_end's */
 	struct sb_fsset *fs;	/* syncfs strategy only */
 	struct dirs *dirs;
 	struct stats *st;

@@ -32,6 +32,8 @@ struct sb_fsset {
 	bool covered;		/* ... some of them not the batches' (cover) */
 	bool owed;		/* data waited for, its commit still to come
 				   (syncfs_wait_data) */
+	bool left;		/* names and commit line ordered, not yet
+				   committed (syncfs_leave) */
 };
 
 /*
@@ -223,7 +225,7 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 		for (i = 0; i < dirs_count(fs->tab[t]); i++)
 			if (dirs_unsynced(fs->tab[t], i))
 				dirs_mark(fs->tab[t], i, DIR_SYNCED);
-	fs->data = fs->names = fs->covered = fs->owed = false;
+	fs->data = fs->names = fs->covered = fs->owed = fs->left = false;
 	return 0;
 }
 
@@ -397,13 +399,69 @@ syncfs_renamed(struct syncbatch *sb, struct sb_item *it,
 	return 0;
 }
 
+/*
+ * Whether the names barrier may leave its commit to the cleanup's (or to
+ * the caller's sync, syncbatch_defer_end): past the commit line, with
+ * every file's data waited for or synced, the journal and every name on
+ * one filesystem that keeps its changes in order (fsset_ordered, as for
+ * syncfs_wait_data).  1, 0, or an error.
+ */
+static int
+syncfs_may_leave(struct syncbatch *sb, struct dbp_error *err)
+{
+	int one;
+
+	if (sb->aborting || sb->fs->data || sb->fs->covered ||
+	    sb->journal == NULL || !journal_committed(sb->journal))
+		return 0;
+	if ((one = syncfs_carries(sb, err)) <= 0)
+		return one;
+	return fsset_ordered(sb->fs->set) ? 1 : 0;
+}
+
+/*
+ * The names barrier without a commit: the commit line, written after the
+ * last rename, written back and waited for, as the journal's other lines
+ * are (syncfs_journal).  Its blocks and size are then in the running
+ * transaction, in the same one as the last rename or a later one, so
+ * every change the cleanup makes from here on (the backups' removal
+ * first) is in that transaction or a later one: no commit, the file
+ * system's own or another program's fsync, can make a backup's removal
+ * durable without the line that says the batch is done.  A crash before
+ * the line is durable leaves every backup, and the repair undoes the
+ * renames; after it, the repair finishes the cleanup.  The one commit
+ * that makes data, lines, names and cleanup durable together is the
+ * cleanup barrier's, or, where the caller syncs the filesystem itself
+ * (defer_end), the caller's: an upgrade pays one commit of the file
+ * system where it paid two, and the batches of one apt call one in all.
+ */
+static int
+syncfs_leave(struct syncbatch *sb, struct dbp_error *err)
+{
+	int r;
+
+	if ((r = journal_writeback(sb->journal, err)) != 0)
+		return r;
+	/* Its sync is the barrier's to come, or the caller's. */
+	journal_covered(sb->journal);
+	syncfs_report(sb);
+	sb->fs->names = sb->fs->owed = false;
+	sb->fs->left = true;
+	return 0;
+}
+
 static int
 syncfs_names_barrier(struct syncbatch *sb, struct dbp_error *err)
 {
-	if (!sb->fs->data && !sb->fs->names && !sb->fs->owed &&
-	    !sb_dirs_changed(sb->fs))
+	struct sb_fsset *fs = sb->fs;
+	int r;
+
+	if (!fs->data && !fs->names && !fs->owed &&
+	    (fs->left || !sb_dirs_changed(fs)))
 		return 0;
-	return syncfs_all(sb, err);
+	if ((r = syncfs_may_leave(sb, err)) < 0)
+		return r;
+	return r > 0 ? syncfs_leave(sb, err) : syncfs_all(sb, err);
 }
 
 /*
@@ -428,10 +486,21 @@ syncfs_cleanup_barrier(struct syncbatch *sb, struct dbp_error *err)
 	size_t i, t;
 	int one;
 
+	if (fs->left && !fs->data) {
+		/* The run's one commit, or the caller's (syncfs_leave). */
+		if (sb->defer_end)
+			return 0;
+		if (sb->carried_by >= 0 &&
+		    fskind_fsync_commits_all(sb->carried_by) &&
+		    fsset_has(fs->set, sb->carried_by, &kind) &&
+		    kind == FSKIND_SYNCFS)
+			return 0;
+		return syncfs_all(sb, err);
+	}
 	if (!fs->data && !fs->names && !fs->owed && !sb_dirs_changed(fs))
 		return 0;
-	if (fs->data || fs->names || fs->owed || sb->journal == NULL ||
-	    !journal_committed(sb->journal))
+	if (fs->data || fs->names || fs->owed || fs->left ||
+	    sb->journal == NULL || !journal_committed(sb->journal))
 		return syncfs_all(sb, err);
 	/*
 	 * The caller's fsync to come (syncbatch_cleanup_carried) commits
@@ -533,6 +602,12 @@ syncfs_put(struct syncbatch *sb)
 	free(fs);
 }
 
+static bool
+syncfs_owed(const struct syncbatch *sb)
+{
+	return sb->fs != NULL && sb->fs->left;
+}
+
 const struct syncbatch_ops syncbatch_syncfs = {
 	.name = "syncfs",
 	.durable = true,
@@ -548,5 +623,6 @@ const struct syncbatch_ops syncbatch_syncfs = {
 	.renamed = syncfs_renamed,
 	.names_barrier = syncfs_names_barrier,
 	.cleanup_barrier = syncfs_cleanup_barrier,
+	.owed = syncfs_owed,
 	.journal_in_barrier = true,
 };

@@ -214,6 +214,7 @@ install_open(struct install *in, char *const *files, size_t nfiles,
 		/* Every directory the run touches is in the journal first. */
 		dirs_set_log(in->dirs, install_journal_dir, in->j);
 		syncbatch_set_journal(in->sb, in->j);
+		syncbatch_defer_end(in->sb, o->defer_end);
 		in->undoable = true;
 	}
 	if ((r = install_admindir(o, &in->rf, in->dirs, in->sb, in->man,
@@ -400,7 +401,10 @@ install_names(struct install *in, struct dbp_error *err)
  * The commit point: the "commit" line durable after every name (I4 in
  * recover.c).  Where the names barrier can carry it, the line is written
  * first and that barrier is the commit point: one commit of the file
- * system fewer.  Else the names barrier, then the line and its sync.
+ * system fewer; where the filesystem also keeps its changes in order,
+ * the barrier only orders the line before the cleanup, and the commit
+ * point is the cleanup's commit, or the caller's (syncfs_leave).  Else
+ * the names barrier, then the line and its sync.
  * A failure before the line is written is undone (install_abort); from
  * then on the line may reach the disk, so the run stands, and the next
  * run repairs it one way or the other, from what reached the disk.
@@ -594,7 +598,8 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 		 * Its caller may have run scripts for this batch (the shim):
 		 * what fails from here on is reported, never unwound.
 		 */
-		struct install_note n = { .event = INSTALL_STANDS };
+		struct install_note n = { .event = INSTALL_STANDS,
+		    .deferred = syncbatch_owed(in.sb) };
 
 		install_say(o, &n);
 	}

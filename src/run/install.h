@@ -102,6 +102,8 @@ struct install_note {
 	enum plan_verdict verdict;
 	enum unpackseq_step seq;	/* SEQ */
 	const char *version;		/* SEQ */
+	/* STANDS: the batch's commit is the caller's to make (defer_end) */
+	bool deferred;
 };
 
 struct feed;
@@ -144,6 +146,13 @@ struct install_opts {
 	 */
 	struct dpkgdb_pending *pending;
 	size_t npending;
+	/*
+	 * The caller syncs the root's filesystem before it runs a script and
+	 * before it returns, whenever a batch says so (INSTALL_STANDS's
+	 * deferred): where that filesystem keeps its changes in order, the
+	 * batches end without a commit of their own (syncbatch_defer_end).
+	 */
+	bool defer_end;
 	bool dpkg_dist;		/* kept conffiles' new versions: NAME.dpkg-dist */
 	/* conffiles' new versions to NAME.dpkg-new, for dpkg --configure */
 	bool dpkg_new;

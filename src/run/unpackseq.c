@@ -632,6 +632,8 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	s.in.run_preinst = false;
 	s.in.note = seq_note;
 	s.in.ctx = &s;
+	/* One commit for the call's batches, not two for each (seq_settle). */
+	s.in.defer_end = true;
 	/* Each package is read twice: its control area, then the batch. */
 	for (i = 0; i < nall; i++)
 		if (strcmp(all[i], "-") == 0)
@@ -719,6 +721,18 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	}
 	*failed = s.failed;
 out:
+	/* The call's changes durable before it says it is done. */
+	if (s.owed) {
+		struct dbp_error serr;
+
+		int sr;
+
+		dbp_err_clear(&serr);
+		if ((sr = seq_settle(&s, &serr)) != 0 && r == 0) {
+			*err = serr;
+			r = sr;
+		}
+	}
 	if (s.adfd >= 0) {
 		seq_rmdir(&s, SEQ_CI);
 		seq_rmdir(&s, SEQ_OLD);

@@ -50,8 +50,10 @@ seq_note(void *ctx, const struct install_note *n)
 
 	if (s->o->note != NULL)
 		s->o->note(s->o->ctx, n);
-	if (n->event == INSTALL_STANDS)
+	if (n->event == INSTALL_STANDS) {
 		s->stands = true;
+		s->owed |= n->deferred;
+	}
 	if (n->event != INSTALL_DISAPPEARS || n->ctl == NULL)
 		return;
 	if ((v = realloc(s->gone, (s->ngone + 1) * sizeof(*v))) == NULL)

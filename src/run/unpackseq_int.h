@@ -94,6 +94,7 @@ struct seq {
 	unsigned long scripts;	/* maintainer scripts run so far */
 	struct emulate emu;	/* how the chrooted scripts run */
 	bool stands;		/* the batch passed its commit point */
+	bool owed;		/* a batch left its commit to seq_settle */
 	int late;		/* it failed after that: -errno, LATE_ERR */
 	struct dbp_error late_err;
 };
@@ -114,6 +115,13 @@ void seq_status(struct seq *s, const struct seq_pkg *p, const char *state);
 void seq_fail(struct seq *s, struct seq_pkg *p, const char *msg);
 /* P failed of error E ("'PATH': MSG: CAUSE"), told and counted. */
 void seq_fail_err(struct seq *s, struct seq_pkg *p, const struct dbp_error *e);
+
+/*
+ * unpackseq_status.c: the commit a batch left to the call (OWED, from
+ * INSTALL_STANDS), made before a script runs and before the call
+ * returns.  0, or -errno with ERR set.
+ */
+int seq_settle(struct seq *s, struct dbp_error *err);
 
 /* unpackseq_status.c: dpkg's status file. */
 int seq_status_write(struct seq *s, struct seq_pkg *const *p,

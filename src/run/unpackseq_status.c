@@ -79,6 +79,27 @@ seq_status_data(struct seq *s, int fd)
 	return fdatasync(fd);
 }
 
+/*
+ * The batches leave their commit here where the filesystem keeps its
+ * changes in order (syncbatch_defer_end): a crash before it keeps a
+ * prefix of the call's changes, each batch whole or repaired from its
+ * journal, as its own barriers would.  Before a script runs, so that a
+ * script always starts from a durable root, as with dpkg; and before the
+ * call returns.  Every batch of the call writes dpkg's status, so the
+ * one filesystem it changed is the one of dpkg's directory.
+ */
+int
+seq_settle(struct seq *s, struct dbp_error *err)
+{
+	if (!s->owed)
+		return 0;
+	s->st->calls[SC_SYNCFS]++;
+	if (syncfs(s->adfd) != 0)
+		return dbp_err(err, errno, SEQ_ADMIN, "cannot sync");
+	s->owed = false;
+	return 0;
+}
+
 int
 seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
     size_t n, struct dbp_error *err)
@@ -155,6 +176,9 @@ seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
 			r = -errno;
 		if (r == 0 && fsync(s->adfd) != 0)
 			r = -errno;
+		/* It committed every change before it (seq_settle's too). */
+		if (r == 0 && fskind_fsync_commits_all(s->adfd))
+			s->owed = false;
 	}
 	free(out);
 	return r != 0 ? dbp_err(err, -r, SEQ_ADMIN "/status", "cannot write")
