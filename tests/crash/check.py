@@ -4,12 +4,17 @@
 
 usage: check.py list ROOT > LIST
        check.py state ROOT OLD NEW DONE    (DONE: 1 when exit 0 is durable)
-       check.py whole ROOT OLD NEW         (after a repair: all old or all
-                                            new; prints which)
-       check.py which ROOT OLD NEW         (any state: prints old, new,
-                                            new-leftover (new, with paths only
-                                            the old tree has) or mixed,
-                                            temporaries left aside)
+       check.py whole ROOT OLD NEW [MID]   (after a repair: all old or all
+                                            new, or MID; prints which)
+       check.py which ROOT OLD NEW [MID]   (any state: prints old, new,
+                                            mid, mid-partial (old with some of
+                                            MID's paths), mid-plus (MID with
+                                            some of NEW's), new-leftover (new,
+                                            with paths only the old tree has)
+                                            or mixed, temporaries left aside)
+
+MID, where the run is two batches (an Essential package ends the first):
+the tree once the first one is done, a state as whole as OLD and NEW.
 
 Exit 3, with one line "file system corrupt: PATH: ERROR", when the file
 system itself refuses a path (EUCLEAN, EBADMSG, EIO): the state says
@@ -147,13 +152,26 @@ def main(argv):
     if len(argv) == 6 and argv[1] == "state":
         bad = check_state(argv[2], read_list(argv[3]), read_list(argv[4]),
                           argv[5] == "1")
-    elif len(argv) == 5 and argv[1] == "which":
+    elif len(argv) in (5, 6) and argv[1] == "which":
         old, new = read_list(argv[3]), read_list(argv[4])
+        mid = read_list(argv[5]) if len(argv) == 6 else None
         got = {p: v for p, v in listing(scan(argv[2])).items()
                if not reserved(os.path.basename(p))}
         gone = set(old) - set(new)
         if got in (old, new):
             print("old" if got == old else "new")
+        elif mid is not None and got == mid:
+            print("mid")
+        elif mid is not None and all(
+                got.get(p) in (old.get(p), mid.get(p))
+                for p in set(got) | set(old) | set(mid)):
+            # The first batch under way: old, with some of its paths.
+            print("mid-partial")
+        elif mid is not None and all(
+                got.get(p) in (mid.get(p), new.get(p))
+                for p in set(got) | set(mid) | set(new)):
+            # The second under way: the first's tree, with some of its.
+            print("mid-plus")
         elif {p: v for p, v in got.items() if p not in gone} == new:
             # New, with files of the old version that the new one drops
             # still there: removed past the commit point, as the
@@ -165,16 +183,18 @@ def main(argv):
                 p for p in sorted(set(got) | set(old) | set(new))
                 if got.get(p) != new.get(p) and p in got))
         return 0
-    elif len(argv) == 5 and argv[1] == "whole":
+    elif len(argv) in (5, 6) and argv[1] == "whole":
         old, new = read_list(argv[3]), read_list(argv[4])
+        mid = read_list(argv[5]) if len(argv) == 6 else old
         got = listing(scan(argv[2]))
-        bad = [] if got in (old, new) else ["repaired root is neither all old"
-                                            " nor all new"]
+        bad = [] if got in (old, new, mid) else [
+            "repaired root is neither all old nor all new" +
+            (" nor the first batch's" if len(argv) == 6 else "")]
         bad += ["%s: temporary left after the repair" % p
                 for p in got if reserved(os.path.basename(p))]
         if not bad:
             # Which one, for the caller's checks of the records.
-            print("new" if got == new else "old")
+            print("new" if got == new else "old" if got == old else "mid")
             return 0
     else:
         sys.stderr.write(__doc__)

@@ -34,7 +34,13 @@
 #             or dbinstall: the same as a first install (version 1 of
 #             "app", with its scripts, and "lib" into dpkg's empty
 #             database), where only the databases' backups are left to
-#             remove after the commit
+#             remove after the commit;
+#             or groups: "scripts" with "lib" Essential and first, so
+#             that the call is two batches, lib's then app's (its prerm
+#             runs between them): on xfs and a journaled ext4 neither
+#             batch commits, the call syncs before app's prerm and before
+#             it exits (seq_settle); a repaired state may also be the
+#             tree after lib's batch alone (MID, check.py)
 #   -n        check at most MAXSTATES states (default: all prefix states)
 #   -s        SUBSETS random-subset states per flush interval (default 1)
 #   -e        expect violations: a negative control (exit 0 if found)
@@ -213,6 +219,10 @@ control-file preinst 0755 #!/bin/sh\\nexit 0\\n\
 control-file postrm 0755 #!/bin/sh\\nexit 0\\n' "$T/$d.desc" > "$T/${d}s.desc"
 done
 v1s=$(build_deb v1s "$T/v1s.desc")
+# For "groups": "lib", Essential, ends its group (unpackseq.c).
+sed '/^control-field Architecture/a\
+control-field Essential yes' "$T/lib.desc" > "$T/libe.desc"
+libe=$(build_deb libe "$T/libe.desc")
 # For "configure": a postinst that changes the root by metadata alone (a
 # maintainer script's unsynced data is not dpkg's to make durable).
 sed '/^control-file conffiles/a\
@@ -220,7 +230,7 @@ control-file postinst 0755 #!/bin/sh\\nmkdir -p "$DPKG_ROOT/var/lib/app"\\nln -s
     "$T/v1.desc" > "$T/v1c.desc"
 v1c=$(build_deb v1c "$T/v1c.desc")
 v2s=$(build_deb v2s "$T/v2s.desc")
-db="" dbrun=""
+db="" dbrun="" mid=""
 # "app"'s version before and after the run, for dpkg_fits.
 appold=1 appnew=2
 case $scenario in
@@ -235,6 +245,9 @@ configure) pre="" run="" db=--dpkg-db
 	[ -x "${DPKGSHIM:-}" ] && [ -x "${DEBUNPACK_NOSYNC:-}" ] ||
 	    skip "the dpkg for apt or debunpack-nosync not built"
 	command -v dpkg > /dev/null || skip "dpkg missing" ;;
+groups) pre=$v1s run="$libe $v2s" db=--dpkg-db mid=$libe
+	dbrun="--dpkg-db --maintscripts --force-script-chrootless"
+	command -v dpkg-query > /dev/null || skip "dpkg-query missing" ;;
 dbinstall) pre="" run="$v1s $lib" db=--dpkg-db appold="" appnew=1
 	dbrun="--dpkg-db --maintscripts --force-script-chrootless"
 	command -v dpkg-query > /dev/null || skip "dpkg-query missing" ;;
@@ -280,6 +293,16 @@ else
 fi
 $CHECK list "$T/old" > "$T/old.list"
 $CHECK list "$T/new" > "$T/new.list"
+# groups: the tree once the first batch is done, as whole as the others.
+midlist=""
+if [ -n "$mid" ]; then
+	dbroot "$T/mid"
+	# shellcheck disable=SC2086
+	"$DEBUNPACK" -q --root "$T/mid" $db "$pre" &&
+	    "$DEBUNPACK" -q --root "$T/mid" $dbrun $mid || fail "the first batch alone"
+	$CHECK list "$T/mid" > "$T/mid.list"
+	midlist=$T/mid.list
+fi
 
 recpid=""
 cleanup_hooks="fusermount3 -uz '$T/fuse' 2>/dev/null; [ -z \"\$recpid\" ] || kill \$recpid 2>/dev/null;
@@ -484,7 +507,7 @@ else
 	[ -f "$r/var/lib/debunpack/journal" ] ||
 	    fail "the kill at $kill left nothing to repair"
 	"$DEBUNPACK" -q --root "$r" --recover || fail "recorded repair"
-	ended=$($CHECK whole "$r" "$T/old.list" "$T/new.list") ||
+	ended=$($CHECK whole "$r" "$T/old.list" "$T/new.list" $midlist) ||
 	    fail "the recorded repair left: $ended"
 fi
 if [ -n "$committer" ]; then
@@ -544,7 +567,7 @@ records_of() {
 	shift
 	for d in "$@"; do
 		n=$(basename "$d" .deb)
-		case $n in v1 | v2 | v1s | v2s) n=app ;; esac
+		case $n in v1 | v2 | v1s | v2s) n=app ;; libe) n=lib ;; esac
 		[ -f "$r/var/lib/debunpack/$n.record" ] || return 1
 	done
 }
@@ -572,12 +595,16 @@ dpkg_fits() {
 			return 1
 		fi
 	}
-	df_files=$($CHECK which "$1" "$T/old.list" "$T/new.list")
+	df_files=$($CHECK which "$1" "$T/old.list" "$T/new.list" $midlist)
 	# Files the new version drops go past the commit point, as the
 	# journal says; any next run (the dpkg for apt recovers before it
 	# hands a call to dpkg) removes the rest first.
 	[ "${df_files%% *}" != new-leftover ] ||
 	    [ ! -f "$1/var/lib/debunpack/journal" ] || df_files=new
+	# groups: the first batch (no script, so no half-installed status)
+	# under way; its journal lets the next run finish or undo it.
+	[ "$df_files" != mid-partial ] || [ -f "$1/var/lib/debunpack/journal" ] ||
+	    echo "the first batch's paths in part, without a journal"
 	echo "$df_st" | while read -r p _ _ state v; do
 		[ -n "$p" ] || continue
 		case $p.$state.$v.${df_files%% *}.$2 in
@@ -585,6 +612,8 @@ dpkg_fits() {
 		    echo "$p $state $v after exit 0 was durable" ;;
 		*.*.*.*.1) echo "$p $state $v after exit 0 was durable" ;;
 		"app.unpacked.$appold.old".* | "app.unpacked.$appnew.new".* | lib.unpacked.1.new.* | *.half-installed.*) ;;
+		"app.unpacked.$appold.mid".* | lib.unpacked.1.mid.*) ;;
+		"app.unpacked.$appold.mid-partial".* | lib.unpacked.1.mid-plus.*) ;;
 		*) echo "$p $state $v with files $df_files" ;;
 		esac
 	done
@@ -708,7 +737,7 @@ while read -r k seed; do
 	fi
 	if [ "$kill" != 0 ] && [ $done_now = 1 ]; then
 		# The repair's exit 0 is durable: all old or all new.
-		$CHECK whole "$sr" "$T/old.list" "$T/new.list" > "$T/bad"
+		$CHECK whole "$sr" "$T/old.list" "$T/new.list" $midlist > "$T/bad"
 	else
 		$CHECK state "$sr" "$T/old.list" "$T/new.list" $done_now > "$T/bad"
 	fi
@@ -729,7 +758,7 @@ while read -r k seed; do
 	elif ! "$DEBUNPACK" -q --root "$sr" --recover 2> "$T/err"; then
 		echo "VIOLATION $state: repair failed: $(cat "$T/err")"
 		violations=$((violations + 1))
-	elif ! $CHECK whole "$sr" "$T/old.list" "$T/new.list" > "$T/bad"; then
+	elif ! $CHECK whole "$sr" "$T/old.list" "$T/new.list" $midlist > "$T/bad"; then
 		sed "s/^/VIOLATION $state: after the repair: /" "$T/bad"
 		violations=$((violations + 1))
 	elif [ -n "$(dpkg_fits "$sr" 0)" ]; then

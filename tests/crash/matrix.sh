@@ -71,6 +71,9 @@ for fs in ext4 xfs btrfs; do
 	one -C -s 2 $fs perfile upgrade
 	# A commit after the first renames: names never before their data.
 	one -C -p renameat:2 -s 4 $fs syncfs upgrade
+	# A commit after the first unlink past the commit line: a backup's
+	# removal never durable before the line.
+	one -C -p unlinkat:1 -s 4 $fs syncfs upgrade
 done
 # The upgrade as the dpkg for apt runs it: dpkg's database and status,
 # maintainer scripts.
@@ -78,6 +81,8 @@ for fs in ext4 xfs btrfs; do
 	one -s 16 $fs syncfs scripts
 	one -s 8 $fs batched scripts
 	one -s 16 $fs syncfs dbinstall
+	one -s 16 $fs syncfs groups
+	one -C -s 4 $fs syncfs groups
 done
 # The upgrade from the store of unpacked files, filled by an earlier run:
 # every file cloned (FICLONE) on xfs and btrfs, copied on ext4.

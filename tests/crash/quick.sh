@@ -21,7 +21,11 @@
 # journal's lines must reach the disk before the directories they name
 # change), and on ext4 and xfs with a pause after its first rename, in
 # which the file system commits (the names made so far must not be
-# durable before the data they point at: syncfs.c, syncfs_wait_data).
+# durable before the data they point at: syncfs.c, syncfs_wait_data),
+# and on ext4 with a pause at its first unlink past the commit line (a
+# backup's removal must not be durable before the line: syncfs_leave);
+# the dpkg for apt's call of two batches (an Essential package ends the
+# first), which leave their one commit to the call, on ext4 and xfs.
 # The whole matrix:
 # tests/crash/matrix.sh.  CRASH_SEEDS=N: at most N random subsets after
 # each flush, CRASH_MAX=M: at most M states of each case, evenly spread
@@ -34,12 +38,14 @@ for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
     "-F -k unlinkat:8 -s 4 ext4 syncfs upgrade" \
     "-s 4 ext4 syncfs replaces" "-s 4 ext4 syncfs scripts" \
     "-s 2 xfs syncfs scripts" \
+    "-s 4 ext4 syncfs groups" "-s 2 xfs syncfs groups" \
     "-s 4 ext4 syncfs dbinstall" "-s 4 ext4 syncfs configure" \
     "-s 4 btrfs syncfs configure" "-e -s 2 ext4 none configure" \
     "-s 4 xfs syncfs cloned" "-s 4 btrfs syncfs cloned" \
     "-C -s 2 ext4 batched upgrade" \
     "-C -p renameat:2 -s 2 ext4 syncfs upgrade" \
     "-C -p renameat:2 -s 2 xfs syncfs upgrade" \
+    "-C -p unlinkat:1 -s 2 ext4 syncfs upgrade" \
     "-e -s 2 ext4-noauto none upgrade"; do
 	if [ -n "${CRASH_SEEDS:-}" ]; then
 		# shellcheck disable=SC2086 # ARGS holds several words
