@@ -108,6 +108,8 @@ syncbatch_new_like(struct syncbatch **out, struct syncbatch *peer,
 
 	if ((sb = sb_alloc(peer->ops, dirs, peer->st, maxfds)) == NULL)
 		return -ENOMEM;
+	/* Its cleanup is the peer's caller's to sync as well. */
+	sb->defer_end = peer->defer_end;
 	if (sb->ops->join != NULL && (r = sb->ops->join(sb, peer)) != 0) {
 		free(sb);
 		return r;

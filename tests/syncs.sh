@@ -52,6 +52,7 @@ export ASAN_OPTIONS
 # shellcheck disable=SC2317 # called through cleanup_hooks
 unmount_all() {
 	umount "$T/m/t/usr/share" 2> /dev/null
+	umount "$T/m/u/usr/share" 2> /dev/null
 	umount "$T/m" 2> /dev/null
 }
 cleanup_hooks="unmount_all; $cleanup_hooks"
@@ -160,6 +161,24 @@ mount -t tmpfs tmpfs "$T/m/t/usr/share" || skip "cannot mount a tmpfs"
 synced twofs --root "$T/m/t" "$a1"
 umount "$T/m/t/usr/share"
 expect twofs "writeback fdatasync syncfs syncfs syncfs syncfs commit fdatasync"
+# An upgrade that writes nothing on the second file system but drops a
+# path there: the cleanup changes it, so the names barrier commits (the
+# other file system's own commit must not remove it before the line).
+b1=$(make_pkg -m "T <t@example.org>" -d test two 1 "dir ./usr/ 0755" "dir ./usr/lib/ 0755" \
+    "file ./usr/lib/two1 0644 text:1" "dir ./usr/share/ 0755" "dir ./usr/share/two/ 0755" \
+    "file ./usr/share/two/old 0644 text:old")
+b2=$(make_pkg -m "T <t@example.org>" -d test two 2 "dir ./usr/ 0755" "dir ./usr/lib/ 0755" \
+    "file ./usr/lib/two2 0644 text:2")
+mkdir -p "$T/m/u/usr/share"
+mount -t tmpfs tmpfs "$T/m/u/usr/share" || skip "cannot mount a tmpfs"
+"$DEBUNPACK" -q --root "$T/m/u" "$b1" || fail "two 1"
+synced twodrop --root "$T/m/u" "$b2"
+[ ! -e "$T/m/u/usr/share/two/old" ] || fail "twodrop: the dropped path is still there"
+umount "$T/m/u/usr/share"
+case " $(cat "$T/twodrop.calls") " in
+*" commit writeback syncfs "*) fail "twodrop: the names barrier left its commit: $(cat "$T/twodrop.calls")" ;;
+esac
+echo "ok twodrop: $(cat "$T/twodrop.calls")"
 
 # conf_guarded: on xfs the dpkg for apt answers each fsync and fdatasync
 # of dpkg's itself: a file of the database (but updates/) syncs the

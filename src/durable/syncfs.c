@@ -400,11 +400,42 @@ syncfs_renamed(struct syncbatch *sb, struct sb_item *it,
 }
 
 /*
+ * Every directory the batches know in the set, not only those changed
+ * so far: the cleanup changes some of the others (the paths an old
+ * version drops, planned before the commit), and only one filesystem's
+ * order can be trusted with it.  1, or 0 when one cannot be opened.
+ */
+static int
+syncfs_add_known_dirs(struct syncbatch *sb, struct dbp_error *err)
+{
+	struct sb_fsset *fs = sb->fs;
+	enum fskind_sync kind;
+	size_t i, t;
+	int fd, r;
+
+	for (t = 0; t < fs->ntab; t++)
+		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
+			struct dirs *d = fs->tab[t];
+
+			if (dirs_flags(d, i) & (DIR_PLANNED | DIR_GONE))
+				continue;
+			if ((fd = dirs_fd_look(d, i)) < 0)
+				return 0;
+			if ((r = fsset_add(fs->set, fd, dirs_path(d, i),
+			    &kind)) != 0)
+				return dbp_err(err, -r, dirs_path(d, i),
+				    "cannot open filesystem");
+		}
+	return 1;
+}
+
+/*
  * Whether the names barrier may leave its commit to the cleanup's (or to
  * the caller's sync, syncbatch_defer_end): past the commit line, with
- * every file's data waited for or synced, the journal and every name on
- * one filesystem that keeps its changes in order (fsset_ordered, as for
- * syncfs_wait_data).  1, 0, or an error.
+ * every file's data waited for or synced, the journal, every name and
+ * every directory the cleanup may change on one filesystem that keeps
+ * its changes in order (fsset_ordered, as for syncfs_wait_data).  1, 0,
+ * or an error.
  */
 static int
 syncfs_may_leave(struct syncbatch *sb, struct dbp_error *err)
@@ -414,7 +445,8 @@ syncfs_may_leave(struct syncbatch *sb, struct dbp_error *err)
 	if (sb->aborting || sb->fs->data || sb->fs->covered ||
 	    sb->journal == NULL || !journal_committed(sb->journal))
 		return 0;
-	if ((one = syncfs_carries(sb, err)) <= 0)
+	if ((one = syncfs_add_known_dirs(sb, err)) <= 0 ||
+	    (one = syncfs_carries(sb, err)) <= 0)
 		return one;
 	return fsset_ordered(sb->fs->set) ? 1 : 0;
 }

@@ -142,8 +142,10 @@ cf_note(void *ctx, const struct install_note *n)
 	if ((n->event == INSTALL_WARN || n->event == INSTALL_WARN_PATH) &&
 	    s->o->note != NULL)
 		s->o->note(s->o->ctx, n);
-	if (n->event == INSTALL_STANDS)
+	if (n->event == INSTALL_STANDS) {
 		s->stands = true;
+		s->owed |= n->deferred;
+	}
 }
 
 /*
