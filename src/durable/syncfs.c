@@ -155,13 +155,28 @@ syncfs_journal(struct syncbatch *sb, bool *carried, struct dbp_error *err)
 	return 0;
 }
 
+/* Which directories syncfs_add_dirs adds to the set. */
+enum sf_dirs {
+	SF_CHANGED,		/* those the run changed */
+	SF_CHANGED_SYNC,	/* ... fsynced where syncfs is not trusted */
+	/*
+	 * Every one the batches know, unchanged ones too: the cleanup
+	 * changes some of them (the paths an old version drops, planned
+	 * before the commit), syncfs_may_leave.
+	 */
+	SF_KNOWN,
+};
+
 /*
  * Add the filesystems of the directories the run changed (a package of
- * directories and symlinks writes no file) to the set; SYNC: on a
- * filesystem where syncfs is not trusted, fsync those directories.
+ * directories and symlinks writes no file), or of all it knows, to the
+ * set; SF_CHANGED_SYNC: on a filesystem where syncfs is not trusted,
+ * fsync those directories.  0, or an error; SF_KNOWN: 1 when one of them
+ * cannot be opened.
  */
 static int
-syncfs_add_dirs(struct syncbatch *sb, bool sync, struct dbp_error *err)
+syncfs_add_dirs(struct syncbatch *sb, enum sf_dirs which,
+    struct dbp_error *err)
 {
 	struct sb_fsset *fs = sb->fs;
 	enum fskind_sync kind;
@@ -172,17 +187,20 @@ syncfs_add_dirs(struct syncbatch *sb, bool sync, struct dbp_error *err)
 		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
 			struct dirs *d = fs->tab[t];
 
-			if (!dirs_unsynced(d, i))
+			if (which == SF_KNOWN ? (dirs_flags(d, i) &
+			    (DIR_PLANNED | DIR_GONE)) != 0 :
+			    !dirs_unsynced(d, i))
 				continue;
 			/* A sync makes no name: it owes the journal nothing. */
 			if ((fd = dirs_fd_look(d, i)) < 0)
-				return dbp_err(err, -fd, dirs_path(d, i),
-				    "cannot open directory");
+				return which == SF_KNOWN ? 1 : dbp_err(err, -fd,
+				    dirs_path(d, i), "cannot open directory");
 			if ((r = fsset_add(fs->set, fd, dirs_path(d, i),
 			    &kind)) != 0)
 				return dbp_err(err, -r, dirs_path(d, i),
 				    "cannot open filesystem");
-			if (sync && kind == FSKIND_PERFILE &&
+			if (which == SF_CHANGED_SYNC &&
+			    kind == FSKIND_PERFILE &&
 			    (r = dirs_sync_one(d, i, &sb->st->calls[SC_FSYNC],
 			    err)) != 0)
 				return r;
@@ -209,9 +227,9 @@ syncfs_all(struct syncbatch *sb, struct dbp_error *err)
 	 * journal knows whether it can carry it; the journal before any
 	 * directory is synced.
 	 */
-	if ((r = syncfs_add_dirs(sb, false, err)) != 0 ||
+	if ((r = syncfs_add_dirs(sb, SF_CHANGED, err)) != 0 ||
 	    (r = syncfs_journal(sb, &carried, err)) != 0 ||
-	    (r = syncfs_add_dirs(sb, true, err)) != 0)
+	    (r = syncfs_add_dirs(sb, SF_CHANGED_SYNC, err)) != 0)
 		return r;
 	if ((r = fsset_syncfs(fs->set, &sb->st->calls[SC_SYNCFS], err)) != 0)
 		return r;
@@ -250,7 +268,7 @@ syncfs_carries(struct syncbatch *sb, struct dbp_error *err)
 	if (sb->aborting || sb->journal == NULL ||
 	    (fd = journal_dirfd(sb->journal, &name)) < 0)
 		return 0;
-	if ((r = syncfs_add_dirs(sb, false, err)) != 0)
+	if ((r = syncfs_add_dirs(sb, SF_CHANGED, err)) != 0)
 		return r;
 	if ((r = fsset_add(sb->fs->set, fd, name, &kind)) != 0)
 		return dbp_err(err, -r, name, "cannot open filesystem");
@@ -400,36 +418,6 @@ syncfs_renamed(struct syncbatch *sb, struct sb_item *it,
 }
 
 /*
- * Every directory the batches know in the set, not only those changed
- * so far: the cleanup changes some of the others (the paths an old
- * version drops, planned before the commit), and only one filesystem's
- * order can be trusted with it.  1, or 0 when one cannot be opened.
- */
-static int
-syncfs_add_known_dirs(struct syncbatch *sb, struct dbp_error *err)
-{
-	struct sb_fsset *fs = sb->fs;
-	enum fskind_sync kind;
-	size_t i, t;
-	int fd, r;
-
-	for (t = 0; t < fs->ntab; t++)
-		for (i = 0; i < dirs_count(fs->tab[t]); i++) {
-			struct dirs *d = fs->tab[t];
-
-			if (dirs_flags(d, i) & (DIR_PLANNED | DIR_GONE))
-				continue;
-			if ((fd = dirs_fd_look(d, i)) < 0)
-				return 0;
-			if ((r = fsset_add(fs->set, fd, dirs_path(d, i),
-			    &kind)) != 0)
-				return dbp_err(err, -r, dirs_path(d, i),
-				    "cannot open filesystem");
-		}
-	return 1;
-}
-
-/*
  * Whether the names barrier may leave its commit to the cleanup's (or to
  * the caller's sync, syncbatch_defer_end): past the commit line, with
  * every file's data waited for or synced, the journal, every name and
@@ -445,8 +433,9 @@ syncfs_may_leave(struct syncbatch *sb, struct dbp_error *err)
 	if (sb->aborting || sb->fs->data || sb->fs->covered ||
 	    sb->journal == NULL || !journal_committed(sb->journal))
 		return 0;
-	if ((one = syncfs_add_known_dirs(sb, err)) <= 0 ||
-	    (one = syncfs_carries(sb, err)) <= 0)
+	if ((one = syncfs_add_dirs(sb, SF_KNOWN, err)) != 0)
+		return one < 0 ? one : 0;
+	if ((one = syncfs_carries(sb, err)) <= 0)
 		return one;
 	return fsset_ordered(sb->fs->set) ? 1 : 0;
 }
