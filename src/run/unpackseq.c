@@ -724,7 +724,6 @@ out:
 	/* The call's changes durable before it says it is done. */
 	if (s.owed) {
 		struct dbp_error serr;
-
 		int sr;
 
 		dbp_err_clear(&serr);
