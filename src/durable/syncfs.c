@@ -507,17 +507,13 @@ syncfs_cleanup_barrier(struct syncbatch *sb, struct dbp_error *err)
 	size_t i, t;
 	int one;
 
-	if (fs->left && !fs->data) {
-		/* The run's one commit, or the caller's (syncfs_leave). */
-		if (sb->defer_end)
-			return 0;
-		if (sb->carried_by >= 0 &&
-		    fskind_fsync_commits_all(sb->carried_by) &&
-		    fsset_has(fs->set, sb->carried_by, &kind) &&
-		    kind == FSKIND_SYNCFS)
-			return 0;
-		return syncfs_all(sb, err);
-	}
+	/*
+	 * The run's one commit, or the caller's (syncfs_leave).  A status
+	 * write to carry the cleanup (carried_by) only comes from a caller
+	 * that takes the commit itself (defer_end).
+	 */
+	if (fs->left && !fs->data)
+		return sb->defer_end ? 0 : syncfs_all(sb, err);
 	if (!fs->data && !fs->names && !fs->owed && !sb_dirs_changed(fs))
 		return 0;
 	if (fs->data || fs->names || fs->owed || fs->left ||
