@@ -19,7 +19,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 runs=3 filesystems="ext4 xfs btrfs" builddir=$top/build
 cache=/var/cache/debunpack-bench tmpdir=/var/tmp outfile="" args=$*
 packages=build-essential action=install owner=debunpack
-all_methods="dpkg-durable dpkg-unsafe dpkg-nosync shim-durable shim-nosync"
+all_methods="dpkg-durable dpkg-unsafe dpkg-nosync shim-durable shim-nosync shim-noahead"
 methods=$all_methods
 usage() {
 	cat >&2 <<EOF
@@ -41,6 +41,9 @@ usage: $0 [-a ACTION] [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
       shim-durable   the first with Dir::Bin::dpkg set to debunpack's dpkg
                      for apt; sync -f R
       shim-nosync    shim-durable under debunpack-nosync; sync -f R
+      shim-noahead   shim-durable without decode-ahead, apt's
+                     DPkg::Pre-Install-Pkgs hook that the shim methods
+                     add (as src/apt/50debunpack does)
   -c  package cache (default /var/cache/debunpack-bench; CACHE/buildd is
       filled by bench/fetch.sh)
   -B  debunpack's build directory (default build/): installed into the
@@ -202,6 +205,12 @@ run() {
 	reinstall) aptget="apt-get install -y -q --reinstall" what=$reinstall ;;
 	esac
 	aptget="$aptget -o Dir::Bin::dpkg=/usr/local/sbin/dpkg-calls"
+	ahead=$(shim_path "$2")
+	ahead=${ahead%/dpkg}/decode-ahead
+	case $1 in
+	shim-durable | shim-nosync) [ ! -x "$2$ahead" ] ||
+		aptget="$aptget -o DPkg::Pre-Install-Pkgs::=$ahead" ;;
+	esac
 	# shellcheck disable=SC2086 # APTGET and WHAT hold several words
 	case $1 in
 	dpkg-durable) chroot "$2" $aptget $what && sync -f "$2" ;;
@@ -209,6 +218,7 @@ run() {
 	dpkg-nosync) "$nosync" chroot "$2" $aptget $what && sync -f "$2" ;;
 	shim-durable) chroot "$2" $aptget $what && sync -f "$2" ;;
 	shim-nosync) "$nosync" chroot "$2" $aptget $what && sync -f "$2" ;;
+	shim-noahead) chroot "$2" $aptget $what && sync -f "$2" ;;
 	esac
 }
 

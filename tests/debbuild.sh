@@ -67,6 +67,7 @@ for f in ./usr/bin/debunpack ./usr/share/man/man1/debunpack.1.gz \
     ./usr/bin/debunpack-bootstrap ./usr/share/man/man1/debunpack-bootstrap.1.gz \
     ./usr/libexec/debunpack/debunpack-nosync \
     ./usr/libexec/debunpack/dpkg ./usr/share/man/man8/debunpack-dpkg.8.gz \
+    ./usr/libexec/debunpack/decode-ahead \
     ./usr/share/doc/debunpack/examples/apt.conf.d/50debunpack \
     ./usr/share/debunpack/mmdebstrap/extract00.sh; do
 	grep -qx "$f" "$tmp/contents" || fail "$f not in $(basename "$deb")"
@@ -84,6 +85,10 @@ dpkg-deb --fsys-tarfile "$deb" |
     tar -xOf - ./usr/share/doc/debunpack/examples/apt.conf.d/50debunpack |
     grep -qx 'Dir::Bin::dpkg "/usr/libexec/debunpack/dpkg";' ||
     fail "50debunpack does not name /usr/libexec/debunpack/dpkg"
+dpkg-deb --fsys-tarfile "$deb" |
+    tar -xOf - ./usr/share/doc/debunpack/examples/apt.conf.d/50debunpack |
+    grep -qx 'DPkg::Pre-Install-Pkgs:: "/usr/libexec/debunpack/decode-ahead";' ||
+    fail "50debunpack does not name /usr/libexec/debunpack/decode-ahead"
 ! grep -qx '\./etc/apt/.*' "$tmp/contents" || fail "the package enables apt's setting"
 
 # Install it as a user would, dpkg's database too when this debunpack

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "deb/deb.h"
+#include "ahead/ahead.h"
 #include "run/feed.h"
 #include "deb/xz.h"
 
@@ -78,6 +80,7 @@ struct feed {
 	size_t used;		/* bytes queued and decoders' memory */
 	size_t budget;
 	bool stop;
+	unsigned long ahead;	/* packages decode-ahead gave */
 	pthread_t *th;
 	unsigned nth;
 };
@@ -368,6 +371,45 @@ feed_whole(struct feed *f, struct feed_pkg *p, struct deb *d, size_t mem)
 }
 
 /*
+ * The data member of P as the decoding process gave it (ahead.h), from
+ * its memory file FD of LEN bytes, which this closes: the bytes a
+ * decoder of the member would give.
+ */
+static void
+feed_ahead(struct feed *f, struct feed_pkg *p, int fd, size_t len,
+    size_t mem)
+{
+	struct feed_chunk *c;
+	const char *why = NULL;
+	size_t off = 0, k;
+	ssize_t n;
+
+	while (off < len) {
+		k = len - off < FEED_CHUNK ? len - off : FEED_CHUNK;
+		if (!feed_wait_room(f, p, 0))
+			break;
+		if ((c = malloc(sizeof(*c) + k)) == NULL) {
+			why = "out of memory";
+			break;
+		}
+		/* pread: the descriptor's offset is shared with the process. */
+		if ((n = pread(fd, c->data, k, (off_t)off)) <= 0) {
+			free(c);
+			why = "cannot read the decoded data";
+			break;
+		}
+		c->len = (size_t)n;
+		off += (size_t)n;
+		feed_queue(f, p, 0, c);
+	}
+	close(fd);
+	pthread_mutex_lock(&f->mu);
+	f->ahead++;
+	pthread_mutex_unlock(&f->mu);
+	feed_end(f, p, 0, why, mem);
+}
+
+/*
  * Open package P, find its blocks, make its units and start on the
  * first.  The reader opens the file too and checks its members first: a
  * message from here is seen only when the data is what fails.
@@ -381,8 +423,8 @@ feed_plan(struct feed *f, struct feed_pkg *p)
 	struct feed_unit *u;
 	struct deb *d = NULL;
 	off_t off, size;
-	size_t nu = 1, mem;
-	int r;
+	size_t nu = 1, mem, alen = 0;
+	int r, afd = -1;
 
 	dbp_err_clear(&err);
 	if ((r = deb_open(&d, p->file, &err)) != 0)
@@ -391,7 +433,10 @@ feed_plan(struct feed *f, struct feed_pkg *p)
 		pthread_mutex_lock(&f->mu);
 		p->opened = fstat(deb_fd(d), &p->st) == 0;
 		pthread_mutex_unlock(&f->mu);
-		if ((r = deb_data_xz(d, &off, &size, &err)) != 0)
+		if (p->opened && (afd = ahead_take(p->file, &p->st,
+		    &alen)) >= 0)
+			;	/* decoded already: one unit */
+		else if ((r = deb_data_xz(d, &off, &size, &err)) != 0)
 			why = err.msg;
 		else if (off >= 0 && (r = xz_index_read(&ix, deb_fd(d), off,
 		    size)) < 0)
@@ -426,12 +471,19 @@ feed_plan(struct feed *f, struct feed_pkg *p)
 	pthread_cond_broadcast(&f->work);
 	pthread_mutex_unlock(&f->mu);
 	if (p->nu == 0) {
+		if (afd >= 0)
+			close(afd);
 		deb_close(d);
 		return;
 	}
 	if (why != NULL) {
+		if (afd >= 0)
+			close(afd);
 		feed_end(f, p, 0, why, mem);
 		deb_close(d);
+	} else if (afd >= 0) {
+		deb_close(d);
+		feed_ahead(f, p, afd, alen, mem);
 	} else if (ix != NULL)
 		feed_block(f, p, 0, mem);
 	else
@@ -690,6 +742,12 @@ feed_done(struct feed *f, size_t i)
 			f->first++;
 	pthread_cond_broadcast(&f->work);
 	pthread_mutex_unlock(&f->mu);
+}
+
+unsigned long
+feed_ahead_count(const struct feed *f)
+{
+	return f != NULL ? f->ahead : 0;
 }
 
 void

@@ -44,6 +44,9 @@ size_t feed_find(struct feed *f, const char *file);
 /* Package I is read, or abandoned: its queue goes, the next one starts. */
 void feed_done(struct feed *f, size_t i);
 
+/* How many packages the decoding process gave decoded (ahead.h). */
+unsigned long feed_ahead_count(const struct feed *f);
+
 /* Stop the threads (abandoning what they do) and free everything. */
 void feed_free(struct feed *f);
 

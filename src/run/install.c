@@ -610,6 +610,8 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 		r = install_preinsts(&in, err);
 out:
 	install_close(&in);
+	if (st != NULL)
+		st->ahead += feed_ahead_count(in.own_feed);
 	feed_free(in.own_feed);
 	free(files);
 	return r;

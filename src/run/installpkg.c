@@ -299,8 +299,10 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 		}
 	}
 	in->ic.pkg = NULL;
-	if (feed != early)
+	if (feed != early) {
+		in->st->ahead += feed_ahead_count(feed);
 		feed_free(feed);
+	}
 	dpkgarch_clear(&arch);
 	/*
 	 * What was filled is the packages', whether the run commits or not:

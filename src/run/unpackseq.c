@@ -606,6 +606,8 @@ seq_free(struct seq *s)
 		free(p->held);
 		unpackconflict_free(p);
 	}
+	if (s->st != NULL)
+		s->st->ahead += feed_ahead_count(s->in.feed);
 	feed_free(s->in.feed);
 	free(s->v);
 	free(s->running);

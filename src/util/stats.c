@@ -96,6 +96,8 @@ stats_write_text(FILE *fp, const struct stats *st)
 		total += st->phase[i];
 	}
 	fprintf(fp, " total %.3f\n", total);
+	if (st->ahead > 0)
+		fprintf(fp, "ahead:      decoded_ahead %lu\n", st->ahead);
 	if (st->cache)
 		fprintf(fp, "cache:      decoded %lu cloned %lu copied %lu"
 		    " bytes_not_decoded %llu filled %lu\n", st->cache_pkgs[0],
@@ -153,6 +155,8 @@ stats_write_json(FILE *fp, const struct stats *st)
 		fprintf(fp, "%s{\"type\":\"%s\",\"sync\":\"%s\",\"why\":\"%s\"}",
 		    i ? "," : "", st->fs[i].type, st->fs[i].how, st->fs[i].why);
 	fprintf(fp, "]");
+	if (st->ahead > 0)
+		fprintf(fp, ",\"decoded_ahead\":%lu", st->ahead);
 	if (st->cache)
 		fprintf(fp, ",\"cache\":{\"decoded\":%lu,\"cloned\":%lu,"
 		    "\"copied\":%lu,\"bytes_not_decoded\":%llu,"

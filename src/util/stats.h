@@ -66,6 +66,8 @@ struct stats {
 	unsigned long cache_pkgs[3];
 	uint64_t cache_saved;
 	unsigned long cache_filled;
+	/* Packages whose data member decode-ahead gave decoded (ahead.h). */
+	unsigned long ahead;
 	/* --cache: each package as dpkg names it, in the order installed. */
 	struct stats_pkg *pkg;
 	size_t npkg;
