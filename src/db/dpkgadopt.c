@@ -15,6 +15,7 @@
 #include "db/dpkgadopt.h"
 #include "db/dpkgfmt.h"
 #include "durable/fileat.h"
+#include "util/strhash.h"
 
 /*
  * Where dpkg's database is the authority, what it installed is installed
@@ -426,30 +427,44 @@ dpkgadopt_all(const struct rootfs *rf, const struct dpkgstatus *status,
     struct record ***out, size_t *nout, struct dbp_error *err)
 {
 	struct record **v = NULL, **nv, *rec;
-	size_t i, k, n = 0;
+	const char **seen;
+	size_t i, h, size = 16, n = 0;
 	int dfd, r = 0;
 
 	*out = NULL;
 	*nout = 0;
 	if (status == NULL || status->n == 0)
 		return 0;
+	/*
+	 * The names adopted so far, in a table of twice as many slots (open
+	 * addressing): the first instance of a name is its record, and a
+	 * search of the records for each stanza cost a square of the root's
+	 * packages in every call.
+	 */
+	while (size < 2 * status->n)
+		size *= 2;
+	if ((seen = calloc(size, sizeof(*seen))) == NULL)
+		return dbp_err(err, ENOMEM, "var/lib/dpkg", "cannot read");
 	if ((dfd = rootfs_resolve(rf, "var/lib/dpkg", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
+	    O_CLOEXEC)) < 0) {
+		free(seen);
 		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 :
 		    dbp_err(err, -dfd, "var/lib/dpkg", "cannot open");
+	}
 	for (i = 0; r == 0 && i < status->n; i++) {
 		const struct dpkgstatus_stanza *o = &status->v[i];
 
 		if (!dpkgadopt_has_files(o) || known(ctx, o->name))
 			continue;
-		for (k = 0; k < n && strcmp(control_get(v[k]->ctl, "Package"),
-		    o->name) != 0; k++)
-			;
-		if (k < n)
+		for (h = strhash(o->name) & (size - 1); seen[h] != NULL &&
+		    strcmp(seen[h], o->name) != 0; h = (h + 1) & (size - 1))
+			continue;
+		if (seen[h] != NULL)
 			continue;
 		if ((r = dpkgadopt_one(rf, dfd, o, flags, &rec, err)) != 0 ||
 		    rec == NULL)
 			continue;
+		seen[h] = o->name;
 		if ((nv = realloc(v, (n + 1) * sizeof(*v))) == NULL) {
 			record_free(rec);
 			r = dbp_err(err, ENOMEM, "var/lib/dpkg", "cannot read");
@@ -459,6 +474,7 @@ dpkgadopt_all(const struct rootfs *rf, const struct dpkgstatus *status,
 		v[n++] = rec;
 	}
 	close(dfd);
+	free(seen);
 	if (r != 0) {
 		while (n > 0)
 			record_free(v[--n]);
