@@ -50,6 +50,14 @@ int ahead_serve(struct ahead_proc *d);
 void ahead_proc_free(struct ahead_proc *d);
 
 /*
+ * A call's package files FILES[0..N-1], before it asks for any: the
+ * process starts none of them (the call decodes with every thread it
+ * has what is not decoded yet) and goes on past them.  Nothing when no
+ * process runs.
+ */
+void ahead_claim(char *const *files, size_t n);
+
+/*
  * The decoded data member of package file FILE, which the caller has
  * open as ST (dev, inode, size and times must match what the process
  * decoded): a descriptor of a sealed memory file read from its start,

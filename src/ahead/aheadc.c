@@ -15,6 +15,30 @@
 #define AHEADC_SEALS	(F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | \
 	F_SEAL_WRITE)
 
+void
+ahead_claim(char *const *files, size_t n)
+{
+	struct aheadmsg m;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	if (n == 0 || (fd = aheadmsg_connect()) < 0)
+		return;
+	memset(&m, 0, sizeof(m));
+	m.magic = AHEADMSG_MAGIC;
+	m.op = AHEADMSG_CLAIM;
+	for (i = 0; i < n; i++) {
+		if (stat(files[i], &st) != 0)
+			continue;
+		aheadmsg_set_id(&m, &st);
+		snprintf(m.path, sizeof(m.path), "%s", files[i]);
+		if (aheadmsg_send(fd, &m, -1) != 0)
+			break;
+	}
+	close(fd);
+}
+
 int
 ahead_take(const char *file, const struct stat *st, size_t *len)
 {

@@ -69,6 +69,7 @@ struct ahead_proc {
 	struct aheadd_ent *v;
 	size_t n, cap;
 	size_t used, budget;	/* bytes READY */
+	size_t pos;		/* past the last call's packages */
 	bool stop;
 	int lfd;		/* the listening socket */
 	pid_t watch;		/* apt: gone, the process ends */
@@ -190,15 +191,63 @@ aheadd_decode(const char *path, const struct stat *st, uint64_t *len)
 	return fd;
 }
 
-/* The first package waiting to be decoded, or D->N. */
+/*
+ * The next package to decode, or D->N: the first waiting past the last
+ * call's packages (apt goes on in its order), else the first waiting.
+ */
 static size_t
 aheadd_next(const struct ahead_proc *d)
 {
 	size_t i;
 
+	for (i = d->pos; i < d->n && d->v[i].state != AHEADD_QUEUED; i++)
+		continue;
+	if (i < d->n)
+		return i;
 	for (i = 0; i < d->n && d->v[i].state != AHEADD_QUEUED; i++)
 		continue;
 	return i;
+}
+
+/* The live package that M names, or D->N; under the lock. */
+static size_t
+aheadd_find(const struct ahead_proc *d, const struct aheadmsg *m)
+{
+	struct stat st;
+	size_t i;
+
+	memset(&st, 0, sizeof(st));
+	st.st_dev = (dev_t)m->dev;
+	st.st_ino = (ino_t)m->ino;
+	st.st_size = (off_t)m->size;
+	st.st_mtim.tv_sec = (time_t)m->mtime_sec;
+	st.st_mtim.tv_nsec = (long)m->mtime_nsec;
+	st.st_ctim.tv_sec = (time_t)m->ctime_sec;
+	st.st_ctim.tv_nsec = (long)m->ctime_nsec;
+	for (i = 0; i < d->n; i++)
+		if (d->v[i].state != AHEADD_DONE &&
+		    aheadd_same(&d->v[i].st, &st))
+			break;
+	return i;
+}
+
+/*
+ * A call's package (CLAIM): not started, it is the call's to decode,
+ * with all its threads; and the process goes on past the call's
+ * packages.  One the process decodes now or has decoded stays, for the
+ * call to take.
+ */
+static void
+aheadd_claim(struct ahead_proc *d, const struct aheadmsg *m)
+{
+	size_t i = aheadd_find(d, m);
+
+	if (i == d->n)
+		return;
+	if (d->v[i].state == AHEADD_QUEUED)
+		d->v[i].state = AHEADD_DONE;
+	if (i + 1 > d->pos)
+		d->pos = i + 1;
 }
 
 /* The one decoding thread: in apt's order, while the budget holds. */
@@ -246,23 +295,11 @@ aheadd_worker(void *arg)
 static void
 aheadd_take(struct ahead_proc *d, int c, struct aheadmsg *m)
 {
-	struct stat st;
 	size_t i;
 	int fd = -1;
 
-	memset(&st, 0, sizeof(st));
-	st.st_dev = (dev_t)m->dev;
-	st.st_ino = (ino_t)m->ino;
-	st.st_size = (off_t)m->size;
-	st.st_mtim.tv_sec = (time_t)m->mtime_sec;
-	st.st_mtim.tv_nsec = (long)m->mtime_nsec;
-	st.st_ctim.tv_sec = (time_t)m->ctime_sec;
-	st.st_ctim.tv_nsec = (long)m->ctime_nsec;
 	pthread_mutex_lock(&d->mu);
-	for (i = 0; i < d->n; i++)
-		if (d->v[i].state != AHEADD_DONE &&
-		    aheadd_same(&d->v[i].st, &st))
-			break;
+	i = aheadd_find(d, m);
 	while (i < d->n && d->v[i].state == AHEADD_DECODING)
 		pthread_cond_wait(&d->cv, &d->mu);
 	if (i < d->n && d->v[i].state == AHEADD_READY) {
@@ -283,7 +320,10 @@ aheadd_take(struct ahead_proc *d, int c, struct aheadmsg *m)
 		close(fd);
 }
 
-/* One connection: files to add (the hook of a later apt run), or one request. */
+/*
+ * One connection: files to add (the hook of a later apt run), a call's
+ * claims, or one request.
+ */
 static void
 aheadd_conn(struct ahead_proc *d, int c)
 {
@@ -296,10 +336,13 @@ aheadd_conn(struct ahead_proc *d, int c)
 			aheadd_take(d, c, &m);
 			return;
 		}
-		if (m.op != AHEADMSG_ADD)
+		if (m.op != AHEADMSG_ADD && m.op != AHEADMSG_CLAIM)
 			return;
 		pthread_mutex_lock(&d->mu);
-		(void)aheadd_add(d, m.path);
+		if (m.op == AHEADMSG_ADD)
+			(void)aheadd_add(d, m.path);
+		else
+			aheadd_claim(d, &m);
 		pthread_cond_broadcast(&d->cv);
 		pthread_mutex_unlock(&d->mu);
 	}

@@ -17,6 +17,7 @@ enum aheadmsg_op {
 	AHEADMSG_TAKE,		/* the decoded member of the file ID is */
 	AHEADMSG_READY,		/* here it is: a descriptor, LEN bytes */
 	AHEADMSG_NONE,		/* not here: decode it */
+	AHEADMSG_CLAIM,		/* a call's: the file ID is, not to start */
 };
 
 /* One message a datagram (SOCK_SEQPACKET): its size is fixed. */

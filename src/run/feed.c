@@ -604,6 +604,11 @@ feed_new(struct feed **out, char *const *files, size_t n, unsigned jobs,
 		f->p[i].f = f;
 		f->p[i].file = files[i];
 	}
+	/*
+	 * The packages decode-ahead has not started are this run's to
+	 * decode, with all its threads (ahead.h).
+	 */
+	ahead_claim(files, n);
 	/* Signals are the reader's: it decides when a run stops. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
