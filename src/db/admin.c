@@ -122,7 +122,11 @@ admin_view_adopt(void *ctx, const struct recstage *rs, struct record ***out,
 {
 	struct admin_view *v = ctx;
 
-	/* Typed when the run asks (recowners_installed), not all each run. */
+	/*
+	 * Listed and typed when the run asks (recowners_installed), not
+	 * all each run.
+	 */
 	return dpkgadopt_all(v->rf, dpkgstale_status(v->stale),
-	    DPKGADOPT_LAZY, admin_view_known, (void *)rs, out, nout, err);
+	    DPKGADOPT_LAZY | DPKGADOPT_DEFER, admin_view_known, (void *)rs,
+	    out, nout, err);
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "db/dpkgadopt.h"
 #include "db/dpkgfmt.h"
+#include "db/record_int.h"
 #include "durable/fileat.h"
 #include "util/strhash.h"
 
@@ -288,6 +290,217 @@ dpkgadopt_ctl(const struct dpkgstatus_stanza *o, struct control **out)
 	return r;
 }
 
+/* The conffiles of an unlisted record, sorted and each once. */
+struct dpkgadopt_cset {
+	char **v;
+	size_t n, cap;
+	int r;
+};
+
+static int
+dpkgadopt_cset_add(const struct dpkgfmt_conffile *c, void *ctx)
+{
+	struct dpkgadopt_cset *s = ctx;
+	char **nv;
+
+	if (c->path[0] != '/' || record_path_problem(c->path) != NULL)
+		return 0;
+	if (s->n == s->cap) {
+		s->cap = s->cap != 0 ? 2 * s->cap : 16;
+		if ((nv = reallocarray(s->v, s->cap, sizeof(*nv))) == NULL)
+			return s->r = -ENOMEM;
+		s->v = nv;
+	}
+	if ((s->v[s->n] = strdup(c->path)) == NULL)
+		return s->r = -ENOMEM;
+	s->n++;
+	return 0;
+}
+
+static int
+dpkgadopt_strcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+dpkgadopt_cset_free(struct dpkgadopt_cset *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+}
+
+/* The conffiles of Conffiles field TEXT (LEN bytes) into S: 0 or -ENOMEM. */
+static int
+dpkgadopt_cset_make(struct dpkgadopt_cset *s, const char *text, size_t len)
+{
+	size_t i, k;
+
+	memset(s, 0, sizeof(*s));
+	if (text == NULL)
+		return 0;
+	dpkgfmt_conffiles(text, len, dpkgadopt_cset_add, s);
+	if (s->r != 0) {
+		dpkgadopt_cset_free(s);
+		return -ENOMEM;
+	}
+	qsort(s->v, s->n, sizeof(*s->v), dpkgadopt_strcmp);
+	for (i = k = 0; i < s->n; i++)
+		if (k > 0 && strcmp(s->v[i], s->v[k - 1]) == 0)
+			free(s->v[i]);
+		else
+			s->v[k++] = s->v[i];
+	s->n = k;
+	return 0;
+}
+
+/* The index of PATH in S, or S->N. */
+static size_t
+dpkgadopt_cset_find(const struct dpkgadopt_cset *s, const char *path)
+{
+	char **hit;
+
+	if (s->n == 0)
+		return s->n;
+	hit = bsearch(&path, s->v, s->n, sizeof(*s->v), dpkgadopt_strcmp);
+	return hit != NULL ? (size_t)(hit - s->v) : s->n;
+}
+
+/* A list line as dpkgadopt_one takes it: an absolute path an entry may have. */
+static bool
+dpkgadopt_line_ok(const char *p)
+{
+	return p[0] == '/' && p[1] != '\0' && strcmp(p, "/.") != 0 &&
+	    record_path_problem(p) == NULL;
+}
+
+/*
+ * REC unlisted (DPKGADOPT_DEFER): the list TEXT of LEN bytes, which it
+ * takes, its lines ended by NULs; each conffile of O the list lacks
+ * (dpkgadopt_one adds an entry of it after the list's) appended as a
+ * line; and a copy of O's Conffiles field.
+ */
+static int
+dpkgadopt_defer(struct record *rec, const struct dpkgstatus_stanza *o,
+    char *text, size_t len)
+{
+	struct dpkgadopt_cset cs;
+	const char *p;
+	bool *seen = NULL;
+	size_t i, add = 0, k;
+	char *nt;
+	int r;
+
+	/* No list: no paths. */
+	if (text == NULL) {
+		if ((text = strdup("")) == NULL)
+			return -ENOMEM;
+		len = 0;
+	}
+	for (i = 0; i < len; i++)
+		if (text[i] == '\n')
+			text[i] = '\0';
+	/* A last line without its newline ends at the text's own NUL. */
+	if (len > 0 && text[len - 1] != '\0')
+		len++;
+	rec->list = text;
+	rec->listlen = len;
+	if (o->conffiles == NULL)
+		goto done;
+	if ((rec->conffiles = malloc(o->conffiles_len + 1)) == NULL)
+		return -ENOMEM;
+	memcpy(rec->conffiles, o->conffiles, o->conffiles_len);
+	rec->conffiles[o->conffiles_len] = '\0';
+	rec->conffiles_len = o->conffiles_len;
+	if ((r = dpkgadopt_cset_make(&cs, rec->conffiles,
+	    rec->conffiles_len)) != 0)
+		return r;
+	if (cs.n > 0 && (seen = calloc(cs.n, sizeof(*seen))) == NULL) {
+		dpkgadopt_cset_free(&cs);
+		return -ENOMEM;
+	}
+	for (p = rec->list; cs.n > 0 && p < rec->list + rec->listlen;
+	    p += strlen(p) + 1)
+		if ((k = dpkgadopt_cset_find(&cs, p)) < cs.n)
+			seen[k] = true;
+	for (i = 0; i < cs.n; i++)
+		if (!seen[i])
+			add += strlen(cs.v[i]) + 1;
+	if (add > 0) {
+		if ((nt = realloc(rec->list, rec->listlen + add)) == NULL) {
+			free(seen);
+			dpkgadopt_cset_free(&cs);
+			return -ENOMEM;
+		}
+		rec->list = nt;
+		for (i = 0; i < cs.n; i++)
+			if (!seen[i]) {
+				memcpy(nt + rec->listlen, cs.v[i],
+				    strlen(cs.v[i]) + 1);
+				rec->listlen += strlen(cs.v[i]) + 1;
+			}
+	}
+	free(seen);
+	dpkgadopt_cset_free(&cs);
+done:
+	rec->unlisted = true;
+	return 0;
+}
+
+int
+dpkgadopt_list(struct record *rec)
+{
+	struct dpkgadopt_conf q;
+	struct dpkgadopt_dir d = { .fd = -1 };
+	const char *p, *end;
+	int r = 0;
+
+	if (!rec->unlisted)
+		return 0;
+	end = rec->list + rec->listlen;
+	for (p = rec->list; r == 0 && p < end; p += strlen(p) + 1)
+		if (p[0] == '/' && strcmp(p, "/.") != 0 && strcmp(p, "/") != 0 &&
+		    (r = dpkgadopt_path(NULL, &d, rec, p, false)) == -EINVAL)
+			r = 0;
+	if (r == 0 && rec->conffiles != NULL) {
+		q = (struct dpkgadopt_conf){ .rf = NULL, .d = &d, .rec = rec };
+		dpkgfmt_conffiles(rec->conffiles, rec->conffiles_len,
+		    dpkgadopt_conffile, &q);
+		r = q.r;
+	}
+	if (r != 0) {
+		/* Back to no entries: the next asker tries again. */
+		while (rec->n > 0)
+			record_entry_clear(&rec->v[--rec->n]);
+		return r;
+	}
+	rec->unlisted = false;
+	return 0;
+}
+
+int
+dpkgadopt_paths(const struct record *rec, dpkgadopt_path_fn *fn,
+    void *ctx)
+{
+	struct dpkgadopt_cset cs;
+	const char *p, *end = rec->list + rec->listlen;
+	int r;
+
+	if ((r = dpkgadopt_cset_make(&cs, rec->conffiles,
+	    rec->conffiles_len)) != 0)
+		return r;
+	/* A conffile is a file to dpkg whatever the user made of it. */
+	for (p = rec->list; r == 0 && p < end; p += strlen(p) + 1)
+		if (dpkgadopt_line_ok(p))
+			r = fn(ctx, p, dpkgadopt_cset_find(&cs, p) < cs.n ?
+			    'f' : '?');
+	dpkgadopt_cset_free(&cs);
+	return r;
+}
+
 int
 dpkgadopt_one(const struct rootfs *rf, int dfd,
     const struct dpkgstatus_stanza *o, unsigned flags, struct record **out,
@@ -324,6 +537,20 @@ dpkgadopt_one(const struct rootfs *rf, int dfd,
 	}
 	if ((r = fileat_read(dfd, file, &text, &len)) == -ENOENT)
 		r = 0;
+	if (r == 0 && (flags & DPKGADOPT_LAZY) && (flags & DPKGADOPT_DEFER)) {
+		r = dpkgadopt_defer(rec, o, text, len);
+		text = NULL;
+		if (r == 0) {
+			rec->untyped = true;
+			rec->info = info;
+			*out = rec;
+			return 0;
+		}
+		record_free(rec);
+		free(info);
+		return dbp_err(err, -r, "var/lib/dpkg/", "cannot read %s",
+		    file);
+	}
 	for (p = text; r == 0 && p != NULL && *p != '\0'; p = nl + 1) {
 		if ((nl = strchr(p, '\n')) == NULL)
 			nl = p + strlen(p) - 1;

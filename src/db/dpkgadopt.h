@@ -49,6 +49,18 @@ typedef bool dpkgadopt_known_fn(void *ctx, const char *name);
  * apt's calls would cost more than the unpack.
  */
 #define DPKGADOPT_LAZY		0x4
+/*
+ * With DPKGADOPT_LAZY, DPKGADOPT_DEFER keeps the file list's text in the
+ * record (record->unlisted) instead of making an entry of each path:
+ * dpkgadopt_paths gives the paths for an index, and dpkgadopt_list makes
+ * the entries when the run asks for the record.  A run's call unpacks a
+ * few packages and asks of few others more than who owns a path; an
+ * entry of every path of the system, each checked and copied, cost a
+ * fifth of a small package's call.  The diversions are followed on
+ * both sides: the index puts each path where they send it, and the
+ * entries, once made, follow them (recowners.c).
+ */
+#define DPKGADOPT_DEFER		0x8
 int dpkgadopt_one(const struct rootfs *rf, int dfd,
     const struct dpkgstatus_stanza *o, unsigned flags, struct record **out,
     struct dbp_error *err);
@@ -64,6 +76,23 @@ int dpkgadopt_one(const struct rootfs *rf, int dfd,
 int dpkgadopt_all(const struct rootfs *rf, const struct dpkgstatus *status,
     unsigned flags, dpkgadopt_known_fn *known, void *ctx,
     struct record ***out, size_t *nout, struct dbp_error *err);
+
+/*
+ * The entries of REC read with DPKGADOPT_DEFER (nothing to do for
+ * another), as dpkgadopt_one would have made them: 0, or -ENOMEM, REC
+ * then still unlisted.
+ */
+int dpkgadopt_list(struct record *rec);
+
+/*
+ * FN(CTX, PATH, TYPE) for each entry dpkgadopt_list makes of REC, read
+ * with DPKGADOPT_DEFER and not listed yet, in its order: PATH in REC's
+ * text, TYPE as an owner index of untyped entries keeps it ('f' for a
+ * conffile, '?' for any other path).  0, or -ENOMEM.
+ */
+typedef int dpkgadopt_path_fn(void *ctx, const char *path, char type);
+int dpkgadopt_paths(const struct record *rec, dpkgadopt_path_fn *fn,
+    void *ctx);
 
 /*
  * An untyped record REC (DPKGADOPT_LAZY) typed in place, as

@@ -120,8 +120,7 @@ record_show(const char *s, char buf[64])
 	return escape_name(s, buf, 64);
 }
 
-/* Why P is not a canonical absolute path, or NULL. */
-static const char *
+const char *
 record_path_problem(const char *p)
 {
 	const char *s, *e;
@@ -379,6 +378,8 @@ record_free(struct record *r)
 	control_free(r->ctl);
 	free(r->key);
 	free(r->info);
+	free(r->list);
+	free(r->conffiles);
 	free(r);
 }
 

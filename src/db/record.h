@@ -117,6 +117,20 @@ struct record {
 	bool untyped;
 	char *info;
 	/*
+	 * An adopted record whose paths are not entries yet
+	 * (DPKGADOPT_DEFER): LIST holds its file list as dpkg wrote it, each
+	 * line ended by a NUL (LISTLEN bytes), CONFFILES its Conffiles field
+	 * (or NULL); dpkgadopt_list makes the entries.  The run's owner
+	 * index points into LIST, which stays until the record goes.  Not
+	 * part of the record's format.
+	 */
+	bool unlisted;
+	bool unlisted_diverts;	/* a diversion moves one of its paths */
+	char *list;
+	size_t listlen;
+	char *conffiles;
+	size_t conffiles_len;
+	/*
 	 * Paths the package ships that the path filters left out
 	 * (--path-exclude): nothing of them is installed, so no entry has
 	 * them, but dpkg's file list names them as dpkg lists them; each
@@ -230,6 +244,9 @@ int record_relocate(struct record *r, size_t i, const char *path,
 
 /* Whether some entry of R is diverted (the record is written as version 2). */
 bool record_has_diverted(const struct record *r);
+
+/* Why P is not a canonical absolute path (as every entry's is), or NULL. */
+const char *record_path_problem(const char *p);
 
 /* Free R, its control and its entries.  R may be NULL. */
 void record_free(struct record *r);

@@ -11,6 +11,7 @@
 #include "db/dpkgdivert.h"
 #include "db/recowners.h"
 #include "db/recstage_int.h"
+#include "deb/control.h"
 #include "util/strhash.h"
 
 /*
@@ -37,17 +38,42 @@ recowners_leaving(const struct recstage *rs, const char *name)
 }
 
 /*
- * REC as dpkgadopt_one reads it typed: a record adopted lazily
+ * REC with its entries: one adopted unlisted (DPKGADOPT_DEFER) has its
+ * paths read into entries.  A failure keeps it unlisted, in RS->TYPE_ERR,
+ * as recowners_typed's.
+ */
+
+/*
+ * REC as dpkgadopt_one reads it typed (listed first): a record adopted lazily
  * (recowners_adopt) is typed when the run first asks for it, whole.  A
  * failure keeps it untyped and stays in RS->TYPE_ERR, which fails the
  * run before its commit (recstage_prepare).
  */
 static struct record *
+recowners_listed(struct recstage *rs, struct record *rec)
+{
+	int r;
+
+	if (rec == NULL || !rec->unlisted)
+		return rec;
+	/*
+	 * Where the diversions send its paths, as recowners_adopt's.  A
+	 * failure (out of memory) fails the run before its commit.
+	 */
+	if ((r = dpkgadopt_list(rec)) == 0 && rs->divert != NULL)
+		r = dpkgdivert_follow(rs->divert, rec);
+	if (r != 0 && rs->type_err == 0)
+		rs->type_err = r;
+	return rec;
+}
+
+static struct record *
 recowners_typed(struct recstage *rs, struct record *rec)
 {
 	int r;
 
-	if (rec != NULL && rec->untyped && rs->rf != NULL &&
+	recowners_listed(rs, rec);
+	if (rec != NULL && rec->untyped && !rec->unlisted && rs->rf != NULL &&
 	    (r = dpkgadopt_type(rs->rf, rec)) != 0 && rs->type_err == 0)
 		rs->type_err = r;
 	return rec;
@@ -101,6 +127,14 @@ recowners_diverted_entry(struct recstage *rs, const char *abspath,
 		name = record_key(rs->inst[i]);
 		if (strcmp(name, self) == 0)
 			continue;
+		/*
+		 * An unlisted one has a diverted entry only if the index
+		 * marked it (without an index, every one is listed).
+		 */
+		if (rs->inst[i]->unlisted && ((rs->owned != NULL &&
+		    !rs->inst[i]->unlisted_diverts) ||
+		    recowners_listed(rs, rs->inst[i])->unlisted))
+			continue;
 		for (k = 0; k < rs->inst[i]->n; k++)
 			if (rs->inst[i]->v[k].divert_from != NULL &&
 			    strcmp(rs->inst[i]->v[k].divert_from,
@@ -120,17 +154,94 @@ recowners_hash(const struct recstage *rs, const char *path)
 	return strhash(path) & (rs->nbucket - 1);
 }
 
+/* What recowners_index_path adds an unlisted record's paths to. */
+struct recowners_add {
+	struct recstage *rs;
+	size_t inst, cap;
+	const char *pkg;	/* the record's package, for the diversions */
+};
+
+/*
+ * PATH of record A->INST with its TYPE into the index, where the
+ * diversions send it (dpkgdivert_follow would move its entry there, and
+ * the record is marked, for recowners_diverted_entry): 0 or -ENOMEM.
+ */
+static int
+recowners_index_path(void *ctx, const char *path, char type)
+{
+	struct recowners_add *a = ctx;
+	struct recstage *rs = a->rs;
+	struct recstage_owned *v;
+	const char *where;
+
+	if (rs->divert != NULL && dpkgdivert_count(rs->divert) > 0 &&
+	    (where = dpkgdivert_use(rs->divert, path, a->pkg)) != path &&
+	    strcmp(where, path) != 0) {
+		path = where;
+		rs->inst[a->inst]->unlisted_diverts = true;
+	}
+
+	if (rs->nowned == a->cap) {
+		a->cap = a->cap != 0 ? 2 * a->cap : 1024;
+		if ((v = reallocarray(rs->owned, a->cap, sizeof(*v))) == NULL)
+			return -ENOMEM;
+		rs->owned = v;
+	}
+	v = &rs->owned[rs->nowned++];
+	v->path = path;
+	v->inst = a->inst;
+	v->type = type;
+	return 0;
+}
+
 /* Index every installed path; without memory, lookups search each record. */
 static void
 recowners_index(struct recstage *rs)
 {
+	struct recowners_add a = { .rs = rs };
 	size_t i, k, n = 0;
 
 	for (i = 0; i < rs->ninst; i++)
-		n += rs->inst[i]->n + rs->inst[i]->nfiltered;
-	if (n == 0 || (rs->owned = malloc(n * sizeof(*rs->owned))) == NULL)
+		n += rs->inst[i]->n + rs->inst[i]->nfiltered +
+		    (rs->inst[i]->unlisted ? rs->inst[i]->listlen / 32 : 0);
+	if (n == 0)
+		n = 16;
+	if ((rs->owned = malloc(n * sizeof(*rs->owned))) == NULL)
 		return;
+	a.cap = n;
 	for (i = 0; i < rs->ninst; i++) {
+		/*
+		 * An unlisted record's paths from its list's text, typed as
+		 * its entries would be below: no entry made for each.
+		 */
+		if (rs->inst[i]->unlisted) {
+			a.inst = i;
+			a.pkg = control_get(rs->inst[i]->ctl, "Package");
+			if (dpkgadopt_paths(rs->inst[i], recowners_index_path,
+			    &a) != 0) {
+				free(rs->owned);
+				rs->owned = NULL;
+				rs->nowned = 0;
+				return;
+			}
+			continue;
+		}
+		/* Room for this record's: the estimate may fall short. */
+		if (rs->nowned + rs->inst[i]->n + rs->inst[i]->nfiltered >
+		    a.cap) {
+			struct recstage_owned *v;
+
+			a.cap = 2 * (rs->nowned + rs->inst[i]->n +
+			    rs->inst[i]->nfiltered);
+			if ((v = reallocarray(rs->owned, a.cap,
+			    sizeof(*v))) == NULL) {
+				free(rs->owned);
+				rs->owned = NULL;
+				rs->nowned = 0;
+				return;
+			}
+			rs->owned = v;
+		}
 		for (k = 0; k < rs->inst[i]->n; k++) {
 			struct recstage_owned *o = &rs->owned[rs->nowned++];
 
@@ -361,6 +472,9 @@ recowners_disown(struct recstage *rs, const char *owner, const char *abspath)
 
 	if (recowners_find(rs, owner, &i) == NULL)
 		return 0;
+	/* Its entries first: the path goes from one of them. */
+	if (recowners_listed(rs, rs->inst[i])->unlisted)
+		return rs->type_err;
 	/*
 	 * Out of the index first, unlinked from its bucket's chain: its
 	 * string goes with the entry.
