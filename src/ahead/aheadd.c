@@ -37,7 +37,9 @@
  *
  * It runs at a low priority: it is to use the core that apt, dpkg's
  * configuration and the calls' own waits leave idle, never to slow a
- * call down.  It ends as soon as every package was served or passed
+ * call down; a call's packages it has not started are the call's
+ * (CLAIM), and while a call waits for the one it is decoding, it
+ * decodes at the call's priority.  It ends as soon as every package was served or passed
  * over, the moment apt is gone (its descriptor, pidfd_open(2): apt's
  * caller may unmount the root right after), or after AHEADD_IDLE
  * seconds without a call; a decoding under way is not waited for.
@@ -70,6 +72,7 @@ struct ahead_proc {
 	size_t n, cap;
 	size_t used, budget;	/* bytes READY */
 	size_t pos;		/* past the last call's packages */
+	pid_t worker;		/* the decoding thread's id, for its priority */
 	bool stop;
 	int lfd;		/* the listening socket */
 	pid_t watch;		/* apt: gone, the process ends */
@@ -262,12 +265,15 @@ aheadd_worker(void *arg)
 	int fd;
 
 	pthread_mutex_lock(&d->mu);
+	d->worker = (pid_t)syscall(SYS_gettid);
 	for (;;) {
 		while (!d->stop && ((i = aheadd_next(d)) == d->n ||
 		    d->used >= d->budget))
 			pthread_cond_wait(&d->cv, &d->mu);
 		if (d->stop)
 			break;
+		/* Low again, after a call waited for the last one. */
+		(void)setpriority(PRIO_PROCESS, (id_t)d->worker, AHEADD_NICE);
 		d->v[i].state = AHEADD_DECODING;
 		path = d->v[i].path;	/* freed only after the thread */
 		st = d->v[i].st;
@@ -300,6 +306,12 @@ aheadd_take(struct ahead_proc *d, int c, struct aheadmsg *m)
 
 	pthread_mutex_lock(&d->mu);
 	i = aheadd_find(d, m);
+	/*
+	 * A call waits for this one: it is on the call's path now, at the
+	 * call's priority (where this user may raise it back), not beside.
+	 */
+	if (i < d->n && d->v[i].state == AHEADD_DECODING && d->worker > 0)
+		(void)setpriority(PRIO_PROCESS, (id_t)d->worker, 0);
 	while (i < d->n && d->v[i].state == AHEADD_DECODING)
 		pthread_cond_wait(&d->cv, &d->mu);
 	if (i < d->n && d->v[i].state == AHEADD_READY) {
