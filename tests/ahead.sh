@@ -173,11 +173,26 @@ DEBUNPACK_AHEAD_TAG=none-$$ "$T/install" "$T/plain3" "$T/plain3" "$c3"
 same "$T/plain3" "$T/ahead3"
 gone
 
-# 4. apt gone before any call: the process ends with it.
+# 4. A call right after the hook, whatever the process has done by then
+# (a big package, which a call takes over from it, among them): the
+# call claims its packages, the result is the run's without the
+# process, and the process ends once they are all claimed or taken.
+big=$(make_pkg -o big-1 big 1 "dir ./usr/ 0755" "dir ./usr/share/ 0755" \
+    "file ./usr/share/big 0644 size:6000000" "compress data xz 0")
+mkdir "$T/plain4" "$T/ahead4"
+DEBUNPACK_AHEAD_TAG=none-$$ "$T/install" "$T/plain4" "$T/plain4" "$big" "$a1" "$b1"
+[ "$(cat "$T/plain4.rc")" = 0 ] || fail "without the process: $(cat "$T/plain4.err")"
+"$T/apt" "$a1" "$big" "$b1" -- sh -c '. "$T/helpers.sh";
+    "$T/install" "$T/ahead4" "$T/ahead4" "$0" "$1" "$2"; gone' \
+    "$big" "$a1" "$b1" || fail "the run right after the hook"
+[ "$(cat "$T/ahead4.rc")" = 0 ] || fail "right after the hook: $(cat "$T/ahead4.err")"
+same "$T/plain4" "$T/ahead4"
+
+# 5. apt gone before any call: the process ends with it.
 "$T/apt" "$a1" "$b1" "$c1" -- true || fail "apt"
 gone
 
-# 5. Another user bound the process's name first: neither the hook nor
+# 6. Another user bound the process's name first: neither the hook nor
 # the run trusts it, and it is told nothing; the run decodes.
 # Debian's python3: one a user installed for root may not run as nobody.
 if is_root && [ -x /usr/bin/python3 ] && command -v setpriv > /dev/null; then

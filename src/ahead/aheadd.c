@@ -37,9 +37,9 @@
  *
  * It runs at a low priority: it is to use the core that apt, dpkg's
  * configuration and the calls' own waits leave idle, never to slow a
- * call down; a call's packages it has not started are the call's
- * (CLAIM), and while a call waits for the one it is decoding, it
- * decodes at the call's priority.  It ends as soon as every package was served or passed
+ * call down: a call's packages it has not started are the call's
+ * (CLAIM), so is a big one it is decoding (AHEADD_BIG), and while a call
+ * waits for the one it is decoding, it decodes at the call's priority.  It ends as soon as every package was served or passed
  * over, the moment apt is gone (its descriptor, pidfd_open(2): apt's
  * caller may unmount the root right after), or after AHEADD_IDLE
  * seconds without a call; a decoding under way is not waited for.
@@ -47,6 +47,12 @@
 
 #define AHEADD_IDLE	60	/* seconds without a request */
 #define AHEADD_JOIN_MS	50	/* the decoding thread's time to stop */
+/*
+ * A package file this big that a call claims while the process decodes
+ * it is left to the call: its data member is made of blocks that the
+ * call's threads decode side by side (xz -T), where the process has one.
+ */
+#define AHEADD_BIG	((off_t)4 << 20)
 #define AHEADD_NICE	10
 #define AHEADD_BUDGET_MIN	((size_t)64 << 20)
 
@@ -151,13 +157,26 @@ aheadd_write(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/* Whether a call claimed package I while it was being decoded (aheadd_claim). */
+static bool
+aheadd_dropped(struct ahead_proc *d, size_t i)
+{
+	bool dropped;
+
+	pthread_mutex_lock(&d->mu);
+	dropped = d->v[i].state != AHEADD_DECODING;
+	pthread_mutex_unlock(&d->mu);
+	return dropped;
+}
+
 /*
  * The data member of PATH, still the file ST, decoded into a sealed
  * memory file as the calls' decoders give it (feed.c): its descriptor
  * and *LEN, or -1.
  */
 static int
-aheadd_decode(const char *path, const struct stat *st, uint64_t *len)
+aheadd_decode(struct ahead_proc *p, size_t i, const char *path,
+    const struct stat *st, uint64_t *len)
 {
 	struct dbp_error err;
 	const char *why = NULL;
@@ -179,7 +198,8 @@ aheadd_decode(const char *path, const struct stat *st, uint64_t *len)
 		return -1;
 	}
 	while ((n = deb_data_read(d, &buf, &why)) > 0) {
-		if (aheadd_write(fd, buf, (size_t)n) != 0) {
+		if (aheadd_write(fd, buf, (size_t)n) != 0 ||
+		    aheadd_dropped(p, i)) {
 			n = -1;
 			break;
 		}
@@ -247,7 +267,9 @@ aheadd_claim(struct ahead_proc *d, const struct aheadmsg *m)
 
 	if (i == d->n)
 		return;
-	if (d->v[i].state == AHEADD_QUEUED)
+	if (d->v[i].state == AHEADD_QUEUED ||
+	    (d->v[i].state == AHEADD_DECODING &&
+	    d->v[i].st.st_size >= AHEADD_BIG))
 		d->v[i].state = AHEADD_DONE;
 	if (i + 1 > d->pos)
 		d->pos = i + 1;
@@ -278,15 +300,18 @@ aheadd_worker(void *arg)
 		path = d->v[i].path;	/* freed only after the thread */
 		st = d->v[i].st;
 		pthread_mutex_unlock(&d->mu);
-		fd = aheadd_decode(path, &st, &len);
+		fd = aheadd_decode(d, i, path, &st, &len);
 		pthread_mutex_lock(&d->mu);
-		if (fd >= 0) {
+		if (fd >= 0 && d->v[i].state == AHEADD_DECODING) {
 			d->v[i].fd = fd;
 			d->v[i].len = len;
 			d->v[i].state = AHEADD_READY;
 			d->used += len;
-		} else
+		} else {
+			if (fd >= 0)
+				close(fd);
 			d->v[i].state = AHEADD_DONE;
+		}
 		pthread_cond_broadcast(&d->cv);
 	}
 	pthread_mutex_unlock(&d->mu);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ahead/ahead.h"
 
@@ -14,7 +15,10 @@
  * usage: decode-ahead [FILE...]; without FILE, the names apt writes on
  * the hook's input (version 1 of its protocol: one package file a line).
  * It never fails apt's run: what goes wrong is said, and the calls then
- * decode their packages themselves.
+ * decode their packages themselves.  It does nothing where the calls
+ * would not ask: on one core (no idle one to decode on, and the calls
+ * decode without threads) and with a store of unpacked files
+ * (DEBUNPACK_CACHE: the calls clone or decode with it).
  */
 
 static void
@@ -53,6 +57,7 @@ main(int argc, char **argv)
 	struct ahead_proc *serve = NULL;
 	struct dbp_error err;
 	char **v = NULL, *line = NULL;
+	const char *cache;
 	size_t n = 0, cap = 0, lcap = 0, i;
 	ssize_t len;
 	int k, r = 0;
@@ -67,7 +72,12 @@ main(int argc, char **argv)
 		r = ahead_push(&v, &n, &cap, line);
 	}
 	free(line);
-	if (r != 0) {
+	/* Read all the same: apt writes the list whole. */
+	cache = getenv("DEBUNPACK_CACHE");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	    (cache != NULL && cache[0] != '\0'))
+		;
+	else if (r != 0) {
 		dbp_err(&err, ENOMEM, "", "cannot read the package list");
 		ahead_warn(&err);
 	} else if (ahead_start(v, n, &serve, &err) != 0)
