@@ -255,9 +255,10 @@ aheadd_find(const struct ahead_proc *d, const struct aheadmsg *m)
 }
 
 /*
- * A call's package (CLAIM): not started, it is the call's to decode,
- * with all its threads; and the process goes on past the call's
- * packages.  One the process decodes now or has decoded stays, for the
+ * A call's package (CLAIM): not started, or big and being decoded, it is
+ * the call's to decode, with all its threads (the decoding thread drops
+ * it at its next block); and the process goes on past the call's
+ * packages.  One decoded, or small and being decoded, stays for the
  * call to take.
  */
 static void
