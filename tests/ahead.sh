@@ -4,9 +4,11 @@
 # packages it decoded are installed from what it gave, to the same tree,
 # records, dpkg database and output as without it, and --stats counts
 # them; a package it could not decode (damaged) and one changed after apt
-# named it are decoded by the run, with the run's own messages; a process
-# bound by another user is not trusted; the process ends once every
-# package is served, and at once when apt is gone.
+# named it are decoded by the run, with the run's own messages, and so is
+# every package when the process was killed; a call right after the hook
+# gets the same root whatever the process did by then; a process bound by
+# another user is not trusted; the process ends once every package is
+# served or claimed, and at once when apt is gone.
 . "${srcdir:-.}/tests/lib.sh"
 
 : "${DECODE_AHEAD:=$PWD/decode-ahead}"
@@ -188,11 +190,23 @@ DEBUNPACK_AHEAD_TAG=none-$$ "$T/install" "$T/plain4" "$T/plain4" "$big" "$a1" "$
 [ "$(cat "$T/ahead4.rc")" = 0 ] || fail "right after the hook: $(cat "$T/ahead4.err")"
 same "$T/plain4" "$T/ahead4"
 
-# 5. apt gone before any call: the process ends with it.
+# 5. The process killed before the calls: they decode for themselves.
+mkdir "$T/killed"
+"$T/apt" "$a1" "$b1" -- sh -c '. "$T/helpers.sh"; decoded 2;
+    kill -9 $(procs); gone;
+    "$T/install" "$T/killed" "$T/killed" "$0" "$1"' "$a1" "$b1" ||
+    fail "the run after the process was killed"
+[ "$(cat "$T/killed.rc")" = 0 ] || fail "after the kill: $(cat "$T/killed.err")"
+! grep -q decoded_ahead "$T/killed.out" || fail "stats: $(cat "$T/killed.out")"
+mkdir "$T/plain5"
+DEBUNPACK_AHEAD_TAG=none-$$ "$T/install" "$T/plain5" "$T/plain5" "$a1" "$b1"
+same "$T/plain5" "$T/killed"
+
+# 6. apt gone before any call: the process ends with it.
 "$T/apt" "$a1" "$b1" "$c1" -- true || fail "apt"
 gone
 
-# 6. Another user bound the process's name first: neither the hook nor
+# 7. Another user bound the process's name first: neither the hook nor
 # the run trusts it, and it is told nothing; the run decodes.
 # Debian's python3: one a user installed for root may not run as nobody.
 if is_root && [ -x /usr/bin/python3 ] && command -v setpriv > /dev/null; then

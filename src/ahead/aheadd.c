@@ -53,7 +53,13 @@
  * call's threads decode side by side (xz -T), where the process has one.
  */
 #define AHEADD_BIG	((off_t)4 << 20)
-#define AHEADD_NICE	10
+/*
+ * Nice 19: a weight of 15 to a call's 1024.  The process stays in apt's
+ * session: a session of its own is a scheduling group of its own
+ * (autogroup, on by default), which weighs as much as all of apt's
+ * whatever the nice value inside.
+ */
+#define AHEADD_NICE	19
 #define AHEADD_BUDGET_MIN	((size_t)64 << 20)
 
 enum aheadd_state {
@@ -598,10 +604,10 @@ ahead_start(char *const *files, size_t n, struct ahead_proc **serve,
 		return 0;
 	}
 	/*
-	 * The child: out of apt's session and away from its terminal and
-	 * pipes (apt would wait for them), holding only the socket.
+	 * The child: away from apt's terminal and pipes (apt would wait for
+	 * them), holding only the socket; in apt's session (AHEADD_NICE),
+	 * so that an interrupt of apt's ends it too.
 	 */
-	(void)setsid();
 	(void)signal(SIGPIPE, SIG_IGN);
 	(void)signal(SIGHUP, SIG_IGN);
 	if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
