@@ -163,14 +163,19 @@ aheadd_write(int fd, const char *buf, size_t len)
 	return 0;
 }
 
-/* Whether a call claimed package I while it was being decoded (aheadd_claim). */
+/*
+ * Whether package I, LEN bytes decoded so far, is to be given up: a call
+ * claimed it (aheadd_claim), or it would take the budget past its end
+ * (a call decodes it then, as without the process).
+ */
 static bool
-aheadd_dropped(struct ahead_proc *d, size_t i)
+aheadd_dropped(struct ahead_proc *d, size_t i, uint64_t len)
 {
 	bool dropped;
 
 	pthread_mutex_lock(&d->mu);
-	dropped = d->v[i].state != AHEADD_DECODING;
+	dropped = d->v[i].state != AHEADD_DECODING ||
+	    d->used + len > d->budget;
 	pthread_mutex_unlock(&d->mu);
 	return dropped;
 }
@@ -205,7 +210,7 @@ aheadd_decode(struct ahead_proc *p, size_t i, const char *path,
 	}
 	while ((n = deb_data_read(d, &buf, &why)) > 0) {
 		if (aheadd_write(fd, buf, (size_t)n) != 0 ||
-		    aheadd_dropped(p, i)) {
+		    aheadd_dropped(p, i, *len + (uint64_t)n)) {
 			n = -1;
 			break;
 		}
@@ -610,6 +615,11 @@ ahead_start(char *const *files, size_t n, struct ahead_proc **serve,
 	 */
 	(void)signal(SIGPIPE, SIG_IGN);
 	(void)signal(SIGHUP, SIG_IGN);
+	/* Above the standard descriptors first: apt may run with one closed. */
+	if (d->lfd < 3 && (nul = fcntl(d->lfd, F_DUPFD_CLOEXEC, 3)) >= 0) {
+		close(d->lfd);
+		d->lfd = nul;
+	}
 	if ((nul = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
 		(void)dup2(nul, 0);
 		(void)dup2(nul, 1);

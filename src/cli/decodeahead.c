@@ -85,8 +85,14 @@ main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
-	/* The decoding process: exit ends a decoding still under way. */
-	if (serve != NULL && ahead_serve(serve) == 0)
+	/*
+	 * The decoding process: _exit ends a decoding still under way, with
+	 * no exit handler run beside it.
+	 */
+	if (serve != NULL) {
+		if (ahead_serve(serve) != 0)
+			_exit(0);
 		ahead_proc_free(serve);
+	}
 	return 0;
 }

@@ -377,6 +377,33 @@ dpkgadopt_line_ok(const char *p)
 	    record_path_problem(p) == NULL;
 }
 
+/* What dpkgadopt_lone_add appends the conffiles a list lacks to. */
+struct dpkgadopt_lone {
+	struct record *rec;
+	const struct dpkgadopt_cset *cs;
+	bool *seen;		/* by CS's index: in the list, or added */
+	int r;
+};
+
+static int
+dpkgadopt_lone_add(const struct dpkgfmt_conffile *c, void *ctx)
+{
+	struct dpkgadopt_lone *l = ctx;
+	size_t k = dpkgadopt_cset_find(l->cs, c->path), n;
+	char *nt;
+
+	if (k == l->cs->n || l->seen[k])
+		return 0;
+	n = strlen(c->path) + 1;
+	if ((nt = realloc(l->rec->list, l->rec->listlen + n)) == NULL)
+		return l->r = -ENOMEM;
+	memcpy(nt + l->rec->listlen, c->path, n);
+	l->rec->list = nt;
+	l->rec->listlen += n;
+	l->seen[k] = true;
+	return 0;
+}
+
 /*
  * REC unlisted (DPKGADOPT_DEFER): the list TEXT of LEN bytes, which it
  * takes, its lines ended by NULs; each conffile of O the list lacks
@@ -387,11 +414,11 @@ static int
 dpkgadopt_defer(struct record *rec, const struct dpkgstatus_stanza *o,
     char *text, size_t len)
 {
+	struct dpkgadopt_lone lone;
 	struct dpkgadopt_cset cs;
 	const char *p;
 	bool *seen = NULL;
-	size_t i, add = 0, k;
-	char *nt;
+	size_t i, k;
 	int r;
 
 	/* No list: no paths. */
@@ -400,6 +427,8 @@ dpkgadopt_defer(struct record *rec, const struct dpkgstatus_stanza *o,
 			return -ENOMEM;
 		len = 0;
 	}
+	/* dpkgadopt_one's reading ends at a NUL byte: so does this. */
+	len = strlen(text);
 	for (i = 0; i < len; i++)
 		if (text[i] == '\n')
 			text[i] = '\0';
@@ -426,25 +455,14 @@ dpkgadopt_defer(struct record *rec, const struct dpkgstatus_stanza *o,
 	    p += strlen(p) + 1)
 		if ((k = dpkgadopt_cset_find(&cs, p)) < cs.n)
 			seen[k] = true;
-	for (i = 0; i < cs.n; i++)
-		if (!seen[i])
-			add += strlen(cs.v[i]) + 1;
-	if (add > 0) {
-		if ((nt = realloc(rec->list, rec->listlen + add)) == NULL) {
-			free(seen);
-			dpkgadopt_cset_free(&cs);
-			return -ENOMEM;
-		}
-		rec->list = nt;
-		for (i = 0; i < cs.n; i++)
-			if (!seen[i]) {
-				memcpy(nt + rec->listlen, cs.v[i],
-				    strlen(cs.v[i]) + 1);
-				rec->listlen += strlen(cs.v[i]) + 1;
-			}
-	}
+	/* In the field's order, as dpkgadopt_conffile adds them. */
+	lone = (struct dpkgadopt_lone){ .rec = rec, .cs = &cs, .seen = seen };
+	dpkgfmt_conffiles(rec->conffiles, rec->conffiles_len,
+	    dpkgadopt_lone_add, &lone);
 	free(seen);
 	dpkgadopt_cset_free(&cs);
+	if (lone.r != 0)
+		return lone.r;
 done:
 	rec->unlisted = true;
 	return 0;

@@ -750,9 +750,16 @@ feed_done(struct feed *f, size_t i)
 }
 
 unsigned long
-feed_ahead_count(const struct feed *f)
+feed_ahead_count(struct feed *f)
 {
-	return f != NULL ? f->ahead : 0;
+	unsigned long n;
+
+	if (f == NULL)
+		return 0;
+	pthread_mutex_lock(&f->mu);
+	n = f->ahead;
+	pthread_mutex_unlock(&f->mu);
+	return n;
 }
 
 void

@@ -45,7 +45,7 @@ size_t feed_find(struct feed *f, const char *file);
 void feed_done(struct feed *f, size_t i);
 
 /* How many packages the decoding process gave decoded (ahead.h). */
-unsigned long feed_ahead_count(const struct feed *f);
+unsigned long feed_ahead_count(struct feed *f);
 
 /* Stop the threads (abandoning what they do) and free everything. */
 void feed_free(struct feed *f);
