@@ -247,20 +247,11 @@ aheadd_next(const struct ahead_proc *d)
 static size_t
 aheadd_find(const struct ahead_proc *d, const struct aheadmsg *m)
 {
-	struct stat st;
 	size_t i;
 
-	memset(&st, 0, sizeof(st));
-	st.st_dev = (dev_t)m->dev;
-	st.st_ino = (ino_t)m->ino;
-	st.st_size = (off_t)m->size;
-	st.st_mtim.tv_sec = (time_t)m->mtime_sec;
-	st.st_mtim.tv_nsec = (long)m->mtime_nsec;
-	st.st_ctim.tv_sec = (time_t)m->ctime_sec;
-	st.st_ctim.tv_nsec = (long)m->ctime_nsec;
 	for (i = 0; i < d->n; i++)
 		if (d->v[i].state != AHEADD_DONE &&
-		    aheadd_same(&d->v[i].st, &st))
+		    aheadmsg_same(m, &d->v[i].st))
 			break;
 	return i;
 }

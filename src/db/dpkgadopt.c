@@ -34,6 +34,16 @@ dpkgadopt_has_files(const struct dpkgstatus_stanza *o)
 	    strcmp(dpkgstatus_state(o), "config-files") == 0;
 }
 
+/*
+ * A list line dpkgadopt_one makes an entry of, if the entry's rules take
+ * it: a path, but not the root ("/." as dpkg lists it).
+ */
+static bool
+dpkgadopt_line_path(const char *p)
+{
+	return p[0] == '/' && strcmp(p, "/.") != 0 && strcmp(p, "/") != 0;
+}
+
 /* The directory a run of paths is in, kept open: .list files go in order. */
 struct dpkgadopt_dir {
 	char path[PATH_MAX];
@@ -369,12 +379,11 @@ dpkgadopt_cset_find(const struct dpkgadopt_cset *s, const char *path)
 	return hit != NULL ? (size_t)(hit - s->v) : s->n;
 }
 
-/* A list line as dpkgadopt_one takes it: an absolute path an entry may have. */
+/* A list line that becomes an entry: an absolute path an entry may have. */
 static bool
 dpkgadopt_line_ok(const char *p)
 {
-	return p[0] == '/' && p[1] != '\0' && strcmp(p, "/.") != 0 &&
-	    record_path_problem(p) == NULL;
+	return dpkgadopt_line_path(p) && record_path_problem(p) == NULL;
 }
 
 /* What dpkgadopt_lone_add appends the conffiles a list lacks to. */
@@ -480,7 +489,7 @@ dpkgadopt_list(struct record *rec)
 		return 0;
 	end = rec->list + rec->listlen;
 	for (p = rec->list; r == 0 && p < end; p += strlen(p) + 1)
-		if (p[0] == '/' && strcmp(p, "/.") != 0 && strcmp(p, "/") != 0 &&
+		if (dpkgadopt_line_path(p) &&
 		    (r = dpkgadopt_path(NULL, &d, rec, p, false)) == -EINVAL)
 			r = 0;
 	if (r == 0 && rec->conffiles != NULL) {
@@ -574,7 +583,7 @@ dpkgadopt_one(const struct rootfs *rf, int dfd,
 			nl = p + strlen(p) - 1;
 		else
 			*nl = '\0';
-		if (*p != '/' || strcmp(p, "/.") == 0 || strcmp(p, "/") == 0)
+		if (!dpkgadopt_line_path(p))
 			continue;
 		/* A path dpkg would not have written: not a record's. */
 		if ((r = dpkgadopt_path(rf, &d, rec, p, false)) == -EINVAL)
