@@ -149,12 +149,11 @@ int syncbatch_cover(struct syncbatch *sb, int fd);
 int syncbatch_carries_commit(struct syncbatch *sb, struct dbp_error *err);
 
 /*
- * The caller fsyncs a file or directory of FD's filesystem once the
- * batch is finished (a synced write of dpkg's status): where one fsync
- * there makes every earlier change durable (fskind_fsync_commits_all)
- * and the batch and its journal are on that filesystem alone, the
- * cleanup's barrier is left to it (syncfs strategy).  Call before
- * syncbatch_sync_cleanup; FD must stay open until then.
+ * The caller syncs FD's filesystem (syncfs) once the batch is finished,
+ * before it returns (after a write of dpkg's status): where syncfs is
+ * trusted there and the batch and its journal are on that filesystem
+ * alone, the cleanup's barrier is left to it (syncfs strategy).  Call
+ * before syncbatch_sync_cleanup; FD must stay open until then.
  */
 void syncbatch_cleanup_carried(struct syncbatch *sb, int fd);
 

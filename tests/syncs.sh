@@ -16,14 +16,14 @@
 #    data, the lines, the names and the cleanup durable together (an
 #    upgrade's backups and obsolete paths included).
 #  - With --maintscripts (the dpkg for apt) the batches leave that syncfs
-#    to the call: one before a script runs (where a durable status
-#    write did not make it already) and one before the call returns,
-#    however many groups the call's packages make.
+#    to the call: one before a script runs and one before the call
+#    returns, however many groups the call's packages make.
 #  - With dpkg's database and --maintscripts, a group with no script to
 #    run writes no half-installed status (apt still reads the line), and
-#    one with a preinst writes it durably before the preinst runs: on
-#    ext4 with a journal (and xfs) the new status file is written back,
-#    renamed, and one fsync of the directory commits both.
+#    one with a preinst writes it before the preinst runs: on ext4 with
+#    a journal (and xfs) the new status file is written back and renamed,
+#    and the call's syncfs before the preinst commits both, where the
+#    directory's fsync did.
 #  - Past the commit, a cleanup that removes only backups in the
 #    databases' directories (dpkg's status and info files, records), on
 #    the journal's own file system, is left to it: no last barrier.  An
@@ -39,6 +39,14 @@
 #  - With a second filesystem in the root, the journal's lines are synced
 #    by their own fdatasync before the data barrier, and the commit line
 #    comes after the names barrier of both, with its own fdatasync.
+#  - The upgrade of an installed package whose old version has a prerm
+#    and a postrm (dpkg's status written before the batch and after the
+#    postrm): on a journaled ext4 each status file written back and
+#    renamed, one syncfs before the postrm, one before the call returns;
+#    on btrfs each status file synced (fdatasync) and renamed, the first
+#    rename committed by the data barrier's syncfs, the names by their
+#    own, the backups' removal and the second rename by the call's last
+#    syncfs.
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: the loop device needs root"
@@ -117,7 +125,7 @@ grep -qx 'status: app: half-installed' "$T/noscripts.out" ||
     fail "noscripts: no half-installed status line: $(cat "$T/noscripts.out")"
 synced preinst --root "$D" --dpkg-db --maintscripts \
     --force-script-chrootless "$p1"
-expect preinst "writeback fsync writeback commit writeback syncfs"
+expect preinst "writeback syncfs writeback commit writeback syncfs"
 [ -z "$(find "$D/var/lib/dpkg" "$D/var/lib/debunpack" -name '*.debunpack-*')" ] ||
     fail "preinst: backups left in the databases: $(find "$D/var/lib" -name '*.debunpack-*')"
 # An upgrade replaces and drops paths in the tree: still one commit.
@@ -309,4 +317,43 @@ EOS
 	grep -q "nosync=no$" "$T/conf-off.out" ||
 	    fail "conf-off: DEBUNPACK_DPKG_CONFIGURE=dpkg still batched"
 	conf_guarded
+fi
+
+# scripted NAME ROOT: pp 1 installed (prerm, postrm) in ROOT's empty
+# database, then upgraded to pp 2 under strace ($T/NAME.calls).
+s1=$(make_pkg -m "T <t@example.org>" -d test pp 1 \
+    "control-file prerm 0755 #!/bin/sh\nexit 0\n" \
+    "control-file postrm 0755 #!/bin/sh\nexit 0\n" \
+    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "file ./usr/share/pp 0644 text:1")
+s2=$(make_pkg -m "T <t@example.org>" -d test pp 2 \
+    "control-file prerm 0755 #!/bin/sh\nexit 0\n" \
+    "control-file postrm 0755 #!/bin/sh\nexit 0\n" \
+    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "file ./usr/share/pp 0644 text:2")
+scripted() {
+	empty_dpkg_db "$2"
+	"$DEBUNPACK" -q --root "$2" --dpkg-db --maintscripts \
+	    --force-script-chrootless "$s1" || fail "$1: pp 1"
+	# Configured, so that its prerm runs (no postinst to run).
+	sed -i 's/^Status: install ok unpacked$/Status: install ok installed/' \
+	    "$2/var/lib/dpkg/status"
+	synced "$1" --root "$2" --dpkg-db --maintscripts \
+	    --force-script-chrootless "$s2"
+	[ "$(cat "$2/usr/share/pp")" = 2 ] &&
+	    [ "$(dpkg-query --admindir="$2/var/lib/dpkg" -W -f '${Status} ${Version}' pp)" = \
+	    "install ok unpacked 2" ] || fail "$1: pp 2 is not unpacked"
+}
+scripted scripts-ext4 "$T/m/sc"
+expect scripts-ext4 "writeback commit writeback syncfs writeback syncfs"
+if command -v mkfs.btrfs > /dev/null; then
+	truncate -s 320M "$T/b.img"
+	mkfs.btrfs -q -f "$T/b.img" > /dev/null || fail "mkfs.btrfs"
+	loop_attach "$T/b.img" || fail "no loop device for btrfs"
+	mkdir -p "$T/mb"
+	cleanup_hooks="umount '$T/mb' 2> /dev/null; $cleanup_hooks"
+	mount "$loop" "$T/mb" || fail "cannot mount btrfs"
+	scripted scripts-btrfs "$T/mb"
+	umount "$T/mb"
+	expect scripts-btrfs "fdatasync writeback syncfs commit syncfs fdatasync syncfs"
+else
+	echo "# SKIP scripts-btrfs: mkfs.btrfs missing"
 fi

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -47,6 +48,12 @@
 
 #define AHEADD_IDLE	60	/* seconds without a request */
 #define AHEADD_JOIN_MS	50	/* the decoding thread's time to stop */
+/*
+ * A connection's silence, in seconds, before the process drops it: one
+ * that stalls holds up every other request and the watch on apt, which
+ * wait for it.  A call sends its request as soon as it connects.
+ */
+#define AHEADD_CONN_TIMEO	5
 /*
  * A package file this big that a call claims while the process decodes
  * it is left to the call: its data member is made of blocks that the
@@ -367,9 +374,13 @@ aheadd_take(struct ahead_proc *d, int c, struct aheadmsg *m)
 static void
 aheadd_conn(struct ahead_proc *d, int c)
 {
+	struct timeval tv = { .tv_sec = AHEADD_CONN_TIMEO };
 	struct aheadmsg m;
 
 	if (!aheadmsg_trusted(c))
+		return;
+	if (setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
+	    setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
 		return;
 	while (aheadmsg_recv(c, &m, NULL) == 1) {
 		if (m.op == AHEADMSG_TAKE) {

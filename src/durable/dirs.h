@@ -171,8 +171,9 @@ int dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m,
 int dirs_fixup(struct dirs *d, struct dbp_error *err);
 
 /*
- * fsync every directory flagged DIR_NAMES or DIR_META and not yet synced.
- * COUNT is incremented per fsync call.
+ * fsync every directory flagged DIR_NAMES or DIR_META and not yet synced,
+ * the tree's first, the databases' (DIR_ADMIN) last.  COUNT is
+ * incremented per fsync call.
  */
 int dirs_sync(struct dirs *d, unsigned long *count, struct dbp_error *err);
 

@@ -107,15 +107,26 @@ dirs_sync_one(struct dirs *d, size_t idx, unsigned long *count,
 	return 0;
 }
 
+/*
+ * The tree's directories first, the databases' last: where one fsync
+ * makes only its own directory's changes durable (btrfs's log tree, and
+ * not every filesystem commits the whole journal), a power cut between
+ * two of them must not keep dpkg's status or a record saying "unpacked"
+ * over names of the tree still old.  The other way round, names new
+ * under a status still half-installed (or old, with the journal that
+ * undoes them), is a state durable dpkg passes through.
+ */
 int
 dirs_sync(struct dirs *d, unsigned long *count, struct dbp_error *err)
 {
 	size_t i;
-	int r;
+	int admin, r;
 
-	for (i = 0; i < d->n; i++)
-		if ((r = dirs_sync_one(d, i, count, err)) != 0)
-			return r;
+	for (admin = 0; admin < 2; admin++)
+		for (i = 0; i < d->n; i++)
+			if (!(d->v[i].flags & DIR_ADMIN) == !admin &&
+			    (r = dirs_sync_one(d, i, count, err)) != 0)
+				return r;
 	return 0;
 }
 

@@ -520,12 +520,17 @@ syncfs_cleanup_barrier(struct syncbatch *sb, struct dbp_error *err)
 	    sb->journal == NULL || !journal_committed(sb->journal))
 		return syncfs_all(sb, err);
 	/*
-	 * The caller's fsync to come (syncbatch_cleanup_carried) commits
+	 * The caller's syncfs to come (syncbatch_cleanup_carried) commits
 	 * every change made before it, the journal's removal after the
 	 * cleanup's: the same argument as above, for the tree's
-	 * directories too, on a filesystem whose one fsync is enough.
+	 * directories too.  The names are durable already (the names
+	 * barrier committed them, else fs->left above), so what waits is
+	 * the backups' removal, which the journal's repair finishes after
+	 * a crash.  On btrfs too, whose transactions commit in order: only
+	 * a log-tree sync of the run's admin directory, which nothing
+	 * makes, could make the journal's removal durable before them.
 	 */
-	if (sb->carried_by >= 0 && fskind_fsync_commits_all(sb->carried_by)) {
+	if (sb->carried_by >= 0) {
 		if ((one = syncfs_carries(sb, err)) < 0)
 			return one;
 		if (one && fsset_has(fs->set, sb->carried_by, &kind) &&

@@ -348,6 +348,31 @@ install_store_commit(struct install *in, bool synced)
 }
 
 /*
+ * The caller's write of dpkg's status, not committed yet (cover_admin),
+ * committed before the first rename: by the data barrier, where it
+ * syncs that filesystem anyway, else by a syncfs here.  No rename of the
+ * batch can then be durable without it, whatever the filesystem (a
+ * btrfs log tree makes one directory's names durable alone).
+ */
+static int
+install_cover_admin(struct install *in, struct dbp_error *err)
+{
+	int fd;
+
+	if (!in->o->cover_admin || in->db == NULL ||
+	    (fd = dpkgdb_admin_fd(in->db)) < 0)
+		return 0;
+	if (syncbatch_cover(in->sb, fd) != 1) {
+		in->st->calls[SC_SYNCFS]++;
+		if (syncfs(fd) != 0)
+			return dbp_err(err, errno, NULL,
+			    "cannot sync dpkg's database");
+	}
+	in->covered = true;
+	return 0;
+}
+
+/*
  * Every rename to come in the journal, durable with the directory lines
  * no later than the temporaries' names (else a power cut could keep
  * names no durable journal lists: syncbatch_rename syncs it first, or
@@ -367,6 +392,8 @@ install_prepare(struct install *in, struct dbp_error *err)
 	/* Only entries to name ask for it: a hit or no fill leaves it be. */
 	covered = in->store != NULL && store_filled(in->store) &&
 	    syncbatch_cover(in->sb, store_dirfd(in->store)) == 1;
+	if ((r = install_cover_admin(in, err)) != 0)
+		return r;
 	if ((in->db != NULL && (r = dpkgdb_prepare(in->db, err)) != 0) ||
 	    (r = syncbatch_prepare(in->sb, in->j, JOURNAL_ROOT, err)) != 0 ||
 	    (r = manifest_prepare(in->man, in->j, err)) != 0 ||
@@ -599,7 +626,8 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 		 * what fails from here on is reported, never unwound.
 		 */
 		struct install_note n = { .event = INSTALL_STANDS,
-		    .deferred = syncbatch_owed(in.sb) };
+		    .deferred = syncbatch_owed(in.sb),
+		    .covered = in.covered };
 
 		install_say(o, &n);
 	}

@@ -104,6 +104,8 @@ struct install_note {
 	const char *version;		/* SEQ */
 	/* STANDS: the batch's commit is the caller's to make (defer_end) */
 	bool deferred;
+	/* STANDS: cover_admin was honoured: dpkg's status is committed */
+	bool covered;
 };
 
 struct feed;
@@ -140,9 +142,9 @@ struct install_opts {
 	/*
 	 * The packages whose old postrm runs after the batch
 	 * (--maintscripts): their new stanzas held back (db/dpkgdb.h).  The
-	 * caller then makes a synced write of dpkg's status after the run:
-	 * where that sync makes every earlier change durable
-	 * (fskind_fsync_commits_all), it is the cleanup's barrier too.
+	 * caller then writes dpkg's status after the run and syncs the
+	 * filesystem (syncfs) before it returns: where syncfs is trusted,
+	 * that sync is the cleanup's barrier too.
 	 */
 	struct dpkgdb_pending *pending;
 	size_t npending;
@@ -153,6 +155,14 @@ struct install_opts {
 	 * batches end without a commit of their own (syncbatch_defer_end).
 	 */
 	bool defer_end;
+	/*
+	 * The caller's last write of dpkg's status is not committed yet
+	 * (its data is synced, its rename not): the batch commits dpkg's
+	 * directory's filesystem before its first rename, with its data
+	 * barrier where that barrier is a syncfs of it, else by a syncfs of
+	 * its own (INSTALL_STANDS's covered).
+	 */
+	bool cover_admin;
 	bool dpkg_dist;		/* kept conffiles' new versions: NAME.dpkg-dist */
 	/* conffiles' new versions to NAME.dpkg-new, for dpkg --configure */
 	bool dpkg_new;

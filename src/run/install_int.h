@@ -60,6 +60,7 @@ struct install {
 	bool undoable;		/* the pieces exist: install_abort can run */
 	struct store *store;	/* what the run filled, committed after the
 				   data barrier (install_prepare) */
+	bool covered;		/* O->cover_admin done (install_prepare) */
 	struct emulate emu;	/* --run-preinst: how the scripts run */
 	struct feed *own_feed;	/* decoding since the run began, when the
 				   caller's (O->feed) is none */

@@ -144,6 +144,9 @@ cf_note(void *ctx, const struct install_note *n)
 		s->o->note(s->o->ctx, n);
 	if (n->event == INSTALL_STANDS) {
 		s->stands = true;
+		/* A status write the batch committed is owed no more. */
+		if (n->covered)
+			s->owed = false;
 		s->owed |= n->deferred;
 	}
 }

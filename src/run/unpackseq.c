@@ -19,6 +19,7 @@
 #include "db/dpkgstatus.h"
 #include "db/version.h"
 #include "deb/deb.h"
+#include "durable/fskind.h"
 #include "durable/rootfs.h"
 #include "run/feed.h"
 #include "run/install.h"
@@ -482,7 +483,22 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		s->in.nremoving = ntaking;
 		seq_feed_done(s, from, to, false);
 		s->stands = false;
+		/*
+		 * A status write left to the call: where the journal of the
+		 * filesystem does not order it before the batch's renames,
+		 * the batch commits it first (seq_status_owes).
+		 */
+		s->in.cover_admin = s->owed &&
+		    !fskind_writeback_orders(s->adfd);
 		r = install_run(&s->in, files, n, s->st, &berr);
+		s->in.cover_admin = false;
+		/*
+		 * The cleanup's barrier left to the status write after the
+		 * postrms (the held stanzas): the call syncs before it
+		 * returns, whether or not that write comes.
+		 */
+		if (s->stands && s->in.npending > 0)
+			s->owed_end = true;
 		/* Tried again, a package is decoded by its reader. */
 		seq_feed_done(s, from, to, true);
 		if (r != 0 && s->stands) {
@@ -724,12 +740,12 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	*failed = s.failed;
 out:
 	/* The call's changes durable before it says it is done. */
-	if (s.owed) {
+	if (s.owed || s.owed_end) {
 		struct dbp_error serr;
 		int sr;
 
 		dbp_err_clear(&serr);
-		if ((sr = seq_settle(&s, &serr)) != 0 && r == 0) {
+		if ((sr = seq_settle(&s, true, &serr)) != 0 && r == 0) {
 			*err = serr;
 			r = sr;
 		}

@@ -52,6 +52,9 @@ seq_note(void *ctx, const struct install_note *n)
 		s->o->note(s->o->ctx, n);
 	if (n->event == INSTALL_STANDS) {
 		s->stands = true;
+		/* A status write the batch committed is owed no more. */
+		if (n->covered)
+			s->owed = false;
 		s->owed |= n->deferred;
 	}
 	if (n->event != INSTALL_DISAPPEARS || n->ctl == NULL)

@@ -94,7 +94,10 @@ struct seq {
 	unsigned long scripts;	/* maintainer scripts run so far */
 	struct emulate emu;	/* how the chrooted scripts run */
 	bool stands;		/* the batch passed its commit point */
-	bool owed;		/* a batch left its commit to seq_settle */
+	bool owed;		/* a batch left its commit to seq_settle, or a
+				   write of dpkg's status its rename */
+	bool owed_end;		/* a batch left its cleanup's barrier to the
+				   call's last sync */
 	int late;		/* it failed after that: -errno, LATE_ERR */
 	struct dbp_error late_err;
 };
@@ -117,11 +120,12 @@ void seq_fail(struct seq *s, struct seq_pkg *p, const char *msg);
 void seq_fail_err(struct seq *s, struct seq_pkg *p, const struct dbp_error *e);
 
 /*
- * unpackseq_status.c: the commit a batch left to the call (OWED, from
- * INSTALL_STANDS), made before a script runs and before the call
- * returns.  0, or -errno with ERR set.
+ * unpackseq_status.c: the commit a batch or a write of dpkg's status
+ * left to the call (OWED), made before a script runs; with END, also
+ * the cleanup a batch left (OWED_END), before the call returns.  0, or
+ * -errno with ERR set.
  */
-int seq_settle(struct seq *s, struct dbp_error *err);
+int seq_settle(struct seq *s, bool end, struct dbp_error *err);
 
 /* unpackseq_status.c: dpkg's status file. */
 int seq_status_write(struct seq *s, struct seq_pkg *const *p,

@@ -156,7 +156,7 @@ seq_script4(struct seq *s, struct seq_pkg *p, const char *script,
 	if (fstatat(s->adfd, path + sizeof(SEQ_ADMIN) + 1, &st, 0) != 0)
 		return errno == ENOENT ? 1 : dbp_err(err, errno, path + 1,
 		    "cannot find script");
-	if ((r = seq_settle(s, err)) != 0)
+	if ((r = seq_settle(s, false, err)) != 0)
 		return r;
 	s->scripts++;
 	if ((r = maintscript_run(&e, path, argv, &status, err)) != 0)

@@ -17,11 +17,6 @@
 #include "util/strhash.h"
 
 /*
- * dpkg's status file rewritten with the stanza of each package in P (N)
- * replaced by TEXT[i] (NULL: left out), written and synced before it
- * replaces the old one, and the directory synced: one barrier for all.
- */
-/*
  * TEXT with the Priority and Section of P's new control, where it has
  * them, in dpkg's place for them (after Status): they are the package's,
  * not a version's, and dpkg takes them from the archive as soon as it
@@ -89,16 +84,47 @@ seq_status_data(struct seq *s, int fd)
  * one filesystem it changed is the one of dpkg's directory.
  */
 int
-seq_settle(struct seq *s, struct dbp_error *err)
+seq_settle(struct seq *s, bool end, struct dbp_error *err)
 {
-	if (!s->owed)
+	if (!s->owed && !(end && s->owed_end))
 		return 0;
 	s->st->calls[SC_SYNCFS]++;
 	if (syncfs(s->adfd) != 0)
 		return dbp_err(err, errno, SEQ_ADMIN, "cannot sync");
-	s->owed = false;
+	s->owed = s->owed_end = false;
 	return 0;
 }
+
+/*
+ * Whether a write of dpkg's status may leave its rename's commit to the
+ * call (OWED), where syncfs is trusted: its data is on the disk before
+ * the rename (seq_status_data), and every change that must not be
+ * durable before it waits for a syncfs of the filesystem, which commits
+ * it too.  A script is preceded by seq_settle, a batch's first rename by
+ * its data barrier or a syncfs of its own (install's cover_admin), the
+ * call's return by seq_settle; what comes between is the call's own
+ * bookkeeping, or a later write of the status, which holds this one's
+ * changes.  The half-installed stanzas before a batch thus cost no
+ * commit of their own: on ext4 and xfs, whose journal keeps the rename
+ * before the batch's, the commit before the postrms makes both durable;
+ * on btrfs the batch's data barrier does.  Elsewhere (an overlay, a
+ * filesystem syncfs does not reach): the directory's fsync, as dpkg;
+ * and with --sync-mode none, where the tree is not synced at all and
+ * the call's syncfs would sync it.
+ */
+static bool
+seq_status_owes(const struct seq *s)
+{
+	return (s->in.mode == NULL || strcmp(s->in.mode, "none") != 0) &&
+	    fskind_sync(s->adfd) == FSKIND_SYNCFS;
+}
+
+/*
+ * dpkg's status file rewritten with the stanza of each package in P (N)
+ * replaced by TEXT[i] (NULL: left out), its data on the disk before it
+ * replaces the old one; the rename then committed by the directory's
+ * fsync, or left to the call's next syncfs (seq_status_owes).
+ */
 
 int
 seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
@@ -174,11 +200,10 @@ seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
 		if (r == 0 && renameat(s->adfd, "status-new", s->adfd,
 		    "status") != 0)
 			r = -errno;
-		if (r == 0 && fsync(s->adfd) != 0)
+		if (r == 0 && seq_status_owes(s))
+			s->owed = true;
+		else if (r == 0 && fsync(s->adfd) != 0)
 			r = -errno;
-		/* It committed every change before it (seq_settle's too). */
-		if (r == 0 && fskind_fsync_commits_all(s->adfd))
-			s->owed = false;
 	}
 	free(out);
 	return r != 0 ? dbp_err(err, -r, SEQ_ADMIN "/status", "cannot write")
