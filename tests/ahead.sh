@@ -206,8 +206,9 @@ same "$T/plain5" "$T/killed"
 "$T/apt" "$a1" "$b1" "$c1" -- true || fail "apt"
 gone
 
-# 7. Another user bound the process's name first: neither the hook nor
-# the run trusts it, and it is told nothing; the run decodes.
+# 7. Another user bound the process's name first (the user's, the
+# root's "/" device and inode, the tag): neither the hook nor the run
+# trusts it, and it is told nothing; the run decodes.
 # Debian's python3: one a user installed for root may not run as nobody.
 if is_root && [ -x /usr/bin/python3 ] && command -v setpriv > /dev/null; then
 	# Where it says it listens, and what it got.
@@ -216,7 +217,9 @@ if is_root && [ -x /usr/bin/python3 ] && command -v setpriv > /dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
 import os, socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-s.bind("\0debunpack-ahead-0-" + os.environ["DEBUNPACK_AHEAD_TAG"])
+st = os.stat("/")
+s.bind("\0debunpack-ahead-0-%x-%x-%s" % (st.st_dev, st.st_ino,
+    os.environ["DEBUNPACK_AHEAD_TAG"]))
 s.listen(8)
 open(sys.argv[1], "w").close()
 got = 0

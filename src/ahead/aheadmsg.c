@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -40,18 +42,28 @@ aheadmsg_same(const struct aheadmsg *m, const struct stat *st)
 	    m->ctime_nsec == (int64_t)st->st_ctim.tv_nsec;
 }
 
+/*
+ * The name is the user's and the root's: an abstract name is the
+ * network namespace's, which a chroot shares with the host, and the
+ * hook of an apt run in a chroot names files by the chroot's paths.  So
+ * a run in a chroot and one on the host (or two chroots) each have
+ * their own process, found by the device and inode of "/".
+ */
 socklen_t
 aheadmsg_addr(struct sockaddr_un *a)
 {
 	const char *tag = getenv(AHEADMSG_ENV);
 	size_t max = sizeof(a->sun_path) - 1;
+	struct stat st;
 	int n;
 
+	if (stat("/", &st) != 0)
+		st.st_dev = st.st_ino = 0;
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
-	n = snprintf(a->sun_path + 1, max, "debunpack-ahead-%u%s%s",
-	    (unsigned)geteuid(), tag != NULL && tag[0] != '\0' ? "-" : "",
-	    tag != NULL ? tag : "");
+	n = snprintf(a->sun_path + 1, max, "debunpack-ahead-%u-%jx-%jx%s%s",
+	    (unsigned)geteuid(), (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
+	    tag != NULL && tag[0] != '\0' ? "-" : "", tag != NULL ? tag : "");
 	if (n < 0 || (size_t)n >= max)
 		n = (int)max - 1;
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +

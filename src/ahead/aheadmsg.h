@@ -37,10 +37,11 @@ void aheadmsg_set_id(struct aheadmsg *m, const struct stat *st);
 bool aheadmsg_same(const struct aheadmsg *m, const struct stat *st);
 
 /*
- * The process's address: an abstract socket of this user's (per network
- * namespace, so a chroot shares it and a container has its own), and of
- * the tag in AHEADMSG_ENV where it is set (runs that must not meet: the
- * tests, side by side).
+ * The process's address: an abstract socket (per network namespace, so
+ * a container has its own) of this user's and of this root's (the
+ * device and inode of "/": a chroot has its own), and of the tag in
+ * AHEADMSG_ENV where it is set (runs that must not meet: the tests,
+ * side by side).
  */
 #define AHEADMSG_ENV	"DEBUNPACK_AHEAD_TAG"
 socklen_t aheadmsg_addr(struct sockaddr_un *a);
