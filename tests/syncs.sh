@@ -20,10 +20,10 @@
 #    returns, however many groups the call's packages make.
 #  - With dpkg's database and --maintscripts, a group with no script to
 #    run writes no half-installed status (apt still reads the line), and
-#    one with a preinst writes it before the preinst runs: on ext4 with
-#    a journal (and xfs) the new status file is written back and renamed,
-#    and the call's syncfs before the preinst commits both, where the
-#    directory's fsync did.
+#    one with a preinst writes it durably before the preinst runs: on
+#    ext4 with a journal (and xfs) the new status file is written back,
+#    renamed, and one fsync of the directory commits both; where only a
+#    prerm ran, the batch's commit (the call's syncfs) carries it.
 #  - Past the commit, a cleanup that removes only backups in the
 #    databases' directories (dpkg's status and info files, records), on
 #    the journal's own file system, is left to it: no last barrier.  An
@@ -42,7 +42,8 @@
 #  - The upgrade of an installed package whose old version has a prerm
 #    and a postrm (dpkg's status written before the batch and after the
 #    postrm): on a journaled ext4 each status file written back and
-#    renamed, one syncfs before the postrm, one before the call returns;
+#    renamed, the first committed by the syncfs before the postrm, the
+#    second by the directory's fsync, which commits everything before it;
 #    on btrfs each status file synced (fdatasync) and renamed, the first
 #    rename committed by the data barrier's syncfs, the names by their
 #    own, the backups' removal and the second rename by the call's last
@@ -125,7 +126,7 @@ grep -qx 'status: app: half-installed' "$T/noscripts.out" ||
     fail "noscripts: no half-installed status line: $(cat "$T/noscripts.out")"
 synced preinst --root "$D" --dpkg-db --maintscripts \
     --force-script-chrootless "$p1"
-expect preinst "writeback syncfs writeback commit writeback syncfs"
+expect preinst "writeback fsync writeback commit writeback syncfs"
 [ -z "$(find "$D/var/lib/dpkg" "$D/var/lib/debunpack" -name '*.debunpack-*')" ] ||
     fail "preinst: backups left in the databases: $(find "$D/var/lib" -name '*.debunpack-*')"
 # An upgrade replaces and drops paths in the tree: still one commit.
@@ -343,7 +344,7 @@ scripted() {
 	    "install ok unpacked 2" ] || fail "$1: pp 2 is not unpacked"
 }
 scripted scripts-ext4 "$T/m/sc"
-expect scripts-ext4 "writeback commit writeback syncfs writeback syncfs"
+expect scripts-ext4 "writeback commit writeback syncfs writeback fsync"
 if command -v mkfs.btrfs > /dev/null; then
 	truncate -s 320M "$T/b.img"
 	mkfs.btrfs -q -f "$T/b.img" > /dev/null || fail "mkfs.btrfs"

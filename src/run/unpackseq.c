@@ -218,6 +218,19 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 	return 0;
 }
 
+/* Whether a package of [FROM, TO) still to unpack has a preinst. */
+static bool
+seq_preinst_comes(const struct seq *s, size_t from, size_t to)
+{
+	size_t i;
+
+	for (i = from; i < to; i++)
+		if (s->v[i].state == SEQ_TODO &&
+		    seq_info(&s->v[i], "preinst") != NULL)
+			return true;
+	return false;
+}
+
 /*
  * Whether anything outside the batch's journal may change the root
  * between step 2 and the batch's commit: a script that ran in step 1
@@ -227,15 +240,7 @@ static bool
 seq_scripted(const struct seq *s, size_t from, size_t to,
     unsigned long scripts0)
 {
-	size_t i;
-
-	if (s->scripts != scripts0)
-		return true;
-	for (i = from; i < to; i++)
-		if (s->v[i].state == SEQ_TODO &&
-		    seq_info(&s->v[i], "preinst") != NULL)
-			return true;
-	return false;
+	return s->scripts != scripts0 || seq_preinst_comes(s, from, to);
 }
 
 /*
@@ -276,7 +281,8 @@ seq_half_installed(struct seq *s, size_t from, size_t to, bool scripted,
 	}
 	if (pv == NULL || tv == NULL || r != 0)
 		r = dbp_err(err, ENOMEM, NULL, "cannot write status");
-	else if (n > 0 && (r = seq_status_write(s, pv, tv, n, err)) == 0)
+	else if (n > 0 && (r = seq_status_write(s, pv, tv, n,
+	    !seq_preinst_comes(s, from, to), err)) == 0)
 		for (i = 0; i < n; i++)
 			seq_status(s, pv[i], "half-installed");
 	for (i = 0; tv != NULL && i < n; i++)

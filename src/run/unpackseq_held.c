@@ -105,7 +105,7 @@ seq_unpacked(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		pv[n] = &s->v[i];
 		tv[n++] = s->v[i].held;
 	}
-	if (r == 0 && n > 0 && (r = seq_status_write(s, pv, tv, n, err)) == 0)
+	if (r == 0 && n > 0 && (r = seq_status_write(s, pv, tv, n, false, err)) == 0)
 		for (i = 0; i < n; i++)
 			seq_status(s, pv[i], "unpacked");
 	for (i = 0; i < n; i++) {

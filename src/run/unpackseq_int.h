@@ -129,7 +129,7 @@ int seq_settle(struct seq *s, bool end, struct dbp_error *err);
 
 /* unpackseq_status.c: dpkg's status file. */
 int seq_status_write(struct seq *s, struct seq_pkg *const *p,
-    char *const *text, size_t n, struct dbp_error *err);
+    char *const *text, size_t n, bool carried, struct dbp_error *err);
 char *seq_stanza(const struct seq_pkg *p, const char *base,
     const char *state);
 char *seq_current(struct seq *s, const struct seq_pkg *p);

@@ -104,31 +104,39 @@ seq_settle(struct seq *s, bool end, struct dbp_error *err)
  * its data barrier or a syncfs of its own (install's cover_admin), the
  * call's return by seq_settle; what comes between is the call's own
  * bookkeeping, or a later write of the status, which holds this one's
- * changes.  The half-installed stanzas before a batch thus cost no
- * commit of their own: on ext4 and xfs, whose journal keeps the rename
- * before the batch's, the commit before the postrms makes both durable;
- * on btrfs the batch's data barrier does.  Elsewhere (an overlay, a
- * filesystem syncfs does not reach): the directory's fsync, as dpkg;
- * and with --sync-mode none, where the tree is not synced at all and
- * the call's syncfs would sync it.
+ * changes.
+ * Where the directory's fsync commits every change of the filesystem
+ * (xfs, a journaled ext4), it is one commit, cheaper than a syncfs
+ * there (which can take two, and a flush more): the write keeps it, and
+ * settles what the call owed, unless the batch comes next (CARRIED: the
+ * half-installed stanzas before a group whose only script was a prerm),
+ * whose commit before the postrms makes both durable, the journal
+ * keeping the rename before the batch's.  On btrfs, where that fsync
+ * is a log-tree sync of its own, the call's next syncfs carries it
+ * always: the batch's data barrier, or the one before a script or the
+ * return.  Elsewhere (an overlay, a filesystem syncfs does not reach):
+ * the directory's fsync, as dpkg; and with --sync-mode none, where the
+ * tree is not synced at all and the call's syncfs would sync it.
  */
 static bool
-seq_status_owes(const struct seq *s)
+seq_status_owes(const struct seq *s, bool carried)
 {
 	return (s->in.mode == NULL || strcmp(s->in.mode, "none") != 0) &&
-	    fskind_sync(s->adfd) == FSKIND_SYNCFS;
+	    fskind_sync(s->adfd) == FSKIND_SYNCFS &&
+	    (carried || !fskind_fsync_commits_all(s->adfd));
 }
 
 /*
  * dpkg's status file rewritten with the stanza of each package in P (N)
  * replaced by TEXT[i] (NULL: left out), its data on the disk before it
  * replaces the old one; the rename then committed by the directory's
- * fsync, or left to the call's next syncfs (seq_status_owes).
+ * fsync, or left to the call's next syncfs (seq_status_owes, CARRIED:
+ * the call's batch comes next).
  */
 
 int
 seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
-    size_t n, struct dbp_error *err)
+    size_t n, bool carried, struct dbp_error *err)
 {
 	struct dpkgstatus status = { NULL, 0 };
 	struct dpkgstatus_add *add;
@@ -200,10 +208,13 @@ seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
 		if (r == 0 && renameat(s->adfd, "status-new", s->adfd,
 		    "status") != 0)
 			r = -errno;
-		if (r == 0 && seq_status_owes(s))
+		if (r == 0 && seq_status_owes(s, carried))
 			s->owed = true;
 		else if (r == 0 && fsync(s->adfd) != 0)
 			r = -errno;
+		/* It committed every change before it (seq_settle's too). */
+		else if (r == 0 && fskind_fsync_commits_all(s->adfd))
+			s->owed = s->owed_end = false;
 	}
 	free(out);
 	return r != 0 ? dbp_err(err, -r, SEQ_ADMIN "/status", "cannot write")
@@ -317,7 +328,7 @@ seq_status_one(struct seq *s, struct seq_pkg *p, char *text,
 
 	if (text == NULL)
 		return dbp_err(err, ENOMEM, NULL, "cannot write status");
-	r = seq_status_write(s, &p, &text, 1, err);
+	r = seq_status_write(s, &p, &text, 1, false, err);
 	free(text);
 	return r;
 }
