@@ -490,12 +490,14 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		seq_feed_done(s, from, to, false);
 		s->stands = false;
 		/*
-		 * A status write left to the call: where the journal of the
-		 * filesystem does not order it before the batch's renames,
-		 * the batch commits it first (seq_status_owes).
+		 * A status write left to the call: where the filesystem's
+		 * journal does not keep it before the batch's renames (one
+		 * whose fsync commits only its own changes: btrfs, ext4
+		 * with fast commits), the batch commits it first
+		 * (seq_status_owes).
 		 */
 		s->in.cover_admin = s->owed &&
-		    !fskind_writeback_orders(s->adfd);
+		    !fskind_fsync_commits_all(s->adfd);
 		r = install_run(&s->in, files, n, s->st, &berr);
 		s->in.cover_admin = false;
 		/*

@@ -133,7 +133,6 @@ seq_status_owes(const struct seq *s, bool carried)
  * fsync, or left to the call's next syncfs (seq_status_owes, CARRIED:
  * the call's batch comes next).
  */
-
 int
 seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
     size_t n, bool carried, struct dbp_error *err)
