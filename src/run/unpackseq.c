@@ -496,8 +496,7 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		 * with fast commits), the batch commits it first
 		 * (seq_status_owes).
 		 */
-		s->in.cover_admin = s->owed &&
-		    !fskind_fsync_commits_all(s->adfd);
+		s->in.cover_admin = s->owed && !s->ad_fsync_all;
 		r = install_run(&s->in, files, n, s->st, &berr);
 		s->in.cover_admin = false;
 		/*
@@ -693,6 +692,9 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 		r = dbp_err(err, -s.adfd, SEQ_ADMIN, "cannot open");
 		goto out;
 	}
+	/* Judged once: each status write and batch asks. */
+	s.ad_syncfs = fskind_sync(s.adfd) == FSKIND_SYNCFS;
+	s.ad_fsync_all = fskind_fsync_commits_all(s.adfd);
 	if ((s.v = calloc(nfiles + 1, sizeof(*s.v))) == NULL) {
 		r = dbp_err(err, ENOMEM, NULL, "cannot start");
 		goto out;

@@ -81,6 +81,9 @@ struct seq {
 	char root[PATH_MAX];
 	struct rootfs rf;
 	int adfd;		/* ROOT/var/lib/dpkg */
+	bool ad_syncfs;		/* syncfs trusted there (fskind_sync) */
+	bool ad_fsync_all;	/* one fsync there commits everything
+				   (fskind_fsync_commits_all) */
 	char *running;		/* the root's dpkg version, or NULL */
 	struct seq_pkg *v;
 	size_t n;

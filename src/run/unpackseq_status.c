@@ -122,8 +122,7 @@ static bool
 seq_status_owes(const struct seq *s, bool carried)
 {
 	return (s->in.mode == NULL || strcmp(s->in.mode, "none") != 0) &&
-	    fskind_sync(s->adfd) == FSKIND_SYNCFS &&
-	    (carried || !fskind_fsync_commits_all(s->adfd));
+	    s->ad_syncfs && (carried || !s->ad_fsync_all);
 }
 
 /*
@@ -212,7 +211,7 @@ seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
 		else if (r == 0 && fsync(s->adfd) != 0)
 			r = -errno;
 		/* It committed every change before it (seq_settle's too). */
-		else if (r == 0 && fskind_fsync_commits_all(s->adfd))
+		else if (r == 0 && s->ad_fsync_all)
 			s->owed = s->owed_end = false;
 	}
 	free(out);
