@@ -25,7 +25,9 @@
 # and on ext4 with a pause at its first unlink past the commit line (a
 # backup's removal must not be durable before the line: syncfs_leave);
 # the dpkg for apt's call of two batches (an Essential package ends the
-# first), which leave their one commit to the call, on ext4 and xfs.
+# first), which leave their one commit to the call, on ext4 and xfs;
+# and that call's upgrade in batched mode on btrfs, whose per-file
+# fsyncs would log the renames of the files they synced (syncmodes.c).
 # The whole matrix:
 # tests/crash/matrix.sh.  CRASH_SEEDS=N: at most N random subsets after
 # each flush, CRASH_MAX=M: at most M states of each case, evenly spread
@@ -42,7 +44,7 @@ for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
     "-s 4 ext4 syncfs dbinstall" "-s 4 ext4 syncfs configure" \
     "-s 4 btrfs syncfs configure" "-e -s 2 ext4 none configure" \
     "-s 4 xfs syncfs cloned" "-s 4 btrfs syncfs cloned" \
-    "-C -s 2 ext4 batched upgrade" \
+    "-C -s 2 ext4 batched upgrade" "-s 2 btrfs batched scripts" \
     "-C -p renameat:2 -s 2 ext4 syncfs upgrade" \
     "-C -p renameat:2 -s 2 xfs syncfs upgrade" \
     "-C -p unlinkat:1 -s 2 ext4 syncfs upgrade" \
