@@ -21,7 +21,9 @@
 # FAULT_STEP=K tries every Kth call only, from the (SWEEP_OFFSET mod
 # K)th on, and the last, of the kinds of call made more than 30 times
 # (writes, closes; tests/run.sh sets it; make check-full tries every
-# one); every sync and rename is tried.
+# one); every sync and rename is tried.  FAULT_SCENS and FAULT_MODES:
+# the calls and sync modes tried (default: all); tests/maintfaults-btrfs.sh
+# runs the upgrade on btrfs.
 if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	TMPDIR=/dev/shm
 	export TMPDIR
@@ -212,7 +214,7 @@ try() {
 	}
 }
 
-for scen in upgrade conflicts; do
+for scen in ${FAULT_SCENS:-upgrade conflicts}; do
 	case $scen in
 	upgrade) before="$a1 $b1" debs="$a2 $b2 $c1" pkgs="a b c" ;;
 	conflicts) before="$e1 $h1" debs="$g1 $i1" pkgs="e g h i" ;;
@@ -225,7 +227,7 @@ for scen in upgrade conflicts; do
 	    --force-script-chrootless $before > /dev/null || fail "$scen: set-up"
 	dpkg_root "$T/base" --configure -a
 	: > "$T/base/log"
-	for mode in syncfs batched; do
+	for mode in ${FAULT_MODES:-syncfs batched}; do
 		# A clean call: what it makes, and what configure then makes.
 		rm -rf "$T/new"
 		cp -a "$T/base" "$T/new"

@@ -578,6 +578,7 @@ render_note(void *ctx, const struct install_note *n)
 	case INSTALL_PLAN:
 	case INSTALL_SEQ:
 	case INSTALL_STANDS:
+	case INSTALL_NAMING:
 		break;
 	}
 }

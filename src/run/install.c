@@ -619,6 +619,11 @@ install_run(const struct install_opts *o, char *const *all, size_t nall,
 			install_abort(&in);
 		goto out;
 	}
+	{
+		struct install_note n = { .event = INSTALL_NAMING };
+
+		install_say(o, &n);
+	}
 	r = install_commit(&in, err);
 	if (journal_committed(in.j)) {
 		/*

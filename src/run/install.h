@@ -54,6 +54,10 @@ enum install_event {
 	INSTALL_STANDS,		/* the run passed its commit point: its
 				   files and records stay whatever fails
 				   next (the next run repairs the rest) */
+	INSTALL_NAMING,		/* every name is made, the barrier that
+				   makes them durable comes next: what the
+				   caller writes now, that barrier may make
+				   durable too */
 };
 
 /* The steps of dpkg's --unpack that its front ends see (unpackseq.c). */

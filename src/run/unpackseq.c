@@ -497,8 +497,13 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		 * (seq_status_owes).
 		 */
 		s->in.cover_admin = s->owed && !s->ad_fsync_all;
+		s->from = from;
+		s->to = to;
 		r = install_run(&s->in, files, n, s->st, &berr);
 		s->in.cover_admin = false;
+		/* Undone: what it wrote ahead is not to be (seq_prewrite). */
+		if (r != 0 && !s->stands)
+			seq_pre_clear(s);
 		/*
 		 * The cleanup's barrier left to the status write after the
 		 * postrms (the held stanzas): the call syncs before it
@@ -636,6 +641,7 @@ seq_free(struct seq *s)
 	free(s->running);
 	seq_gone_clear(s);
 	seq_repl_clear(s);
+	seq_pre_clear(s);
 	if (s->adfd >= 0)
 		close(s->adfd);
 	rootfs_close(&s->rf);
@@ -695,6 +701,7 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	/* Judged once: each status write and batch asks. */
 	s.ad_syncfs = fskind_sync(s.adfd) == FSKIND_SYNCFS;
 	s.ad_fsync_all = fskind_fsync_commits_all(s.adfd);
+	s.ad_order = fskind_writeback_orders(s.adfd);
 	if ((s.v = calloc(nfiles + 1, sizeof(*s.v))) == NULL) {
 		r = dbp_err(err, ENOMEM, NULL, "cannot start");
 		goto out;

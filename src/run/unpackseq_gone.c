@@ -57,6 +57,8 @@ seq_note(void *ctx, const struct install_note *n)
 			s->owed = false;
 		s->owed |= n->deferred;
 	}
+	if (n->event == INSTALL_NAMING && s->in.npending > 0)
+		seq_prewrite(s);
 	if (n->event != INSTALL_DISAPPEARS || n->ctl == NULL)
 		return;
 	if ((v = realloc(s->gone, (s->ngone + 1) * sizeof(*v))) == NULL)

@@ -84,6 +84,8 @@ struct seq {
 	bool ad_syncfs;		/* syncfs trusted there (fskind_sync) */
 	bool ad_fsync_all;	/* one fsync there commits everything
 				   (fskind_fsync_commits_all) */
+	bool ad_order;		/* a file written back is ordered before
+				   later changes (fskind_writeback_orders) */
 	char *running;		/* the root's dpkg version, or NULL */
 	struct seq_pkg *v;
 	size_t n;
@@ -103,6 +105,20 @@ struct seq {
 				   call's last sync */
 	int late;		/* it failed after that: -errno, LATE_ERR */
 	struct dbp_error late_err;
+	size_t from, to;	/* the group the batch runs */
+	/*
+	 * The stanzas seq_unpacked writes, written ahead into status-new
+	 * (seq_prewrite): over BASE (BLEN), dpkg's status as the batch left
+	 * it, the stanzas TEXT (copies) of the packages PKG (N of each).
+	 */
+	struct seq_pre {
+		char *base;
+		size_t blen;
+		struct seq_pkg **pkg;
+		char **text;
+		size_t n;
+		int err;	/* -errno: writing it failed */
+	} pre;
 };
 
 /*
@@ -133,6 +149,12 @@ int seq_settle(struct seq *s, bool end, struct dbp_error *err);
 /* unpackseq_status.c: dpkg's status file. */
 int seq_status_write(struct seq *s, struct seq_pkg *const *p,
     char *const *text, size_t n, bool carried, struct dbp_error *err);
+/*
+ * The write seq_unpacked will make, made ahead while the batch's names
+ * barrier is to come (INSTALL_NAMING), from S->in.pending; forgotten.
+ */
+void seq_prewrite(struct seq *s);
+void seq_pre_clear(struct seq *s);
 char *seq_stanza(const struct seq_pkg *p, const char *base,
     const char *state);
 char *seq_current(struct seq *s, const struct seq_pkg *p);

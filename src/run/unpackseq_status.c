@@ -69,7 +69,7 @@ seq_status_data(struct seq *s, int fd)
 {
 	int r;
 
-	if (fskind_writeback_orders(s->adfd) && (r = fileat_writeback(fd)) <= 0)
+	if (s->ad_order && (r = fileat_writeback(fd)) <= 0)
 		return r;
 	return fdatasync(fd);
 }
@@ -126,39 +126,26 @@ seq_status_owes(const struct seq *s, bool carried)
 }
 
 /*
- * dpkg's status file rewritten with the stanza of each package in P (N)
- * replaced by TEXT[i] (NULL: left out), its data on the disk before it
- * replaces the old one; the rename then committed by the directory's
- * fsync, or left to the call's next syncfs (seq_status_owes, CARRIED:
- * the call's batch comes next).
+ * The new status: dpkg's status OLD (LEN) with the stanza of each
+ * package in P (N) replaced by TEXT[i] (NULL: left out), in *OUT (*OLEN,
+ * the caller frees it).  0 or -errno.
  */
-int
-seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
-    size_t n, bool carried, struct dbp_error *err)
+static int
+seq_status_merge(struct seq_pkg *const *p, char *const *text, size_t n,
+    const char *old, size_t len, char **out, size_t *olen)
 {
 	struct dpkgstatus status = { NULL, 0 };
 	struct dpkgstatus_add *add;
-	char *old = NULL, *out = NULL, **mine;
-	size_t len = 0, olen, nadd = 0, i;
-	int fd = -1, r;
+	char **mine;
+	size_t nadd = 0, i;
+	int r;
 
-	if ((r = fileat_read(s->adfd, "status", &old, &len)) != 0 &&
-	    r != -ENOENT)
-		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot read");
-	if ((r = dpkgstatus_parse(&status, old != NULL ? old : "", len)) != 0) {
-		free(old);
-		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot parse");
-	}
-	free(old);
-	if ((add = calloc(n + 1, sizeof(*add))) == NULL) {
-		dpkgstatus_clear(&status);
-		return dbp_err(err, ENOMEM, NULL, "cannot write status");
-	}
-	if ((mine = calloc(n + 1, sizeof(*mine))) == NULL) {
-		free(add);
-		dpkgstatus_clear(&status);
-		return dbp_err(err, ENOMEM, NULL, "cannot write status");
-	}
+	if ((r = dpkgstatus_parse(&status, old != NULL ? old : "", len)) != 0)
+		return r;
+	add = calloc(n + 1, sizeof(*add));
+	mine = calloc(n + 1, sizeof(*mine));
+	if (add == NULL || mine == NULL)
+		r = -ENOMEM;
 	for (i = 0; r == 0 && i < n; i++) {
 		(void)dpkgstatus_take(&status, p[i]->name, p[i]->arch,
 		    p[i]->ma);
@@ -173,48 +160,220 @@ seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
 		add[nadd++].text = mine[i] != NULL ? mine[i] : text[i];
 	}
 	if (r == 0)
-		r = dpkgstatus_merge(&status, add, nadd, &out, &olen);
-	for (i = 0; i < n; i++)
+		r = dpkgstatus_merge(&status, add, nadd, out, olen);
+	for (i = 0; mine != NULL && i < n; i++)
 		free(mine[i]);
 	free(mine);
 	free(add);
 	dpkgstatus_clear(&status);
-	if (r != 0)
-		return dbp_err(err, -r, NULL, "cannot write status");
-	/* dpkg's own temporary name: dpkg removes it if we leave it. */
+	return r;
+}
+
+/*
+ * OUT (LEN) into status-new, dpkg's own temporary name (dpkg removes it
+ * if we leave it); with DATA, its data on the disk (seq_status_data).
+ * 0 or -errno.
+ */
+static int
+seq_status_put(struct seq *s, const char *out, size_t len, bool data)
+{
+	ssize_t w;
+	int fd, r = 0;
+
 	if ((fd = openat(s->adfd, "status-new", O_WRONLY | O_CREAT | O_TRUNC |
 	    O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)
-		r = -errno;
-	else {
-		const char *q = out;
-		size_t left = olen;
-		ssize_t w;
-
-		while (r == 0 && left > 0) {
-			if ((w = write(fd, q, left)) < 0) {
-				if (errno != EINTR)
-					r = -errno;
-				continue;
-			}
-			q += w;
-			left -= (size_t)w;
+		return -errno;
+	while (r == 0 && len > 0) {
+		if ((w = write(fd, out, len)) < 0) {
+			if (errno != EINTR)
+				r = -errno;
+			continue;
 		}
-		if (r == 0 && seq_status_data(s, fd) != 0)
-			r = -errno;
-		if (close(fd) != 0 && r == 0)
-			r = -errno;
-		if (r == 0 && renameat(s->adfd, "status-new", s->adfd,
-		    "status") != 0)
-			r = -errno;
-		if (r == 0 && seq_status_owes(s, carried))
-			s->owed = true;
-		else if (r == 0 && fsync(s->adfd) != 0)
-			r = -errno;
-		/* It committed every change before it (seq_settle's too). */
-		else if (r == 0 && s->ad_fsync_all)
-			s->owed = s->owed_end = false;
+		out += w;
+		len -= (size_t)w;
 	}
+	if (r == 0 && data && seq_status_data(s, fd) != 0)
+		r = -errno;
+	if (close(fd) != 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+void
+seq_pre_clear(struct seq *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->pre.n; i++)
+		free(s->pre.text[i]);
+	free(s->pre.text);
+	free(s->pre.pkg);
+	free(s->pre.base);
+	memset(&s->pre, 0, sizeof(s->pre));
+}
+
+/*
+ * The write after the postrms (seq_unpacked) made ahead, while the
+ * batch's names barrier is still to come: its stanzas are known once
+ * the batch has renamed dpkg's status (they are held back, not
+ * invented), and nothing but this call changes that status meanwhile
+ * (the postrms cannot run dpkg, whose lock the call holds).  Where that
+ * barrier is a syncfs (btrfs), it makes status-new's data durable with
+ * the names, and the write after the postrms only renames it: on btrfs
+ * its fdatasync, a log-tree sync of two device flushes, is saved; on xfs
+ * and a journaled ext4 its writeback finds nothing left.  The packages
+ * and stanzas are those seq_take_held will hand out, in seq_unpacked's
+ * order; the status they were merged into is kept, so that any other
+ * write in between (a postrm that failed, a disappearing package, a
+ * conflicting one removed) makes the file stale, not wrong.  A failure
+ * here is that write's: the next write of the status says it and fails.
+ * Only where it saves that fdatasync: on xfs and a journaled ext4 the
+ * status is written back, not synced, and its dirty pages would instead
+ * reach the syncfs before the postrms, where ext4's allocation of them
+ * takes a second commit (measured: two device flushes more per call).
+ * Not with --sync-mode none, which syncs no tree to carry it.
+ */
+void
+seq_prewrite(struct seq *s)
+{
+	struct seq_pre pre = { NULL, 0, NULL, NULL, 0, 0 };
+	const char **taken;
+	char *out = NULL;
+	size_t olen = 0, i, k;
+	int r = -ENOMEM;
+
+	seq_pre_clear(s);
+	if (s->ad_order || !s->ad_syncfs || (s->in.mode != NULL &&
+	    strcmp(s->in.mode, "none") == 0))
+		return;
+	taken = calloc(s->to - s->from + 1, sizeof(*taken));
+	pre.pkg = calloc(s->to - s->from + 1, sizeof(*pre.pkg));
+	pre.text = calloc(s->to - s->from + 1, sizeof(*pre.text));
+	if (taken == NULL || pre.pkg == NULL || pre.text == NULL)
+		goto out;
+	r = 0;
+	/* As seq_take_held: each stanza to the first package of its name. */
+	for (k = 0; k < s->in.npending; k++)
+		for (i = s->from; s->in.pending[k].held != NULL && i < s->to;
+		    i++)
+			if (s->v[i].state == SEQ_READY &&
+			    taken[i - s->from] == NULL &&
+			    strcmp(s->v[i].name, s->in.pending[k].name) == 0) {
+				taken[i - s->from] = s->in.pending[k].held;
+				break;
+			}
+	for (i = s->from; i < s->to; i++) {
+		if (s->v[i].state != SEQ_READY || !seq_postrm_after(&s->v[i]) ||
+		    taken[i - s->from] == NULL)
+			continue;
+		pre.pkg[pre.n] = &s->v[i];
+		if ((pre.text[pre.n++] = strdup(taken[i - s->from])) == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	if (pre.n > 0 && (r = fileat_read(s->adfd, "status", &pre.base,
+	    &pre.blen)) == -ENOENT)
+		r = 0;	/* none to write over: left to that write */
+	if (r != 0 || pre.n == 0 || pre.base == NULL ||
+	    (r = seq_status_merge(pre.pkg, pre.text, pre.n, pre.base,
+	    pre.blen, &out, &olen)) != 0)
+		goto out;
+	r = seq_status_put(s, out, olen, false);
 	free(out);
+	if (r == 0) {
+		s->pre = pre;
+		pre = (struct seq_pre){ NULL, 0, NULL, NULL, 0, 0 };
+	}
+out:
+	s->pre.err = r;
+	free(taken);
+	for (i = 0; i < pre.n; i++)
+		free(pre.text[i]);
+	free(pre.text);
+	free(pre.pkg);
+	free(pre.base);
+}
+
+/* Whether status-new holds this write already (seq_prewrite). */
+static bool
+seq_pre_fits(const struct seq *s, struct seq_pkg *const *p, char *const *text,
+    size_t n, const char *old, size_t len)
+{
+	size_t i;
+
+	if (s->pre.base == NULL || old == NULL || n != s->pre.n ||
+	    len != s->pre.blen || memcmp(old, s->pre.base, len) != 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (p[i] != s->pre.pkg[i] || text[i] == NULL ||
+		    strcmp(text[i], s->pre.text[i]) != 0)
+			return false;
+	return true;
+}
+
+/* status-new as seq_prewrite left it, its data on the disk.  0 or -errno. */
+static int
+seq_pre_data(struct seq *s)
+{
+	int fd, r = 0;
+
+	if ((fd = openat(s->adfd, "status-new", O_WRONLY | O_CLOEXEC |
+	    O_NOFOLLOW)) < 0)
+		return -errno;
+	if (seq_status_data(s, fd) != 0)
+		r = -errno;
+	if (close(fd) != 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+/*
+ * dpkg's status file rewritten with the stanza of each package in P (N)
+ * replaced by TEXT[i] (NULL: left out), its data on the disk before it
+ * replaces the old one; the rename then committed by the directory's
+ * fsync, or left to the call's next syncfs (seq_status_owes, CARRIED:
+ * the call's batch comes next).  Where seq_prewrite wrote it already,
+ * only its data is seen to.
+ */
+int
+seq_status_write(struct seq *s, struct seq_pkg *const *p, char *const *text,
+    size_t n, bool carried, struct dbp_error *err)
+{
+	char *old = NULL, *out = NULL;
+	size_t len = 0, olen = 0;
+	bool pre;
+	int r;
+
+	/* Its early write failed: it did (seq_prewrite). */
+	if ((r = s->pre.err) != 0) {
+		seq_pre_clear(s);
+		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot write");
+	}
+	if ((r = fileat_read(s->adfd, "status", &old, &len)) != 0 &&
+	    r != -ENOENT) {
+		seq_pre_clear(s);
+		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot read");
+	}
+	pre = seq_pre_fits(s, p, text, n, old, len);
+	seq_pre_clear(s);
+	r = pre ? 0 : seq_status_merge(p, text, n, old, len, &out, &olen);
+	free(old);
+	if (r == -ENOMEM)
+		return dbp_err(err, ENOMEM, NULL, "cannot write status");
+	if (r != 0)
+		return dbp_err(err, -r, SEQ_ADMIN "/status", "cannot parse");
+	r = pre ? seq_pre_data(s) : seq_status_put(s, out, olen, true);
+	free(out);
+	if (r == 0 && renameat(s->adfd, "status-new", s->adfd, "status") != 0)
+		r = -errno;
+	if (r == 0 && seq_status_owes(s, carried))
+		s->owed = true;
+	else if (r == 0 && fsync(s->adfd) != 0)
+		r = -errno;
+	/* It committed every change before it (seq_settle's too). */
+	else if (r == 0 && s->ad_fsync_all)
+		s->owed = s->owed_end = false;
 	return r != 0 ? dbp_err(err, -r, SEQ_ADMIN "/status", "cannot write")
 	    : 0;
 }
