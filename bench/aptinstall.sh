@@ -90,6 +90,9 @@ rb_need
 nosync=$builddir/debunpack-nosync
 [ -x "$builddir/debunpack" ] && [ -x "$nosync" ] ||
     { echo "$0: no debunpack build in $builddir (-B)" >&2; exit 1; }
+case $(rb_source "$builddir") in
+*-dirty) echo "$0: warning: $builddir is built from a working tree with changes, which each run's make install rebuilds from: bench a build of a clone" >&2 ;;
+esac
 
 stamp=$(date +%Y%m%d-%H%M%S)
 [ -n "$outfile" ] || outfile=$top/bench/results/apt$action-$stamp.txt
@@ -341,7 +344,7 @@ mkdir -p "$(dirname "$outfile")"
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "command: $0 $args"
 	echo "checkout: $(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
-	echo "debunpack: $builddir: $("$builddir/debunpack" --version 2>/dev/null | head -n 1)"
+	echo "debunpack: $builddir: $("$builddir/debunpack" --version 2>/dev/null | head -n 1), built from $(rb_source "$builddir")"
 	echo "dpkg $(dpkg-query -W -f '${Version}' dpkg); apt $(dpkg-query -W -f '${Version}' apt); kernel $(uname -r)"
 	echo "cpu: $(nproc) x $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
 	echo "images: ${SIZE_MIB:-4096} MiB sparse in $tmpdir, a fresh image, mkfs and loop device for every run"

@@ -257,6 +257,15 @@ rb_step1() {
 	    'BEGIN { printf "step1 %.6f %d\n", t1 - t0, f1 - f0 }' >&3
 }
 
+# rb_source BUILDDIR: the checkout BUILDDIR was configured from and its
+# revision ("-dirty" when its working tree has changes: make install
+# rebuilds from that tree, so a bench of a tree being edited measures
+# whatever it holds when each run installs it; bench a clone).
+rb_source() {
+	rs_src=$(sed -n 's/^abs_top_srcdir = //p' "$1/Makefile" 2>/dev/null)
+	echo "${rs_src:-unknown} at $(git -C "${rs_src:-/nonexistent}" describe --always --dirty 2>/dev/null || echo unknown)"
+}
+
 # rb_can_debunpack BIN: true if BIN has the options the debunpack flow needs.
 rb_can_debunpack() {
 	"$1" --help 2>&1 | grep -q -- '--dpkg-db' &&
