@@ -82,15 +82,31 @@ seq_status_data(struct seq *s, int fd)
  * script always starts from a durable root, as with dpkg; and before the
  * call returns.  Every batch of the call writes dpkg's status, so the
  * one filesystem it changed is the one of dpkg's directory.
+ * What is owed is a commit: the data under it was written back and
+ * waited for already (syncfs.c, syncfs_wait_data; seq_status_data).
+ * Where one fsync commits every earlier change (xfs, a journaled ext4:
+ * fskind_fsync_commits_all), the directory's fsync is that commit, once
+ * its times are touched: xfs forces its log up to the inode's last
+ * change, which must come after the call's; ext4 commits the running
+ * transaction, after every earlier one.  A syncfs there would also write
+ * back whatever else is dirty on the filesystem (apt's logs, a script's
+ * files), and ext4 then commits twice where those writes allocate
+ * blocks: two device flushes more, in some calls and not others.
  */
 int
 seq_settle(struct seq *s, bool end, struct dbp_error *err)
 {
 	if (!s->owed && !(end && s->owed_end))
 		return 0;
-	s->st->calls[SC_SYNCFS]++;
-	if (syncfs(s->adfd) != 0)
-		return dbp_err(err, errno, SEQ_ADMIN, "cannot sync");
+	if (s->ad_fsync_all && futimens(s->adfd, NULL) == 0) {
+		s->st->calls[SC_FSYNC]++;
+		if (fsync(s->adfd) != 0)
+			return dbp_err(err, errno, SEQ_ADMIN, "cannot sync");
+	} else {
+		s->st->calls[SC_SYNCFS]++;
+		if (syncfs(s->adfd) != 0)
+			return dbp_err(err, errno, SEQ_ADMIN, "cannot sync");
+	}
 	s->owed = s->owed_end = false;
 	return 0;
 }
