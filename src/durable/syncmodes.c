@@ -63,8 +63,9 @@ batched_wait(struct syncbatch *sb, struct sb_item *it, int fd,
 /*
  * The filesystems on which the data barrier is one syncfs, not a
  * fdatasync per file: those whose fsync commits only the file's own
- * changes (btrfs: a log-tree sync; ext4 with fast commits) and whose
- * syncfs is trusted.  On btrfs each fdatasync costs a log-tree sync (two
+ * changes (btrfs: a log-tree sync; ext4 with fast commits; ext4 without
+ * a journal, where each is a flush of its own) and whose syncfs is
+ * trusted.  On btrfs each fdatasync costs a log-tree sync (two
  * device flushes) per file, and it logs the file's inode: a rename of
  * an inode logged in the running transaction is logged at once, and any
  * later log-tree sync makes it durable, this run's or another program's.
