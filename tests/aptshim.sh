@@ -491,9 +491,11 @@ echo "ok apt-get install with failing preinsts (abort-install, abort-upgrade)"
 
 # 8. apt runs killed (SIGKILL, by strace's fault injection) in the shim's
 #    unpack of an upgrade: before its commit point (entering the data
-#    barrier), at it (the barrier that makes the names durable, the
-#    commit line written) and after it (waiting for the old postrm, its
-#    third script after the old prerm and the new preinst).  apt
+#    barrier, a syncfs), at it (the commit that makes the names durable,
+#    the commit line written: on this ext4 the fsync of dpkg's directory
+#    before the old postrm, its second after the half-installed status's)
+#    and after it (waiting for the old postrm, its third script after
+#    the old prerm and the new preinst).  apt
 #    fails as when dpkg is killed; dpkg --audit asks for the package to
 #    be reinstalled, as after a dpkg killed in its unpack; the user's
 #    recovery, dpkg --configure -a and the same apt-get again, ends where
@@ -501,7 +503,7 @@ echo "ok apt-get install with failing preinsts (abort-install, abort-upgrade)"
 command -v strace > /dev/null && strace -qq -o /dev/null true 2> /dev/null ||
     { echo "no strace here: killed apt runs not tried"; exit 0; }
 v=3 was=1
-for at in syncfs:1 syncfs:2 wait4:3; do
+for at in syncfs:1 fsync:2 wait4:3; do
 	fp failup $v "control-field Priority optional" "control-field Section misc" \
 	    "control-file preinst 0755 #!/bin/sh\necho failup $v preinst \$*\n" \
 	    "control-file prerm 0755 #!/bin/sh\necho failup $v prerm \$*\n" \
