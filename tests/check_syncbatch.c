@@ -340,15 +340,14 @@ END_TEST
 
 /*
  * Batched's data barrier, on the scratch directory's filesystem: one
- * fdatasync per file (WANT), or one syncfs where a file's fsync commits
- * only its own changes and syncfs is trusted (syncmodes.c: btrfs, ext4
- * without a journal or with fast commits).
+ * fdatasync per file (WANT), or one syncfs where a file's fsync writes a
+ * log of its own and syncfs is trusted (syncmodes.c: btrfs, ext4 with
+ * fast commits).
  */
 static void
 assert_data_barrier(const struct stats *st, unsigned long want)
 {
-	if (fskind_sync(rf.fd) == FSKIND_SYNCFS &&
-	    !fskind_fsync_commits_all(rf.fd)) {
+	if (fskind_sync(rf.fd) == FSKIND_SYNCFS && fskind_fsync_logs(rf.fd)) {
 		ck_assert_uint_eq(st->calls[SC_FDATASYNC], 0);
 		ck_assert_uint_eq(st->calls[SC_SYNCFS], 1);
 	} else

@@ -303,6 +303,21 @@ fskind_fsync_commits_all(int fd)
 }
 
 bool
+fskind_fsync_logs(int fd)
+{
+	struct fskind_ext_opts o;
+
+	switch (fskind_type(fd)) {
+	case FS_BTRFS:
+		return true;
+	case FS_EXT:
+		return fskind_ext_opts(fd, &o) && o.fast_commit;
+	default:
+		return false;
+	}
+}
+
+bool
 fskind_orders_metadata(int fd)
 {
 	/*

@@ -104,6 +104,16 @@ bool fskind_orders_replacements(int fd);
 bool fskind_fsync_commits_all(int fd);
 
 /*
+ * Whether an fsync of FD's filesystem writes one inode's changes ahead of
+ * a full commit, in a log of its own: btrfs's log tree, ext4's fast
+ * commits.  On btrfs a rename of an inode logged in the running
+ * transaction goes into the log at once, and the next log write, of any
+ * file, makes it durable: renames then reach the disk in another order
+ * than they were made.  False when unknown.
+ */
+bool fskind_fsync_logs(int fd);
+
+/*
  * Whether FD's filesystem makes its metadata durable in the order it
  * was changed, whole transactions at a time, and a file's size only
  * with the blocks it covers, when nothing is synced: xfs (its log, a

@@ -62,11 +62,11 @@ batched_wait(struct syncbatch *sb, struct sb_item *it, int fd,
 
 /*
  * The filesystems on which the data barrier is one syncfs, not a
- * fdatasync per file: those whose fsync commits only the file's own
- * changes (btrfs: a log-tree sync; ext4 with fast commits; ext4 without
- * a journal, where each is a flush of its own) and whose syncfs is
- * trusted.  On btrfs each fdatasync costs a log-tree sync (two
- * device flushes) per file, and it logs the file's inode: a rename of
+ * fdatasync per file: those whose fsync writes the file's changes in a
+ * log of their own (fskind_fsync_logs: btrfs's log tree, ext4's fast
+ * commits), where syncfs is trusted.  On btrfs each fdatasync costs a
+ * log-tree sync (two device flushes) per file, and it logs the file's
+ * inode: a rename of
  * an inode logged in the running transaction is logged at once, and any
  * later log-tree sync makes it durable, this run's or another program's.
  * The renames of the synced files (dpkg's new status among them) could
@@ -110,8 +110,7 @@ bd_whole(struct syncbatch *sb, struct bd_state *bs, struct sb_item *it,
 	if (bs->nfs == BD_MAXFS)
 		return bs->whole = false;
 	bs->fs[bs->nfs].dev = st.st_dev;
-	bs->whole = fskind_sync(fd) == FSKIND_SYNCFS &&
-	    !fskind_fsync_commits_all(fd);
+	bs->whole = fskind_sync(fd) == FSKIND_SYNCFS && fskind_fsync_logs(fd);
 	bs->fs[bs->nfs++].whole = bs->whole;
 	if (bs->whole) {
 		sb->st->calls[SC_SYNCFS]++;
