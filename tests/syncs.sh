@@ -138,8 +138,9 @@ expect preinst "writeback fsync writeback commit writeback fsync"
 synced dbupgrade --root "$D" --dpkg-db --maintscripts \
     --force-script-chrootless "$a2"
 expect dbupgrade "writeback commit writeback fsync"
-# Two Essential packages and one more: three groups, three batches, one
-# commit for the call (was two for each batch).
+# Two Essential packages and one more, none with a preinst: one group,
+# one batch (an Essential package ends its group only where a later
+# preinst could see it unpacked or not).
 e1=$(make_pkg -m "T <t@example.org>" -d test ess1 1 "control-field Essential yes" \
     "dir ./usr/ 0755" "dir ./usr/share/ 0755" "file ./usr/share/ess1 0644 text:e1")
 e2=$(make_pkg -m "T <t@example.org>" -d test ess2 1 "control-field Essential yes" \
@@ -148,7 +149,12 @@ a3=$(make_pkg -m "T <t@example.org>" -d test app 3 "dir ./usr/ 0755" "dir ./usr/
     "dir ./usr/share/app/ 0755" "file ./usr/share/app/a 0644 size:9002")
 synced groups --root "$D" --dpkg-db --maintscripts \
     --force-script-chrootless "$e1" "$e2" "$a3"
-expect groups "writeback commit writeback commit writeback commit writeback fsync"
+expect groups "writeback commit writeback fsync"
+# With a preinst after them: three groups, three batches (one commit
+# each, and the half-installed status synced before the preinst).
+synced preinstgroups --root "$D" --dpkg-db --maintscripts \
+    --force-script-chrootless "$e1" "$e2" "$p1"
+expect preinstgroups "writeback commit writeback commit writeback fsync writeback commit writeback fsync"
 [ "$(cat "$D/usr/share/ess1")" = e1 ] && [ "$(cat "$D/usr/share/ess2")" = e2 ] &&
     [ ! -e "$D/usr/share/app/c" ] || fail "groups: the tree is not the call's"
 dpkg-query --admindir="$D/var/lib/dpkg" -W -f '${Status}\n' app pre > "$T/st" 2>&1 &&

@@ -48,22 +48,41 @@
  *
  * So no script of a group can tell whether another package of the group
  * was unpacked before it ran, except where a package of the call is
- * Essential (the old version of an Essential package is gone once its
- * batch commits, and a later preinst expects the new one) or is
- * Pre-Depended on by a later package of the call (which apt does not do,
- * but dpkg would honour the order), or a Multi-Arch: same instance whose
- * pair comes later in the call.  Such a package ends its group: the
- * packages after it form the next group, with a batch of their own, so
- * that their scripts see it unpacked, as with dpkg.
+ * Essential and a later package of the call has a preinst (the old
+ * version of an Essential package is gone once its batch commits, and
+ * that preinst expects the new one), or is Pre-Depended on by a later
+ * package of the call (which apt does not do, but dpkg would honour the
+ * order), or a Multi-Arch: same instance whose pair comes later in the
+ * call.  Such a package ends its group: the packages after it form the
+ * next group, with a batch of their own, so that their scripts see it
+ * unpacked, as with dpkg.  An Essential package with no preinst after
+ * it ends nothing: what runs before the batch is then prerms, of
+ * installed versions that work with the Essential package as it was,
+ * and what runs after it is postrms, which see it unpacked as they
+ * would with dpkg or rely on nothing but its working (§6.5).
  */
+
+/* Whether a package of [FROM, TO) still to unpack has a preinst. */
+static bool
+seq_preinst_comes(const struct seq *s, size_t from, size_t to)
+{
+	size_t i;
+
+	for (i = from; i < to; i++)
+		if (s->v[i].state == SEQ_TODO &&
+		    seq_info(&s->v[i], "preinst") != NULL)
+			return true;
+	return false;
+}
 
 /*
  * Whether P, of the group that starts at FROM, must end it (see the top
- * of the file): it is Essential, a later package of the call Pre-Depends
- * on it, it and a later package conflict (unpackconflict.c), or the next
- * one is another Multi-Arch: same instance of a name of the group (dpkg
- * unpacks the second with the first in place: their shared paths are
- * judged against it, and its scripts count it).
+ * of the file): it is Essential and a later package of the call has a
+ * preinst, a later package of the call Pre-Depends on it, it and a later
+ * package conflict (unpackconflict.c), or the next one is another
+ * Multi-Arch: same instance of a name of the group (dpkg unpacks the
+ * second with the first in place: their shared paths are judged against
+ * it, and its scripts count it).
  */
 static bool
 seq_ends_group(const struct seq *s, size_t from, size_t i)
@@ -71,7 +90,8 @@ seq_ends_group(const struct seq *s, size_t from, size_t i)
 	const struct seq_pkg *p = &s->v[i];
 	size_t j, l;
 
-	if (p->essential || unpackconflict_ends_group(s, i))
+	if ((p->essential && seq_preinst_comes(s, i + 1, s->n)) ||
+	    unpackconflict_ends_group(s, i))
 		return true;
 	if (i + 1 < s->n && s->v[i + 1].ctl != NULL &&
 	    dpkgstatus_ma_same(s->v[i + 1].ma))
@@ -216,19 +236,6 @@ seq_prerms(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		}
 	}
 	return 0;
-}
-
-/* Whether a package of [FROM, TO) still to unpack has a preinst. */
-static bool
-seq_preinst_comes(const struct seq *s, size_t from, size_t to)
-{
-	size_t i;
-
-	for (i = from; i < to; i++)
-		if (s->v[i].state == SEQ_TODO &&
-		    seq_info(&s->v[i], "preinst") != NULL)
-			return true;
-	return false;
 }
 
 /*
@@ -726,9 +733,10 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	 * The grouping: every prerm and preinst of [FROM, I), one batch, then
 	 * every postrm.  Policy lets no preinst or postrm rely on another
 	 * package of the group being unpacked or not (the argument at the
-	 * top of this file); where one may (an Essential package, or one a
-	 * later package Pre-Depends on), the group ends with it, and the
-	 * next group sees it unpacked, in dpkg's order.
+	 * top of this file); where one may (an Essential package with a
+	 * preinst after it, or one a later package Pre-Depends on), the
+	 * group ends with it, and the next group sees it unpacked, in
+	 * dpkg's order.
 	 */
 	for (from = 0; r == 0 && from < s.n; from = i) {
 		for (i = from; i < s.n; i++)
