@@ -288,18 +288,25 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	uint8_t digest[DIGEST_LEN], md5[DIGEST_MD5_LEN];
 	struct manifest_entry *e;
 	struct timespec ts[2];
+	struct stat sb;
 	bool conffile = unpack_is_conffile(u, unpack_shipped(u, t->path));
 	bool want_md5 = conffile || u->md5_all;
+	mode_t perm = archive_entry_perm(ae) & 07777;
 	int fd = -1, tries, r;
 
 	if (conffile && (r = unpack_conffile(u, t, err)) != 0)
 		return r;
 	/* A dry run reads and checks the data, and writes none of it. */
 	for (tries = 0; !u->opts.nowrite; tries++) {
-		/* Readable when the store clones it. */
+		/*
+		 * Readable when the store clones it.  Made with its mode
+		 * where no setuid, setgid or sticky bit waits for the chown:
+		 * most files then need neither chown nor chmod (below), each
+		 * an inode update.
+		 */
 		fd = openat(t->dfd, t->tmp, (u->fill != NULL ? O_RDWR :
 		    O_WRONLY) | O_CREAT | O_EXCL |
-		    O_NOFOLLOW | O_CLOEXEC, 0600);
+		    O_NOFOLLOW | O_CLOEXEC, perm & 07000 ? 0600 : perm);
 		if (fd >= 0 || !unpack_stale(t, tries))
 			break;
 	}
@@ -317,13 +324,20 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	/*
 	 * Metadata before the data is made durable, so that the same
 	 * journal commit carries it; mode after chown, which clears setuid.
+	 * What the file was made with (the run's owner, or a setgid
+	 * directory's group; the mode less the umask) is left where it is
+	 * what the entry says.
 	 */
-	if (r == 0 && u->opts.chown) {
+	if (r == 0 && fstat(fd, &sb) != 0)
+		r = dbp_err(err, errno, t->path, "cannot read metadata");
+	if (r == 0 && u->opts.chown && (sb.st_uid != u->uid ||
+	    sb.st_gid != u->gid)) {
 		if (fchown(fd, u->uid, u->gid) != 0)
 			r = users_chown_err(err, errno, t->path, u->uid,
 			    u->gid);
+		sb.st_mode = 0;		/* the mode goes after it */
 	}
-	if (r == 0 && fchmod(fd, archive_entry_perm(ae)) != 0)
+	if (r == 0 && (sb.st_mode & 07777) != perm && fchmod(fd, perm) != 0)
 		r = dbp_err(err, errno, t->path, "cannot change mode");
 	unpack_times(ae, ts);
 	if (r == 0 && futimens(fd, ts) != 0)

@@ -31,3 +31,29 @@ for f in $fixtures; do
 	rm -rf "$T/ref-$f"
 	echo "ok $f"
 done
+
+# Owners and modes, as root: a file takes the run's owner and the umask's
+# mode, or a setgid directory's group, unless changed to the archive's.
+if is_root; then
+	deb=$(build_deb owners)
+	for mode in syncfs batched perfile none; do
+		out=$T/out-owners-$mode
+		mkdir "$out"
+		(umask 022 && "$DEBUNPACK" -q --root "$out" --sync-mode "$mode" "$deb") ||
+		    fail "owners ($mode): exit $?"
+		(cd "$out/usr/share/owners" && stat -c '%n %u %g %a' ./* .) > "$T/owners.got"
+		cat > "$T/owners.want" <<-EOW
+		./none 0 0 0
+		./open 0 0 666
+		./private 0 0 600
+		./root 0 0 644
+		./shared 0 0 664
+		./staff 0 50 640
+		./suid 0 50 4755
+		. 0 50 2775
+		EOW
+		diff -u "$T/owners.want" "$T/owners.got" || fail "owners ($mode): not the archive's"
+		rm -rf "$out"
+	done
+	echo "ok owners"
+fi

@@ -26,6 +26,7 @@ struct dir {
 	int fd;			/* -1 when not open */
 	unsigned long used;	/* LRU stamp of the fd */
 	struct dir_meta meta;
+	bool meta_set;		/* owner and mode are META's already */
 	bool has_mtime;
 	struct timespec times[2];	/* atime, mtime before the run */
 };

@@ -22,6 +22,7 @@ dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m,
 	if (!(v->flags & DIR_CREATED))
 		return 0;
 	v->meta = *m;
+	v->meta_set = false;
 	v->has_mtime = true;
 	dirs_mark(d, idx, DIR_META);
 	if (v->flags & DIR_PLANNED)
@@ -41,6 +42,8 @@ dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m,
 	if (fchmod(fd, (m->mode & 07777) | (m->chown ? 0 : S_IRWXU)) != 0)
 		return dbp_err(err, errno, dirs_show(d, v->path),
 		    "cannot change mode");
+	/* Exact as root: the fixup has only the mtime left to set. */
+	v->meta_set = m->chown;
 	return 0;
 }
 
@@ -60,10 +63,11 @@ dirs_fixup(struct dirs *d, struct dbp_error *err)
 			return dbp_err(err, -fd, dirs_show(d, v->path),
 			    "cannot open directory");
 		/* chown first: it clears setgid, which the mode then restores. */
-		if (v->meta.chown && fchown(fd, v->meta.uid, v->meta.gid) != 0)
+		if (!v->meta_set && v->meta.chown &&
+		    fchown(fd, v->meta.uid, v->meta.gid) != 0)
 			return dbp_err(err, errno, dirs_show(d, v->path),
 			    "cannot change owner");
-		if (fchmod(fd, v->meta.mode & 07777) != 0)
+		if (!v->meta_set && fchmod(fd, v->meta.mode & 07777) != 0)
 			return dbp_err(err, errno, dirs_show(d, v->path),
 			    "cannot change mode");
 		if (v->has_mtime) {

@@ -72,6 +72,15 @@ store_stamp(const uint8_t sha[DIGEST_LEN])
 	    (uint32_t)sha[1] << 12 | (uint32_t)sha[2] << 4) & 0x0fffffff);
 }
 
+static int
+store_object_st_ok(const struct stat *st, const struct store_ent *e)
+{
+	if (!S_ISREG(st->st_mode) || st->st_size != e->size ||
+	    st->st_mtim.tv_sec != store_stamp(e->sha))
+		return -EUCLEAN;
+	return 0;
+}
+
 int
 store_object_ok(int dfd, const char *name, const struct store_ent *e)
 {
@@ -79,10 +88,7 @@ store_object_ok(int dfd, const char *name, const struct store_ent *e)
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_size != e->size ||
-	    st.st_mtim.tv_sec != store_stamp(e->sha))
-		return -EUCLEAN;
-	return 0;
+	return store_object_st_ok(&st, e);
 }
 
 static int
@@ -424,17 +430,22 @@ store_pkg_write(struct store *s, struct store_pkg *p, size_t i, int fd,
 	const struct store_ent *e = &p->es.v[i];
 	uint8_t got[DIGEST_LEN];
 	enum store_how h = STORE_CLONED;
+	struct stat st;
 	char obj[80];
 	int ofd = -1, r = 0;
 
 	memcpy(sha, e->sha, DIGEST_LEN);
 	if (e->size > 0) {
 		store_object_name(e->sha, obj);
+		/* The object judged is the one opened (O_NOFOLLOW, fstat). */
 		if ((ofd = openat(s->dfd, obj, O_RDONLY | O_NOFOLLOW |
-		    O_CLOEXEC)) < 0 || (r = store_object_ok(s->dfd, obj,
-		    e)) != 0)
+		    O_CLOEXEC)) < 0 || (r = fstat(ofd, &st) != 0 ? -errno :
+		    store_object_st_ok(&st, e)) != 0) {
+			if (ofd >= 0)
+				close(ofd);
 			return dbp_err(err, ofd < 0 ? errno : -r, path,
 			    "cache content '%s' changed during the run", obj);
+		}
 	}
 	if (md5 != NULL && e->has_md5)
 		memcpy(md5, e->md5, DIGEST_MD5_LEN);
