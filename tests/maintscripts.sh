@@ -213,14 +213,23 @@ grep '(--install):' "$T/err.deb" | diff -u "$T/l1" - || fail "not dpkg -i's erro
 unfail
 configure
 
-# 4. An Essential package ends its group: the packages after it are
-# unpacked in a batch of their own, after it, as with dpkg.
+# 4. An Essential package not installed yet ends its group where a
+# preinst follows: the packages after it are unpacked in a batch of
+# their own, after it, as with dpkg.
 run essential "$e1" "$a2" "$b2"
+n1=$(pkg n 1 Essential yes)
 "$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless --status-fd 3 \
-    "$e2" "$a1" 3> "$T/sfd" > /dev/null 2>&1 || fail "essential upgrade"
+    "$n1" "$a1" 3> "$T/sfd" > /dev/null 2>&1 || fail "essential install"
+grep -n 'status: [an]: unpacked\|status: a: half-installed' "$T/sfd" | tr '\n' ' ' > "$T/order"
+grep -q '^[0-9]*:status: n: unpacked [0-9]*:status: a: half-installed' "$T/order" ||
+    fail "a was not unpacked after n: $(cat "$T/order")"
+# One installed works as it is until the batch: one group, whose preinst
+# runs before either is unpacked.
+"$DEBUNPACK" --root "$U" --maintscripts --force-script-chrootless --status-fd 3 \
+    "$e2" "$a2" 3> "$T/sfd" > /dev/null 2>&1 || fail "essential upgrade"
 grep -n 'status: [ae]: unpacked\|status: a: half-installed' "$T/sfd" | tr '\n' ' ' > "$T/order"
-grep -q '^[0-9]*:status: e: unpacked [0-9]*:status: a: half-installed' "$T/order" ||
-    fail "a was not unpacked after e: $(cat "$T/order")"
+grep -q '^[0-9]*:status: a: half-installed [0-9]*:status: e: unpacked' "$T/order" ||
+    fail "e and a were not one group: $(cat "$T/order")"
 
 # A package a later one Pre-Depends on ends its group too.
 f1=$(pkg f 1 Pre-Depends b)

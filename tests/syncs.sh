@@ -150,10 +150,20 @@ a3=$(make_pkg -m "T <t@example.org>" -d test app 3 "dir ./usr/ 0755" "dir ./usr/
 synced groups --root "$D" --dpkg-db --maintscripts \
     --force-script-chrootless "$e1" "$e2" "$a3"
 expect groups "writeback commit writeback fsync"
-# With a preinst after them: three groups, three batches (one commit
-# each, and the half-installed status synced before the preinst).
-synced preinstgroups --root "$D" --dpkg-db --maintscripts \
+# Installed now, they work as they are until the batch: with a preinst
+# after them, still one group.
+synced preinstone --root "$D" --dpkg-db --maintscripts \
     --force-script-chrootless "$e1" "$e2" "$p1"
+expect preinstone "writeback fsync writeback commit writeback fsync"
+# Two not installed yet, with a preinst after them: three groups, three
+# batches (one commit each, and the half-installed status synced before
+# the preinst).
+e3=$(make_pkg -m "T <t@example.org>" -d test ess3 1 "control-field Essential yes" \
+    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "file ./usr/share/ess3 0644 text:e3")
+e4=$(make_pkg -m "T <t@example.org>" -d test ess4 1 "control-field Essential yes" \
+    "dir ./usr/ 0755" "dir ./usr/share/ 0755" "file ./usr/share/ess4 0644 text:e4")
+synced preinstgroups --root "$D" --dpkg-db --maintscripts \
+    --force-script-chrootless "$e3" "$e4" "$p1"
 expect preinstgroups "writeback commit writeback commit writeback fsync writeback commit writeback fsync"
 [ "$(cat "$D/usr/share/ess1")" = e1 ] && [ "$(cat "$D/usr/share/ess2")" = e2 ] &&
     [ ! -e "$D/usr/share/app/c" ] || fail "groups: the tree is not the call's"

@@ -48,18 +48,20 @@
  *
  * So no script of a group can tell whether another package of the group
  * was unpacked before it ran, except where a package of the call is
- * Essential and a later package of the call has a preinst (the old
- * version of an Essential package is gone once its batch commits, and
- * that preinst expects the new one), or is Pre-Depended on by a later
- * package of the call (which apt does not do, but dpkg would honour the
- * order), or a Multi-Arch: same instance whose pair comes later in the
- * call.  Such a package ends its group: the packages after it form the
- * next group, with a batch of their own, so that their scripts see it
- * unpacked, as with dpkg.  An Essential package with no preinst after
- * it ends nothing: what runs before the batch is then prerms, of
- * installed versions that work with the Essential package as it was,
- * and what runs after it is postrms, which see it unpacked as they
- * would with dpkg or rely on nothing but its working (§6.5).
+ * Essential but does not work yet (a first install, or a half-installed
+ * one: a preinst after it in the call relies on it, and with dpkg would
+ * find it unpacked), or is Pre-Depended on by a later package of the
+ * call (which apt does not do, but dpkg would honour the order), or a
+ * Multi-Arch: same instance whose pair comes later in the call.  Such a
+ * package ends its group: the packages after it form the next group,
+ * with a batch of their own, so that their scripts see it unpacked, as
+ * with dpkg.  An Essential package whose files are all there works
+ * (§3.8: even unpacked and not configured), at its old version until
+ * the batch and at its new one after it, so a preinst that relies on it
+ * works either way; one that needs its new version must Pre-Depend on
+ * it (§3.5), which ends the group above.  Nor does an Essential package
+ * with no preinst after it end its group: the prerms before the batch
+ * find it working as it was, the postrms after it find it unpacked.
  */
 
 /* Whether a package of [FROM, TO) still to unpack has a preinst. */
@@ -76,13 +78,24 @@ seq_preinst_comes(const struct seq *s, size_t from, size_t to)
 }
 
 /*
+ * Whether P is Essential and does not work before its batch: not
+ * installed, or half-installed (its files may be in part there).
+ */
+static bool
+seq_essential_missing(const struct seq_pkg *p)
+{
+	return p->essential && (!p->upgrade ||
+	    strcmp(p->old_state, "half-installed") == 0);
+}
+
+/*
  * Whether P, of the group that starts at FROM, must end it (see the top
- * of the file): it is Essential and a later package of the call has a
- * preinst, a later package of the call Pre-Depends on it, it and a later
- * package conflict (unpackconflict.c), or the next one is another
- * Multi-Arch: same instance of a name of the group (dpkg unpacks the
- * second with the first in place: their shared paths are judged against
- * it, and its scripts count it).
+ * of the file): it is Essential, does not work yet and a later package
+ * of the call has a preinst, a later package of the call Pre-Depends on
+ * it, it and a later package conflict (unpackconflict.c), or the next
+ * one is another Multi-Arch: same instance of a name of the group (dpkg
+ * unpacks the second with the first in place: their shared paths are
+ * judged against it, and its scripts count it).
  */
 static bool
 seq_ends_group(const struct seq *s, size_t from, size_t i)
@@ -90,7 +103,7 @@ seq_ends_group(const struct seq *s, size_t from, size_t i)
 	const struct seq_pkg *p = &s->v[i];
 	size_t j, l;
 
-	if ((p->essential && seq_preinst_comes(s, i + 1, s->n)) ||
+	if ((seq_essential_missing(p) && seq_preinst_comes(s, i + 1, s->n)) ||
 	    unpackconflict_ends_group(s, i))
 		return true;
 	if (i + 1 < s->n && s->v[i + 1].ctl != NULL &&
@@ -733,10 +746,10 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	 * The grouping: every prerm and preinst of [FROM, I), one batch, then
 	 * every postrm.  Policy lets no preinst or postrm rely on another
 	 * package of the group being unpacked or not (the argument at the
-	 * top of this file); where one may (an Essential package with a
-	 * preinst after it, or one a later package Pre-Depends on), the
-	 * group ends with it, and the next group sees it unpacked, in
-	 * dpkg's order.
+	 * top of this file); where one may (an Essential package not yet
+	 * there with a preinst after it, or one a later package
+	 * Pre-Depends on), the group ends with it, and the next group sees
+	 * it unpacked, in dpkg's order.
 	 */
 	for (from = 0; r == 0 && from < s.n; from = i) {
 		for (i = from; i < s.n; i++)
