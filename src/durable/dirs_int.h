@@ -70,6 +70,26 @@ struct dirs {
 /* PATH as errors name it: the top directory has the empty path. */
 const char *dirs_show(const struct dirs *d, const char *path);
 
+/* The table's two orders (struct dir_key): by path, by inode. */
+int dirs_cmp_path(const void *a, const void *b);
+int dirs_cmp_ino(const void *a, const void *b);
+/* Key PATH of directory IDX added to TREE (one of the two orders). */
+int dirs_key_add(struct dirs *d, void **tree, size_t idx, const char *path,
+    int (*cmp)(const void *, const void *));
+/* PATH, which the table takes, a second path to directory IDX. */
+int dirs_alias(struct dirs *d, char *path, size_t idx);
+/* IDX in the list of directories the run made, in order. */
+int dirs_note_created(struct dirs *d, size_t idx);
+/* REL from the table, or opened if it exists: 0 with *IDX, or -errno. */
+int dirs_find(struct dirs *d, const char *rel, size_t *idx);
+
+/*
+ * dirsplan.c: a dry run's directory REL (BASE in directory PIDX), in the
+ * table with no descriptor.
+ */
+int dirs_plan_make(struct dirs *d, size_t pidx, const char *rel,
+    const char *base, mode_t mode, size_t *idx, struct dbp_error *err);
+
 /* Put back (UNDO) or drop what was moved aside for directory V. */
 int dirs_aside_end(struct dirs *d, struct dir *v, bool undo);
 
