@@ -524,6 +524,13 @@ syncbatch_cover(struct syncbatch *sb, int fd)
 	return sb->ops->cover != NULL ? sb->ops->cover(sb, fd) : 0;
 }
 
+int
+syncbatch_cover_settled(struct syncbatch *sb, int fd)
+{
+	return sb->ops->cover_settled != NULL ?
+	    sb->ops->cover_settled(sb, fd) : 0;
+}
+
 void
 syncbatch_cleanup_carried(struct syncbatch *sb, int fd)
 {

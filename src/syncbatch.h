@@ -140,6 +140,16 @@ int syncbatch_sync_cleanup(struct syncbatch *sb, struct dbp_error *err);
 int syncbatch_cover(struct syncbatch *sb, int fd);
 
 /*
+ * Whether a name made on FD's filesystem before the batch's renames,
+ * its data settled (fskind_settles), is made durable by the batch's names
+ * barrier, with the renames and before any of them can be (1; else 0,
+ * and the caller commits it): where that barrier commits the whole
+ * filesystem and its data barrier only settles (btrfs, syncfs.c).  Ask
+ * before syncbatch_rename.
+ */
+int syncbatch_cover_settled(struct syncbatch *sb, int fd);
+
+/*
  * Whether the next syncbatch_sync_dirs can make the journal's commit line
  * durable with the names, in one barrier: then the caller writes the line
  * first (journal_commit_line), and that barrier is the commit point;

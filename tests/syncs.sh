@@ -47,12 +47,13 @@
 #    postrm): on a journaled ext4 each status file written back and
 #    renamed, the first committed by the fsync before the postrm, the
 #    second by the directory's fsync, which commits everything before it;
-#    on btrfs each status file synced (fdatasync) and renamed, the first
-#    rename committed by the data barrier's syncfs, the names by their
-#    own, the backups' removal and the second rename by the call's last
-#    syncfs; the second status file is written before the names
-#    barrier, whose syncfs makes its data durable, so that its fdatasync
-#    has nothing left to do (two device flushes fewer).
+#    on btrfs (Linux 6.2 and later) each status file and each temporary
+#    settled (fiemap with FIEMAP_FLAG_SYNC: its extents in the running
+#    transaction, no commit),
+#    the first status file's rename, the data and the names committed by
+#    the names barrier's one syncfs, the backups' removal and the second
+#    rename by the call's last syncfs: two commits, where fdatasyncs and
+#    a data barrier cost two more and a log-tree sync.
 . "${srcdir:-.}/tests/lib.sh"
 
 is_root || skip "not root: the loop device needs root"
@@ -96,12 +97,18 @@ synced() {
 	sy_name=$1
 	shift
 	strace -f -qq -s 65536 -o "$T/$sy_name.trace" \
-	    -e trace=fsync,fdatasync,syncfs,sync_file_range,write "$DEBUNPACK" -q "$@" \
+	    -e trace=fsync,fdatasync,syncfs,sync_file_range,ioctl,renameat,renameat2,write \
+	    "$DEBUNPACK" -q "$@" \
 	    > "$T/$sy_name.out" 2>&1 || fail "$sy_name: $(cat "$T/$sy_name.out")"
 	sed -n 's/^[0-9]* *\(fsync\|fdatasync\|syncfs\)(.*/\1/p
 	    s/^[0-9]* *sync_file_range(.*WAIT_BEFORE|SYNC_FILE_RANGE_WRITE|SYNC_FILE_RANGE_WAIT_AFTER).*/writeback/p
 	    s/^[0-9]* *write(.*commit\\n", .*/commit/p' "$T/$sy_name.trace" |
 	    tr '\n' ' ' | sed 's/\(writeback \)\{2,\}/writeback /g; s/ $//' > "$T/$sy_name.calls"
+}
+# linux_since MAJOR MINOR: the running kernel is that one or later.
+linux_since() {
+	uname -r | awk -F. -v ma="$1" -v mi="$2" \
+	    '{ exit !($1 + 0 > ma || ($1 + 0 == ma && $2 + 0 >= mi)) }'
 }
 # expect NAME CALLS: the sync calls of NAME were these.
 expect() {
@@ -210,19 +217,22 @@ case " $(cat "$T/twodrop.calls") " in
 esac
 echo "ok twodrop: $(cat "$T/twodrop.calls")"
 
-# conf_guarded: on xfs the dpkg for apt answers each fsync and fdatasync
-# of dpkg's itself: a file of the database (but updates/) syncs the
-# filesystem, anything else (an update file, a directory, a file
-# outside the database) does nothing; a process dpkg leaves behind still
-# gets its syncs run (not ENOSYS) once the shim is gone.
+# conf_guarded FS: on xfs and btrfs the dpkg for apt answers each fsync
+# and fdatasync of dpkg's itself: a file of the database (but updates/)
+# is put on the disk ahead of what follows, without a commit (written
+# back and waited for on xfs, settled by fiemap on btrfs), anything
+# else (an update file, a directory, a file outside the database) does
+# nothing, and the barrier after the call is its one syncfs; a process
+# dpkg leaves behind still gets its syncs run (not ENOSYS) once the shim
+# is gone.
 conf_guarded() {
-	command -v mkfs.xfs > /dev/null || { echo "# SKIP guarded: mkfs.xfs missing"; return 0; }
+	command -v "mkfs.$1" > /dev/null || { echo "# SKIP guarded: mkfs.$1 missing"; return 0; }
 	truncate -s 320M "$T/x.img"
-	mkfs.xfs -q -f "$T/x.img" || fail "mkfs.xfs"
-	loop_attach "$T/x.img" || fail "no loop device for xfs"
+	"mkfs.$1" -q -f "$T/x.img" > /dev/null || fail "mkfs.$1"
+	loop_attach "$T/x.img" || fail "no loop device for $1"
 	mkdir -p "$T/mx"
 	cleanup_hooks="umount '$T/mx' 2> /dev/null; $cleanup_hooks"
-	mount "$loop" "$T/mx" || fail "cannot mount xfs"
+	mount "$loop" "$T/mx" || fail "cannot mount $1"
 	empty_dpkg_db "$T/mx"
 	cat > "$T/guarddpkg" <<'EOS'
 #!/bin/sh
@@ -237,17 +247,23 @@ echo "dpkg $*"
 EOS
 	chmod +x "$T/guarddpkg"
 	DEBUNPACK_DPKG=$T/guarddpkg DEBUNPACK_DPKG_DEBUG=1 strace -f -qq \
-	    -o "$T/conf-g.trace" -e trace=fsync,fdatasync,syncfs "$DPKGSHIM" \
+	    -o "$T/conf-g.trace" \
+	    -e trace=fsync,fdatasync,syncfs,sync_file_range,ioctl "$DPKGSHIM" \
 	    --root="$T/mx" --configure -a > "$T/conf-g.out" 2>&1 ||
 	    fail "conf-g: $(cat "$T/conf-g.out")"
 	grep -q "with its database's syncs only, then one barrier" "$T/conf-g.out" &&
-	    grep -q "^debunpack-dpkg: 2 of dpkg's syncs synced '[^']*', 3 did nothing$" \
+	    grep -q "^debunpack-dpkg: of dpkg's syncs, 2 put their file ahead of later changes, 0 synced '[^']*', 3 did nothing$" \
 	    "$T/conf-g.out" || fail "conf-g: not guarded: $(cat "$T/conf-g.out")"
-	# The stand-in's 5 calls and the late one (strace follows it), 2
-	# syncfs for them and the barrier's.
+	# The stand-in's 5 calls and the late one (strace follows it), the
+	# status file's 2 each a wait without a commit, the barrier's syncfs.
+	case $1 in
+	xfs) wait='sync_file_range\(.*SYNC_FILE_RANGE_WAIT_AFTER' ;;
+	*) wait='ioctl\(.*FS_IOC_FIEMAP.*FIEMAP_FLAG_SYNC' ;;
+	esac
 	[ "$(grep -c -E '^[0-9]+ +f(data)?sync\(' "$T/conf-g.trace")" = 6 ] &&
-	    [ "$(grep -c -E '^[0-9]+ +syncfs\(' "$T/conf-g.trace")" = 3 ] ||
-	    fail "conf-g: not 6 syncs answered by 3 syncfs: $(cat "$T/conf-g.trace")"
+	    [ "$(grep -c -E "^[0-9]+ +$wait" "$T/conf-g.trace")" = 2 ] &&
+	    [ "$(grep -c -E '^[0-9]+ +syncfs\(' "$T/conf-g.trace")" = 1 ] ||
+	    fail "conf-g: not 6 syncs answered by 2 waits and one syncfs: $(cat "$T/conf-g.trace")"
 	for i in 1 2 3 4 5 6; do
 		[ -f "$T/mx/late" ] && break
 		sleep 1
@@ -255,7 +271,8 @@ EOS
 	[ "$(cat "$T/mx/late" 2> /dev/null)" = rc=0 ] ||
 	    fail "conf-g: the sync of a process left behind: $(cat "$T/mx/late" 2>&1)"
 	umount "$T/mx"
-	echo "ok conf-g: on xfs, dpkg's database syncs its filesystem, nothing else syncs, one barrier after"
+	loop_detach "$loop"
+	echo "ok conf-g: on $1, dpkg's database file put ahead, nothing else syncs, one barrier after"
 }
 
 # The dpkg for apt hands --configure to dpkg (here a stand-in that tells
@@ -338,7 +355,12 @@ EOS
 	    fail "conf-off: $(cat "$T/conf-off.out")"
 	grep -q "nosync=no$" "$T/conf-off.out" ||
 	    fail "conf-off: DEBUNPACK_DPKG_CONFIGURE=dpkg still batched"
-	conf_guarded
+	conf_guarded xfs
+	if linux_since 6 2; then
+		conf_guarded btrfs
+	else
+		echo "# SKIP conf-g btrfs: Linux before 6.2 settles nothing (fskind_settles)"
+	fi
 fi
 
 # scripted NAME ROOT: pp 1 installed (prerm, postrm) in ROOT's empty
@@ -378,7 +400,9 @@ expect scripts-ext4 "writeback commit writeback fsync writeback fsync"
 # The status after the postrm is written there, and written back.
 unpacked scripts-ext4
 expect scripts-ext4 "writeback commit writeback fsync unpacked writeback fsync"
-if command -v mkfs.btrfs > /dev/null; then
+if ! linux_since 6 2; then
+	echo "# SKIP scripts-btrfs: Linux before 6.2 settles nothing (fskind_settles)"
+elif command -v mkfs.btrfs > /dev/null; then
 	truncate -s 320M "$T/b.img"
 	mkfs.btrfs -q -f "$T/b.img" > /dev/null || fail "mkfs.btrfs"
 	loop_attach "$T/b.img" || fail "no loop device for btrfs"
@@ -387,12 +411,18 @@ if command -v mkfs.btrfs > /dev/null; then
 	mount "$loop" "$T/mb" || fail "cannot mount btrfs"
 	scripted scripts-btrfs "$T/mb"
 	umount "$T/mb"
-	expect scripts-btrfs "fdatasync writeback syncfs commit syncfs fdatasync syncfs"
+	expect scripts-btrfs "commit syncfs syncfs"
+	# Settled: the status files and the temporaries, before the first
+	# rename (the data barrier) and the second status file's.
+	[ "$(awk '/ioctl\(.*FS_IOC_FIEMAP.*FIEMAP_FLAG_SYNC/ { n++ }
+	    /renameat.*"pp.debunpack-new"/ { print n + 0; exit }' \
+	    "$T/scripts-btrfs.trace")" -ge 2 ] ||
+	    fail "scripts-btrfs: nothing settled before the first rename"
+	echo "ok scripts-btrfs: the status and the temporaries settled before the renames"
 	# The status after the postrm written before the names barrier,
-	# whose syncfs makes its data durable: its fdatasync then finds
-	# nothing to sync (seq_prewrite).
+	# whose syncfs makes its data durable (seq_prewrite).
 	unpacked scripts-btrfs
-	expect scripts-btrfs "fdatasync writeback syncfs unpacked commit syncfs fdatasync syncfs"
+	expect scripts-btrfs "unpacked commit syncfs syncfs"
 else
 	echo "# SKIP scripts-btrfs: mkfs.btrfs missing"
 fi

@@ -365,9 +365,10 @@ shimconf_run(const struct shim *s, char *const *argv, enum shimconf_how how)
 		if (shimsync_serve(&ss, pid, &st) != 0)
 			st = -1;
 		if (s->verbose)
-			fprintf(stderr, "debunpack-dpkg: %lu of dpkg's syncs"
-			    " synced '%s', %lu did nothing\n", ss.synced,
-			    s->admindir, ss.skipped);
+			fprintf(stderr, "debunpack-dpkg: of dpkg's syncs,"
+			    " %lu put their file ahead of later changes,"
+			    " %lu synced '%s', %lu did nothing\n", ss.settled,
+			    ss.synced, s->admindir, ss.skipped);
 		shimsync_free(&ss);
 	} else
 		while (waitpid(pid, &st, 0) < 0)

@@ -19,6 +19,8 @@
 #include <seccomp.h>
 
 #include "cli/shimsync.h"
+#include "durable/fileat.h"
+#include "durable/fskind.h"
 
 #ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
 #define SECCOMP_USER_NOTIF_FLAG_CONTINUE	(1UL << 0)
@@ -58,6 +60,12 @@ shimsync_init(struct shimsync *ss, const char *admindir)
 		shimsync_free(ss);
 		return -e;
 	}
+	/* Guarded calls are made on xfs and btrfs only (shimconf_how). */
+	ss->how = fskind_sync(ss->admin) != FSKIND_SYNCFS ? SHIMSYNC_SYNCFS :
+	    fskind_settles(ss->admin) ? SHIMSYNC_SETTLE :
+	    fskind_fsync_commits_all(ss->admin) &&
+	    fskind_writeback_orders(ss->admin) ? SHIMSYNC_WRITEBACK :
+	    SHIMSYNC_SYNCFS;
 	return 0;
 }
 
@@ -177,15 +185,54 @@ shimsync_receive(struct shimsync *ss)
 }
 
 /*
+ * A database file's data ahead of every later change, without a commit:
+ * through a descriptor of our own for the file the caller syncs (PROC,
+ * the same inode as ST), written back and waited for on xfs, which logs
+ * a write's size when it completes, or settled on btrfs, which records
+ * its extents in a worker after that (fskind_settles).  Its rename, which
+ * dpkg makes next, is then in the same transaction of the filesystem or
+ * a later one, and so is every change after it; everything before it
+ * (the conffiles' renames, the scripts' metadata) in the same or an
+ * earlier one.  The barrier after the call commits them all, one commit
+ * where a syncfs here cost one more per status file.  No fsync of the
+ * call's can log a later change alone: the filter answers them all.
+ * 0 done; 1 not here (the caller syncs the filesystem); -errno.
+ */
+static int
+shimsync_settle(const struct shimsync *ss, const char *proc,
+    const struct stat *st)
+{
+	struct stat own;
+	int fd, r;
+
+	if (ss->how == SHIMSYNC_SYNCFS)
+		return 1;
+	if ((fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+		return 1;
+	if (fstat(fd, &own) != 0 || own.st_dev != st->st_dev ||
+	    own.st_ino != st->st_ino) {
+		close(fd);
+		return 1;
+	}
+	r = ss->how == SHIMSYNC_SETTLE ? fileat_writeback_mapped(fd) :
+	    fileat_writeback(fd);
+	if (r < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/*
  * The answer to REQ, a sync of one file: does the file belong to the
  * database?  dpkg writes each file of its database it replaces (status,
  * diversions, statoverride, the triggers' files; update-alternatives'
  * under alternatives/) as NAME-new, syncs it, and renames it over NAME:
- * synced with everything before it, the new file is whole and names no
- * change that a power cut could take back.  The update files it syncs
- * one per status change may come back empty (dpkg reads that as no
- * change: the step is done again), and a maintainer script's sync is
- * not dpkg's to keep: both do nothing until the barrier.
+ * on the disk ahead of everything after it (shimsync_settle), or synced
+ * with everything before it, the new file is whole and names no change
+ * that a power cut could take back.  The update files it syncs one per
+ * status change may come back empty (dpkg reads that as no change: the
+ * step is done again), and a maintainer script's sync is not dpkg's to
+ * keep: both do nothing until the barrier.
  */
 static void
 shimsync_answer(struct shimsync *ss, int listen, struct seccomp_notif *req,
@@ -194,6 +241,7 @@ shimsync_answer(struct shimsync *ss, int listen, struct seccomp_notif *req,
 	char proc[64], path[PATH_MAX];
 	struct stat st;
 	ssize_t n;
+	int r;
 
 	resp->id = req->id;
 	resp->val = 0;
@@ -216,6 +264,11 @@ shimsync_answer(struct shimsync *ss, int listen, struct seccomp_notif *req,
 	/* The name read was that process's: it is still the one asking. */
 	if (seccomp_notify_id_valid(listen, req->id) != 0)
 		return;
+	if ((r = shimsync_settle(ss, proc, &st)) <= 0) {
+		resp->error = r;
+		ss->settled++;
+		return;
+	}
 	if (syncfs(ss->admin) != 0)
 		resp->error = -errno;
 	ss->synced++;

@@ -9,18 +9,27 @@
  * A seccomp filter installed in the child that runs dpkg, whose fsync
  * and fdatasync calls (its own and its maintainer scripts') the shim,
  * its parent, answers one by one (SECCOMP_RET_USER_NOTIF): a regular
- * file of the database (ADMINDIR, but its updates/) syncs ADMINDIR's
- * whole filesystem, any other call does nothing; sync, syncfs and
- * sync_file_range do nothing.  shimconf.c says why that is sound and
- * where.
+ * file of the database (ADMINDIR, but its updates/) is put on the disk
+ * ahead of every change made after it (written back and waited for on
+ * xfs, settled on btrfs), else ADMINDIR's whole filesystem is synced;
+ * any other call does nothing; sync, syncfs and sync_file_range do
+ * nothing.  shimconf.c says why that is sound and where.
  */
+enum shimsync_how {
+	SHIMSYNC_SYNCFS,	/* syncfs of ADMINDIR's filesystem */
+	SHIMSYNC_WRITEBACK,	/* the file written back (xfs) */
+	SHIMSYNC_SETTLE,	/* the file settled (btrfs: fskind_settles) */
+};
+
 struct shimsync {
 	int sock[2];		/* the filter's descriptor, child to parent */
 	int listen;		/* the parent's: the filter's notifications */
 	int admin;		/* ADMINDIR, open: what its syncs sync */
+	enum shimsync_how how;	/* what a database file's sync does */
 	char *admindir;		/* its real path, "/" at the end */
 	size_t admindir_len;
-	unsigned long synced, skipped;	/* calls answered, for the debug line */
+	unsigned long synced, settled, skipped;	/* calls answered, for the
+					   debug line */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -351,6 +352,30 @@ bool
 fskind_extents_late(int fd)
 {
 	return fskind_type(fd) == FS_BTRFS;
+}
+
+/* Whether the running kernel is Linux MAJOR.MINOR or later. */
+static bool
+fskind_linux_since(int major, int minor)
+{
+	struct utsname u;
+	int ma, mi;
+
+	if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+bool
+fskind_settles(int fd)
+{
+	static int since = -1;
+
+	if (!fskind_extents_late(fd))
+		return false;
+	if (since < 0)
+		since = fskind_linux_since(6, 2);
+	return since;
 }
 
 bool

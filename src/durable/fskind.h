@@ -73,6 +73,17 @@ bool fskind_writeback_orders(int fd);
 bool fskind_extents_late(int fd);
 
 /*
+ * Whether a file on FD's filesystem can be settled without a commit and
+ * without a change to it: its data written back and its extents and size
+ * recorded in the running transaction, by the FS_IOC_FIEMAP ioctl with
+ * FIEMAP_FLAG_SYNC (fileat_writeback_mapped).  btrfs on Linux 6.2 and
+ * later, whose fiemap waits for the ordered extents of the whole file
+ * there; before, it waits for the writeback only.  fallocate(2) waits
+ * for them too, but updates the file's times and drops its setuid bits.
+ */
+bool fskind_settles(int fd);
+
+/*
  * Whether FD's filesystem keeps every change in the order it was made
  * even when nothing is synced, and a file replaced by a rename over it
  * reaches the disk with its data: ext3 and ext4 with a journal commit

@@ -19,6 +19,7 @@ struct fsset_fs {
 	int fd;
 	enum fskind_sync kind;	/* how it is made durable (fskind.h) */
 	bool ordered;		/* fskind_fsync_commits_all */
+	bool settles;		/* fskind_settles: btrfs */
 	char *path;		/* what FD was opened as, for messages */
 };
 
@@ -91,6 +92,7 @@ fsset_add(struct fsset *fs, int fd, const char *path, enum fskind_sync *kind)
 	 */
 	v->kind = fskind_sync(fd);
 	v->ordered = v->kind == FSKIND_SYNCFS && fskind_fsync_commits_all(fd);
+	v->settles = v->kind == FSKIND_SYNCFS && fskind_settles(fd);
 	if (kind != NULL)
 		*kind = v->kind;
 	fs->n++;
@@ -133,6 +135,12 @@ bool
 fsset_ordered(const struct fsset *fs)
 {
 	return fs->n == 1 && fs->v[0].ordered;
+}
+
+bool
+fsset_settles(const struct fsset *fs)
+{
+	return fs->n == 1 && fs->v[0].settles;
 }
 
 size_t

@@ -37,6 +37,16 @@ bool fsset_has(const struct fsset *fs, int fd, enum fskind_sync *kind);
  */
 bool fsset_ordered(const struct fsset *fs);
 
+/*
+ * Whether the set is one filesystem that commits whole transactions in
+ * turn but records a write's extents only after it completes, in a
+ * worker, and where a file can be settled (btrfs: fskind_settles): there
+ * a file settled before a rename is durable with whichever transaction
+ * commit makes the rename durable.  Unlike fsset_ordered, an fsync of
+ * another file can make a later change durable alone (btrfs's log tree).
+ */
+bool fsset_settles(const struct fsset *fs);
+
 /* How many filesystems the set holds; the Ith one's first path and kind. */
 size_t fsset_count(const struct fsset *fs);
 const char *fsset_get(const struct fsset *fs, size_t i,

@@ -437,6 +437,13 @@ journal_writeback(struct journal *j, struct dbp_error *err)
 
 	if ((r = journal_flush(j, err)) != 0 || j->fp == NULL)
 		return r;
+	/*
+	 * btrfs: the lines' extents in the running transaction, not only
+	 * their pages written (journal_ahead's AHEAD_SETTLE).
+	 */
+	if (j->ahead == AHEAD_SETTLE)
+		return fallocate(fileno(j->fp), FALLOC_FL_KEEP_SIZE, 0,
+		    ftello(j->fp)) == 0 ? 0 : journal_sync(j, err);
 	if ((r = fileat_writeback(fileno(j->fp))) < 0)
 		return dbp_err(err, errno, JOURNAL_NAME, "cannot write journal");
 	if (r == 0) {

@@ -81,6 +81,7 @@ struct syncbatch_ops {
 	int (*carries_commit)(struct syncbatch *, struct dbp_error *);
 	/* whether the data barrier makes FD's filesystem durable (1 or 0) */
 	int (*cover)(struct syncbatch *, int fd);
+	int (*cover_settled)(struct syncbatch *, int fd);
 	/* past the commit: the cleanup durable (names_barrier if NULL) */
 	int (*cleanup_barrier)(struct syncbatch *, struct dbp_error *);
 	/* whether the batch's end was left to the caller (defer_end) */

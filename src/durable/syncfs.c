@@ -87,7 +87,7 @@ syncfs_written(struct syncbatch *sb, struct sb_item *it,
 	}
 	sb->fs->data = true;
 	/* Kept open where the data barrier may wait for it instead. */
-	it->wait = fsset_ordered(sb->fs->set);
+	it->wait = fsset_ordered(sb->fs->set) || fsset_settles(sb->fs->set);
 	/* Writeback overlaps extraction: the barrier finds little to write. */
 	return syncstep_writeback(sb, it, err);
 }
@@ -336,16 +336,28 @@ syncfs_check(struct syncbatch *sb, struct dbp_error *err)
  * syncfs cost one more (two device flushes on ext4 and xfs).  The same
  * order the journal's lines rely on (journal.c), and the new status
  * file of dpkg's (unpackseq_status.c); the power-loss matrix checks it.
- * Not on btrfs, whose fsync of another file can log a rename through the
- * log tree before an earlier file's extents are recorded, nor for files
- * written beside the batches (the store's), nor for one closed past the
- * descriptor limit: the syncfs, as before.  1 done, 0 not here, or an
- * error.
+ * On btrfs (fsset_settles) too, each file settled rather than written
+ * back: btrfs records a write's extents and size in a worker after the
+ * write completes, and its fiemap with FIEMAP_FLAG_SYNC waits for that
+ * (fileat_writeback_mapped, fskind_settles), so they are in the running
+ * transaction before any rename.  btrfs commits
+ * whole transactions in turn, so its commit every 30 s, or another
+ * program's sync, cannot carry a rename without the data it names.  An
+ * fsync of another file there logs through the log tree, not a commit:
+ * but btrfs marks a directory that lost a name in the running
+ * transaction (every rename's source) and falls back to a full commit
+ * for a log of it, so no log can carry a rename alone either.  Not the
+ * names barrier's commit, though (syncfs_may_leave): a removal in a
+ * directory no rename touched is logged without that fallback.  Not for
+ * files written beside the batches (the store's), nor for one closed
+ * past the descriptor limit, nor one the filesystem cannot settle: the
+ * syncfs, as before.  1 done, 0 not here, or an error.
  */
 static int
 syncfs_wait_data(struct syncbatch *sb, struct dbp_error *err)
 {
 	struct sb_fsset *fs = sb->fs;
+	bool settle;
 	size_t b, i;
 	int one, r;
 
@@ -353,7 +365,8 @@ syncfs_wait_data(struct syncbatch *sb, struct dbp_error *err)
 		return 0;
 	if ((one = syncfs_carries(sb, err)) <= 0)
 		return one;
-	if (!fsset_ordered(fs->set))
+	settle = fsset_settles(fs->set);
+	if (!fsset_ordered(fs->set) && !settle)
 		return 0;
 	if ((r = journal_writeback(sb->journal, err)) != 0)
 		return r;
@@ -369,8 +382,10 @@ syncfs_wait_data(struct syncbatch *sb, struct dbp_error *err)
 				continue;
 			if (it->fd < 0 || !it->wait)
 				return 0;
-			sb->st->calls[SC_SYNC_FILE_RANGE_WAIT]++;
-			if ((r = fileat_writeback(it->fd)) < 0)
+			sb->st->calls[settle ? SC_FIEMAP :
+			    SC_SYNC_FILE_RANGE_WAIT]++;
+			if ((r = settle ? fileat_writeback_mapped(it->fd) :
+			    fileat_writeback(it->fd)) < 0)
 				return dbp_err(err, errno, it->path,
 				    "cannot write");
 			if (r > 0)
@@ -565,6 +580,26 @@ syncfs_cover(struct syncbatch *sb, int fd)
 	return 1;
 }
 
+/*
+ * A name made before the batch's renames on a filesystem that settles
+ * (btrfs: fsset_settles), its data settled: in the running transaction
+ * or an earlier one, so any commit that carries a rename of the batch
+ * carries it, and no log can carry those renames alone (syncfs_wait_data).
+ * The names barrier is then sure to commit (fs->names), never left on
+ * btrfs (syncfs_may_leave): that commit makes it durable.
+ */
+static int
+syncfs_cover_settled(struct syncbatch *sb, int fd)
+{
+	enum fskind_sync kind;
+
+	if (sb->aborting || !fsset_settles(sb->fs->set) ||
+	    !fsset_has(sb->fs->set, fd, &kind) || kind != FSKIND_SYNCFS)
+		return 0;
+	sb->fs->names = true;
+	return 1;
+}
+
 static int
 syncfs_init(struct syncbatch *sb)
 {
@@ -636,6 +671,7 @@ const struct syncbatch_ops syncbatch_syncfs = {
 	.link_new = true,
 	.carries_commit = syncfs_carries,
 	.cover = syncfs_cover,
+	.cover_settled = syncfs_cover_settled,
 	.init = syncfs_init,
 	.join = syncfs_join,
 	.put = syncfs_put,

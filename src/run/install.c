@@ -352,7 +352,9 @@ install_store_commit(struct install *in, bool synced)
  * committed before the first rename: by the data barrier, where it
  * syncs that filesystem anyway, else by a syncfs here.  No rename of the
  * batch can then be durable without it, whatever the filesystem (a
- * btrfs log tree makes one directory's names durable alone).
+ * btrfs log tree makes one directory's names durable alone).  On btrfs,
+ * where the status was settled (seq_status_data), with them: the names
+ * barrier's commit carries it (syncbatch_cover_settled).
  */
 static int
 install_cover_admin(struct install *in, struct dbp_error *err)
@@ -362,7 +364,8 @@ install_cover_admin(struct install *in, struct dbp_error *err)
 	if (!in->o->cover_admin || in->db == NULL ||
 	    (fd = dpkgdb_admin_fd(in->db)) < 0)
 		return 0;
-	if (syncbatch_cover(in->sb, fd) != 1) {
+	if (syncbatch_cover_settled(in->sb, fd) != 1 &&
+	    syncbatch_cover(in->sb, fd) != 1) {
 		in->st->calls[SC_SYNCFS]++;
 		if (syncfs(fd) != 0)
 			return dbp_err(err, errno, NULL,

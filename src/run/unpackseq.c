@@ -514,7 +514,7 @@ seq_batch(struct seq *s, size_t from, size_t to, struct dbp_error *err)
 		 * journal does not keep it before the batch's renames (one
 		 * whose fsync commits only its own changes: btrfs, ext4
 		 * with fast commits), the batch commits it first
-		 * (seq_status_owes).
+		 * (seq_status_owes), or on btrfs with them (install.c).
 		 */
 		s->in.cover_admin = s->owed && !s->ad_fsync_all;
 		s->from = from;
@@ -722,6 +722,7 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	s.ad_syncfs = fskind_sync(s.adfd) == FSKIND_SYNCFS;
 	s.ad_fsync_all = fskind_fsync_commits_all(s.adfd);
 	s.ad_order = fskind_writeback_orders(s.adfd);
+	s.ad_settle = s.ad_syncfs && fskind_settles(s.adfd);
 	if ((s.v = calloc(nfiles + 1, sizeof(*s.v))) == NULL) {
 		r = dbp_err(err, ENOMEM, NULL, "cannot start");
 		goto out;

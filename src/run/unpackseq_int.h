@@ -86,6 +86,8 @@ struct seq {
 				   (fskind_fsync_commits_all) */
 	bool ad_order;		/* a file written back is ordered before
 				   later changes (fskind_writeback_orders) */
+	bool ad_settle;		/* ... once settled, where syncfs is
+				   trusted (fskind_settles: btrfs) */
 	char *running;		/* the root's dpkg version, or NULL */
 	struct seq_pkg *v;
 	size_t n;

@@ -61,8 +61,14 @@ seq_classified(const struct seq_pkg *p, const char *text)
  * The new status file's data on the disk before its rename can be: where
  * the filesystem orders the rest after it (fskind_writeback_orders),
  * written back and waited for, and the one commit of the directory's
- * fsync makes both durable; else its own fdatasync first, as dpkg's.
- * 0, or -1 with errno set.
+ * fsync makes both durable.  On btrfs settled (fskind_settles): its
+ * extents and size are then in the running transaction, before the
+ * rename, and the call's next syncfs, which its rename waits for
+ * (seq_status_owes), commits both; the fdatasync's log-tree sync, two
+ * device flushes, is saved (syncfs.c, syncfs_wait_data, says why no log
+ * of another program's can carry the rename alone).  Not with
+ * --sync-mode none, where no syncfs comes.  Else its own fdatasync
+ * first, as dpkg's.  0, or -1 with errno set.
  */
 static int
 seq_status_data(struct seq *s, int fd)
@@ -71,6 +77,13 @@ seq_status_data(struct seq *s, int fd)
 
 	if (s->ad_order && (r = fileat_writeback(fd)) <= 0)
 		return r;
+	if (s->ad_settle && (s->in.mode == NULL ||
+	    strcmp(s->in.mode, "none") != 0) &&
+	    (r = fileat_writeback_mapped(fd)) <= 0) {
+		if (r == 0)
+			s->st->calls[SC_FIEMAP]++;
+		return r;
+	}
 	return fdatasync(fd);
 }
 
