@@ -340,18 +340,20 @@ syncfs_check(struct syncbatch *sb, struct dbp_error *err)
  * back: btrfs records a write's extents and size in a worker after the
  * write completes, and its fiemap with FIEMAP_FLAG_SYNC waits for that
  * (fileat_writeback_mapped, fskind_settles), so they are in the running
- * transaction before any rename.  btrfs commits
- * whole transactions in turn, so its commit every 30 s, or another
- * program's sync, cannot carry a rename without the data it names.  An
- * fsync of another file there logs through the log tree, not a commit:
- * but btrfs marks a directory that lost a name in the running
- * transaction (every rename's source) and falls back to a full commit
- * for a log of it, so no log can carry a rename alone either.  Not the
- * names barrier's commit, though (syncfs_may_leave): a removal in a
- * directory no rename touched is logged without that fallback.  Not for
- * files written beside the batches (the store's), nor for one closed
- * past the descriptor limit, nor one the filesystem cannot settle: the
- * syncfs, as before.  1 done, 0 not here, or an error.
+ * transaction before any rename.  btrfs commits whole transactions in
+ * turn, so its commit every 30 s, or another program's sync, cannot
+ * carry a rename without the data it names.  An fsync of another file
+ * there logs through the log tree, not a commit: but btrfs marks a
+ * directory that lost a name in the running transaction (every rename's
+ * source) and falls back to a full commit for a log of it, so no log can
+ * carry a rename alone either (unless another program's fsync logged
+ * that very directory in the same transaction first: the run itself
+ * logs nothing on btrfs).  Not the names barrier's commit, though
+ * (syncfs_may_leave): a removal in a directory no rename touched is
+ * logged without that fallback.  Not for files written beside the
+ * batches (the store's), nor for one closed past the descriptor limit,
+ * nor one the filesystem cannot settle: the syncfs, as before.  1 done,
+ * 0 not here, or an error.
  */
 static int
 syncfs_wait_data(struct syncbatch *sb, struct dbp_error *err)
