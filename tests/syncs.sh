@@ -35,7 +35,8 @@
 #    by the run's data barrier (a syncfs there), not by one of its own.
 #  - The dpkg for apt runs dpkg --configure (apt's, and the one that ends
 #    a dpkg -i) under debunpack-nosync on a journaled ext4, guarded on
-#    xfs (each sync of a file of dpkg's database a syncfs, no other) and
+#    xfs and btrfs (each sync of a file of dpkg's database a wait for
+#    that file without a commit, no other) and
 #    with its own syncs elsewhere, a syncfs of the root after each (and
 #    of the filesystems mounted whole inside it, each once);
 #    DEBUNPACK_DPKG_CONFIGURE=dpkg hands it on as is.

@@ -50,13 +50,22 @@
  * and neither shows a file's unwritten blocks (fskind_orders_metadata).
  * There the call is guarded (shimsync.c): each sync of a file of dpkg's
  * database, which dpkg makes before it renames the file over the old
- * one, syncs the whole filesystem instead, so the new status is whole
- * and everything it records (conffiles renamed, the scripts' changes)
- * is durable with it; every other sync does nothing.  Those are the
- * update files', one per status change, and the maintainer scripts'
- * own, whose files dpkg does not make durable either.  An update file
- * may then come back empty, which dpkg reads as no change (the step is
- * done again), never ahead of the metadata changes made before it.
+ * one, puts that file on the disk ahead of every change after it,
+ * without a commit: written back and waited for on xfs, which logs a
+ * write's size as it completes, settled on btrfs (Linux 6.2 and later:
+ * fskind_settles), whose fiemap waits for the file's extents.  Its
+ * rename is then in the same transaction or a later one, so the new
+ * status is whole whenever its rename is durable, and everything it
+ * records (conffiles renamed, the scripts' metadata) is durable with
+ * it, in the same transaction or an earlier one; no fsync of the call
+ * logs anything alone on btrfs, the filter answering them all.  Where
+ * the file cannot be put ahead so, the whole filesystem is synced
+ * instead.  Every other sync does nothing.  Those are the update
+ * files', one per status change, and the maintainer scripts' own, whose
+ * files dpkg does not make durable either.  An update file may then
+ * come back empty, which dpkg reads as no change (the step is done
+ * again), never ahead of the metadata changes made before it.  The
+ * barrier after the call is its one commit.
  * Durable dpkg is weaker there: on btrfs its fsync of an update file
  * carries no other change, so a power cut just after the call can leave
  * a package configured in the status with its conffile still at

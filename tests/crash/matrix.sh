@@ -95,7 +95,8 @@ for fs in ext4-noauto xfs ovl-ext4; do
 done
 # dpkg --configure through the dpkg for apt: batched on ext4, dpkg's own
 # syncs and one barrier on ext4 without auto_da_alloc, guarded (only the
-# database's syncs, each a syncfs) on xfs and btrfs, where durable dpkg
+# database's syncs, each its file written back on xfs or settled on
+# btrfs, no commit before the barrier) on xfs and btrfs, where durable dpkg
 # alone leaves states --configure -a cannot finish on btrfs (its fsync
 # of an update file carries none of the renames made before it); and
 # guarded while the file system commits again and again.

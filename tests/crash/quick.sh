@@ -14,14 +14,18 @@
 # barrier), and a first install there,
 # whose cleanup is left to the file system; dpkg --configure as the dpkg
 # for apt runs it on ext4 (batched: dpkg's syncs suppressed, one barrier)
-# and on btrfs (guarded: only its database's syncs, each a syncfs), and
+# and on btrfs (guarded: only its database's syncs, each its file
+# settled, no commit before the barrier), and
 # its negative control (no barrier); an upgrade whose files are
 # cloned from the store, on xfs and btrfs (reflinks); an upgrade on ext4
 # while the file system commits again and again, as on a long run (the
 # journal's lines must reach the disk before the directories they name
-# change), and on ext4 and xfs with a pause after its first rename, in
-# which the file system commits (the names made so far must not be
-# durable before the data they point at: syncfs.c, syncfs_wait_data),
+# change), and on ext4, xfs and btrfs with a pause after its first
+# rename, in which the file system commits (the names made so far must
+# not be durable before the data they point at: syncfs.c,
+# syncfs_wait_data; on btrfs the files are settled, not committed, before
+# the renames), and the dpkg for apt's upgrade on btrfs (its status
+# files settled too),
 # and on ext4 with a pause at its first unlink past the commit line (a
 # backup's removal must not be durable before the line: syncfs_leave);
 # the dpkg for apt's call of two batches (an Essential package ends the
