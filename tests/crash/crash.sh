@@ -484,7 +484,7 @@ elif [ "$scenario" = configure ]; then
 	if grep -q 'under debunpack-nosync' "$T/run.stats"; then
 		how=" (dpkg batched)"
 	elif grep -q "with its database's syncs only" "$T/run.stats"; then
-		how=" (dpkg guarded: $(sed -n "s/^debunpack-dpkg: \([0-9]*\) of dpkg's syncs synced .*, \([0-9]*\) did nothing$/\1 synced, \2 not/p" "$T/run.stats"))"
+		how=" (dpkg guarded: $(sed -n "s/^debunpack-dpkg: of dpkg's syncs, \([0-9]*\) put their file ahead of later changes, \([0-9]*\) synced .*, \([0-9]*\) did nothing$/\1 put ahead, \2 synced, \3 not/p" "$T/run.stats"))"
 	else
 		how=" (dpkg's own syncs)"
 	fi
