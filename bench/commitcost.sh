@@ -12,6 +12,7 @@
 # usage: bench/commitcost.sh [-n COMMITS] [-r RUNS] [-f FILES] [FS...]   (as root)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/rootlib.sh"
 n=100 runs=3 files=4000
 while getopts n:r:f: o; do
 	case $o in
@@ -26,18 +27,12 @@ shift $((OPTIND - 1))
 [ "$(id -u)" = 0 ] || { echo "$0: needs root for loop devices" >&2; exit 1; }
 for t in mkfs.xfs:xfsprogs mkfs.btrfs:btrfs-progs python3:python3; do
 	command -v "${t%%:*}" > /dev/null ||
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${t#*:}" > /dev/null
+	    apt-get install -y -qq --no-install-recommends "${t#*:}" > /dev/null
 done
 
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/debunpack-commit.XXXXXX")
-mnt=$work/mnt loop=""
-cleanup() {
-	umount "$mnt" 2>/dev/null || true
-	[ -z "$loop" ] || losetup -d "$loop" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-mkdir "$mnt"
+mnt=$work/mnt
+trap 'rb_work_down "$work" "$mnt"' EXIT
 
 cat > "$work/loop.py" <<'EOF'
 import ctypes, os, sys, time
@@ -69,17 +64,7 @@ print("%.6f %d %d %.6f %d %d" % (a + b))
 EOF
 
 for fs in "$@"; do
-	case $fs in
-	ext4) mkfs="mkfs.ext4 -q -F" ;;
-	xfs) mkfs="mkfs.xfs -q -f" ;;
-	btrfs) mkfs="mkfs.btrfs -q -f" ;;
-	*) echo "unknown filesystem $fs" >&2; exit 2 ;;
-	esac
-	truncate -s 0 "$work/img"
-	truncate -s 1G "$work/img"
-	$mkfs "$work/img" > /dev/null
-	loop=$(losetup -f --show "$work/img")
-	mount "$loop" "$mnt"
+	SIZE_MIB=1024 rb_fs_up "$fs" "$work/img" "$mnt"
 	# A tree to commit beside: files in a few directories.
 	mkdir -p "$mnt/etc"
 	i=0
@@ -92,12 +77,10 @@ for fs in "$@"; do
 	sync -f "$mnt"
 	r=1
 	while [ $r -le "$runs" ]; do
-		python3 "$work/loop.py" "$mnt" "${loop#/dev/}" "$n" >> "$work/$fs.runs"
+		python3 "$work/loop.py" "$mnt" "$rb_dev" "$n" >> "$work/$fs.runs"
 		r=$((r + 1))
 	done
-	umount "$mnt"
-	losetup -d "$loop"
-	loop=""
+	rb_fs_down "$work/img" "$mnt"
 	# Per commit: extra seconds, flushes and bytes of the committing loop.
 	sort -n -k4 "$work/$fs.runs" | awk -v fs="$fs" -v n="$n" -v runs="$runs" '
 	    { ms[NR] = ($4 - $1) * 1000 / n; fl[NR] = ($5 - $2) / n;
