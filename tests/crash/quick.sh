@@ -51,6 +51,7 @@ for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
     "-C -s 2 ext4 batched upgrade" "-s 2 btrfs batched scripts" \
     "-C -p renameat:2 -s 2 ext4 syncfs upgrade" \
     "-C -p renameat:2 -s 2 xfs syncfs upgrade" \
+    "-C -p renameat:2 -s 2 btrfs syncfs upgrade" "-s 2 btrfs syncfs scripts" \
     "-C -p unlinkat:1 -s 2 ext4 syncfs upgrade" \
     "-e -s 2 ext4-noauto none upgrade"; do
 	if [ -n "${CRASH_SEEDS:-}" ]; then
