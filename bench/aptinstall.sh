@@ -176,7 +176,8 @@ shim_path() {
 # with the same arguments, and a line in ROOT's /var/log/dpkg-calls for
 # the call: its action, its device flushes (field 16 of the loop device's
 # stat, read through the root's /sys), its seconds, its exit status and
-# its last word (a package, or the directory of --recursive).
+# its last word (a package, or the directory of --recursive), and for
+# --recursive the packages found there.
 calls() {
 	cat > "$1/usr/local/sbin/dpkg-calls" <<EOS
 #!/bin/sh
@@ -193,7 +194,10 @@ for w; do
 	esac
 	last=\${w##*/}
 done
-echo "\$a \$((f1 - f0)) \$(echo "\$t0 \$t1" | awk '{ printf "%.3f", \$2 - \$1 }') \$rc \$last" >> /var/log/dpkg-calls
+# A --recursive call: the packages of its directory, in a sixth field.
+pk=""
+[ ! -d "\$w" ] || pk=\$(ls "\$w" | sed 's/_.*//' | tr '\n' ',')
+echo "\$a \$((f1 - f0)) \$(echo "\$t0 \$t1" | awk '{ printf "%.3f", \$2 - \$1 }') \$rc \$last \${pk%,}" >> /var/log/dpkg-calls
 exit \$rc
 EOS
 	chmod 755 "$1/usr/local/sbin/dpkg-calls"
