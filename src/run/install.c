@@ -45,15 +45,19 @@ install_warn(void *ctx, const char *path, const char *msg)
 /*
  * Descriptors a run may keep open: the soft limit less a reserve for the
  * package being read, the root, standard streams and the C library, and
- * no more than 2048 (past that, reopening costs less than the kernel
- * memory).  A quarter, up to 256, caches directories; the rest keeps
- * written files open until the commit.
+ * no more than 8192, a few MiB of kernel memory.  A quarter, up to 256,
+ * caches directories; the rest keeps written files open until the
+ * commit.  A file closed before it cannot be waited for alone, its
+ * writeback errors unseen by a descriptor opened later: the data
+ * barrier then syncs the whole filesystem (syncfs.c, syncfs_wait_data),
+ * a commit more, where an apt call of a few thousand files (gcc's, perl's
+ * modules) would otherwise wait for each.
  */
 static void
 install_fd_budget(size_t *files, size_t *dirs, unsigned jobs)
 {
 	struct rlimit rl;
-	size_t n = 2048, keep = 16 + jobs;	/* each thread reads a package */
+	size_t n = 8192, keep = 16 + jobs;	/* each thread reads a package */
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur < n + keep)
