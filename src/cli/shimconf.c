@@ -228,18 +228,29 @@ shimconf_unescape(char *p)
  * directory, schroot's /home, a container's volumes and /etc/hosts, a
  * local mirror) is the host's, not the root's: dpkg writes nothing
  * there, and a syncfs of the host's filesystem at every call would wait
- * for whatever the host has in flight.
+ * for whatever the host has in flight.  EARLY (or -1), the database's
+ * directory opened before dpkg ran, syncs its filesystem first: syncfs
+ * reports a writeback error only to descriptors older than it, and a
+ * guarded call's database files were waited for, not synced
+ * (shimsync.c).
  */
 static int
-shimconf_barrier(const struct shim *s, const char **what)
+shimconf_barrier(const struct shim *s, int early, const char **what)
 {
 	struct shimconf_synced done = { .n = 0 };
 	char root[PATH_MAX], line[4096], *fsroot, *mp, *end, *fstype, *subvol;
+	struct stat st;
 	size_t len;
 	bool whole;
 	FILE *fp;
 	int r;
 
+	*what = s->admindir;
+	if (early >= 0 && fstat(early, &st) == 0) {
+		done.dev[done.n++] = st.st_dev;
+		if (syncfs(early) != 0)
+			return -errno;
+	}
 	*what = shimconf_root(s);
 	if (realpath(shimconf_root(s), root) == NULL)
 		return -errno;
@@ -323,7 +334,7 @@ shimconf_run(const struct shim *s, char *const *argv, enum shimconf_how how)
 	const char *what;
 	char **nargv;
 	size_t argc;
-	int st, r;
+	int st, r, early = -1;
 	pid_t pid;
 
 	/* The real dpkg with its arguments, after the helper. */
@@ -378,6 +389,8 @@ shimconf_run(const struct shim *s, char *const *argv, enum shimconf_how how)
 			    " %lu put their file ahead of later changes,"
 			    " %lu synced '%s', %lu did nothing\n", ss.settled,
 			    ss.synced, s->admindir, ss.skipped);
+		/* Older than dpkg's writes: it hears of their errors. */
+		early = fcntl(ss.admin, F_DUPFD_CLOEXEC, 0);
 		shimsync_free(&ss);
 	} else
 		while (waitpid(pid, &st, 0) < 0)
@@ -387,7 +400,10 @@ shimconf_run(const struct shim *s, char *const *argv, enum shimconf_how how)
 			}
 	sigaction(SIGINT, &oint, NULL);
 	sigaction(SIGQUIT, &oquit, NULL);
-	if ((r = shimconf_barrier(s, &what)) != 0) {
+	r = shimconf_barrier(s, early, &what);
+	if (early >= 0)
+		close(early);
+	if (r != 0) {
 		fprintf(stderr, "dpkg: error: cannot make '%s' durable: %s\n",
 		    what, strerror(-r));
 		return 2;
