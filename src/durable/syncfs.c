@@ -595,8 +595,9 @@ syncfs_cover_settled(struct syncbatch *sb, int fd)
 {
 	enum fskind_sync kind;
 
+	/* One filesystem that settles: syncfs is trusted there. */
 	if (sb->aborting || !fsset_settles(sb->fs->set) ||
-	    !fsset_has(sb->fs->set, fd, &kind) || kind != FSKIND_SYNCFS)
+	    !fsset_has(sb->fs->set, fd, &kind))
 		return 0;
 	sb->fs->names = true;
 	return 1;

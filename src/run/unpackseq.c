@@ -722,7 +722,9 @@ unpackseq_run(const struct install_opts *o, char *const *all, size_t nall,
 	s.ad_syncfs = fskind_sync(s.adfd) == FSKIND_SYNCFS;
 	s.ad_fsync_all = fskind_fsync_commits_all(s.adfd);
 	s.ad_order = fskind_writeback_orders(s.adfd);
-	s.ad_settle = s.ad_syncfs && fskind_settles(s.adfd);
+	/* Not with --sync-mode none, where no syncfs comes to commit it. */
+	s.ad_settle = s.ad_syncfs && fskind_settles(s.adfd) &&
+	    (s.in.mode == NULL || strcmp(s.in.mode, "none") != 0);
 	if ((s.v = calloc(nfiles + 1, sizeof(*s.v))) == NULL) {
 		r = dbp_err(err, ENOMEM, NULL, "cannot start");
 		goto out;

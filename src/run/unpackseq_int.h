@@ -87,7 +87,8 @@ struct seq {
 	bool ad_order;		/* a file written back is ordered before
 				   later changes (fskind_writeback_orders) */
 	bool ad_settle;		/* ... once settled, where syncfs is
-				   trusted (fskind_settles: btrfs) */
+				   trusted (fskind_settles: btrfs) and the
+				   mode is not none */
 	char *running;		/* the root's dpkg version, or NULL */
 	struct seq_pkg *v;
 	size_t n;

@@ -77,9 +77,7 @@ seq_status_data(struct seq *s, int fd)
 
 	if (s->ad_order && (r = fileat_writeback(fd)) <= 0)
 		return r;
-	if (s->ad_settle && (s->in.mode == NULL ||
-	    strcmp(s->in.mode, "none") != 0) &&
-	    (r = fileat_writeback_mapped(fd)) <= 0) {
+	if (s->ad_settle && (r = fileat_writeback_mapped(fd)) <= 0) {
 		if (r == 0)
 			s->st->calls[SC_FIEMAP]++;
 		return r;
