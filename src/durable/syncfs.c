@@ -341,18 +341,29 @@ syncfs_check(struct syncbatch *sb, struct dbp_error *err)
  * write completes, and its fiemap with FIEMAP_FLAG_SYNC waits for that
  * (fileat_writeback_mapped, fskind_settles), so they are in the running
  * transaction before any rename.  btrfs commits whole transactions in
- * turn, so its commit every 30 s, or another program's sync, cannot
- * carry a rename without the data it names.  An fsync of another file
- * there logs through the log tree, not a commit: but btrfs marks a
- * directory that lost a name in the running transaction (every rename's
- * source) and falls back to a full commit for a log of it, so no log can
- * carry a rename alone either (unless another program's fsync logged
- * that very directory in the same transaction first: the run itself
- * logs nothing on btrfs).  Not the names barrier's commit, though
- * (syncfs_may_leave): a removal in a directory no rename touched is
- * logged without that fallback.  Not for files written beside the
- * batches (the store's), nor for one closed past the descriptor limit,
- * nor one the filesystem cannot settle: the syncfs, as before.  1 done,
+ * turn, so its commit every 30 s, or another program's syncfs, cannot
+ * carry a rename without the data it names.  An fsync there writes the
+ * log tree instead, which is not ordered with the rest: the run itself
+ * logs nothing on btrfs, and a file's log carries its own names only.
+ * A directory's log carries every name it gained, and the files they
+ * name only as last logged or committed (a new one empty): btrfs falls
+ * back to a full commit only for a directory that lost a name to
+ * another one in the running transaction (btrfs_record_unlink_dir on a
+ * cross-directory rename), and the temporaries are renamed within
+ * their directory.  So another program's fsync of a directory the
+ * batch renamed in, between the first rename and the names barrier's
+ * commit, can make its new names durable alone, where a per-file fsync
+ * would have made their data durable first: the one window in which
+ * btrfs is weaker here than dpkg (xfs, and ext4 without fast commits,
+ * commit their whole journal): well under a second per batch, and only
+ * for a program that fsyncs directories of /usr while packages are
+ * installed.  For the same
+ * reason the names barrier keeps its commit there (syncfs_may_leave):
+ * the cleanup's removals, and the maintainer scripts after the batch,
+ * whose fsyncs are logs of their own, come after it.  Not for files
+ * written beside the batches (the store's), nor for one closed past
+ * the descriptor limit, nor one the filesystem cannot settle: the
+ * syncfs, as before.  1 done,
  * 0 not here, or an error.
  */
 static int
