@@ -12,19 +12,19 @@
 # apt-get install --reinstall of every package in the root.
 # usage: bench/aptinstall.sh [-a ACTION] [-r RUNS] [-f FILESYSTEMS] [-m METHODS]
 #                            [-c CACHE] [-B BUILDDIR] [-t TMPDIR] [-o OUTFILE]
-#                            [-p PACKAGES] [-b BASE]
+#                            [-p PACKAGES] [-b BASE] [-T]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/rootlib.sh"
 runs=3 filesystems="ext4 xfs btrfs" builddir=$top/build
 cache=/var/cache/debunpack-bench tmpdir=/var/tmp outfile="" args=$*
-packages=build-essential action=install owner=debunpack
+packages=build-essential action=install owner=debunpack trace=""
 all_methods="dpkg-durable dpkg-unsafe dpkg-nosync shim-durable shim-nosync shim-noahead"
 methods=$all_methods
 usage() {
 	cat >&2 <<EOF
 usage: $0 [-a ACTION] [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
-          [-B BUILDDIR] [-t TMPDIR] [-o OUTFILE] [-p PACKAGES] [-b BASE]
+          [-B BUILDDIR] [-t TMPDIR] [-o OUTFILE] [-p PACKAGES] [-b BASE] [-T]
   -a  what is measured (default install):
       install    apt-get install PACKAGES into the minbase root
       upgrade    the root has PACKAGES (installed unmeasured); the mirror
@@ -56,10 +56,13 @@ usage: $0 [-a ACTION] [-r RUNS] [-f FILESYSTEMS] [-m METHODS] [-c CACHE]
                  beside dpkg's database
       dpkg       dpkg's alone, as in a root dpkg made (debootstrap, a
                  container image): debunpack's records of them removed
+  -T  trace where each call's flushes came from (tracefs; the kernel's
+      block, syscalls and marker events): a sync system call's, or the
+      filesystem's own (bench/flushorigin.py)
 EOF
 	exit 2
 }
-while getopts a:r:f:m:c:B:t:o:p:b: o; do
+while getopts a:r:f:m:c:B:t:o:p:b:T o; do
 	case $o in
 	a) action=$OPTARG ;;
 	r) runs=$OPTARG ;;
@@ -71,6 +74,7 @@ while getopts a:r:f:m:c:B:t:o:p:b: o; do
 	o) outfile=$OPTARG ;;
 	p) packages=$OPTARG ;;
 	b) owner=$OPTARG ;;
+	T) trace=1 ;;
 	*) usage ;;
 	esac
 done
@@ -90,6 +94,15 @@ rb_need
 nosync=$builddir/debunpack-nosync
 [ -x "$builddir/debunpack" ] && [ -x "$nosync" ] ||
     { echo "$0: no debunpack build in $builddir (-B)" >&2; exit 1; }
+tr=/sys/kernel/tracing
+if [ -n "$trace" ]; then
+	[ -e $tr/trace_marker ] || mount -t tracefs nodev $tr
+	for e in block/block_bio_queue syscalls/sys_enter_fsync; do
+		[ -d $tr/events/$e ] ||
+		    { echo "$0: -T: this kernel has no $e event in $tr" >&2; exit 1; }
+	done
+	command -v python3 > /dev/null || { echo "$0: -T needs python3" >&2; exit 1; }
+fi
 case $(rb_source "$builddir") in
 *-dirty) echo "$0: warning: $builddir is built from a working tree with changes, which each run's make install rebuilds from: bench a build of a clone" >&2 ;;
 esac
@@ -183,8 +196,10 @@ calls() {
 #!/bin/sh
 flushes() { read -r _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ f _ < /sys/block/$rb_dev/stat; echo "\$f"; }
 f0=\$(flushes) t0=\$(date +%s.%N)
+${trace:+echo dpkg-calls start > $tr/trace_marker}
 $2 "\$@"
 rc=\$?
+${trace:+echo dpkg-calls end > $tr/trace_marker}
 f1=\$(flushes) t1=\$(date +%s.%N)
 a=other
 for w; do
@@ -202,6 +217,34 @@ exit \$rc
 EOS
 	chmod 755 "$1/usr/local/sbin/dpkg-calls"
 	: > "$1/var/log/dpkg-calls"
+}
+
+# trace_start: the trace buffer emptied and the events of -T on: every bio
+# that asks for a flush (with the stack that queued it), the sync calls'
+# entries and exits; the wrapper's marks come through trace_marker.
+# trace_stop FILE: the events off, the buffer's text in FILE.
+trace_start() {
+	echo 0 > $tr/tracing_on
+	echo 0 > $tr/events/enable
+	echo '!stacktrace if rwbs ~ "*F*"' 2> /dev/null > $tr/events/block/block_bio_queue/trigger || :
+	echo 65536 > $tr/buffer_size_kb
+	: > $tr/trace
+	echo 'rwbs ~ "*F*"' > $tr/events/block/block_bio_queue/filter
+	echo 'stacktrace if rwbs ~ "*F*"' > $tr/events/block/block_bio_queue/trigger
+	echo 1 > $tr/events/block/block_bio_queue/enable
+	for c in fsync fdatasync syncfs sync sync_file_range msync; do
+		echo 1 > $tr/events/syscalls/sys_enter_$c/enable
+		echo 1 > $tr/events/syscalls/sys_exit_$c/enable
+	done
+	echo 1 > $tr/tracing_on
+}
+trace_stop() {
+	echo 0 > $tr/tracing_on
+	cp $tr/trace "$1"
+	echo 0 > $tr/events/enable
+	echo '!stacktrace if rwbs ~ "*F*"' > $tr/events/block/block_bio_queue/trigger
+	echo 0 > $tr/events/block/block_bio_queue/filter
+	: > $tr/trace
 }
 
 # run METHOD ROOT: the measured command.
@@ -230,7 +273,7 @@ run() {
 }
 
 csv=$work/runs.csv
-echo "fs,method,run,wall_s,flushes,written_mib,exit,ii,audit_clean,planned_more,stale,unpack_calls,max_unpack_flushes" > "$csv"
+echo "fs,method,run,wall_s,flushes,written_mib,exit,ii,audit_clean,planned_more,stale,unpack_calls,max_unpack_flushes,max_unpack_sync_flushes" > "$csv"
 mkdir "$work/logs"
 failed=0
 r=1
@@ -250,6 +293,7 @@ while [ $r -le "$runs" ]; do
 			# dpkg for apt reads the filesystem's mount options there.
 			mount -t proc proc "$root/proc"
 			mount -t sysfs sysfs "$root/sys"
+			[ -z "$trace" ] || mount -t tracefs nodev "$root$tr"
 			case $m in
 			shim-*)
 				shim=$(shim_path "$root")
@@ -261,9 +305,11 @@ while [ $r -le "$runs" ]; do
 			read -r w0 f0 <<-EOF
 			$(rb_stat)
 			EOF
+			[ -z "$trace" ] || trace_start
 			t0=$(date +%s.%N)
 			if run "$m" "$root" > "$work/out" 2>&1; then rc=0; else rc=$?; fi
 			t1=$(date +%s.%N)
+			[ -z "$trace" ] || { trace_stop "$work/trace"; umount "$root$tr"; }
 			umount "$root/sys" "$root/proc"
 			read -r w1 f1 <<-EOF
 			$(rb_stat)
@@ -290,13 +336,25 @@ while [ $r -le "$runs" ]; do
 			$(awk '$1 == "unpack" || $1 == "install" { n++; if ($2 > m) m = $2 }
 			    END { print n + 0, m + 0 }' "$root/var/log/dpkg-calls")
 			EOF
+			# With -T, the largest count of an unpack call's
+			# flushes that a sync call caused (flushorigin.py's
+			# lines are the calls', in order).
+			maxsy=-
+			if [ -n "$trace" ]; then
+				python3 "$top/bench/flushorigin.py" "$work/trace" \
+				    "$(tr : , < "/sys/block/$rb_dev/dev")" > "$work/logs/$fs.$m.$r.origins"
+				rm -f "$work/trace"
+				maxsy=$(awk 'NR == FNR { a[FNR] = $1; next }
+				    $1 != "all" && (a[$1] == "unpack" || a[$1] == "install") && $3 > m { m = $3 }
+				    END { print m + 0 }' "$root/var/log/dpkg-calls" "$work/logs/$fs.$m.$r.origins")
+			fi
 			by=$(awk '{ n[$1]++; s[$1] += $3; f[$1] += $2 }
 			    END { for (a in n) printf "%s %d calls %.1f s %d flushes; ", a, n[a], s[a], f[a] }' \
 			    "$root/var/log/dpkg-calls")
 			umount "$root$work/mirror"
 			umount -R "$mnt"
 			rb_fs_down "$work/img" "$mnt"
-			echo "$fs,$m,$r,$wall,$((f1 - f0)),$(((w1 - w0) / 2048)),$rc,$ii,$audit,$more,$stale,$nun,$maxun" >> "$csv"
+			echo "$fs,$m,$r,$wall,$((f1 - f0)),$(((w1 - w0) / 2048)),$rc,$ii,$audit,$more,$stale,$nun,$maxun,$maxsy" >> "$csv"
 			printf '%-5s run %d %-13s %8.3f s %6d flushes %5d MiB  exit %d  %d ii  audit %s\n' \
 			    "$fs" "$r" "$m" "$wall" $((f1 - f0)) $(((w1 - w0) / 2048)) "$rc" "$ii" "$audit"
 			echo "$fs run $r $m: $by" >> "$work/bycall"
@@ -317,22 +375,24 @@ table() {
 		if ($7 != 0 || $9 != "yes" || $10 != "no" || $11 != 0) { bad[k]++; next }
 		wall[k] = wall[k] " " $4; fl[k] = fl[k] " " $5; w[$1, $2, $3] = $4
 		nu[k] = nu[k] " " $12; mu[k] = mu[k] " " $13
+		if ($14 != "-" && $14 != "") su[k] = su[k] " " $14
 	}
 	END {
-		print "| fs | method | wall s | flushes | time / dpkg-durable (same run) | unpack calls | most flushes in one | failed runs |"
-		print "|---|---|---:|---:|---:|---:|---:|---:|"
+		print "| fs | method | wall s | flushes | time / dpkg-durable (same run) | unpack calls | most flushes in one | most from syncs in one | failed runs |"
+		print "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 		for (i = 1; i <= nk; i++) {
 			k = keys[i]; split(k, kk, SUBSEP); rs = ""
 			for (r = 1; r <= 1000; r++)
 				if ((kk[1], kk[2], r) in w && (kk[1], "dpkg-durable", r) in w)
 					rs = rs " " w[kk[1], kk[2], r] / w[kk[1], "dpkg-durable", r]
 			q = median(rs)
-			printf "| %s | %s | %s | %s | %s | %s | %s | %d |\n", kk[1], kk[2],
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %d |\n", kk[1], kk[2],
 			    wall[k] == "" ? "-" : sprintf("%.2f", median(wall[k])),
 			    fl[k] == "" ? "-" : median(fl[k]),
 			    q == "" ? "-" : sprintf("%.2f", q),
 			    nu[k] == "" ? "-" : median(nu[k]),
-			    mu[k] == "" ? "-" : median(mu[k]), bad[k]
+			    mu[k] == "" ? "-" : median(mu[k]),
+			    su[k] == "" ? "-" : median(su[k]), bad[k]
 		}
 	}' "$1"
 }
@@ -375,12 +435,20 @@ mkdir -p "$(dirname "$outfile")"
 	echo "the largest device flush count of one of them (median over the runs). Every call of"
 	echo "dpkg goes through a wrapper that logs its action, flushes and seconds:"
 	cat "$work/bycall"
+	[ -z "$trace" ] || {
+		echo
+		echo "most from syncs in one (-T): of an unpack call's flushes, the most that a sync call"
+		echo "caused, by the kernel's trace (bench/flushorigin.py); the rest are the filesystem's own"
+		echo "(xfs's log-tail pushing, timed commits). Each run's calls and their origins are in"
+		echo "the .calls directory (FS.METHOD.RUN.origins: call, flushes, from syncs, the fs's own)."
+	}
 	echo
 	echo "runs.csv:"
 	cat "$csv"
 } > "$outfile"
 mkdir -p "${outfile%.txt}.calls"
 cp "$work/logs"/*.calls "${outfile%.txt}.calls/"
+[ -z "$trace" ] || cp "$work/logs"/*.origins "${outfile%.txt}.calls/"
 echo
 table "$csv"
 echo
