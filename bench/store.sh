@@ -6,15 +6,18 @@
 # floor (dpkg-deb --fsys-tarfile > /dev/null), an install without the
 # store, the first install with an empty store (it fills it), and the
 # second into a fresh root (it clones or copies), durable default mode.
+# With -x, also a second install from a store on another filesystem (an
+# ext4 image of its own, filled untimed): copied, not decoded.
 # Prints one line per filesystem and method, the median of RUNS, the
-# ratios the issue's targets name, and each run's --stats cache line.
+# ratios the issue's targets name, and each run's --stats cache and
+# device lines (the install without the store's too).
 # usage: bench/store.sh [-r RUNS] [-w WORKLOAD] [-f "FS..."] [-c CACHE]
-#                       [-b DEBUNPACK] [-t TMPDIR]
+#                       [-b DEBUNPACK] [-t TMPDIR] [-x]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=3 workload=big fss="btrfs xfs ext4" cache=/var/cache/debunpack-bench
-exe=$top/build/debunpack tmpdir=/var/tmp
-while getopts r:w:f:c:b:t: o; do
+exe=$top/build/debunpack tmpdir=/var/tmp across=""
+while getopts r:w:f:c:b:t:x o; do
 	case $o in
 	r) runs=$OPTARG ;;
 	w) workload=$OPTARG ;;
@@ -22,6 +25,7 @@ while getopts r:w:f:c:b:t: o; do
 	c) cache=$OPTARG ;;
 	b) exe=$OPTARG ;;
 	t) tmpdir=$OPTARG ;;
+	x) across=1 ;;
 	*) sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2 ;;
 	esac
 done
@@ -34,20 +38,25 @@ while read -r _ f; do
 	set -- "$@" "$dir/$f"
 done < "$dir/SHA256SUMS"
 work=$(mktemp -d "$tmpdir/debunpack-store-bench.XXXXXX")
-mnt=$work/mnt loop=""
+mnt=$work/mnt loop="" mnt2=$work/mnt2 loop2=""
 cleanup() {
 	umount "$mnt" 2>/dev/null || true
+	umount "$mnt2" 2>/dev/null || true
 	[ -z "$loop" ] || losetup -d "$loop" 2>/dev/null || true
+	[ -z "$loop2" ] || losetup -d "$loop2" 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 cp "$exe" "$work/debunpack"
-mkdir "$mnt"
-# Installed size, three times over: the roots of a run and the store.
+mkdir "$mnt" "$mnt2"
+# Installed size, four times over: the roots of a run and the store
+# (six with -x: its two roots more).
 kib=$(for p; do dpkg-deb -f "$p" Installed-Size; done | awk '{ s += $1 } END { print s }')
-size=$((kib * 4 / 1024 + 512))M
+times=4
+[ -z "$across" ] || times=6
+size=$((kib * times / 1024 + 512))M
 
 cold() {
 	sync
@@ -74,6 +83,7 @@ for fs in $fss; do
 	*) echo "unknown filesystem $fs" >&2; exit 2 ;;
 	esac
 	: > "$work/t.floor"; : > "$work/t.plain"; : > "$work/t.first"; : > "$work/t.second"
+	: > "$work/t.across"
 	i=0
 	while [ $i -lt "$runs" ]; do
 		i=$((i + 1))
@@ -88,12 +98,27 @@ for fs in $fss; do
 		secs sh -c 'for p; do dpkg-deb --fsys-tarfile "$p" > /dev/null || exit; done' floor "$@" >> "$work/t.floor"
 		cold
 		secs "$work/debunpack" --root "$mnt/plain" --stats "$@" >> "$work/t.plain"
+		echo "$fs run $i without: $(grep -E '^device:' "$work/out" | tr '\n' ' ')"
 		cold
 		secs "$work/debunpack" --root "$mnt/first" --cache "$mnt/store" --stats "$@" >> "$work/t.first"
 		echo "$fs run $i first:  $(grep -E '^(cache|device):' "$work/out" | tr '\n' ' ')"
 		cold
 		secs "$work/debunpack" --root "$mnt/second" --cache "$mnt/store" --stats "$@" >> "$work/t.second"
 		echo "$fs run $i second: $(grep -E '^(cache|device):' "$work/out" | tr '\n' ' ')"
+		if [ -n "$across" ]; then
+			rm -f "$work/img2"
+			truncate -s "$size" "$work/img2"
+			mkfs.ext4 -q -F "$work/img2" > /dev/null
+			loop2=$(losetup -f --show "$work/img2")
+			mount "$loop2" "$mnt2"
+			"$work/debunpack" --root "$mnt/fill" --cache "$mnt2/store" "$@" > /dev/null
+			cold
+			secs "$work/debunpack" --root "$mnt/across" --cache "$mnt2/store" --stats "$@" >> "$work/t.across"
+			echo "$fs run $i across: $(grep -E '^(cache|device):' "$work/out" | tr '\n' ' ')"
+			umount "$mnt2"
+			losetup -d "$loop2"
+			loop2=""
+		fi
 		umount "$mnt"
 		losetup -d "$loop"
 		loop=""
@@ -103,4 +128,7 @@ for fs in $fss; do
 	echo "$f $p $a $b" | awk -v fs="$fs" '{
 		printf "%s: floor %.2f s, without store %.2f s, first %.2f s (%.2fx without), second %.2f s (%.2fx floor, %.2fx first)\n",
 		    fs, $1, $2, $3, $3 / $2, $4, $4 / $1, $4 / $3 }'
+	[ -z "$across" ] || echo "$f $p $(median < "$work/t.across")" | awk -v fs="$fs" '{
+		printf "%s: second from a store on another filesystem (ext4) %.2f s (%.2fx floor, %.2fx without store)\n",
+		    fs, $3, $3 / $1, $3 / $2 }'
 done

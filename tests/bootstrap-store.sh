@@ -4,7 +4,8 @@
 # first minbase build fills it (debunpack runs outside debunpack-nosync,
 # so the store is filled and its sync is real), the second, into a fresh
 # directory on the same file system, finds every package there and
-# clones it; both roots finished and verified alike.  DEBUNPACK_CACHE
+# clones it; both roots finished and verified alike; a tarball's root is
+# built on the store's file system, so it clones too.  DEBUNPACK_CACHE
 # does the same as --store; --no-store wins over it; a store that cannot
 # be made is a note and the build decodes.
 . "${srcdir:-.}/tests/lib.sh"
@@ -57,6 +58,29 @@ for r in a b; do
 done
 cmp -s "$T/a.sums" "$T/b.sums" || fail "the two builds' md5sums differ"
 echo "ok the second build ($n packages from the store) is verified alike"
+
+# A tarball: its scratch root is made on the store's file system, TMPDIR
+# (a tmpfs here) elsewhere, so that its packages come from the store as
+# the directory build's did (cloned where that file system has reflinks,
+# not copied across file systems); nothing of it is left in the store.
+mkdir "$T/tmpdir"
+mount -t tmpfs tmpfs "$T/tmpdir" || fail "cannot mount a tmpfs"
+cleanup_hooks="umount -l '$T/tmpdir' 2>/dev/null; $cleanup_hooks"
+TMPDIR=$T/tmpdir bs tar "" "$T/root.tar" "$src" --store="$T/store"
+for l in clone tar; do
+	sed -n 's/^debunpack: \(.*\) \(cloned\|copied\) from the cache.*/\1 \2/p' "$T/$l.log" |
+	    LC_ALL=C sort > "$T/$l.how"
+done
+[ "$(wc -l < "$T/tar.how")" = "$npkg" ] || fail "tarball: $(wc -l < "$T/tar.how") packages from the store of $npkg"
+cmp -s "$T/clone.how" "$T/tar.how" ||
+    fail "tarball: not from the store as the directory: $(diff "$T/clone.how" "$T/tar.how" | head -n 4)"
+st=$(cd "$T/store" && pwd -P)
+grep -q "^debunpack-bootstrap: the tarball's root is built in '$st/tmp/\." "$T/tar.log" ||
+    fail "the tarball's root not in the store: $(grep "tarball's root" "$T/tar.log")"
+[ -z "$(ls -A "$T/store/tmp")" ] || fail "left in the store: $(ls -A "$T/store/tmp")"
+[ -z "$(ls -A "$T/tmpdir")" ] || fail "left in TMPDIR: $(ls -A "$T/tmpdir")"
+tar -tf "$T/root.tar" | grep -qx '\./usr/bin/dpkg' || fail "the tarball has no ./usr/bin/dpkg"
+echo "ok a tarball's packages come from the store as a directory's ($(cut -d' ' -f2 "$T/tar.how" | sort -u | tr '\n' ' '))"
 
 # --no-store wins over DEBUNPACK_CACHE: the store is not touched.
 cp "$T/store/hits" "$T/hits.before"

@@ -12,7 +12,7 @@
 
 int
 install_cache_open(struct install_cache *c, const char *dir,
-    uint64_t max_size, bool verify, int rootfd, char *const *files,
+    uint64_t max_size, bool verify, char *const *files,
     size_t n, store_note_fn *note, void *ctx)
 {
 	size_t i;
@@ -37,7 +37,7 @@ install_cache_open(struct install_cache *c, const char *dir,
 		c->nfed = n;
 		return -ENOMEM;
 	}
-	store_open(&c->s, dir, rootfd, max_size, verify, note, ctx);
+	store_open(&c->s, dir, max_size, verify, note, ctx);
 	/*
 	 * Before the threads start: a package from the store is never
 	 * decoded, not even ahead of its turn.

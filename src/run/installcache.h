@@ -21,13 +21,13 @@ struct install_cache {
 };
 
 /*
- * Open the store DIR (store_open's MAX_SIZE, VERIFY, NOTE, CTX) for a
- * run into ROOTFD and look each of FILES[0..N-1] up.  Without a store
+ * Open the store DIR (store_open's MAX_SIZE, VERIFY, NOTE, CTX) and
+ * look each of FILES[0..N-1] up.  Without a store
  * (DIR NULL, or it cannot be used) every package is decoded: C->s is
  * NULL and C->fed is FILES.  0, or -ENOMEM.
  */
 int install_cache_open(struct install_cache *c, const char *dir,
-    uint64_t max_size, bool verify, int rootfd, char *const *files,
+    uint64_t max_size, bool verify, char *const *files,
     size_t n, store_note_fn *note, void *ctx);
 
 /*

@@ -271,7 +271,7 @@ install_extract(struct install *in, char *const *files, size_t nfiles,
 		return r;
 	/* Nothing of a dry run is kept: it neither fills nor reads one. */
 	if ((r = install_cache_open(&c, o->dry_run ? NULL : o->cache,
-	    o->cache_max_size, o->cache_verify, in->rf.fd, files, nfiles,
+	    o->cache_max_size, o->cache_verify, files, nfiles,
 	    install_cache_note, &in->ic)) != 0) {
 		dpkgarch_clear(&arch);
 		return dbp_err(err, -r, NULL, "cannot look the cache up");

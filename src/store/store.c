@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -110,11 +111,10 @@ store_mkdirs(int dfd)
 }
 
 void
-store_open(struct store **out, const char *dir, int rootfd,
-    uint64_t max_size, bool verify, store_note_fn *note, void *ctx)
+store_open(struct store **out, const char *dir, uint64_t max_size,
+    bool verify, store_note_fn *note, void *ctx)
 {
 	struct store *s;
-	struct stat a, b;
 	int r;
 
 	*out = NULL;
@@ -125,7 +125,7 @@ store_open(struct store **out, const char *dir, int rootfd,
 	s->lockfd = -1;
 	s->max_size = max_size;
 	s->verify = verify;
-	s->clone = true;
+	s->clone = s->sendfile = true;
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
 		store_note(s, "cache '%s' not used: %s", dir, strerror(errno));
 		goto fail;
@@ -149,8 +149,12 @@ store_open(struct store **out, const char *dir, int rootfd,
 	}
 	if (digest_new(&s->sha) != 0 || digest_new_md5(&s->md5) != 0)
 		goto fail;
-	s->same_fs = fstat(s->dfd, &a) == 0 && fstat(rootfd, &b) == 0 &&
-	    a.st_dev == b.st_dev;
+	/*
+	 * Another filesystem than the root's: contents are copied, not
+	 * cloned (the first FICLONE says so; a btrfs subvolume has a device
+	 * of its own and still clones), which still spares the decoding.
+	 */
+	s->cfr = true;
 	/*
 	 * Under debunpack-nosync the syncfs that makes contents durable
 	 * before their entries are named does nothing: an entry could then
@@ -286,15 +290,8 @@ store_lookup(struct store *s, int fd, uint8_t key[DIGEST_LEN],
 		}
 	} else if (why == NULL)
 		why = strerror(-r);
-	if (r == 0 && !s->same_fs) {
-		why = "the cache is not on the root's filesystem: decoded";
-		r = -EXDEV;
-	}
 	if (r != 0) {
-		if (r != -EXDEV || !s->told_xdev)
-			store_note(s, r == -EXDEV ? "%s%s" : "cache entry '%s'"
-			    " not used: %s", r == -EXDEV ? "" : name, why);
-		s->told_xdev |= r == -EXDEV;
+		store_note(s, "cache entry '%s' not used: %s", name, why);
 		store_pkg_free(p);
 		close(mfd);
 		store_count(s, 'm');
@@ -369,7 +366,13 @@ store_pkg_entry(struct store_pkg *p, size_t i)
 	return p->ae;
 }
 
-/* SRC's SIZE bytes into the empty DST: cloned, copied in the kernel, else read. */
+/*
+ * SRC's SIZE bytes into the empty DST: cloned, copied by the filesystem
+ * (copy_file_range), else by the kernel (sendfile, across filesystems
+ * too), else read and written.  A way that fails before its first byte
+ * for a reason of the pair of filesystems is not asked again this run:
+ * the store and the root stay the same.
+ */
 int
 store_copy_fd(struct store *s, int dst, int src, uint64_t size,
     enum store_how *how)
@@ -387,14 +390,15 @@ store_copy_fd(struct store *s, int dst, int src, uint64_t size,
 			*how = STORE_CLONED;
 			return 0;
 		}
-		/* Not this filesystem's: stop asking for this run. */
-		if (errno == EOPNOTSUPP || errno == ENOTTY || errno == EINVAL)
+		/* Not this pair of filesystems': stop asking for this run. */
+		if (errno == EOPNOTSUPP || errno == ENOTTY ||
+		    errno == EINVAL || errno == EXDEV)
 			s->clone = false;
-		else if (errno != EXDEV)
+		else
 			return -errno;
 	}
 	*how = STORE_COPIED;
-	while ((uint64_t)in < size) {
+	while (s->cfr && (uint64_t)in < size) {
 		n = copy_file_range(src, &in, dst, &out, (size_t)(size -
 		    (uint64_t)in), 0);
 		if (n > 0)
@@ -406,7 +410,22 @@ store_copy_fd(struct store *s, int dst, int src, uint64_t size,
 		if (in != 0 || (errno != EXDEV && errno != EINVAL &&
 		    errno != EOPNOTSUPP && errno != ENOSYS))
 			return -errno;
-		break;
+		s->cfr = false;
+	}
+	while (s->sendfile && (uint64_t)in < size) {
+		/* sendfile writes at DST's offset: the same as OUT here. */
+		n = sendfile(dst, src, &in, (size_t)(size - (uint64_t)in));
+		if (n > 0) {
+			out += n;
+			continue;
+		}
+		if (n == 0)
+			return -EIO;
+		if (errno == EINTR)
+			continue;
+		if (in != 0 || (errno != EINVAL && errno != ENOSYS))
+			return -errno;
+		s->sendfile = false;
 	}
 	while ((uint64_t)in < size) {
 		if ((n = pread(src, buf, sizeof(buf), in)) <= 0) {

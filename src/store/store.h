@@ -38,15 +38,16 @@ enum store_how { STORE_DECODED, STORE_CLONED, STORE_COPIED, STORE_NHOW };
 typedef void store_note_fn(void *ctx, const char *msg);
 
 /*
- * Open (making it when missing) the store DIR for a run that installs
- * into the root ROOTFD.  A store that cannot be made or locked is not an
+ * Open (making it when missing) the store DIR.  On the root's
+ * filesystem its contents are cloned where it has reflinks, else
+ * copied, as they are from any other filesystem.  A store that cannot be made or locked is not an
  * error of the run: *OUT is NULL and NOTE says why.  MAX_SIZE: evict
  * least recently used entries at store_commit past that many bytes (0:
  * no limit).  VERIFY: store_lookup hashes each content of an entry
  * before it calls it complete.
  */
-void store_open(struct store **out, const char *dir, int rootfd,
-    uint64_t max_size, bool verify, store_note_fn *note, void *ctx);
+void store_open(struct store **out, const char *dir, uint64_t max_size,
+    bool verify, store_note_fn *note, void *ctx);
 
 /*
  * The manifests of packages filled in this run made durable and

@@ -12,11 +12,11 @@
 struct store {
 	int dfd;		/* DIR */
 	int lockfd;		/* DIR/lock, flocked shared */
-	bool same_fs;		/* DIR and the root share a filesystem */
 	bool clone;		/* FICLONE still worth trying */
+	bool cfr;		/* copy_file_range still worth trying */
+	bool sendfile;		/* sendfile still worth trying */
 	bool verify;
 	bool fill;		/* filled by this run (not under debunpack-nosync) */
-	bool told_xdev;		/* said once: not the root's filesystem */
 	uint64_t max_size;
 	store_note_fn *note;
 	void *ctx;
@@ -65,7 +65,11 @@ time_t store_stamp(const uint8_t sha[DIGEST_LEN]);
 /* Whether the object named NAME at DFD is there as stored: 0 or -errno. */
 int store_object_ok(int dfd, const char *name, const struct store_ent *e);
 
-/* SRC's SIZE bytes into the empty DST: cloned, copied in the kernel, else read. */
+/*
+ * SRC's SIZE bytes into the empty DST (at its offset 0): cloned, else
+ * copied in the kernel, else read and written; *HOW says which.  0, or
+ * -errno (-EIO: SRC is shorter than SIZE).
+ */
 int store_copy_fd(struct store *s, int dst, int src, uint64_t size,
     enum store_how *how);
 /* store_info on the open DIR, its lock held (exclusive to PRUNE). */
