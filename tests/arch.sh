@@ -264,3 +264,27 @@ done
 step "installed again after dpkg purged it" shim "mc-$native"
 [ -f "$T/ours/usr/conf" ] || fail "the conffile was not installed again"
 echo "ok a package dpkg purged is installed again whole, conffiles too"
+
+# A root whose installed dpkg is of another architecture (a root of the
+# foreign one, built on this host): without --architecture its packages
+# are native there, as its own dpkg will take them, and the host's are
+# refused in that dpkg's words; --architecture still decides when given.
+R=$T/other
+empty_dpkg_db "$R"
+printf 'Package: dpkg\nEssential: yes\nStatus: install ok installed\nPriority: required\nArchitecture: %s\nVersion: 1.21.22\nDescription: package manager\n\n' \
+    "$foreign" > "$R/var/lib/dpkg/status"
+"$DEBUNPACK" --root "$R" --dpkg-db -q "$T/fo.deb" 2> "$T/err" ||
+    fail "a package of the root's dpkg's architecture refused: $(cat "$T/err")"
+[ -f "$R/fo-file" ] || fail "foreign-pkg not installed"
+grep -q "^Package: foreign-pkg$" "$R/var/lib/dpkg/status" || fail "no status of foreign-pkg"
+snapshot "$R" "$T/before"
+if "$DEBUNPACK" --root "$R" --dpkg-db "$T/na.deb" 2> "$T/err"; then
+	fail "the host's architecture taken in a root of $foreign"
+fi
+grep -q "^debunpack: .*na.deb: package architecture ($native) does not match system ($foreign)$" "$T/err" ||
+    fail "host's package refused: $(cat "$T/err")"
+untouched "$T/before" "$R" "a refused package changed the root"
+"$DEBUNPACK" --root "$R" --dpkg-db --architecture="$native" -q "$T/na.deb" 2> "$T/err" ||
+    fail "--architecture=$native: $(cat "$T/err")"
+[ -f "$R/na-file" ] || fail "native-pkg not installed with --architecture"
+echo "ok a root's own dpkg decides its native architecture"

@@ -105,6 +105,57 @@ START_TEST(test_dpkgarch_file)
 }
 END_TEST
 
+/*
+ * Without an architecture given, the one of the dpkg installed in the
+ * root's status, not of its other stanzas nor of a dpkg only remembered
+ * (config-files); the host's where the root has no dpkg.
+ */
+START_TEST(test_dpkgarch_root_native)
+{
+	static const char *const others =
+	    "Package: dpkg-dev\nStatus: install ok installed\n"
+	    "Architecture: s390x\nVersion: 1\n\n"
+	    "Package: libdpkg-perl\nStatus: install ok installed\n"
+	    "Architecture: s390x\nVersion: 1\n\n";
+	struct dpkgarch a;
+	struct dbp_error err;
+	struct rootfs rf;
+	char text[1024], msg[128];
+
+	arch_dbdir();
+	arch_root(&rf);
+	/* No status: the host's. */
+	ck_assert_int_eq(dpkgarch_load(&a, &rf, NULL, &err), 0);
+	ck_assert_str_eq(a.native, dpkgarch_builtin());
+	dpkgarch_clear(&a);
+	/* dpkg only remembered, others of another architecture. */
+	snprintf(text, sizeof(text), "%sPackage: dpkg\nStatus: deinstall ok"
+	    " config-files\nArchitecture: mips64el\nVersion: 1\n\n", others);
+	checkutil_write("var/lib/dpkg/status", text);
+	ck_assert_int_eq(dpkgarch_load(&a, &rf, NULL, &err), 0);
+	ck_assert_str_eq(a.native, dpkgarch_builtin());
+	dpkgarch_clear(&a);
+	/* dpkg installed, last and without a blank line after it. */
+	snprintf(text, sizeof(text), "%sPackage: dpkg\nEssential: yes\n"
+	    "Status: install ok installed\nPriority: required\n"
+	    "Architecture: arm64\nVersion: 1.21.22", others);
+	checkutil_write("var/lib/dpkg/status", text);
+	ck_assert_int_eq(dpkgarch_load(&a, &rf, NULL, &err), 0);
+	ck_assert_str_eq(a.native, "arm64");
+	ck_assert_int_eq(dpkgarch_check(&a, "arm64", msg, sizeof(msg)), 0);
+	ck_assert_int_eq(dpkgarch_check(&a, "amd64", msg, sizeof(msg)),
+	    -EINVAL);
+	ck_assert_str_eq(msg, "package architecture (amd64) does not match"
+	    " system (arm64)");
+	dpkgarch_clear(&a);
+	/* Given, it wins. */
+	ck_assert_int_eq(dpkgarch_load(&a, &rf, "amd64", &err), 0);
+	ck_assert_str_eq(a.native, "amd64");
+	dpkgarch_clear(&a);
+	rootfs_close(&rf);
+}
+END_TEST
+
 START_TEST(test_dpkgarch_unreadable)
 {
 	struct dpkgarch a;
@@ -212,6 +263,7 @@ dpkgarch_suite(void)
 	tcase_add_test(tc, test_dpkgarch_builtin);
 	tcase_add_test(tc, test_dpkgarch_no_file);
 	tcase_add_test(tc, test_dpkgarch_file);
+	tcase_add_test(tc, test_dpkgarch_root_native);
 	tcase_add_test(tc, test_dpkgarch_unreadable);
 	tcase_add_test(tc, test_dpkgarch_coinstance);
 	return s;

@@ -125,24 +125,92 @@ dpkgarch_add(struct dpkgarch *a, const char *name)
 	return 0;
 }
 
+/*
+ * The Architecture of the dpkg installed in the status TEXT (LEN bytes),
+ * into *OUT (NULL when no stanza of dpkg is installed there, or it says
+ * none).  Only dpkg's stanzas are parsed, found by their first line:
+ * dpkg writes Package first.  0 or -ENOMEM.
+ */
+static int
+dpkgarch_status_native(const char *text, size_t len, char **out)
+{
+	static const char key[] = "Package: dpkg\n";
+	const char *p = text, *end = text + len, *e;
+	struct dpkgstatus st = { NULL, 0 };
+	size_t i;
+	int r = 0;
+
+	*out = NULL;
+	while (*out == NULL && r == 0 && p < end &&
+	    (p = memmem(p, (size_t)(end - p), key, sizeof(key) - 1)) != NULL) {
+		if (p != text && p[-1] != '\n') {
+			p += sizeof(key) - 1;
+			continue;
+		}
+		if ((e = memmem(p, (size_t)(end - p), "\n\n", 2)) == NULL)
+			e = end;
+		else
+			e++;
+		if (dpkgstatus_parse(&st, p, (size_t)(e - p)) == 0)
+			for (i = 0; i < st.n && *out == NULL; i++)
+				if (strcmp(st.v[i].name, "dpkg") == 0 &&
+				    dpkgstatus_installed(&st.v[i]) &&
+				    st.v[i].arch != NULL &&
+				    control_valid_arch(st.v[i].arch) &&
+				    strcmp(st.v[i].arch, "all") != 0 &&
+				    strcmp(st.v[i].arch, "any") != 0 &&
+				    (*out = strdup(st.v[i].arch)) == NULL)
+					r = -ENOMEM;
+		dpkgstatus_clear(&st);
+		p = e;
+	}
+	return r;
+}
+
 int
 dpkgarch_load(struct dpkgarch *a, const struct rootfs *rf,
     const char *native, struct dbp_error *err)
 {
-	char *text = NULL, *p, *nl;
+	char *text = NULL, *own = NULL, *p, *nl;
 	size_t len;
 	int dfd, r;
 
 	memset(a, 0, sizeof(*a));
+	if ((dfd = rootfs_resolve(rf, "var/lib/dpkg", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0 && dfd != -ENOENT && dfd != -ENOTDIR)
+		return dbp_err(err, -dfd, "var/lib/dpkg", "cannot open");
+	/*
+	 * Without --architecture, the root's own dpkg decides, as it will
+	 * when it runs there (chroot R dpkg --print-architecture): a root
+	 * of another architecture takes its packages as native ones.
+	 * Where the root has no dpkg installed, the host's, as with dpkg
+	 * --root.
+	 */
+	if (native == NULL && dfd >= 0) {
+		r = fileat_read(dfd, "status", &text, &len);
+		if (r == 0)
+			r = dpkgarch_status_native(text, len, &own);
+		free(text);
+		text = NULL;
+		if (r != 0 && r != -ENOENT) {
+			close(dfd);
+			return dbp_err(err, -r, "var/lib/dpkg/status",
+			    "cannot read");
+		}
+		native = own;
+	}
 	if (native == NULL)
 		native = dpkgarch_builtin();
 	/* No Debian architecture: only "all" fits, as nothing else names it. */
-	if ((a->native = strdup(native != NULL ? native : "")) == NULL)
+	a->native = strdup(native != NULL ? native : "");
+	free(own);
+	if (a->native == NULL) {
+		if (dfd >= 0)
+			close(dfd);
 		return dbp_err(err, ENOMEM, NULL, "cannot start");
-	if ((dfd = rootfs_resolve(rf, "var/lib/dpkg", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
-		return dfd == -ENOENT || dfd == -ENOTDIR ? 0 :
-		    dbp_err(err, -dfd, "var/lib/dpkg", "cannot open");
+	}
+	if (dfd < 0)
+		return 0;
 	r = fileat_read(dfd, "arch", &text, &len);
 	close(dfd);
 	if (r == -ENOENT)

@@ -10,9 +10,9 @@
 #include "util/error.h"
 
 /*
- * dpkg's native architecture is built into it (lib/dpkg/arch.c): the
- * same for every root it works on, --root or --instdir alike.  The
- * root's var/lib/dpkg/arch adds the foreign ones (dpkg
+ * dpkg's native architecture is built into it (lib/dpkg/arch.c): a root
+ * takes the one of the dpkg installed in it, which is what runs there.
+ * The root's var/lib/dpkg/arch adds the foreign ones (dpkg
  * --add-architecture).  A package installs when its Architecture is
  * "all", the native one or a foreign one.
  */
@@ -30,9 +30,10 @@ struct dpkgarch {
 const char *dpkgarch_builtin(void);
 
 /*
- * A's native architecture NATIVE (NULL: dpkgarch_builtin's) and the
- * foreign ones the root RF's var/lib/dpkg/arch lists (none when it is
- * not there), read as dpkg reads the file: a line names one, the native
+ * A's native architecture NATIVE (NULL: the Architecture of the dpkg
+ * installed in the root RF's var/lib/dpkg/status, else
+ * dpkgarch_builtin's) and the foreign ones the root's
+ * var/lib/dpkg/arch lists (none when it is not there), read as dpkg reads the file: a line names one, the native
  * one, "all", "any" and what is no architecture name among them count
  * for nothing.  0, or -errno with ERR naming the file; A is then empty.
  * dpkgarch_clear frees it.
