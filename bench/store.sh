@@ -92,7 +92,7 @@ for fs in $fss; do
 		$mkfs "$work/img" > /dev/null
 		loop=$(losetup -f --show "$work/img")
 		mount "$loop" "$mnt"
-		mkdir "$mnt/plain" "$mnt/first" "$mnt/second"
+		mkdir "$mnt/plain" "$mnt/first" "$mnt/second" "$mnt/fill" "$mnt/across"
 		cold
 		# shellcheck disable=SC2016 # expanded by the inner shell
 		secs sh -c 'for p; do dpkg-deb --fsys-tarfile "$p" > /dev/null || exit; done' floor "$@" >> "$work/t.floor"
