@@ -28,6 +28,10 @@ usage_error --sync-mode fast x.deb
 usage_error --stats=xml x.deb
 usage_error --no-such-option x.deb
 usage_error --root
+# A bad size limit from the environment is a usage error too.
+(export DEBUNPACK_CACHE_MAX_SIZE=12Q; usage_error x.deb) || exit 1
+grep -q "^debunpack: DEBUNPACK_CACHE_MAX_SIZE takes a size" "$T/err" ||
+    fail "DEBUNPACK_CACHE_MAX_SIZE: $(cat "$T/err")"
 # What writes needs --root, / included; a query reads / without it.
 usage_error x.deb
 grep -q "^debunpack: --root is required to install (--root / for the running system)$" "$T/err" ||

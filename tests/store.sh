@@ -56,7 +56,13 @@ dir ./usr/share/ 0755
 dir ./usr/share/big/ 0755
 gen 2000 ./usr/share/big/f 0644 8000
 D
-A1=$T/a-1.deb A2=$T/a-2.deb B1=$T/b-1.deb BIG=$T/big-1.deb
+make_pkg c 1 - <<'D' >/dev/null
+dir ./ 0755
+dir ./usr/ 0755
+dir ./usr/share/ 0755
+file ./usr/share/c 0644 text:only c has it\n
+D
+A1=$T/a-1.deb A2=$T/a-2.deb B1=$T/b-1.deb BIG=$T/big-1.deb C1=$T/c-1.deb
 
 run() {	# ROOT ARG...: an install into the new ROOT with dpkg's database, stats in $T/stats.json
 	r_root=$1
@@ -253,6 +259,20 @@ assert json.load(open(sys.argv[1]))["cache"]["packages"][0]["filled"]' "$T/stats
 	[ "$(sed -n 's/^bytes: *//p' "$T/info")" -lt "$bytes" ] || fail "$fs: nothing freed"
 	run "$m/lru2" --cache "$S" "$B1"
 	[ "$(cache $want)" = 1 ] || fail "$fs: the entry used last was evicted"
+	# The limit from the environment, as the dpkg for apt and
+	# debunpack-bootstrap pass it on to their runs of debunpack.
+	run "$m/envlim" --cache "$S" "$A1"
+	"$DEBUNPACK" --cache "$S" --cache-info > "$T/info" || fail "$fs: info"
+	bytes=$(sed -n 's/^bytes: *//p' "$T/info")
+	entries=$(sed -n 's/^entries: *//p' "$T/info")
+	mkdir -p "$m/envlim2"
+	# A run that fills the store (only a store that grew is pruned).
+	DEBUNPACK_CACHE=$S DEBUNPACK_CACHE_MAX_SIZE=$((bytes - 1)) "$DEBUNPACK" -q \
+	    --root "$m/envlim2" --dpkg-db "$C1" || fail "$fs: DEBUNPACK_CACHE_MAX_SIZE run"
+	"$DEBUNPACK" --cache "$S" --cache-info > "$T/info" || fail "$fs: info"
+	[ "$(sed -n 's/^entries: *//p' "$T/info")" -le "$entries" ] &&
+	    [ "$(sed -n 's/^bytes: *//p' "$T/info")" -le $((bytes - 1)) ] ||
+	    fail "$fs: DEBUNPACK_CACHE_MAX_SIZE $((bytes - 1)): $entries entries before, now: $(cat "$T/info")"
 
 	tested=$((tested + 1))
 	echo "$fs: cloned as $want; damaged, truncated, read-only, concurrent, killed, pruned: ok"

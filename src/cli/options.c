@@ -440,10 +440,11 @@ options_cache(struct cli_opts *o, const struct cli_option *opt,
 	return 0;
 }
 
-/* A size in bytes, with K, M, G or T (powers of 1024) after it. */
+#define OPTIONS_SIZE_WHAT	"a size (bytes, or with K, M, G or T)"
+
+/* ARG as a size in bytes, with K, M, G or T (powers of 1024) after it. */
 static int
-options_cache_max_size(struct cli_opts *o, const struct cli_option *opt,
-    const char *arg)
+options_size(const char *arg, unsigned long long *out)
 {
 	unsigned long long n;
 	char *end;
@@ -456,9 +457,17 @@ options_cache_max_size(struct cli_opts *o, const struct cli_option *opt,
 		    30 : *end == 'T' ? 40 : -1;
 	if (errno != 0 || end == arg || arg[0] == '-' || shift < 0 ||
 	    (*end != '\0' && end[1] != '\0') || n > (~0ULL >> shift))
-		return options_fail(opt, "a size (bytes, or with K, M, G or"
-		    " T)", arg);
-	o->in.cache_max_size = n << shift;
+		return -1;
+	*out = n << shift;
+	return 0;
+}
+
+static int
+options_cache_max_size(struct cli_opts *o, const struct cli_option *opt,
+    const char *arg)
+{
+	if (options_size(arg, &o->in.cache_max_size) != 0)
+		return options_fail(opt, OPTIONS_SIZE_WHAT, arg);
 	return 0;
 }
 
@@ -483,7 +492,8 @@ static const struct cli_option options_table[] = {
 	{ "cache-info", 0, no_argument, "", "print the store's size, entries"
 	    " and hits", options_action, 0 },
 	{ "cache-max-size", 0, required_argument, " SIZE", "evict the store's"
-	    " least recently used\nentries past SIZE bytes (K, M, G, T)",
+	    " least recently used\nentries past SIZE bytes (K, M, G, T;"
+	    " also\nDEBUNPACK_CACHE_MAX_SIZE)",
 	    options_cache_max_size, 0 },
 	{ "cache-prune", 0, no_argument, "", "evict entries down to"
 	    " --cache-max-size\n(without it: all), and unused contents",
@@ -752,6 +762,17 @@ options_parse(int argc, char **argv, struct cli_opts *o)
 	if ((env = getenv("DEBUNPACK_CACHE")) != NULL && options_cache(o,
 	    NULL, env) != 0)
 		return -1;
+	/*
+	 * Its size limit, which --cache-max-size overrides: where debunpack
+	 * is run by another program (the dpkg for apt, debunpack-bootstrap)
+	 * the environment is the one way to bound the store.
+	 */
+	if ((env = getenv("DEBUNPACK_CACHE_MAX_SIZE")) != NULL &&
+	    env[0] != '\0' && options_size(env, &o->in.cache_max_size) != 0) {
+		fprintf(stderr, "debunpack: DEBUNPACK_CACHE_MAX_SIZE takes "
+		    OPTIONS_SIZE_WHAT ", not '%s'\n", env);
+		return -1;
+	}
 	/* The environment's emulator, which --emulator overrides. */
 	if ((env = getenv("DEBUNPACK_EMULATOR")) != NULL && env[0] != '\0')
 		o->in.emulator = env;

@@ -23,6 +23,11 @@
 #             var/cache/debunpack), filled and synced by an earlier run
 #             on the same file system: cloned (FICLONE) on xfs (made with
 #             reflink=1) and btrfs, copied by the kernel on ext4
+#             or fill: the upgrade that fills that store, empty before:
+#             in every state, besides the root's checks, an install of
+#             the same packages into a fresh root from the store the
+#             state holds must succeed and give the tree a decoded
+#             install gives (whatever it finds: no entry, or whole ones)
 #             or configure: dpkg --configure -a of version 1 of "app"
 #             (its postinst makes a symlink) and "lib", unpacked (its
 #             conffile at .dpkg-new), as the dpkg for apt runs it
@@ -237,7 +242,7 @@ case $scenario in
 install) pre="" run="$v1 $lib" ;;
 upgrade) pre=$v1 run="$v2 $lib" ;;
 replaces) pre=$v1 run="$take $lib" ;;
-cloned) pre=$v1 run="$v2 $lib" ;;
+cloned | fill) pre=$v1 run="$v2 $lib" ;;
 scripts) pre=$v1s run="$v2s $lib" db=--dpkg-db
 	dbrun="--dpkg-db --maintscripts --force-script-chrootless"
 	command -v dpkg-query > /dev/null || skip "dpkg-query missing" ;;
@@ -261,12 +266,19 @@ dbroot() {
 # cloned: the store's directories are in the root (its var/cache/debunpack
 # itself is not listed) and the run installs from it, as it says.
 store="" storerun=""
-if [ "$scenario" = cloned ]; then
+if [ "$scenario" = cloned ] || [ "$scenario" = fill ]; then
 	store=var/cache/debunpack
 	case $fs in
 	xfs | btrfs) want=cloned ;;
 	*) want=copied ;;
 	esac
+fi
+# fill: what an install of the run's packages into an empty root gives.
+if [ "$scenario" = fill ]; then
+	mkdir "$T/fresh"
+	# shellcheck disable=SC2086
+	"$DEBUNPACK" -q --root "$T/fresh" $run || fail "install into $T/fresh"
+	$CHECK list "$T/fresh" > "$T/fresh.list"
 fi
 # The old and new trees, made the same way on the scratch file system.
 mkdir "$T/old" "$T/new"
@@ -397,7 +409,7 @@ dbroot "$r"
 [ -z "$pre" ] || "$DEBUNPACK" -q --root "$r" $db "$pre" || fail "install $pre"
 [ "$scenario" != configure ] ||
     "$DEBUNPACK" -q --root "$r" --dpkg-db "$v1c" "$lib" || fail "unpack into $r"
-if [ -n "$store" ]; then
+if [ "$scenario" = cloned ]; then
 	# The store filled by an earlier run into a root beside, which goes:
 	# its entries and contents stay, durable before the recording.
 	mkdir -p "$r/${store%/*}" "$r/fill"
@@ -406,6 +418,9 @@ if [ -n "$store" ]; then
 	    fail "fill the store"
 	rm -rf "${r:?}/fill"
 	[ "$(ls "$r/$store/entries" | wc -l)" = 2 ] || fail "the store was not filled"
+fi
+if [ -n "$store" ]; then
+	mkdir -p "$r/${store%/*}"
 	storerun="--cache $r/$store --stats=json"
 fi
 # -C: the committer's file is in lost+found, which the listing leaves out.
@@ -492,11 +507,16 @@ elif [ "$kill" = 0 ]; then
 	# shellcheck disable=SC2086
 	$pausing "$DEBUNPACK" -q --root "$r" --sync-mode "$mode" $dbrun $storerun $run \
 	    > "$T/run.stats" || fail "recorded run"
-	if [ -n "$store" ]; then
+	if [ "$scenario" = cloned ]; then
 		python3 -c 'import json, sys
 c = json.load(open(sys.argv[1]))["cache"]
 assert c[sys.argv[2]] == 2 and c["decoded"] == 0, c' "$T/run.stats" "$want" ||
 		    fail "the recorded run did not install from the store as $want: $(cat "$T/run.stats")"
+	elif [ "$scenario" = fill ]; then
+		python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["cache"]
+assert c["decoded"] == 2 and c["filled"] == 2, c' "$T/run.stats" ||
+		    fail "the recorded run did not fill the store: $(cat "$T/run.stats")"
 	fi
 else
 	# shellcheck disable=SC2086
@@ -675,6 +695,29 @@ kernel_since() {
 	dmesg 2> /dev/null | tail -n "+$(($1 + 1))" | tail -n 3 | tr '\n' ' '
 }
 
+# fill: an install into a fresh root of the state, from the store the
+# state holds, gives what a decoded install gives; 1 when the store had
+# both packages whole.  Prints what is not so.
+storehits=0
+from_store() {
+	rm -rf "$1/.fromstore"
+	mkdir "$1/.fromstore"
+	# shellcheck disable=SC2086
+	if ! "$DEBUNPACK" -q --root "$1/.fromstore" --cache "$1/$store" \
+	    --stats=json $run > "$T/fs.stats" 2> "$T/fs.err"; then
+		echo "an install from the store failed: $(cat "$T/fs.err")"
+		return 0
+	fi
+	$CHECK list "$1/.fromstore" > "$T/fs.list"
+	if ! cmp -s "$T/fresh.list" "$T/fs.list"; then
+		echo "an install from the store is not a decoded one's:" \
+		    "$(diff "$T/fresh.list" "$T/fs.list" | grep '^[<>]' | head -n 4 | tr '\n' ' ')"
+	fi
+	! python3 -c 'import json, sys
+sys.exit(json.load(open(sys.argv[1]))["cache"]["decoded"] != 0)' "$T/fs.stats" ||
+	    storehits=$((storehits + 1))
+}
+
 t0=$(date +%s)
 checked=0 violations=0 lost=0
 mkdir "$T/sm"
@@ -772,6 +815,14 @@ while read -r k seed; do
 		echo "VIOLATION $state: --verify after the repair: $(head -3 "$T/bad")"
 		violations=$((violations + 1))
 	fi
+	if [ "$scenario" = fill ]; then
+		from_store "$sr" > "$T/bad"
+		if [ -s "$T/bad" ]; then
+			sed "s/^/VIOLATION $state: /" "$T/bad"
+			violations=$((violations + 1))
+			lost=$((lost + 1))
+		fi
+	fi
 	unroot "$T/sm"
 	if [ $fsck = yes ]; then
 		umount "$T/sm"
@@ -789,7 +840,11 @@ t=$(($(date +%s) - t0))
 [ $commits = no ] || fs="$fs, committing"
 [ "$pause" = 0 ] || fs="$fs, pausing at $pause"
 [ "$kill" = 0 ] || scenario="$scenario (killed at $kill, repaired to $ended)"
-[ -z "$store" ] || scenario="$scenario ($want from the store)"
+if [ "$scenario" = fill ]; then
+	scenario="$scenario (from the store: whole in every state, both packages there in $storehits)"
+elif [ -n "$store" ]; then
+	scenario="$scenario ($want from the store)"
+fi
 scenario="$scenario$how"
 echo "$fs $mode $scenario: $checked states of $total ($nflush flushes," \
     "run from flush $start, exit 0 durable after flush $done_at):" \

@@ -90,6 +90,12 @@ for fs in xfs btrfs ext4; do
 	one -s 64 $fs syncfs cloned
 	one -s 16 $fs batched cloned
 done
+# The upgrade that fills the store: in every state an install from the
+# store that state holds gives what a decoded one gives.
+for fs in xfs btrfs ext4; do
+	one -s 16 $fs syncfs fill
+	one -C -s 2 $fs syncfs fill
+done
 for fs in ext4-noauto xfs ovl-ext4; do
 	one -e -s 4 $fs none upgrade
 done

@@ -17,7 +17,9 @@
 # and on btrfs (guarded: only its database's syncs, each its file
 # settled, no commit before the barrier), and
 # its negative control (no barrier); an upgrade whose files are
-# cloned from the store, on xfs and btrfs (reflinks); an upgrade on ext4
+# cloned from the store, on xfs and btrfs (reflinks), and the upgrade that
+# fills the store, on xfs, btrfs and ext4 (in every state an install from
+# the store the state holds is a decoded one's); an upgrade on ext4
 # while the file system commits again and again, as on a long run (the
 # journal's lines must reach the disk before the directories they name
 # change), and on ext4, xfs and btrfs with a pause after its first
@@ -48,6 +50,7 @@ for args in "-s 16 ext4 syncfs install" "-s 16 ext4 syncfs upgrade" \
     "-s 4 ext4 syncfs dbinstall" "-s 4 ext4 syncfs configure" \
     "-s 4 btrfs syncfs configure" "-e -s 2 ext4 none configure" \
     "-s 4 xfs syncfs cloned" "-s 4 btrfs syncfs cloned" \
+    "-s 4 xfs syncfs fill" "-s 4 btrfs syncfs fill" "-s 2 ext4 syncfs fill" \
     "-C -s 2 ext4 batched upgrade" "-s 2 btrfs batched scripts" \
     "-C -p renameat:2 -s 2 ext4 syncfs upgrade" \
     "-C -p renameat:2 -s 2 xfs syncfs upgrade" \
