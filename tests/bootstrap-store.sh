@@ -81,6 +81,16 @@ grep -q "^debunpack-bootstrap: the tarball's root is built in '$st/tmp/\." "$T/t
 [ -z "$(ls -A "$T/tmpdir")" ] || fail "left in TMPDIR: $(ls -A "$T/tmpdir")"
 tar -tf "$T/root.tar" | grep -qx '\./usr/bin/dpkg' || fail "the tarball has no ./usr/bin/dpkg"
 echo "ok a tarball's packages come from the store as a directory's ($(cut -d' ' -f2 "$T/tar.how" | sort -u | tr '\n' ' '))"
+# A store on a file system mounted noexec: the root's programs could not
+# run there, so the tarball's root is built in TMPDIR, and works.
+mkdir "$T/nx"
+mount -t tmpfs -o noexec tmpfs "$T/nx" || fail "cannot mount a noexec tmpfs"
+cleanup_hooks="umount -l '$T/nx' 2>/dev/null; $cleanup_hooks"
+TMPDIR=$T/tmpdir bs nx "" "$T/nx.tar" "$src" --store="$T/nx/store"
+grep -q "^debunpack-bootstrap: the tarball's root is built in '$T/tmpdir/" "$T/nx.log" ||
+    fail "noexec store: the root not in TMPDIR: $(grep "tarball's root" "$T/nx.log")"
+tar -tf "$T/nx.tar" | grep -qx '\./usr/bin/dpkg' || fail "the noexec store's tarball has no ./usr/bin/dpkg"
+echo "ok a store mounted noexec: the tarball's root is built in TMPDIR"
 
 # --no-store wins over DEBUNPACK_CACHE: the store is not touched.
 cp "$T/store/hits" "$T/hits.before"
