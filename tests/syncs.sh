@@ -218,6 +218,66 @@ case " $(cat "$T/twodrop.calls") " in
 esac
 echo "ok twodrop: $(cat "$T/twodrop.calls")"
 
+# conf_wberr FS: a guarded call whose database file fails its writeback
+# must fail, whenever the writeback ran: on a disk of the crash recorder,
+# which fails the writes of blocks holding a string, the stand-in writes
+# status-new full of it and (late) starts its writeback itself before it
+# syncs it (dd's nocache: posix_fadvise), so that the error is past when
+# the shim opens its own descriptor to answer the sync: only the
+# barrier's sync through a descriptor older than dpkg's writes sees it
+# (12ee1fb); (early) or syncs it at once.  Either way the call exits
+# non-zero, the barrier saying why.
+conf_wberr() {
+	command -v "mkfs.$1" > /dev/null || { echo "# SKIP wberr: mkfs.$1 missing"; return 0; }
+	[ -x "${RECORDER:-}" ] && [ -c /dev/fuse ] && command -v fusermount3 > /dev/null ||
+	    { echo "# SKIP wberr: no crash recorder (libfuse3-dev, fuse3)"; return 0; }
+	rm -f "$T/w.img"
+	truncate -s 320M "$T/w.img"
+	"mkfs.$1" -q -f "$T/w.img" > /dev/null || fail "mkfs.$1"
+	start_recorder "$T/w.img" /dev/null
+	cleanup_hooks="umount -l '$T/mw' 2> /dev/null; fusermount3 -uz '$T/fuse' 2> /dev/null; $cleanup_hooks"
+	loop_attach "$T/fuse/disk" || fail "no loop device for $1"
+	mkdir -p "$T/mw"
+	mount "$loop" "$T/mw" || fail "cannot mount $1"
+	empty_dpkg_db "$T/mw"
+	bad=QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ
+	for how in late early; do
+		cat > "$T/wbdpkg" <<EOS
+#!/bin/sh
+a=\${1#--root=}/var/lib/dpkg
+if [ $how = late ]; then
+	yes $bad | head -c 65536 | dd of="\$a/status-new" oflag=nocache status=none || exit 1
+	sleep 1
+else
+	yes $bad | head -c 65536 > "\$a/status-new" || exit 1
+fi
+sync "\$a/status-new"
+rm -f "\$a/status-new"
+exit 0
+EOS
+		chmod +x "$T/wbdpkg"
+		printf '%s' "$bad" > "$T/fuse/fail"
+		set +e
+		DEBUNPACK_DPKG=$T/wbdpkg DEBUNPACK_DPKG_DEBUG=1 "$DPKGSHIM" \
+		    --root="$T/mw" --configure -a > "$T/wb.out" 2>&1
+		st=$?
+		set -e
+		: > "$T/fuse/fail"
+		grep -q "with its database's syncs only, then one barrier" "$T/wb.out" ||
+		    fail "wberr $1 $how: not guarded: $(cat "$T/wb.out")"
+		[ $st != 0 ] || fail "wberr $1 $how: a writeback error of dpkg's status went unseen: $(cat "$T/wb.out")"
+		# The shim's own words, not the stand-in's sync's.
+		grep -q "^dpkg: error: cannot make '$T/mw/var/lib/dpkg' durable: Input/output error$" "$T/wb.out" ||
+		    fail "wberr $1 $how: the barrier did not say it: $(cat "$T/wb.out")"
+		echo "ok wberr $1 $how: exit $st, $(grep "^dpkg: error: " "$T/wb.out")"
+	done
+	umount "$T/mw"
+	loop_detach "$loop"
+	fusermount3 -u "$T/fuse" || fail "fusermount3"
+	wait $recpid || fail "recorder: $(cat "$T/recorder.err")"
+	recpid=""
+}
+
 # conf_guarded FS: on xfs and btrfs the dpkg for apt answers each fsync
 # and fdatasync of dpkg's itself: a file of the database (but updates/)
 # is put on the disk ahead of what follows, without a commit (written
@@ -357,8 +417,10 @@ EOS
 	grep -q "nosync=no$" "$T/conf-off.out" ||
 	    fail "conf-off: DEBUNPACK_DPKG_CONFIGURE=dpkg still batched"
 	conf_guarded xfs
+	conf_wberr xfs
 	if linux_since 6 2; then
 		conf_guarded btrfs
+		conf_wberr btrfs
 	else
 		echo "# SKIP conf-g btrfs: Linux before 6.2 settles nothing (fskind_settles)"
 	fi
