@@ -8,7 +8,9 @@
 # emulation) says its architecture is arm64 and armhf its foreign one,
 # dpkg --verify is clean, the root runs programs.  Before anything is
 # written, a bad architecture name, binfmt_misc unmounted, no emulator
-# registered, or one without the F flag is refused in one line.  With
+# registered, or one without the F flag whose interpreter is not static
+# is refused in one line; with a static one, it is put in the root while
+# the root's programs run, and taken away after.  With
 # FOREIGN_FULL=1 (make check-foreign, some minutes): the same root as a
 # tarball twice, bit for bit the same with SOURCE_DATE_EPOCH, through
 # mmdebstrap's hook, an armhf minbase (a 32-bit root; on an amd64 host),
@@ -67,11 +69,14 @@ echo enabled > "$T/nobf/status"
 DEBUNPACK_BINFMT_MISC=$T/nobf bs noqemu --architectures="$fa" \
     --variant=minbase "" "$T/r0" "$src" || :
 refused noqemu 1 "cannot run $fa programs: no qemu-$q" "$T/r0"
-sed 's/^flags: .*/flags: P/' "$bf/qemu-$q" > "$T/nobf/qemu-$q"
+# An entry without F whose interpreter is not static (qemu-user-binfmt's):
+# it could not run inside the root.
+sed -e 's/^flags: .*/flags: P/' -e "s|^interpreter .*|interpreter $(command -v cat)|" \
+    "$bf/qemu-$q" > "$T/nobf/qemu-$q"
 DEBUNPACK_BINFMT_MISC=$T/nobf bs noF --architectures="$fa" \
     --variant=minbase "" "$T/r0" "$src" || :
-refused noF 1 "lacks the F flag" "$T/r0"
-echo "ok a bad name, no binfmt_misc, no emulator, no F flag: refused, nothing made"
+refused noF 1 "lacks the F flag and runs $(command -v cat), which is not a static executable" "$T/r0"
+echo "ok a bad name, no binfmt_misc, no emulator, a dynamic one without F: refused, nothing made"
 
 # The packages: bench/workloads/minbase.list's, of architecture $fa,
 # kept from run to run in $FOREIGN_CACHE/minbase-$fa.
@@ -117,6 +122,21 @@ grep -q "unpacking $n packages (the preinsts under qemu-$q)" "$T/minbase.log" ||
     fail "no word of the emulated preinsts: $(grep unpacking "$T/minbase.log")"
 sed -n 's/^debunpack-bootstrap: \(unpacked\|configured\) in/&/p' "$T/minbase.log"
 echo "ok $fa minbase into a directory, its preinsts and configuration emulated"
+
+# An entry without F (binfmt-support's default): the kernel would look
+# for its static interpreter in the root, which has it while its programs
+# run and not after (the kernel's own entry, with F, still runs them here).
+sed 's/^flags: .*/flags: P/' "$bf/qemu-$q" > "$T/nobf/qemu-$q"
+interp=$(sed -n 's/^interpreter //p' "$T/nobf/qemu-$q")
+DEBUNPACK_BINFMT_MISC=$T/nobf bs noFstatic -v --architectures="$fa,$second" \
+    --variant=minbase "" "$T/rootp" "$src" ||
+    fail "without F: exit $bs_rc: $(tail -n 5 "$T/noFstatic.log")"
+finished "$T/rootp"
+grep -q "^debunpack-bootstrap: $interp put in the root while its programs run" "$T/noFstatic.log" ||
+    fail "without F: the interpreter was not put in the root: $(grep -i interp "$T/noFstatic.log")"
+[ ! -e "$T/rootp$interp" ] && [ ! -e "$T/rootp$(dirname "$interp")" ] ||
+    fail "without F: $interp left in the root"
+echo "ok $fa minbase with a binfmt_misc entry without F: $interp in the root while it ran"
 
 [ "${FOREIGN_FULL:-}" = 1 ] || exit 0
 
