@@ -150,9 +150,10 @@ store_open(struct store **out, const char *dir, uint64_t max_size,
 	if (digest_new(&s->sha) != 0 || digest_new_md5(&s->md5) != 0)
 		goto fail;
 	/*
-	 * Another filesystem than the root's: contents are copied, not
-	 * cloned (the first FICLONE says so; a btrfs subvolume has a device
-	 * of its own and still clones), which still spares the decoding.
+	 * Another filesystem than the root's (or than a part of it):
+	 * contents are copied, not cloned (FICLONE says so, file by file; a
+	 * btrfs subvolume has a device of its own and still clones), which
+	 * still spares the decoding.
 	 */
 	s->cfr = true;
 	/*
@@ -369,9 +370,10 @@ store_pkg_entry(struct store_pkg *p, size_t i)
 /*
  * SRC's SIZE bytes into the empty DST: cloned, copied by the filesystem
  * (copy_file_range), else by the kernel (sendfile, across filesystems
- * too), else read and written.  A way that fails before its first byte
- * for a reason of the pair of filesystems is not asked again this run:
- * the store and the root stay the same.
+ * too), else read and written.  A way the kernel or the store's
+ * filesystem lacks is not asked again this run; one refused for a pair
+ * of filesystems (EXDEV) is asked again for the next file, which may be
+ * on another of the root's.
  */
 int
 store_copy_fd(struct store *s, int dst, int src, uint64_t size,
@@ -390,11 +392,10 @@ store_copy_fd(struct store *s, int dst, int src, uint64_t size,
 			*how = STORE_CLONED;
 			return 0;
 		}
-		/* Not this pair of filesystems': stop asking for this run. */
-		if (errno == EOPNOTSUPP || errno == ENOTTY ||
-		    errno == EINVAL || errno == EXDEV)
+		/* Not this filesystem's: stop asking for this run. */
+		if (errno == EOPNOTSUPP || errno == ENOTTY || errno == EINVAL)
 			s->clone = false;
-		else
+		else if (errno != EXDEV)
 			return -errno;
 	}
 	*how = STORE_COPIED;
@@ -410,7 +411,9 @@ store_copy_fd(struct store *s, int dst, int src, uint64_t size,
 		if (in != 0 || (errno != EXDEV && errno != EINVAL &&
 		    errno != EOPNOTSUPP && errno != ENOSYS))
 			return -errno;
-		s->cfr = false;
+		if (errno == EOPNOTSUPP || errno == ENOSYS)
+			s->cfr = false;
+		break;
 	}
 	while (s->sendfile && (uint64_t)in < size) {
 		/* sendfile writes at DST's offset: the same as OUT here. */
