@@ -7,17 +7,20 @@
 # store, the first install with an empty store (it fills it), and the
 # second into a fresh root (it clones or copies), durable default mode.
 # With -x, also a second install from a store on another filesystem (an
-# ext4 image of its own, filled untimed): copied, not decoded.
+# ext4 image of its own, filled untimed): copied, not decoded.  With -d,
+# the disk's floor for the first install: the bytes its device line says
+# it wrote, written by dd with one fsync to a fresh image of the same
+# filesystem (where the store copies, it writes the data twice).
 # Prints one line per filesystem and method, the median of RUNS, the
 # ratios the issue's targets name, and each run's --stats cache and
 # device lines (the install without the store's too).
 # usage: bench/store.sh [-r RUNS] [-w WORKLOAD] [-f "FS..."] [-c CACHE]
-#                       [-b DEBUNPACK] [-t TMPDIR] [-x]
+#                       [-b DEBUNPACK] [-t TMPDIR] [-x] [-d]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=3 workload=big fss="btrfs xfs ext4" cache=/var/cache/debunpack-bench
-exe=$top/build/debunpack tmpdir=/var/tmp across=""
-while getopts r:w:f:c:b:t:x o; do
+exe=$top/build/debunpack tmpdir=/var/tmp across="" disk=""
+while getopts r:w:f:c:b:t:xd o; do
 	case $o in
 	r) runs=$OPTARG ;;
 	w) workload=$OPTARG ;;
@@ -26,6 +29,7 @@ while getopts r:w:f:c:b:t:x o; do
 	b) exe=$OPTARG ;;
 	t) tmpdir=$OPTARG ;;
 	x) across=1 ;;
+	d) disk=1 ;;
 	*) sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2 ;;
 	esac
 done
@@ -83,7 +87,7 @@ for fs in $fss; do
 	*) echo "unknown filesystem $fs" >&2; exit 2 ;;
 	esac
 	: > "$work/t.floor"; : > "$work/t.plain"; : > "$work/t.first"; : > "$work/t.second"
-	: > "$work/t.across"
+	: > "$work/t.across"; : > "$work/t.disk"
 	i=0
 	while [ $i -lt "$runs" ]; do
 		i=$((i + 1))
@@ -102,6 +106,7 @@ for fs in $fss; do
 		cold
 		secs "$work/debunpack" --root "$mnt/first" --cache "$mnt/store" --stats "$@" >> "$work/t.first"
 		echo "$fs run $i first:  $(grep -E '^(cache|device):' "$work/out" | tr '\n' ' ')"
+		wrote=$(sed -n 's/^device:.* written_bytes \([0-9]*\).*/\1/p' "$work/out")
 		cold
 		secs "$work/debunpack" --root "$mnt/second" --cache "$mnt/store" --stats "$@" >> "$work/t.second"
 		echo "$fs run $i second: $(grep -E '^(cache|device):' "$work/out" | tr '\n' ' ')"
@@ -122,12 +127,28 @@ for fs in $fss; do
 		umount "$mnt"
 		losetup -d "$loop"
 		loop=""
+		if [ -n "$disk" ] && [ -n "$wrote" ]; then
+			rm -f "$work/img"
+			truncate -s "$size" "$work/img"
+			$mkfs "$work/img" > /dev/null
+			loop=$(losetup -f --show "$work/img")
+			mount "$loop" "$mnt"
+			cold
+			secs dd if=/dev/zero of="$mnt/disk" bs=1M count=$((wrote / 1048576)) conv=fsync >> "$work/t.disk"
+			echo "$fs run $i disk:   dd wrote $((wrote / 1048576)) MiB (the first's bytes)"
+			umount "$mnt"
+			losetup -d "$loop"
+			loop=""
+		fi
 	done
 	f=$(median < "$work/t.floor") p=$(median < "$work/t.plain")
 	a=$(median < "$work/t.first") b=$(median < "$work/t.second")
 	echo "$f $p $a $b" | awk -v fs="$fs" '{
 		printf "%s: floor %.2f s, without store %.2f s, first %.2f s (%.2fx without), second %.2f s (%.2fx floor, %.2fx first)\n",
 		    fs, $1, $2, $3, $3 / $2, $4, $4 / $1, $4 / $3 }'
+	[ ! -s "$work/t.disk" ] || echo "$p $a $(median < "$work/t.disk")" | awk -v fs="$fs" '{
+		printf "%s: the disk writing the first'"'"'s bytes %.2f s (%.2fx without store; the first at %.2fx that)\n",
+		    fs, $3, $3 / $1, $2 / $3 }'
 	[ -z "$across" ] || echo "$f $p $(median < "$work/t.across")" | awk -v fs="$fs" '{
 		printf "%s: second from a store on another filesystem (ext4) %.2f s (%.2fx floor, %.2fx without store)\n",
 		    fs, $3, $3 / $1, $3 / $2 }'

@@ -214,7 +214,7 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
     struct dbp_error *err)
 {
 	struct stream_to s = { a, fd, path, u->dg,
-	    md5 != NULL ? u->md5 : NULL, u->opts.stop, &u->st->bytes };
+	    md5 != NULL ? u->md5 : NULL, u->opts.stop, &u->st->bytes, NULL };
 	int r;
 
 	if (u->stored != NULL) {
@@ -223,6 +223,8 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 			u->st->bytes += (uint64_t)archive_entry_size(ae);
 		return r;
 	}
+	if (fd >= 0)
+		s.tee = store_fill_tee(u->fill);
 	r = stream_entry(&s, archive_entry_size(ae), digest, md5, err);
 	if (r == 0 && fd >= 0)
 		store_fill_data(u->fill, fd, (uint64_t)archive_entry_size(ae),

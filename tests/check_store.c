@@ -14,6 +14,7 @@
 #include <archive_entry.h>
 
 #include "checkutil.h"
+#include "deb/stream.h"
 #include "store/store_int.h"
 
 static char note[512];
@@ -197,6 +198,73 @@ START_TEST(test_store_copy_across)
 }
 END_TEST
 
+/*
+ * Where the store copies, contents are written to it as they are
+ * decoded (the tee): named once, a second of the same content let go,
+ * and a failed one (a full store) keeps the entry out, told once.
+ */
+START_TEST(test_store_fill_tee)
+{
+	uint8_t key[DIGEST_LEN], sha[DIGEST_LEN], md5[DIGEST_MD5_LEN];
+	enum store_how how = STORE_CLONED;
+	struct stream_tee *t;
+	struct store_fill *f;
+	struct dbp_error err;
+	struct store_pkg *p;
+	struct digest *d;
+	struct store *s;
+	int debfd, fd, i;
+
+	debfd = make_deb(key);
+	ck_assert_int_eq(digest_new(&d), 0);
+	ck_assert_int_eq(digest_start(d), 0);
+	digest_add(d, "hello", 5);
+	ck_assert_int_eq(digest_end(d, sha), 0);
+	digest_free(d);
+	store_open(&s, checkutil_at("store"), 0, false, on_note, NULL);
+	ck_assert_ptr_nonnull(s);
+	s->fill_clones = false;
+	f = store_fill_new(s, key);
+	ck_assert_ptr_nonnull(f);
+	for (i = 0; i < 2; i++) {
+		add(f, i == 0 ? "a" : "b", AE_IFREG, NULL);
+		t = store_fill_tee(f);
+		ck_assert_ptr_nonnull(t);
+		ck_assert_int_eq(pwrite(t->fd, "hello", 5, 0), 5);
+		/* The root's file is not read where the content was teed. */
+		store_fill_data(f, -1, 5, sha, NULL);
+	}
+	add(f, "empty", AE_IFDIR, NULL);
+	ck_assert_ptr_null(store_fill_tee(f));
+	ck_assert(store_fill_end(f));
+	store_commit(s, false);
+	store_lookup(s, debfd, key, &p);
+	ck_assert_msg(p != NULL, "no hit: %s", note);
+	fd = open(checkutil_at("out"), O_RDWR | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(store_pkg_write(s, p, 1, fd, "out", sha, md5, &how,
+	    &err), 0);
+	close(fd);
+	checkutil_assert_content("out", "hello");
+	store_pkg_free(p);
+
+	/* A write to the store failed: no entry, and the run is told. */
+	key[0] ^= 1;
+	nnotes = 0;
+	f = store_fill_new(s, key);
+	add(f, "c", AE_IFREG, NULL);
+	t = store_fill_tee(f);
+	ck_assert_ptr_nonnull(t);
+	t->errnum = ENOSPC;
+	store_fill_data(f, -1, 5, sha, NULL);
+	ck_assert(!store_fill_end(f));
+	ck_assert_int_eq(nnotes, 1);
+	ck_assert_msg(strstr(note, "cache not filled") != NULL, "%s", note);
+	store_close(s);
+	close(debfd);
+}
+END_TEST
+
 /* Each entry's manifest, cut short: never read as a shorter one. */
 START_TEST(test_store_truncated)
 {
@@ -323,6 +391,7 @@ store_suite(void)
 	tc = checkutil_scratch_tcase(s, "core", NULL, NULL);
 	tcase_add_test(tc, test_store_round_trip);
 	tcase_add_test(tc, test_store_copy_across);
+	tcase_add_test(tc, test_store_fill_tee);
 	tcase_add_test(tc, test_store_info_prune);
 	tc = checkutil_scratch_tcase(s, "limits", NULL, NULL);
 	tcase_add_test(tc, test_store_truncated);

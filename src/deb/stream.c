@@ -33,6 +33,24 @@ stream_hole(const struct stream_to *s, int64_t *hashed, int64_t off)
 	}
 }
 
+/* LEN bytes of BUF at OFF into the tee, unless it failed already. */
+static void
+stream_tee(struct stream_tee *t, const void *buf, size_t len, off_t off)
+{
+	ssize_t w;
+
+	while (t != NULL && t->errnum == 0 && len > 0) {
+		if ((w = pwrite(t->fd, buf, len, off)) < 0) {
+			if (errno != EINTR)
+				t->errnum = errno;
+			continue;
+		}
+		buf = (const char *)buf + w;
+		len -= (size_t)w;
+		off += w;
+	}
+}
+
 int
 stream_entry(const struct stream_to *s, int64_t size,
     uint8_t sha[DIGEST_LEN], uint8_t *md5, struct dbp_error *err)
@@ -65,6 +83,8 @@ stream_entry(const struct stream_to *s, int64_t size,
 			hashed += (int64_t)len;
 		}
 		/* No file: a dry run reads and checks the data, no more. */
+		if (s->fd >= 0)
+			stream_tee(s->tee, buf, len, off);
 		if (s->fd < 0) {
 			off += (la_int64_t)len;
 			len = 0;
@@ -89,6 +109,9 @@ stream_entry(const struct stream_to *s, int64_t size,
 	/* A sparse file may end in a hole. */
 	if (end < size && s->fd >= 0 && ftruncate(s->fd, size) != 0)
 		return dbp_err(err, errno, s->path, "cannot write");
+	if (s->tee != NULL && s->tee->errnum == 0 && s->fd >= 0 &&
+	    end < size && ftruncate(s->tee->fd, size) != 0)
+		s->tee->errnum = errno;
 	stream_hole(s, &hashed, size);
 	if (s->md5 != NULL) {
 		if ((r = digest_end(s->md5, md5out)) != 0)

@@ -11,6 +11,15 @@
 
 struct archive;
 
+/*
+ * A second file the data is written to (the store's copy): a failure
+ * there is noted in ERRNUM and ends the copy, never the stream.
+ */
+struct stream_tee {
+	int fd;
+	int errnum;
+};
+
 /* Where an entry's data goes, and what sees it on the way. */
 struct stream_to {
 	struct archive *a;	/* positioned at the entry */
@@ -21,6 +30,7 @@ struct stream_to {
 	struct digest *md5;	/* MD5 too, or NULL */
 	const volatile sig_atomic_t *stop;	/* set: stop with EINTR; may be NULL */
 	uint64_t *bytes;	/* incremented by the bytes written */
+	struct stream_tee *tee;	/* or NULL */
 };
 
 /*

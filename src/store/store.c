@@ -125,7 +125,7 @@ store_open(struct store **out, const char *dir, uint64_t max_size,
 	s->lockfd = -1;
 	s->max_size = max_size;
 	s->verify = verify;
-	s->clone = s->sendfile = true;
+	s->clone = s->sendfile = s->fill_clones = true;
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
 		store_note(s, "cache '%s' not used: %s", dir, strerror(errno));
 		goto fail;

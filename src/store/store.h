@@ -15,6 +15,7 @@ struct archive_entry;
 struct store;
 struct store_pkg;
 struct store_fill;
+struct stream_tee;
 
 /*
  * Layout of a store directory DIR:
@@ -103,6 +104,15 @@ struct store_fill *store_fill_new(struct store *s, const uint8_t key[DIGEST_LEN]
 
 /* The next data.tar entry, AE as the archive gave it. */
 void store_fill_entry(struct store_fill *f, struct archive_entry *ae);
+
+/*
+ * Before the last entry's content is written: where the store copies
+ * (the root and the store do not share a filesystem with reflinks, as
+ * the first content filled showed), the file the content is written to
+ * as well, as it is decoded (store_fill_data names it).  NULL: the
+ * written file is cloned instead, or nothing is stored.
+ */
+struct stream_tee *store_fill_tee(struct store_fill *f);
 
 /*
  * The content of the last entry: the file FD (readable) as written,

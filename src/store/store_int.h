@@ -13,6 +13,12 @@ struct store {
 	int dfd;		/* DIR */
 	int lockfd;		/* DIR/lock, flocked shared */
 	bool clone;		/* FICLONE still worth trying */
+	/*
+	 * The store filled by clones of the root's files (until one is
+	 * copied: then by a copy of each content as it is decoded, one
+	 * copy from memory instead of one from the root's file).
+	 */
+	bool fill_clones;
 	bool cfr;		/* copy_file_range still worth trying */
 	bool sendfile;		/* sendfile still worth trying */
 	bool verify;

@@ -22,6 +22,7 @@ struct store_fill {
 	struct store_ents es;
 	bool broken;		/* something could not be stored: no entry */
 	bool pending;		/* the last entry's content is still to come */
+	struct stream_tee tee;	/* the last entry's content as decoded, or fd -1 */
 	/* Contents to clone, oldest first: their files' descriptors and entries. */
 	int qfd[STORE_FILL_DELAY];
 	size_t qent[STORE_FILL_DELAY];
@@ -38,6 +39,7 @@ store_fill_new(struct store *s, const uint8_t key[DIGEST_LEN])
 	    (f = calloc(1, sizeof(*f))) == NULL)
 		return NULL;
 	f->s = s;
+	f->tee.fd = -1;
 	memcpy(f->key, key, DIGEST_LEN);
 	return f;
 }
@@ -68,6 +70,8 @@ store_fill_free(struct store_fill *f)
 		return;
 	while (f->qn > 0)
 		store_fill_pop(f, true);
+	if (f->tee.fd >= 0)
+		close(f->tee.fd);
 	store_ents_free(&f->es);
 	free(f);
 }
@@ -134,6 +138,39 @@ store_fill_entry(struct store_fill *f, struct archive_entry *ae)
 }
 
 /*
+ * The unnamed file FD, holding E's whole content, named as its object
+ * with the object's stamp.  A copy's writeback is started now, as the
+ * batch starts the root's: else the run's one sync would find all of it
+ * still to write (a clone has no data of its own to write).
+ */
+static int
+store_fill_link(struct store *s, int fd, const struct store_ent *e)
+{
+	char obj[80], proc[32];
+	struct timespec ts[2];
+	int r = 0;
+
+	store_object_name(e->sha, obj);
+	ts[0].tv_sec = ts[1].tv_sec = store_stamp(e->sha);
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	if (futimens(fd, ts) != 0)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, s->dfd, obj, AT_SYMLINK_FOLLOW) != 0) {
+		r = -errno;
+		/* One that does not hold what it says goes; a whole one stays. */
+		if (r == -EEXIST && store_object_ok(s->dfd, obj, e) == 0)
+			return 0;
+		if (r == -EEXIST && unlinkat(s->dfd, obj, 0) == 0)
+			r = linkat(AT_FDCWD, proc, s->dfd, obj,
+			    AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
+	}
+	if (r == 0 && !s->fill_clones)
+		(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	return r;
+}
+
+/*
  * A new content SHA from SRC (or from A's current entry when SRC < 0)
  * linked as its object, unless one is there as stored.  Written under
  * no name (O_TMPFILE), then linked: a run killed meanwhile leaves
@@ -144,8 +181,7 @@ store_fill_object(struct store_fill *f, int src, struct archive *a,
     struct store_ent *e)
 {
 	struct store *s = f->s;
-	char obj[80], proc[32];
-	struct timespec ts[2];
+	char obj[80];
 	enum store_how how;
 	uint64_t bytes = 0;
 	struct dbp_error err;
@@ -157,9 +193,12 @@ store_fill_object(struct store_fill *f, int src, struct archive *a,
 	if ((fd = openat(s->dfd, "tmp", O_TMPFILE | O_RDWR | O_CLOEXEC,
 	    0444)) < 0)
 		return -errno;
-	if (src >= 0)
+	if (src >= 0) {
 		r = store_copy_fd(s, fd, src, (uint64_t)e->size, &how);
-	else {
+		/* Copied: the next contents are copied as they are decoded. */
+		if (r == 0 && how == STORE_COPIED)
+			s->fill_clones = false;
+	} else {
 		struct stream_to st = { .a = a, .fd = fd, .path = e->path,
 		    .sha = s->sha, .bytes = &bytes };
 
@@ -173,24 +212,55 @@ store_fill_object(struct store_fill *f, int src, struct archive *a,
 			return 0;
 		}
 	}
-	ts[0].tv_sec = ts[1].tv_sec = store_stamp(e->sha);
-	ts[0].tv_nsec = ts[1].tv_nsec = 0;
-	if (r == 0 && futimens(fd, ts) != 0)
-		r = -errno;
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	if (r == 0 && linkat(AT_FDCWD, proc, s->dfd, obj,
-	    AT_SYMLINK_FOLLOW) != 0) {
-		r = -errno;
-		/* One that does not hold what it says goes; a whole one stays. */
-		if (r == -EEXIST && store_object_ok(s->dfd, obj, e) == 0)
-			r = 0;
-		else if (r == -EEXIST && unlinkat(s->dfd, obj, 0) == 0)
-			r = linkat(AT_FDCWD, proc, s->dfd, obj,
-			    AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
-	}
+	if (r == 0)
+		r = store_fill_link(s, fd, e);
 	if (close(fd) != 0 && r == 0)
 		r = -errno;
 	return r;
+}
+
+struct stream_tee *
+store_fill_tee(struct store_fill *f)
+{
+	const struct store_ent *e;
+
+	if (f == NULL || f->broken || !f->pending || f->s->fill_clones)
+		return NULL;
+	e = &f->es.v[f->es.n - 1];
+	if (e->size == 0)
+		return NULL;
+	if ((f->tee.fd = openat(f->s->dfd, "tmp", O_TMPFILE | O_RDWR |
+	    O_CLOEXEC, 0444)) < 0) {
+		store_fill_broken(f, e->path, errno);
+		return NULL;
+	}
+	f->tee.errnum = 0;
+	return &f->tee;
+}
+
+/* The content teed into the store for E (digest SHA) named, or dropped. */
+static void
+store_fill_teed(struct store_fill *f, struct store_ent *e,
+    const uint8_t sha[DIGEST_LEN], const uint8_t *md5)
+{
+	char obj[80];
+	int fd = f->tee.fd, r = -f->tee.errnum;
+
+	f->tee.fd = -1;
+	memcpy(e->sha, sha, DIGEST_LEN);
+	e->has_sha = true;
+	if (md5 != NULL) {
+		memcpy(e->md5, md5, DIGEST_MD5_LEN);
+		e->has_md5 = true;
+	}
+	store_object_name(e->sha, obj);
+	/* Stored already: the copy is let go unnamed, never written back. */
+	if (r == 0 && store_object_ok(f->s->dfd, obj, e) != 0)
+		r = store_fill_link(f->s, fd, e);
+	if (close(fd) != 0 && r == 0)
+		r = -errno;
+	if (r != 0)
+		store_fill_broken(f, e->path, -r);
 }
 
 void
@@ -207,6 +277,10 @@ store_fill_data(struct store_fill *f, int fd, uint64_t size,
 	e = &f->es.v[f->es.n - 1];
 	if ((uint64_t)e->size != size) {
 		store_fill_broken(f, e->path, EINVAL);
+		return;
+	}
+	if (f->tee.fd >= 0) {
+		store_fill_teed(f, e, sha, md5);
 		return;
 	}
 	memcpy(e->sha, sha, DIGEST_LEN);
