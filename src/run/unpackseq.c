@@ -659,6 +659,7 @@ seq_free(struct seq *s)
 	feed_free(s->in.feed);
 	free(s->v);
 	free(s->running);
+	free(s->native);
 	seq_gone_clear(s);
 	seq_repl_clear(s);
 	seq_pre_clear(s);

@@ -90,6 +90,12 @@ struct seq {
 				   trusted (fskind_settles: btrfs) and the
 				   mode is not none */
 	char *running;		/* the root's dpkg version, or NULL */
+	/*
+	 * The root's dpkg architecture, read once a call and given to its
+	 * batches (s->in.architecture): the dpkg a call stands for has
+	 * its own built in, whatever the call installs.
+	 */
+	char *native;
 	struct seq_pkg *v;
 	size_t n;
 	unsigned failed;

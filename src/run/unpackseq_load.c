@@ -101,6 +101,9 @@ seq_load(struct seq *s, struct dbp_error *err)
 		return r;
 	/* Judged and told here, package by package: not again in the batch. */
 	s->in.arch_judged = true;
+	if (s->in.architecture == NULL && arch.native != NULL &&
+	    (s->native = strdup(arch.native)) != NULL)
+		s->in.architecture = s->native;
 	if ((r = fileat_read(s->adfd, "status", &text, &len)) != 0 &&
 	    r != -ENOENT) {
 		dpkgarch_clear(&arch);
