@@ -241,6 +241,7 @@ START_TEST(test_emulate_none)
 	};
 	struct dbp_error err;
 	struct emulate em;
+	char root[4096];
 	size_t i;
 
 	emu_root();
@@ -260,6 +261,31 @@ START_TEST(test_emulate_none)
 	    &err), -ENOEXEC);
 	ck_assert_ptr_nonnull(strstr(err.msg, "binfmt_misc cannot be read"));
 	emu_binfmt("enabled\n", NULL, NULL, NULL);
+	/*
+	 * No entry, an emulator named: registered in a binfmt_misc of the
+	 * scripts' own user namespace, tried at once (as root here; a user
+	 * may lack the ids to map, and is then told), or refused in one
+	 * line when it is no static executable.
+	 */
+	emu_elf("qemu", 2, 62);
+	memset(&err, 0, sizeof(err));
+	snprintf(root, sizeof(root), "%s", checkutil_at("r"));
+	if (emulate_judge(&em, root, NULL, checkutil_at("qemu"), &err) == 0) {
+		ck_assert(em.foreign && em.own);
+		ck_assert_str_eq(em.entry, "debunpack-aarch64");
+		ck_assert_str_eq(em.interp, "");
+		ck_assert_ptr_nonnull(strstr(em.line, ":debunpack-aarch64:M::"
+		    "\\x7f\\x45\\x4c\\x46\\x02\\x01\\x01\\x00"));
+		ck_assert_ptr_nonnull(strstr(em.line, "\\xb7\\x00:"));
+		ck_assert_ptr_nonnull(strstr(em.line, "/qemu:F"));
+	} else {
+		ck_assert_msg(geteuid() != 0, "as root: %s", err.msg);
+		ck_assert_ptr_nonnull(strstr(err.msg, "cannot be registered"));
+	}
+	checkutil_write("notelf", "#!/bin/sh\n");
+	ck_assert_int_eq(emulate_judge(&em, root, NULL, checkutil_at("notelf"),
+	    &err), -ENOEXEC);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not a static executable"));
 	/* A machine no table names is told by its number. */
 	emu_elf("r/bin/sh", 2, 9999);
 	ck_assert_int_eq(emulate_judge(&em, checkutil_at("r"), NULL, NULL,

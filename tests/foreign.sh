@@ -171,4 +171,45 @@ for how in --run-preinst --maintscripts; do
 	tree_list "$N" > "$T/after"
 	diff -u "$T/before" "$T/after" || fail "$how: the refused run changed the root"
 done
+# 5. No entry of the host's at all (binfmt-support not installed, or a
+# container that sees none): the emulator named is registered in a
+# binfmt_misc of each script's own user namespace; unnamed, the error
+# names qemu-user-static's.  The run itself is in a user namespace whose empty
+# binfmt_misc hides the host's entries from it and from what it starts:
+# without a binfmt_misc of their own, the scripts could not run.
+qemu=/usr/bin/qemu-aarch64-static
+if [ -x "$qemu" ] && unshare --user --mount -r sh -c \
+    'mount -t binfmt_misc none /proc/sys/fs/binfmt_misc' 2> /dev/null; then
+	r7=$(rec 7) r8=$(rec 8)
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare --user --mount -r sh -c '
+	    mount -t binfmt_misc none /proc/sys/fs/binfmt_misc || exit 3
+	    [ -z "$(ls /proc/sys/fs/binfmt_misc | grep -v -e status -e register)" ] || exit 4
+	    "$1" --root "$2" --dpkg-db --architecture=arm64 --maintscripts -q \
+	        --emulator="$3" "$4" || exit 5
+	    DEBUNPACK_EMULATOR=$3 "$1" --root "$2" --dpkg-db \
+	        --architecture=arm64 --maintscripts -q "$5" || exit 6
+	    ! "$1" --root "$2" --dpkg-db --architecture=arm64 --run-preinst \
+	        --emulator="$(command -v dpkg)" "$5" > "$6" 2>&1 || exit 7
+	    ! "$1" --root "$2" --dpkg-db --architecture=arm64 --run-preinst \
+	        "$5" > "$6.unnamed" 2>&1 || exit 8
+	' sh "$DEBUNPACK" "$R" "$qemu" "$r7" "$r8" "$T/out" ||
+	    fail "scripts with a binfmt_misc of their own: step $? ($(cat "$T/out" 2>/dev/null))"
+	[ "$(sed -n 7p "$R/rec.log")" = "preinst upgrade aarch64 arm64 emu=out" ] ||
+	    fail "the named emulator's record: $(cat "$R/rec.log")"
+	[ "$(sed -n 8p "$R/rec.log")" = "preinst upgrade aarch64 arm64 emu=out" ] ||
+	    fail "DEBUNPACK_EMULATOR's record: $(cat "$R/rec.log")"
+	grep -q "no enabled entry for them (name qemu-user-static's $qemu with --emulator" \
+	    "$T/out.unnamed" || fail "no emulator named: $(cat "$T/out.unnamed")"
+	[ "$(wc -l < "$T/out.unnamed")" = 1 ] || fail "$(cat "$T/out.unnamed")"
+	grep -q "no entry for, and .* is not a static executable" "$T/out" ||
+	    fail "a dynamic emulator without an entry: $(cat "$T/out")"
+	[ "$(wc -l < "$T/out")" = 1 ] || fail "more than one line: $(cat "$T/out")"
+	# Nothing of the host's changed.
+	[ ! -e /proc/sys/fs/binfmt_misc/debunpack-aarch64 ] ||
+	    fail "the scripts' own entry is the host's"
+else
+	echo "no qemu-aarch64-static, or no binfmt_misc of a user namespace's own (Linux 6.7): case 5 not run"
+fi
+
 exit 0

@@ -324,11 +324,59 @@ emulate_static(const char *path)
 	return is;
 }
 
+/*
+ * No entry of the host's runs the binaries of header H: EMULATOR does,
+ * registered for each script in a binfmt_misc of the script's own, as
+ * tried now (else the one-line error, before anything is written).
+ */
+static int
+emulate_own(struct emulate *em, const char *root, const unsigned char *h,
+    const char *emulator, struct dbp_error *err)
+{
+	char path[PATH_MAX], name[64];
+	int st;
+
+	/* The kernel opens it at registration, outside the root. */
+	if (realpath(emulator, path) == NULL)
+		return dbp_err(err, errno, emulator, "cannot open emulator");
+	snprintf(em->source, sizeof(em->source), "%s", path);
+	if ((st = emulate_static(em->source)) < 0)
+		return dbp_err(err, -st, em->source, "cannot open emulator");
+	if (st == 0) {
+		dbp_err(err, 0, root, "the root's binaries are for %s, which"
+		    " binfmt_misc has no entry for, and %s is not a static"
+		    " executable (name a static qemu-user with --emulator)",
+		    em->machine, em->source);
+		return -ENOEXEC;
+	}
+	snprintf(name, sizeof(name), "debunpack-%s", em->machine);
+	/* A machine the table lacks has a space in its name. */
+	for (st = 0; name[st] != '\0'; st++)
+		if (name[st] == ' ' || name[st] == '/')
+			name[st] = '-';
+	if ((st = binfmtns_line(em->line, sizeof(em->line), name, h,
+	    em->source)) != 0)
+		return dbp_err(err, -st, em->source, "cannot register emulator");
+	if ((st = binfmtns_try(em->line)) != 0) {
+		dbp_err(err, -st, root, "the root's binaries are for %s, which"
+		    " binfmt_misc has no entry for, and %s cannot be registered"
+		    " in a user namespace of the scripts' own (Linux 6.7 or"
+		    " later; else install binfmt-support)", em->machine,
+		    em->source);
+		return -ENOEXEC;
+	}
+	em->own = true;
+	em->interp[0] = '\0';
+	snprintf(em->entry, sizeof(em->entry), "%s", name);
+	return 0;
+}
+
 int
 emulate_judge(struct emulate *em, const char *root, const char *arch,
     const char *emulator, struct dbp_error *err)
 {
 	unsigned char h[EMULATE_HDR], self[EMULATE_HDR];
+	char hint[64], what[160];
 	bool fixed;
 	size_t i;
 	struct rootfs rf;
@@ -387,18 +435,28 @@ emulate_judge(struct emulate *em, const char *root, const char *arch,
 		snprintf(em->entry, sizeof(em->entry), "unknown");
 		return 0;
 	}
+	/* No entry runs them: the emulator the user names does. */
+	if (st <= 0 && emulator != NULL)
+		return emulate_own(em, root, h, emulator, err);
+	/* Never taken unasked: the user says which emulator runs as root. */
+	snprintf(hint, sizeof(hint), "/usr/bin/qemu-%s-static", em->machine);
+	if (access(hint, X_OK) == 0)
+		snprintf(what, sizeof(what), "name qemu-user-static's %s"
+		    " with --emulator, or install binfmt-support", hint);
+	else
+		snprintf(what, sizeof(what), "install qemu-user-static and"
+		    " binfmt-support");
 	if (st < 0) {
 		dbp_err(err, 0, root, "the root's binaries are for %s, which"
 		    " this host runs only through qemu-user, and binfmt_misc"
-		    " cannot be read (%s; mount it, install qemu-user-static"
-		    " and binfmt-support)", em->machine, em->source);
+		    " cannot be read (%s; mount it, %s)", em->machine,
+		    em->source, what);
 		return -ENOEXEC;
 	}
 	if (st == 0) {
 		dbp_err(err, 0, root, "the root's binaries are for %s, which"
 		    " this host runs only through qemu-user, and binfmt_misc"
-		    " has no enabled entry for them (install qemu-user-static"
-		    " and binfmt-support)", em->machine);
+		    " has no enabled entry for them (%s)", em->machine, what);
 		return -ENOEXEC;
 	}
 	if (fixed) {

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "run/binfmtns.h"
 #include "util/error.h"
 
 /*
@@ -27,6 +28,12 @@ struct emulate {
 	   (empty: nothing to put in the root), and the file copied there. */
 	char interp[PATH_MAX];
 	char source[PATH_MAX];
+	/*
+	 * No entry of the host's runs them: each script in a user
+	 * namespace of its own whose binfmt_misc has LINE (binfmtns.h).
+	 */
+	bool own;
+	char line[BINFMTNS_LINE];
 };
 
 /*
@@ -34,7 +41,9 @@ struct emulate {
  * written: from the ELF header of its /bin/sh (or /usr/bin/dpkg),
  * resolved inside the root, or, where the root has neither yet, from
  * its dpkg architecture ARCH (NULL: the host's).  EMULATOR (NULL: none)
- * is a static qemu-user the user names for an entry without F.  The
+ * is a static qemu-user the user names for an entry without F, or for
+ * no entry at all: each script then runs with a binfmt_misc of its own
+ * (binfmtns.h), tried here once.  The
  * kernel's binfmt_misc is read from /proc/sys/fs/binfmt_misc, or the
  * directory DEBUNPACK_BINFMT_MISC names (for tests).  0 with EM filled,
  * or -ENOEXEC with ERR naming the root and its architecture when no

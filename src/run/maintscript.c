@@ -201,6 +201,8 @@ maintscript_run(const struct maintscript_env *e, const char *path,
 {
 	char full[PATH_MAX], admin[PATH_MAX];
 	struct emulate_left left;
+	struct binfmtns ns;
+	bool own = !e->chrootless && e->emu != NULL && e->emu->own;
 	int report[2], why[2], e2;
 	ssize_t got;
 	pid_t pid;
@@ -210,6 +212,12 @@ maintscript_run(const struct maintscript_env *e, const char *path,
 	if (pipe2(report, O_CLOEXEC) != 0)
 		return dbp_err(err, errno, "", "package '%s': cannot run %s",
 		    e->pkg, e->script);
+	if (own && (e2 = binfmtns_open(&ns)) != 0) {
+		close(report[0]);
+		close(report[1]);
+		return dbp_err(err, -e2, "", "package '%s': cannot run %s",
+		    e->pkg, e->script);
+	}
 	/* A foreign root's emulator where the kernel looks for it. */
 	if (!e->chrootless && (e2 = emulate_enter(e->emu, e->root, &left,
 	    err)) != 0) {
@@ -224,6 +232,8 @@ maintscript_run(const struct maintscript_env *e, const char *path,
 		e2 = errno;
 		close(report[0]);
 		close(report[1]);
+		if (own)
+			binfmtns_close(&ns);
 		if (!e->chrootless)
 			(void)emulate_leave(e->root, &left, NULL);
 		return dbp_err(err, e2, "", "package '%s': cannot run %s",
@@ -231,9 +241,23 @@ maintscript_run(const struct maintscript_env *e, const char *path,
 	}
 	if (pid == 0) {
 		close(report[0]);
+		/* Its emulator's entry, in a namespace of the script's own. */
+		if (own && (e2 = binfmtns_child(&ns, e->emu->line)) != 0) {
+			why[0] = 2;
+			why[1] = -e2;
+			if (write(report[1], why, sizeof(why)) !=
+			    (ssize_t)sizeof(why))
+				_exit(127);
+			_exit(126);
+		}
 		maintscript_exec(e, full, admin, argv, report[1]);
 	}
 	close(report[1]);
+	/* A failure here is the child's too: it tells it through REPORT. */
+	if (own) {
+		(void)binfmtns_parent(&ns, pid);
+		binfmtns_close(&ns);
+	}
 	while ((got = read(report[0], why, sizeof(why))) < 0 && errno == EINTR)
 		;
 	close(report[0]);
@@ -247,6 +271,10 @@ maintscript_run(const struct maintscript_env *e, const char *path,
 		}
 	if (!e->chrootless && (e2 = emulate_leave(e->root, &left, err)) != 0)
 		return e2;
+	if (got == (ssize_t)sizeof(why) && why[0] == 2)
+		return dbp_err(err, why[1], e->root, "cannot register the"
+		    " emulator %s for the %s of '%s'", e->emu->source,
+		    e->script, e->pkg);
 	if (got == (ssize_t)sizeof(why))
 		return why[0] == 0 ? dbp_err(err, why[1], e->root, "cannot"
 		    " enter the root for the %s of '%s'", e->script, e->pkg) :
