@@ -27,35 +27,7 @@ struct store_fill {
 	int qfd[STORE_FILL_DELAY];
 	size_t qent[STORE_FILL_DELAY];
 	size_t qhead, qn;
-	/*
-	 * Contents teed and named, their writeback not started yet: it is
-	 * started for all of them at once, STORE_FILL_WB bytes or the
-	 * descriptors the queue above leaves spare, so that each burst is
-	 * laid out in one stretch of the disk, which a later install reads
-	 * in order (started one by one, between the root's files, they
-	 * were read back at two thirds the speed on ext4).  Else the
-	 * run's one sync would find all of them still to write.
-	 */
-	int wbfd[STORE_FILL_DELAY];
-	size_t wbn;
-	uint64_t wbbytes;
 };
-
-#define STORE_FILL_WB	(64u << 20)
-
-/* The teed contents' writeback started; their descriptors closed. */
-static void
-store_fill_wb(struct store_fill *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->wbn; i++) {
-		(void)sync_file_range(f->wbfd[i], 0, 0, SYNC_FILE_RANGE_WRITE);
-		close(f->wbfd[i]);
-	}
-	f->wbn = 0;
-	f->wbbytes = 0;
-}
 
 struct store_fill *
 store_fill_new(struct store *s, const uint8_t key[DIGEST_LEN])
@@ -100,7 +72,6 @@ store_fill_free(struct store_fill *f)
 		store_fill_pop(f, true);
 	if (f->tee.fd >= 0)
 		close(f->tee.fd);
-	store_fill_wb(f);
 	store_ents_free(&f->es);
 	free(f);
 }
@@ -279,16 +250,15 @@ store_fill_teed(struct store_fill *f, struct store_ent *e,
 		e->has_md5 = true;
 	}
 	store_object_name(e->sha, obj);
-	/* Stored already: the copy is let go unnamed, never written back. */
-	if (r == 0 && store_object_ok(f->s->dfd, obj, e) != 0 &&
-	    (r = store_fill_link(f->s, fd, e)) == 0) {
-		f->wbfd[f->wbn++] = fd;
-		f->wbbytes += (uint64_t)e->size;
-		if (f->wbn + f->qn >= STORE_FILL_DELAY ||
-		    f->wbbytes >= STORE_FILL_WB)
-			store_fill_wb(f);
-		return;
-	}
+	/*
+	 * Stored already: the copy is let go unnamed, never written back.
+	 * A named one is written back by the run's sync, after the root's
+	 * files: started earlier, between them (at once, or 64 MiB at a
+	 * time), it made the first install no faster and the later ones,
+	 * which read the store back, slower (ext4, bench/results/store.txt).
+	 */
+	if (r == 0 && store_object_ok(f->s->dfd, obj, e) != 0)
+		r = store_fill_link(f->s, fd, e);
 	if (close(fd) != 0 && r == 0)
 		r = -errno;
 	if (r != 0)
@@ -364,7 +334,6 @@ store_fill_end(struct store_fill *f)
 	s = f->s;
 	while (f->qn > 0)
 		store_fill_pop(f, false);
-	store_fill_wb(f);
 	if (!f->broken && !f->pending) {
 		if ((r = store_manifest_write(s, &f->es, &name)) != 0)
 			store_fill_broken(f, "manifest", -r);
