@@ -4,7 +4,9 @@
 # on an arm64 one): the minbase root of the first architecture, from a
 # flat mirror of that architecture's real packages, unpacked natively,
 # its preinsts and dpkg --configure -a under qemu-user through
-# binfmt_misc: every package configured, the root's dpkg (run under
+# binfmt_misc (or, where it has no entry, the emulator named with
+# --emulator, registered in a binfmt_misc of the root's programs' own):
+# every package configured, the root's dpkg (run under
 # emulation) says its architecture is arm64 and armhf its foreign one,
 # dpkg --verify is clean, the root runs programs.  Before anything is
 # written, a bad architecture name, binfmt_misc unmounted, no emulator
@@ -137,6 +139,26 @@ grep -q "^debunpack-bootstrap: $interp put in the root while its programs run" "
 [ ! -e "$T/rootp$interp" ] && [ ! -e "$T/rootp$(dirname "$interp")" ] ||
     fail "without F: $interp left in the root"
 echo "ok $fa minbase with a binfmt_misc entry without F: $interp in the root while it ran"
+
+# No entry at all (binfmt-support not installed, a container that sees
+# none): the emulator named is registered in a binfmt_misc of the root's
+# programs' own user namespace, for the preinsts (debunpack) and dpkg
+# --configure (debunpack-emulate).  Unnamed, the refusal says how.
+rm -f "$T/nobf/qemu-$q"
+DEBUNPACK_BINFMT_MISC=$T/nobf bs ownunnamed --architectures="$fa" \
+    --variant=minbase "" "$T/r0" "$src" || :
+refused ownunnamed 1 "no qemu-$q in .*name /usr/bin/qemu-$q-static with --emulator" "$T/r0"
+if [ -x "/usr/bin/qemu-$q-static" ] && unshare --user --mount -r sh -c \
+    'mount -t binfmt_misc none /proc/sys/fs/binfmt_misc' 2> /dev/null; then
+	DEBUNPACK_BINFMT_MISC=$T/nobf bs own -v --architectures="$fa,$second" \
+	    --variant=minbase --emulator="/usr/bin/qemu-$q-static" "" "$T/rooto" "$src" ||
+	    fail "no entry, --emulator: exit $bs_rc: $(tail -n 5 "$T/own.log")"
+	finished "$T/rooto"
+	grep -q "registered in a binfmt_misc of their own" "$T/own.log" ||
+	    fail "no entry, --emulator: not told: $(grep configuring "$T/own.log")"
+	rm -rf "$T/rooto"
+	echo "ok $fa minbase without a binfmt_misc entry, its emulator named"
+fi
 
 [ "${FOREIGN_FULL:-}" = 1 ] || exit 0
 

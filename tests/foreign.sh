@@ -205,6 +205,19 @@ if [ -x "$qemu" ] && unshare --user --mount -r sh -c \
 	grep -q "no entry for, and .* is not a static executable" "$T/out" ||
 	    fail "a dynamic emulator without an entry: $(cat "$T/out")"
 	[ "$(wc -l < "$T/out")" = 1 ] || fail "more than one line: $(cat "$T/out")"
+	# debunpack-emulate (debunpack-bootstrap's configure): the root's
+	# programs, the same way; unnamed, refused in one line.
+	: "${DEBUNPACK_EMULATE:=$PWD/debunpack-emulate}"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare --user --mount -r sh -c '
+	    mount -t binfmt_misc none /proc/sys/fs/binfmt_misc || exit 3
+	    DEBUNPACK_EMULATOR=$3 "$1" "$2" chroot "$2" /bin/sh -c "uname -m" > "$4" || exit 4
+	    ! "$1" "$2" chroot "$2" /bin/true 2> "$4.unnamed" || exit 5
+	' sh "$DEBUNPACK_EMULATE" "$R" "$qemu" "$T/emu.out" ||
+	    fail "debunpack-emulate: step $? ($(cat "$T/emu.out.unnamed" 2>/dev/null))"
+	[ "$(cat "$T/emu.out")" = aarch64 ] || fail "debunpack-emulate ran: $(cat "$T/emu.out")"
+	grep -q "^debunpack-emulate: $R: the root's binaries are for aarch64.*no enabled entry" \
+	    "$T/emu.out.unnamed" || fail "debunpack-emulate unnamed: $(cat "$T/emu.out.unnamed")"
 	# Nothing of the host's changed.
 	[ ! -e /proc/sys/fs/binfmt_misc/debunpack-aarch64 ] ||
 	    fail "the scripts' own entry is the host's"
