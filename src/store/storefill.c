@@ -255,7 +255,7 @@ store_fill_teed(struct store_fill *f, struct store_ent *e,
 	 * A named one is written back by the run's sync, after the root's
 	 * files: started earlier, between them (at once, or 64 MiB at a
 	 * time), it made the first install no faster and the later ones,
-	 * which read the store back, slower (ext4, bench/results/store.txt).
+	 * which read the store back, slower (bench/results/store-ext4.txt).
 	 */
 	if (r == 0 && store_object_ok(f->s->dfd, obj, e) != 0)
 		r = store_fill_link(f->s, fd, e);
