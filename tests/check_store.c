@@ -96,15 +96,32 @@ filled(uint8_t key[DIGEST_LEN], int *debfd)
 	return s;
 }
 
+/* Entry I of P written from the store into a new file "out": WANT. */
+static void
+assert_written(struct store *s, struct store_pkg *p, size_t i,
+    uint8_t *md5, const char *want)
+{
+	uint8_t sha[DIGEST_LEN];
+	enum store_how how = STORE_CLONED;
+	struct dbp_error err;
+	int fd;
+
+	(void)unlink(checkutil_at("out"));
+	fd = open(checkutil_at("out"), O_RDWR | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(store_pkg_write(s, p, i, fd, "out", sha, md5, &how,
+	    &err), 0);
+	close(fd);
+	checkutil_assert_content("out", want);
+}
+
 START_TEST(test_store_round_trip)
 {
-	uint8_t key[DIGEST_LEN], sha[DIGEST_LEN], md5[DIGEST_MD5_LEN];
-	enum store_how how = STORE_CLONED;
+	uint8_t key[DIGEST_LEN], md5[DIGEST_MD5_LEN];
 	struct archive_entry *ae;
-	struct dbp_error err;
 	struct store_pkg *p;
 	struct store *s;
-	int debfd, fd;
+	int debfd;
 
 	s = filled(key, &debfd);
 	store_lookup(s, debfd, key, &p);
@@ -121,12 +138,7 @@ START_TEST(test_store_round_trip)
 	ck_assert_int_eq(archive_entry_mtime(ae), 1234567890);
 	ck_assert_int_eq(archive_entry_mtime_nsec(ae), 5);
 	ck_assert_int_eq(archive_entry_size(ae), 5);
-	fd = open(checkutil_at("out"), O_RDWR | O_CREAT | O_EXCL, 0600);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(store_pkg_write(s, p, 1, fd, "out", sha, md5, &how,
-	    &err), 0);
-	close(fd);
-	checkutil_assert_content("out", "hello");
+	assert_written(s, p, 1, md5, "hello");
 	ck_assert_int_eq(md5[0], 0x5a);		/* the manifest's */
 	ae = store_pkg_entry(p, 2);
 	ck_assert_int_eq(archive_entry_filetype(ae), AE_IFLNK);
@@ -206,14 +218,12 @@ END_TEST
 START_TEST(test_store_fill_tee)
 {
 	uint8_t key[DIGEST_LEN], sha[DIGEST_LEN], md5[DIGEST_MD5_LEN];
-	enum store_how how = STORE_CLONED;
 	struct stream_tee *t;
 	struct store_fill *f;
-	struct dbp_error err;
 	struct store_pkg *p;
 	struct digest *d;
 	struct store *s;
-	int debfd, fd, i;
+	int debfd, i;
 
 	debfd = make_deb(key);
 	ck_assert_int_eq(digest_new(&d), 0);
@@ -240,12 +250,7 @@ START_TEST(test_store_fill_tee)
 	store_commit(s, false);
 	store_lookup(s, debfd, key, &p);
 	ck_assert_msg(p != NULL, "no hit: %s", note);
-	fd = open(checkutil_at("out"), O_RDWR | O_CREAT | O_EXCL, 0600);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(store_pkg_write(s, p, 1, fd, "out", sha, md5, &how,
-	    &err), 0);
-	close(fd);
-	checkutil_assert_content("out", "hello");
+	assert_written(s, p, 1, md5, "hello");
 	store_pkg_free(p);
 
 	/* A write to the store failed: no entry, and the run is told. */

@@ -234,21 +234,14 @@ store_fill_tee(struct store_fill *f)
 	return &f->tee;
 }
 
-/* The content teed into the store for E (digest SHA) named, or dropped. */
+/* The content teed into the store for E (its digests noted) named, or dropped. */
 static void
-store_fill_teed(struct store_fill *f, struct store_ent *e,
-    const uint8_t sha[DIGEST_LEN], const uint8_t *md5)
+store_fill_teed(struct store_fill *f, struct store_ent *e)
 {
 	char obj[80];
 	int fd = f->tee.fd, r = -f->tee.errnum;
 
 	f->tee.fd = -1;
-	memcpy(e->sha, sha, DIGEST_LEN);
-	e->has_sha = true;
-	if (md5 != NULL) {
-		memcpy(e->md5, md5, DIGEST_MD5_LEN);
-		e->has_md5 = true;
-	}
 	store_object_name(e->sha, obj);
 	/*
 	 * Stored already: the copy is let go unnamed, never written back.
@@ -281,15 +274,15 @@ store_fill_data(struct store_fill *f, int fd, uint64_t size,
 		store_fill_broken(f, e->path, EINVAL);
 		return;
 	}
-	if (f->tee.fd >= 0) {
-		store_fill_teed(f, e, sha, md5);
-		return;
-	}
 	memcpy(e->sha, sha, DIGEST_LEN);
 	e->has_sha = true;
 	if (md5 != NULL) {
 		memcpy(e->md5, md5, DIGEST_MD5_LEN);
 		e->has_md5 = true;
+	}
+	if (f->tee.fd >= 0) {
+		store_fill_teed(f, e);
+		return;
 	}
 	/* Stored already (another package, an earlier run): nothing to clone. */
 	store_object_name(e->sha, obj);
