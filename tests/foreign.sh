@@ -193,12 +193,17 @@ if [ -x "$qemu" ] && unshare --user --mount -r sh -c \
 	        --emulator="$(command -v dpkg)" "$5" > "$6" 2>&1 || exit 7
 	    ! "$1" --root "$2" --dpkg-db --architecture=arm64 --run-preinst \
 	        "$5" > "$6.unnamed" 2>&1 || exit 8
-	' sh "$DEBUNPACK" "$R" "$qemu" "$r7" "$r8" "$T/out" ||
+	    # The dpkg for apt: dpkg --configure, handed on, runs the postinst.
+	    PATH=$PATH:/usr/sbin:/sbin DEBUNPACK_EMULATOR=$3 "$7" --root="$2" \
+	        --log=/dev/null --configure rec > "$6.shim" 2>&1 < /dev/null || exit 9
+	' sh "$DEBUNPACK" "$R" "$qemu" "$r7" "$r8" "$T/out" "$DPKGSHIM" ||
 	    fail "scripts with a binfmt_misc of their own: step $? ($(cat "$T/out" 2>/dev/null))"
 	[ "$(sed -n 7p "$R/rec.log")" = "preinst upgrade aarch64 arm64 emu=out" ] ||
 	    fail "the named emulator's record: $(cat "$R/rec.log")"
 	[ "$(sed -n 8p "$R/rec.log")" = "preinst upgrade aarch64 arm64 emu=out" ] ||
 	    fail "DEBUNPACK_EMULATOR's record: $(cat "$R/rec.log")"
+	[ "$(sed -n 9p "$R/rec.log")" = "postinst configure aarch64 arm64 emu=out" ] ||
+	    fail "the dpkg for apt's --configure: $(cat "$R/rec.log" "$T/out.shim")"
 	grep -q "no enabled entry for them (name qemu-user-static's $qemu with --emulator" \
 	    "$T/out.unnamed" || fail "no emulator named: $(cat "$T/out.unnamed")"
 	[ "$(wc -l < "$T/out.unnamed")" = 1 ] || fail "$(cat "$T/out.unnamed")"

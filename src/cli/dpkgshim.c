@@ -24,6 +24,7 @@
 #include "deb/control.h"
 #include "deb/debctl.h"
 #include "durable/fileat.h"
+#include "run/binfmtns.h"
 #include "run/unpackdeps.h"
 #include "util/error.h"
 
@@ -56,9 +57,49 @@
 struct shimpkg;
 static void shim_free(struct shim *s, struct shimpkg *pkgs);
 
+/*
+ * The real dpkg, argv unchanged, in a user namespace whose binfmt_misc
+ * runs the root's programs (shim_emulated): its exit status, as if it
+ * had been executed in place.
+ */
+static int
+shim_handon_emulated(struct shim *s, const struct emulate *em)
+{
+	struct binfmtns ns;
+	pid_t pid;
+	int r, st;
+
+	if ((r = binfmtns_open(&ns)) != 0 || (pid = fork()) < 0) {
+		fprintf(stderr, "dpkg: error: cannot fork: %s\n",
+		    strerror(r != 0 ? -r : errno));
+		shim_free(s, NULL);
+		return 2;
+	}
+	if (pid == 0) {
+		if ((r = binfmtns_child(&ns, em->line)) != 0) {
+			fprintf(stderr, "dpkg: error: cannot register the"
+			    " emulator %s: %s\n", em->source, strerror(-r));
+			_exit(2);
+		}
+		execv(s->dpkg, s->argv);
+		fprintf(stderr, "dpkg: error: cannot execute '%s': %s\n",
+		    s->dpkg, strerror(errno));
+		_exit(2);
+	}
+	/* A failure here is the child's too: it says so and exits. */
+	(void)binfmtns_parent(&ns, pid);
+	binfmtns_close(&ns);
+	shim_free(s, NULL);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 2;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 static int
 shim_handon(struct shim *s, const char *why, ...)
 {
+	struct emulate em;
 	va_list ap;
 	int e;
 
@@ -70,6 +111,8 @@ shim_handon(struct shim *s, const char *why, ...)
 		fputc('\n', stderr);
 	}
 	fflush(NULL);
+	if (shim_emulated(s, &em))
+		return shim_handon_emulated(s, &em);
 	execv(s->dpkg, s->argv);
 	e = errno;
 	/* No dpkg to say it: the shim says what dpkg would have. */

@@ -532,6 +532,21 @@ shim_where(struct shim *s)
 }
 
 int
+shim_emulated(struct shim *s, struct emulate *em)
+{
+	const char *emulator = getenv("DEBUNPACK_EMULATOR");
+	struct dbp_error err;
+
+	if (emulator == NULL || emulator[0] == '\0' || shim_where(s) != 0)
+		return 0;
+	dbp_err_clear(&err);
+	if (emulate_judge(em, s->instdir[0] != '\0' ? s->instdir : "/", NULL,
+	    emulator, &err) != 0)
+		return 0;
+	return em->own;
+}
+
+int
 shim_recover_argv(struct shim *s, struct argvec *av)
 {
 	struct stat b;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "cli/dpkgargs.h"
+#include "run/emulate.h"
 
 /* A growing argv. */
 struct argvec {
@@ -68,6 +69,16 @@ int shim_recover_argv(struct shim *s, struct argvec *av);
 
 /* S->instdir and S->admindir as dpkg would have them.  0 or -ENOMEM. */
 int shim_where(struct shim *s);
+
+/*
+ * Whether the real dpkg must start in a user namespace whose binfmt_misc
+ * runs the root's programs (run/binfmtns.h), as debunpack's own scripts
+ * do: a root of another CPU that no entry of the host's runs, and an
+ * emulator named (DEBUNPACK_EMULATOR; judged only then: else nothing
+ * changes).  1 with EM filled, or 0: dpkg runs as it is, and says
+ * itself what fails.
+ */
+int shim_emulated(struct shim *s, struct emulate *em);
 
 /* debunpack's command line for the call, into AV.  0 or -ENOMEM. */
 int shim_unpack_argv(struct shim *s, struct argvec *av);

@@ -16,6 +16,7 @@
 #include "cli/shimconf.h"
 #include "cli/shimsync.h"
 #include "durable/fskind.h"
+#include "run/binfmtns.h"
 
 #ifndef DPKGSHIM_NOSYNC
 #define DPKGSHIM_NOSYNC		"/usr/libexec/debunpack/debunpack-nosync"
@@ -324,13 +325,15 @@ shimconf_say(const struct shim *s, const char *action, const char *where,
 }
 
 int
-shimconf_run(const struct shim *s, char *const *argv, enum shimconf_how how)
+shimconf_run(struct shim *s, char *const *argv, enum shimconf_how how)
 {
 	const char *nosync = getenv("DEBUNPACK_NOSYNC") != NULL ?
 	    getenv("DEBUNPACK_NOSYNC") : DPKGSHIM_NOSYNC;
 	struct sigaction ign, oint, oquit;
 	struct shimsync ss;
-	bool guarded = false;
+	struct emulate em;
+	struct binfmtns ns;
+	bool guarded = false, own;
 	const char *what;
 	char **nargv;
 	size_t argc;
@@ -355,6 +358,8 @@ shimconf_run(const struct shim *s, char *const *argv, enum shimconf_how how)
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGINT, &ign, &oint);
 	sigaction(SIGQUIT, &ign, &oquit);
+	/* A foreign root no entry of the host's runs: dpkg's own binfmt_misc. */
+	own = shim_emulated(s, &em) && binfmtns_open(&ns) == 0;
 	fflush(NULL);
 	if ((pid = fork()) < 0) {
 		fprintf(stderr, "dpkg: error: cannot fork: %s\n",
@@ -363,12 +368,20 @@ shimconf_run(const struct shim *s, char *const *argv, enum shimconf_how how)
 		sigaction(SIGQUIT, &oquit, NULL);
 		if (guarded)
 			shimsync_free(&ss);
+		if (own)
+			binfmtns_close(&ns);
 		free(nargv);
 		return 2;
 	}
 	if (pid == 0) {
 		sigaction(SIGINT, &oint, NULL);
 		sigaction(SIGQUIT, &oquit, NULL);
+		/* First: the filters below are made in that namespace. */
+		if (own && (r = binfmtns_child(&ns, em.line)) != 0) {
+			fprintf(stderr, "dpkg: error: cannot register the"
+			    " emulator %s: %s\n", em.source, strerror(-r));
+			_exit(2);
+		}
 		if (how == SHIMCONF_BATCHED) {
 			setenv("DEBUNPACK_NOSYNC_FALLBACK", "1", 1);
 			execv(nosync, nargv);
@@ -381,6 +394,11 @@ shimconf_run(const struct shim *s, char *const *argv, enum shimconf_how how)
 		_exit(2);
 	}
 	free(nargv);
+	/* A failure here is the child's too: it says so and exits. */
+	if (own) {
+		(void)binfmtns_parent(&ns, pid);
+		binfmtns_close(&ns);
+	}
 	if (guarded) {
 		if (shimsync_serve(&ss, pid, &st) != 0)
 			st = -1;

@@ -49,7 +49,7 @@ void shimconf_say(const struct shim *s, const char *action,
  * durable: dpkg's exit status (2 when the barrier fails, said on
  * standard error).
  */
-int shimconf_run(const struct shim *s, char *const *argv,
+int shimconf_run(struct shim *s, char *const *argv,
     enum shimconf_how how);
 
 #endif
