@@ -82,9 +82,9 @@ stream_entry(const struct stream_to *s, int64_t size,
 			stream_digest(s, buf, len);
 			hashed += (int64_t)len;
 		}
-		/* No file: a dry run reads and checks the data, no more. */
 		if (s->fd >= 0)
 			stream_tee(s->tee, buf, len, off);
+		/* No file: a dry run reads and checks the data, no more. */
 		if (s->fd < 0) {
 			off += (la_int64_t)len;
 			len = 0;
