@@ -17,7 +17,8 @@
 # tarball twice, bit for bit the same with SOURCE_DATE_EPOCH, through
 # mmdebstrap's hook, an armhf minbase (a 32-bit root; on an amd64 host),
 # the buildd root whose gcc compiles a program that runs there and
-# prints what it computed, and built with --mode=unshare.  The packages
+# prints what it computed, and built with --mode=unshare (with and without
+# a binfmt_misc entry).  The packages
 # are kept in FOREIGN_CACHE (default /var/cache/debunpack-tests).
 # SKIP when not root, or binfmt_misc or the
 # emulator is missing (saying which).
@@ -295,3 +296,22 @@ tar -tf "$T/root1.tar" | sort > "$T/names1"
 tar -tf "$T/u/root.tar" | sort > "$T/namesu"
 diff -u "$T/names1" "$T/namesu" > "$T/names.diff" || fail "unshare's tarball: $(head -n 20 "$T/names.diff")"
 echo "ok $fa minbase with --mode=unshare"
+
+# --mode=unshare without a binfmt_misc entry, the emulator named: the
+# root's programs in a user namespace nested in the build's, its ids
+# mapped from the build's own map.
+if [ -x "/usr/bin/qemu-$q-static" ]; then
+	mkdir "$T/u/nobf"
+	echo enabled > "$T/u/nobf/status"
+	chown -R "$user" "$T/u/nobf"
+	setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups env HOME=/nonexistent \
+	    TMPDIR="$T/u" DEBUNPACK_BINFMT_MISC="$T/u/nobf" "$BOOTSTRAP" -v --mode=unshare \
+	    --architectures="$fa" --variant=minbase --emulator="/usr/bin/qemu-$q-static" \
+	    "" "$T/u/rooto.tar" "deb [trusted=yes] file:$T/u/mirror ./" \
+	    > "$T/unshareo.log" 2>&1 < /dev/null || fail "unshare, no entry: $(tail -n 5 "$T/unshareo.log")"
+	grep -q "registered in a binfmt_misc of their own" "$T/unshareo.log" ||
+	    fail "unshare, no entry: not told: $(grep configuring "$T/unshareo.log")"
+	tar -tf "$T/u/rooto.tar" | grep -q 'var/lib/dpkg/status$' ||
+	    fail "unshare, no entry: no dpkg status in the tarball"
+	echo "ok $fa minbase with --mode=unshare, without a binfmt_misc entry"
+fi
