@@ -223,6 +223,8 @@ maintscript_run(const struct maintscript_env *e, const char *path,
 	    err)) != 0) {
 		close(report[0]);
 		close(report[1]);
+		if (own)
+			binfmtns_close(&ns);
 		return e2;
 	}
 	/* What the script prints goes where ours goes, in order. */
