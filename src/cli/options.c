@@ -192,7 +192,7 @@ options_admindir(struct cli_opts *o, const struct cli_option *opt,
 	return 0;
 }
 
-/* A static qemu-user for a foreign root (emulate.h): a file to copy. */
+/* A static qemu-user for a foreign root (emulate.h): copied, or registered. */
 static int
 options_emulator(struct cli_opts *o, const struct cli_option *opt,
     const char *arg)
@@ -522,8 +522,8 @@ static const struct cli_option options_table[] = {
 	    " write nothing", options_action, 0 },
 	{ "emulator", 0, required_argument, "=PATH", "a static qemu-user for"
 	    " a foreign root's\nscripts, where binfmt_misc's entry lacks\n"
-	    "the F flag (default: $DEBUNPACK_EMULATOR)", options_emulator,
-	    0 },
+	    "the F flag or it has none (default:\n$DEBUNPACK_EMULATOR)",
+	    options_emulator, 0 },
 	{ "files", 0, no_argument, "", "list the paths of installed packages",
 	    options_action, 0 },
 	{ "force-architecture", 0, no_argument, "", "install a package of an"
