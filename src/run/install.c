@@ -396,9 +396,18 @@ install_prepare(struct install *in, struct dbp_error *err)
 	int r;
 
 	install_phase(in->o, INSTALL_SYNCING);
-	/* Only entries to name ask for it: a hit or no fill leaves it be. */
+	/*
+	 * Only entries to name ask for it: a hit or no fill leaves it be.
+	 * Where the data barrier settles (btrfs), a store filled by clones
+	 * of the root's files is settled too, and the names barrier's
+	 * commit carries its entries: neither a commit of its own nor a
+	 * data barrier that syncs instead of settling.  Asking makes that
+	 * barrier commit, which it does on btrfs anyway.
+	 */
 	covered = in->store != NULL && store_filled(in->store) &&
-	    syncbatch_cover(in->sb, store_dirfd(in->store)) == 1;
+	    ((syncbatch_cover_settled(in->sb, store_dirfd(in->store)) == 1 &&
+	    store_settle(in->store) == 0) ||
+	    syncbatch_cover(in->sb, store_dirfd(in->store)) == 1);
 	if ((r = install_cover_admin(in, err)) != 0)
 		return r;
 	if ((in->db != NULL && (r = dpkgdb_prepare(in->db, err)) != 0) ||

@@ -18,6 +18,7 @@
 
 #include <archive_entry.h>
 
+#include "durable/fileat.h"
 #include "store/store_int.h"
 
 struct store_pkg {
@@ -504,6 +505,26 @@ bool
 store_filled(const struct store *s)
 {
 	return s->npending > 0;
+}
+
+int
+store_settle(struct store *s)
+{
+	size_t i;
+	int fd, r;
+
+	if (s == NULL || s->wrote)
+		return -1;
+	for (i = 0; i < s->npending; i++) {
+		if ((fd = openat(s->dfd, s->pending[i], O_RDONLY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0)
+			return -1;
+		r = fileat_writeback_mapped(fd);
+		close(fd);
+		if (r != 0)
+			return -1;
+	}
+	return 0;
 }
 
 void

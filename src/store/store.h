@@ -59,6 +59,18 @@ void store_open(struct store **out, const char *dir, uint64_t max_size,
  */
 void store_commit(struct store *s, bool synced);
 
+/*
+ * Whether what the run stored is settled (durable/fskind.h): every
+ * content a clone of a root's file, which the clone waited to be
+ * written (btrfs does), and each manifest's writeback waited for here.
+ * All of it is then in the filesystem's running transaction or an
+ * earlier one, and a commit that carries the manifests' names, after
+ * store_commit, carries it too (syncbatch_cover_settled).  0; -1 when
+ * a content was written from data (copied, or as it was decoded) or a
+ * manifest cannot be settled: the store syncs itself then.
+ */
+int store_settle(struct store *s);
+
 /* The store's directory: what tells its filesystem. */
 int store_dirfd(const struct store *s);
 

@@ -19,6 +19,7 @@ struct store {
 	 * copy from memory instead of one from the root's file).
 	 */
 	bool fill_clones;
+	bool wrote;		/* a content written from data, not cloned */
 	bool cfr;		/* copy_file_range still worth trying */
 	bool sendfile;		/* sendfile still worth trying */
 	bool verify;

@@ -178,7 +178,7 @@ store_fill_object(struct store_fill *f, int src, struct archive *a,
 {
 	struct store *s = f->s;
 	char obj[80];
-	enum store_how how;
+	enum store_how how = STORE_COPIED;
 	uint64_t bytes = 0;
 	struct dbp_error err;
 	int fd, r = 0;
@@ -194,7 +194,10 @@ store_fill_object(struct store_fill *f, int src, struct archive *a,
 		/* Copied: the next contents are copied as they are decoded. */
 		if (r == 0 && how == STORE_COPIED)
 			s->fill_clones = false;
+		if (how == STORE_COPIED)
+			s->wrote = true;
 	} else {
+		s->wrote = true;
 		struct stream_to st = { .a = a, .fd = fd, .path = e->path,
 		    .sha = s->sha, .bytes = &bytes };
 
@@ -250,8 +253,10 @@ store_fill_teed(struct store_fill *f, struct store_ent *e)
 	 * time), it made the first install no faster and the later ones,
 	 * which read the store back, slower (bench/results/store-ext4.txt).
 	 */
-	if (r == 0 && store_object_ok(f->s->dfd, obj, e) != 0)
+	if (r == 0 && store_object_ok(f->s->dfd, obj, e) != 0) {
+		f->s->wrote = true;
 		r = store_fill_link(f->s, fd, e);
+	}
 	if (close(fd) != 0 && r == 0)
 		r = -errno;
 	if (r != 0)
