@@ -103,18 +103,32 @@ for fs in btrfs xfs ext4; do
 	mount "$loop" "$m" || fail "mount $fs"
 	S=$m/store
 
-	# Without the store, then filling it, then from it, for -j 1 and 4.
+	# Without the store, then filling it, then from it: for every -j
+	# (the decoding threads, and the packages decoded ahead of their
+	# turn), each filling a store of its own that every -j reads.
 	run "$m/ref" "$A1" "$B1"
 	run "$m/fill" --cache "$S" "$A1" "$B1"
 	[ "$(cache filled)" = 2 ] && [ "$(cache decoded)" = 2 ] ||
 	    fail "$fs: not filled: $(cat "$T/stats.json")"
 	same "$m/ref" "$m/fill"
-	for j in 1 4; do
+	run "$m/ref3" "$A1" "$B1" "$C1"
+	for j in 1 2 3 4 8; do
+		run "$m/fill$j" --cache "$m/jstore$j" -j $j "$A1" "$B1" "$C1"
+		[ "$(cache filled)" = 3 ] && [ "$(cache decoded)" = 3 ] ||
+		    fail "$fs -j $j: not filled: $(cat "$T/stats.json")"
+		same "$m/ref3" "$m/fill$j"
+	done
+	for j in 1 2 3 4 8; do
 		run "$m/hit$j" --cache "$S" -j $j "$A1" "$B1"
 		[ "$(cache $want)" = 2 ] && [ "$(cache decoded)" = 0 ] ||
 		    fail "$fs -j $j: not $want: $(cat "$T/stats.json")"
 		[ ! -s "$T/err" ] || fail "$fs: notes on a clean hit: $(cat "$T/err")"
 		same "$m/ref" "$m/hit$j"
+		case $j in 1) k=8 ;; 2) k=4 ;; 3) k=1 ;; 4) k=2 ;; *) k=3 ;; esac
+		run "$m/cross$j" --cache "$m/jstore$k" -j $j "$A1" "$B1" "$C1"
+		[ "$(cache $want)" = 3 ] && [ "$(cache decoded)" = 0 ] ||
+		    fail "$fs -j $j from -j $k's store: not $want: $(cat "$T/stats.json")"
+		same "$m/ref3" "$m/cross$j"
 	done
 	# -v tells how each package came.
 	mkdir "$m/v"
