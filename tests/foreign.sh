@@ -221,7 +221,7 @@ if [ -x "$qemu" ] && unshare --user --mount -r sh -c \
 	' sh "$DEBUNPACK_EMULATE" "$R" "$qemu" "$T/emu.out" ||
 	    fail "debunpack-emulate: step $? ($(cat "$T/emu.out.unnamed" 2>/dev/null))"
 	[ "$(cat "$T/emu.out")" = aarch64 ] || fail "debunpack-emulate ran: $(cat "$T/emu.out")"
-	grep -q "^debunpack-emulate: $R: the root's binaries are for aarch64.*no enabled entry" \
+	grep -q "^debunpack-emulate: '$R': the root's binaries are for aarch64.*no enabled entry" \
 	    "$T/emu.out.unnamed" || fail "debunpack-emulate unnamed: $(cat "$T/emu.out.unnamed")"
 	# Nothing of the host's changed.
 	[ ! -e /proc/sys/fs/binfmt_misc/debunpack-aarch64 ] ||

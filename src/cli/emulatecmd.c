@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 int
 main(int argc, char **argv)
 {
+	char line[3 * PATH_MAX + 1200];
 	struct dbp_error err;
 	struct emulate em;
 	struct binfmtns ns;
@@ -38,10 +40,8 @@ main(int argc, char **argv)
 	dbp_err_clear(&err);
 	if (emulate_judge(&em, argv[1], NULL, getenv("DEBUNPACK_EMULATOR"),
 	    &err) != 0) {
-		fprintf(stderr, "debunpack-emulate: %s%s%s%s%s\n", err.path,
-		    err.path[0] != '\0' ? ": " : "", err.msg,
-		    err.errnum != 0 ? ": " : "",
-		    err.errnum != 0 ? strerror(err.errnum) : "");
+		dbp_err_format(&err, false, line, sizeof(line));
+		fprintf(stderr, "debunpack-emulate: %s\n", line);
 		return 1;
 	}
 	/* An entry of the host's with F, or none needed: nothing to add. */

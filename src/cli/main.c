@@ -188,7 +188,7 @@ main_run(int argc, char **argv, struct cli_opts *op)
 			 * As dpkg: the package by name when its control was
 			 * read, else the package file.
 			 */
-			render_format_error(&err, false, line, sizeof(line));
+			dbp_err_format(&err, false, line, sizeof(line));
 			progress_error(op->pg, err.pkg[0] == '\0' ? NULL :
 			    op->cur_file != NULL && op->nnames > 0 &&
 			    strcmp(op->cur_file, err.pkg) == 0 ?

@@ -16,39 +16,12 @@
 #include "util/escape.h"
 #include "util/plan.h"
 
-/*
- * ERR as one line without the program's name: "PKG: 'PATH': MSG: ERRNO",
- * without "PKG: " unless WITH_PKG.
- */
-void
-render_format_error(const struct dbp_error *err, bool with_pkg, char *buf,
-    size_t size)
-{
-	char pkg[PATH_MAX], path[PATH_MAX], msg[1024];
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (with_pkg && err->pkg[0] != '\0')
-		n += (size_t)snprintf(buf + n, size - n, "%s: ",
-		    escape_name(err->pkg, pkg, sizeof(pkg)));
-	if (err->path[0] != '\0' && n < size)
-		n += (size_t)snprintf(buf + n, size - n, "'%s': ",
-		    escape_name(err->path, path, sizeof(path)));
-	/* Messages quote archive strings too (member names, link targets). */
-	if (n < size)
-		n += (size_t)snprintf(buf + n, size - n, "%s",
-		    err->msg[0] != '\0' ? escape_name(err->msg, msg,
-		    sizeof(msg)) : "failed");
-	if (err->errnum != 0 && n < size)
-		snprintf(buf + n, size - n, ": %s", strerror(err->errnum));
-}
-
 void
 render_error(const struct dbp_error *err)
 {
 	char line[3 * PATH_MAX + 1200];
 
-	render_format_error(err, true, line, sizeof(line));
+	dbp_err_format(err, true, line, sizeof(line));
 	fprintf(stderr, "debunpack: %s\n", line);
 }
 

@@ -9,14 +9,6 @@
 #include "run/install.h"
 #include "util/error.h"
 
-/*
- * ERR as one line without the program's name into BUF (SIZE bytes):
- * "PKG: 'PATH': MSG: ERRNO", without "PKG: " unless WITH_PKG; what came
- * from an archive escaped.
- */
-void render_format_error(const struct dbp_error *err, bool with_pkg,
-    char *buf, size_t size);
-
 /* ERR on standard error, as "debunpack: LINE". */
 void render_error(const struct dbp_error *err);
 

@@ -4,6 +4,8 @@
 #define DEBUNPACK_ERROR_H
 
 #include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 /*
  * Filled by the function that failed; main.c prints it as one line
@@ -30,5 +32,13 @@ int dbp_err(struct dbp_error *err, int errnum, const char *path,
 void dbp_err_pkg(struct dbp_error *err, const char *pkg);
 
 void dbp_err_clear(struct dbp_error *err);
+
+/*
+ * ERR as one line, without the program's name, into BUF of SIZE bytes:
+ * "PKG: 'PATH': MSG: ERRNO", without "PKG: " unless WITH_PKG; names and
+ * the message escaped (util/escape.h), "failed" for an empty message.
+ */
+void dbp_err_format(const struct dbp_error *err, bool with_pkg, char *buf,
+    size_t size);
 
 #endif
