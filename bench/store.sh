@@ -10,17 +10,21 @@
 # ext4 image of its own, filled untimed): copied, not decoded.  With -d,
 # the disk's floor for the first install: the bytes its device line says
 # it wrote, written by dd with one fsync to a fresh image of the same
-# filesystem (where the store copies, it writes the data twice).
+# filesystem (where the store copies, it writes the data twice).  With
+# -D, the loop devices read and write their image with direct I/O: no
+# second page cache (the host filesystem's) between the image and the
+# disk, as with a real disk, where every byte written to the image is
+# otherwise copied once more in memory, by the loop device's worker.
 # Prints one line per filesystem and method, the median of RUNS, the
 # ratios the issue's targets name, and each run's --stats cache and
 # device lines (the install without the store's too).
 # usage: bench/store.sh [-r RUNS] [-w WORKLOAD] [-f "FS..."] [-c CACHE]
-#                       [-b DEBUNPACK] [-t TMPDIR] [-x] [-d]
+#                       [-b DEBUNPACK] [-t TMPDIR] [-x] [-d] [-D]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=3 workload=big fss="btrfs xfs ext4" cache=/var/cache/debunpack-bench
-exe=$top/build/debunpack tmpdir=/var/tmp across="" disk=""
-while getopts r:w:f:c:b:t:xd o; do
+exe=$top/build/debunpack tmpdir=/var/tmp across="" disk="" dio=off
+while getopts r:w:f:c:b:t:xdD o; do
 	case $o in
 	r) runs=$OPTARG ;;
 	w) workload=$OPTARG ;;
@@ -30,6 +34,7 @@ while getopts r:w:f:c:b:t:xd o; do
 	t) tmpdir=$OPTARG ;;
 	x) across=1 ;;
 	d) disk=1 ;;
+	D) dio=on ;;
 	*) sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2 ;;
 	esac
 done
@@ -78,7 +83,7 @@ median() {
 	sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
-echo "workload $workload: $# packages, runs $runs, $(nproc) cpus"
+echo "workload $workload: $# packages, runs $runs, $(nproc) cpus, loop direct-io $dio"
 for fs in $fss; do
 	case $fs in
 	ext4) mkfs="mkfs.ext4 -q -F" ;;
@@ -94,7 +99,7 @@ for fs in $fss; do
 		rm -f "$work/img"
 		truncate -s "$size" "$work/img"
 		$mkfs "$work/img" > /dev/null
-		loop=$(losetup -f --show "$work/img")
+		loop=$(losetup -f --show --direct-io=$dio "$work/img")
 		mount "$loop" "$mnt"
 		mkdir "$mnt/plain" "$mnt/first" "$mnt/second" "$mnt/fill" "$mnt/across"
 		cold
@@ -114,7 +119,7 @@ for fs in $fss; do
 			rm -f "$work/img2"
 			truncate -s "$size" "$work/img2"
 			mkfs.ext4 -q -F "$work/img2" > /dev/null
-			loop2=$(losetup -f --show "$work/img2")
+			loop2=$(losetup -f --show --direct-io=$dio "$work/img2")
 			mount "$loop2" "$mnt2"
 			"$work/debunpack" --root "$mnt/fill" --cache "$mnt2/store" "$@" > /dev/null
 			cold
@@ -131,7 +136,7 @@ for fs in $fss; do
 			rm -f "$work/img"
 			truncate -s "$size" "$work/img"
 			$mkfs "$work/img" > /dev/null
-			loop=$(losetup -f --show "$work/img")
+			loop=$(losetup -f --show --direct-io=$dio "$work/img")
 			mount "$loop" "$mnt"
 			cold
 			secs dd if=/dev/zero of="$mnt/disk" bs=1M count=$((wrote / 1048576)) conv=fsync >> "$work/t.disk"
