@@ -12,7 +12,9 @@
 # written, a bad architecture name, binfmt_misc unmounted, no emulator
 # registered, or one without the F flag whose interpreter is not static
 # is refused in one line; with a static one, it is put in the root while
-# the root's programs run, and taken away after.  With
+# the root's programs run, and taken away after.  The essential and apt
+# variants too, as directories: what they hold, every package configured
+# under emulation, none of another architecture.  With
 # FOREIGN_FULL=1 (make check-foreign, some minutes): the same root as a
 # tarball twice, bit for bit the same with SOURCE_DATE_EPOCH, through
 # mmdebstrap's hook, an armhf minbase (a 32-bit root; on an amd64 host),
@@ -160,6 +162,41 @@ if [ -x "/usr/bin/qemu-$q-static" ] && unshare --user --mount -r sh -c \
 	rm -rf "$T/rooto"
 	echo "ok $fa minbase without a binfmt_misc entry, its emulator named"
 fi
+
+# The smaller variants, as directories: essential (the Essential: yes
+# packages and what they need, no apt) and apt (those and apt), every
+# package configured under emulation and of the root's architecture.
+awk '/^Package:/ { p = $2 } /^Essential: yes/ { print p }' "$mirror/Packages" |
+    LC_ALL=C sort > "$T/essential"
+[ -s "$T/essential" ] || fail "no Essential: yes package in the mirror"
+for v in essential apt; do
+	bs "v$v" -q --architectures="$fa" --variant=$v "" "$T/root-$v" "$src" ||
+	    fail "--variant=$v: exit $bs_rc: $(tail -n 5 "$T/v$v.log")"
+	[ ! -e "$T/root-$v/.debunpack-bootstrap-unfinished" ] || fail "$v: still marked unfinished"
+	LC_ALL=C chroot "$T/root-$v" dpkg-query -W \
+	    -f '${db:Status-Abbrev} ${Package} ${Architecture}\n' > "$T/q-$v" ||
+	    fail "$v: dpkg-query -W in the root"
+	! awk '$1 != "ii"' "$T/q-$v" | grep . ||
+	    fail "$v: not configured: $(awk '$1 != "ii"' "$T/q-$v")"
+	! awk -v a="$fa" '$3 != a && $3 != "all"' "$T/q-$v" | grep . ||
+	    fail "$v: not $fa: $(awk -v a="$fa" '$3 != a && $3 != "all"' "$T/q-$v")"
+	awk '{ print $2 }' "$T/q-$v" | LC_ALL=C sort > "$T/have-$v"
+	LC_ALL=C comm -23 "$T/essential" "$T/have-$v" > "$T/missing-$v"
+	[ ! -s "$T/missing-$v" ] || fail "$v: essential packages missing: $(cat "$T/missing-$v")"
+	if [ $v = essential ]; then
+		! grep -qx apt "$T/have-$v" || fail "essential: apt installed"
+	else
+		grep -qx apt "$T/have-$v" || fail "apt: no apt"
+		LC_ALL=C chroot "$T/root-$v" apt-get --version > "$T/aptv" 2>&1 ||
+		    fail "apt: the root's apt-get does not run: $(cat "$T/aptv")"
+	fi
+	[ "$(wc -l < "$T/have-$v")" -lt "$n" ] ||
+	    fail "$v: $(wc -l < "$T/have-$v") packages, as many as minbase's $n"
+	LC_ALL=C dpkg --root "$T/root-$v" --verify > "$T/verify-$v" 2>&1 && [ ! -s "$T/verify-$v" ] ||
+	    fail "$v: dpkg --verify: $(head "$T/verify-$v")"
+	echo "ok $fa --variant=$v: $(wc -l < "$T/have-$v") packages, configured under emulation"
+	rm -rf "$T/root-$v"
+done
 
 [ "${FOREIGN_FULL:-}" = 1 ] || exit 0
 
