@@ -15,16 +15,19 @@
 # second page cache (the host filesystem's) between the image and the
 # disk, as with a real disk, where every byte written to the image is
 # otherwise copied once more in memory, by the loop device's worker.
+# With -C, the copying floor of the second install: the first's root
+# copied by cp -a --reflink=auto into the same filesystem (cloned where
+# it can), then sync -f, with no temporaries, renames or checks.
 # Prints one line per filesystem and method, the median of RUNS, the
 # ratios the issue's targets name, and each run's --stats cache and
 # device lines (the install without the store's too).
 # usage: bench/store.sh [-r RUNS] [-w WORKLOAD] [-f "FS..."] [-c CACHE]
-#                       [-b DEBUNPACK] [-t TMPDIR] [-x] [-d] [-D]
+#                       [-b DEBUNPACK] [-t TMPDIR] [-x] [-d] [-D] [-C]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=3 workload=big fss="btrfs xfs ext4" cache=/var/cache/debunpack-bench
-exe=$top/build/debunpack tmpdir=/var/tmp across="" disk="" dio=off
-while getopts r:w:f:c:b:t:xdD o; do
+exe=$top/build/debunpack tmpdir=/var/tmp across="" disk="" dio=off cpfloor=""
+while getopts r:w:f:c:b:t:xdDC o; do
 	case $o in
 	r) runs=$OPTARG ;;
 	w) workload=$OPTARG ;;
@@ -35,6 +38,7 @@ while getopts r:w:f:c:b:t:xdD o; do
 	x) across=1 ;;
 	d) disk=1 ;;
 	D) dio=on ;;
+	C) cpfloor=1 ;;
 	*) sed -n 's/^# usage: /usage: /p' "$0" >&2; exit 2 ;;
 	esac
 done
@@ -92,7 +96,7 @@ for fs in $fss; do
 	*) echo "unknown filesystem $fs" >&2; exit 2 ;;
 	esac
 	: > "$work/t.floor"; : > "$work/t.plain"; : > "$work/t.first"; : > "$work/t.second"
-	: > "$work/t.across"; : > "$work/t.disk"
+	: > "$work/t.across"; : > "$work/t.disk"; : > "$work/t.cp"
 	i=0
 	while [ $i -lt "$runs" ]; do
 		i=$((i + 1))
@@ -115,6 +119,12 @@ for fs in $fss; do
 		cold
 		secs "$work/debunpack" --root "$mnt/second" --cache "$mnt/store" --stats "$@" >> "$work/t.second"
 		echo "$fs run $i second: $(grep -E '^(cache|device):' "$work/out" | tr '\n' ' ')"
+		if [ -n "$cpfloor" ]; then
+			cold
+			# shellcheck disable=SC2016 # expanded by the inner shell
+			secs sh -c 'cp -a --reflink=auto "$1" "$2" && sync -f "$2"' cp \
+			    "$mnt/first" "$mnt/cpfloor" >> "$work/t.cp"
+		fi
 		if [ -n "$across" ]; then
 			rm -f "$work/img2"
 			truncate -s "$size" "$work/img2"
@@ -153,6 +163,9 @@ for fs in $fss; do
 		    fs, $1, $2, $3, $3 / $2, $4, $4 / $1, $4 / $3 }'
 	[ ! -s "$work/t.disk" ] || echo "$p $a $(median < "$work/t.disk")" | awk -v fs="$fs" '{
 		printf "%s: the disk writing the first'"'"'s bytes %.2f s (%.2fx without store; the first at %.2fx that)\n",
+		    fs, $3, $3 / $1, $2 / $3 }'
+	[ ! -s "$work/t.cp" ] || echo "$a $b $(median < "$work/t.cp")" | awk -v fs="$fs" '{
+		printf "%s: cp -a --reflink=auto of the first'"'"'s root, then sync -f: %.2f s (%.2fx first; the second at %.2fx that)\n",
 		    fs, $3, $3 / $1, $2 / $3 }'
 	[ -z "$across" ] || echo "$f $p $(median < "$work/t.across")" | awk -v fs="$fs" '{
 		printf "%s: second from a store on another filesystem (ext4) %.2f s (%.2fx floor, %.2fx without store)\n",
