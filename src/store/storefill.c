@@ -192,15 +192,16 @@ store_fill_object(struct store_fill *f, int src, struct archive *a,
 	if (src >= 0) {
 		r = store_copy_fd(s, fd, src, (uint64_t)e->size, &how);
 		/* Copied: the next contents are copied as they are decoded. */
-		if (r == 0 && how == STORE_COPIED)
-			s->fill_clones = false;
-		if (how == STORE_COPIED)
+		if (how == STORE_COPIED) {
 			s->wrote = true;
+			if (r == 0)
+				s->fill_clones = false;
+		}
 	} else {
-		s->wrote = true;
 		struct stream_to st = { .a = a, .fd = fd, .path = e->path,
 		    .sha = s->sha, .bytes = &bytes };
 
+		s->wrote = true;
 		if (stream_entry(&st, e->size, e->sha, NULL, &err) != 0)
 			r = err.errnum != 0 ? -err.errnum : -EIO;
 		e->has_sha = r == 0;
