@@ -76,11 +76,8 @@ shim_handon_emulated(struct shim *s, const struct emulate *em)
 		return 2;
 	}
 	if (pid == 0) {
-		if ((r = binfmtns_child(&ns, em->line)) != 0) {
-			fprintf(stderr, "dpkg: error: cannot register the"
-			    " emulator %s: %s\n", em->source, strerror(-r));
-			_exit(2);
-		}
+		binfmtns_child_or_exit(&ns, em->line, "dpkg: error: ",
+		    em->source, 2);
 		execv(s->dpkg, s->argv);
 		fprintf(stderr, "dpkg: error: cannot execute '%s': %s\n",
 		    s->dpkg, strerror(errno));

@@ -63,11 +63,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (pid == 0) {
-		if ((r = binfmtns_child(&ns, em.line)) != 0) {
-			fprintf(stderr, "debunpack-emulate: cannot register the"
-			    " emulator %s: %s\n", em.source, strerror(-r));
-			_exit(1);
-		}
+		binfmtns_child_or_exit(&ns, em.line, "debunpack-emulate: ",
+		    em.source, 1);
 		execvp(argv[2], argv + 2);
 		fprintf(stderr, "debunpack-emulate: '%s': %s\n", argv[2],
 		    strerror(errno));

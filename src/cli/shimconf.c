@@ -377,11 +377,9 @@ shimconf_run(struct shim *s, char *const *argv, enum shimconf_how how)
 		sigaction(SIGINT, &oint, NULL);
 		sigaction(SIGQUIT, &oquit, NULL);
 		/* First: the filters below are made in that namespace. */
-		if (own && (r = binfmtns_child(&ns, em.line)) != 0) {
-			fprintf(stderr, "dpkg: error: cannot register the"
-			    " emulator %s: %s\n", em.source, strerror(-r));
-			_exit(2);
-		}
+		if (own)
+			binfmtns_child_or_exit(&ns, em.line, "dpkg: error: ",
+			    em.source, 2);
 		if (how == SHIMCONF_BATCHED) {
 			setenv("DEBUNPACK_NOSYNC_FALLBACK", "1", 1);
 			execv(nosync, nargv);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
@@ -147,6 +148,19 @@ binfmtns_map(pid_t pid, const char *which)
 		e = errno != 0 ? errno : EIO;
 	close(fd);
 	return -e;
+}
+
+void
+binfmtns_child_or_exit(struct binfmtns *b, const char *line,
+    const char *who, const char *emulator, int status)
+{
+	int r;
+
+	if ((r = binfmtns_child(b, line)) == 0)
+		return;
+	fprintf(stderr, "%scannot register the emulator %s: %s\n", who,
+	    emulator, strerror(-r));
+	_exit(status);
 }
 
 int

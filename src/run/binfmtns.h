@@ -49,6 +49,14 @@ void binfmtns_close(struct binfmtns *b);
 int binfmtns_child(struct binfmtns *b, const char *line);
 
 /*
+ * binfmtns_child for a child that has nobody to report to but standard
+ * error: where it fails, "WHOcannot register the emulator EMULATOR:
+ * ERRNO" there, and _exit(STATUS).
+ */
+void binfmtns_child_or_exit(struct binfmtns *b, const char *line,
+    const char *who, const char *emulator, int status);
+
+/*
  * In the parent: the ids of child PID mapped once it asks.  0, or
  * -errno (the child is told, and gives up).  A child that died first
  * is no error here: its exit status tells.
