@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of debctl.c: the control file of package files built here, byte for byte, and the forms it leaves to the full reader. */
+/* Unit tests of debctl.c: the control file of package files built here, byte for byte, and the forms it leaves to the full reader; deb.c reading a control member again (ctlcache.c). */
 #include "config.h"
 
 #include <check.h>
@@ -13,6 +13,7 @@
 
 #include "checkutil.h"
 #include "deb/control.h"
+#include "deb/ctlcache.h"
 #include "deb/deb.h"
 #include "deb/debctl.h"
 #include "util/error.h"
@@ -295,6 +296,116 @@ START_TEST(test_debctl_left)
 }
 END_TEST
 
+/*
+ * deb_read_control of PATH, keeping the info files: the package's name
+ * in NAME (a buffer of 8), and how many info files came; or its error
+ * message in MSG (a buffer of 256) and -1.
+ */
+static int
+read_full(const char *path, char *name, char *msg)
+{
+	struct control *c = NULL;
+	struct deb_info *info;
+	struct dbp_error err;
+	struct deb *d;
+	size_t n;
+	int r;
+
+	dbp_err_clear(&err);
+	ck_assert_int_eq(deb_open(&d, path, &err), 0);
+	deb_keep_info(d);
+	if ((r = deb_read_control(d, &c, &err)) != 0) {
+		snprintf(msg, 256, "%s", err.msg);
+		deb_close(d);
+		return -1;
+	}
+	snprintf(name, 8, "%s", control_get(c, "Package"));
+	control_free(c);
+	deb_take_info(d, &info, &n);
+	deb_info_free(info, n);
+	deb_close(d);
+	return (int)n;
+}
+
+/*
+ * A member read again is not decoded again: what its first read gave is
+ * given for the same bytes, and only for them.
+ */
+START_TEST(test_deb_control_again)
+{
+	struct buf t = tar_usual(), q = { NULL, 0 }, forms[3], qx;
+	static const char *const names[] = { "control.tar", "control.tar.gz",
+	    "control.tar.xz" };
+	char name[8], msg[256], msg2[256], qc[] = CONTROL;
+	const char *path;
+	size_t len, i;
+
+	/* Without fork, the tests before have read these bytes. */
+	ctlcache_clear();
+	forms[0] = t;
+	forms[1] = gz(&t);
+	forms[2] = xz(&t);
+	for (i = 0; i < 3; i++) {
+		path = deb_write("p.deb", "2.0\n", NULL, names[i], &forms[i]);
+		ck_assert_ptr_null(ctlcache_find(forms[i].p, forms[i].len,
+		    &len));
+		ck_assert_int_eq(read_full(path, name, msg), 2);
+		ck_assert_str_eq(name, "p");
+		/* Kept: what the tar reader took, decoded. */
+		ck_assert_ptr_nonnull(ctlcache_find(forms[i].p, forms[i].len,
+		    &len));
+		ck_assert_uint_ge(len, t.len - 1024);
+		ck_assert_int_eq(read_full(path, name, msg), 2);
+		ck_assert_str_eq(name, "p");
+	}
+	/* The same file rewritten in place, same size, other bytes. */
+	tar_entry(&q, NULL, "./", '5', "", 0, true);
+	qc[strlen("Package: ")] = 'q';
+	tar_entry(&q, NULL, "./control", '0', qc, strlen(qc), true);
+	tar_end(&q);
+	qx = xz(&q);
+	path = deb_write("p.deb", "2.0\n", NULL, "control.tar.xz", &qx);
+	ck_assert_int_eq(read_full(path, name, msg), 0);
+	ck_assert_str_eq(name, "q");
+	/* Damaged: the same error each time, nothing kept. */
+	qx.p[qx.len / 2] ^= 0x55;
+	path = deb_write("bad.deb", "2.0\n", NULL, "control.tar.xz", &qx);
+	ck_assert_int_eq(read_full(path, name, msg), -1);
+	ck_assert_int_eq(read_full(path, name, msg2), -1);
+	ck_assert_str_eq(msg, msg2);
+	ck_assert_ptr_null(ctlcache_find(qx.p, qx.len, &len));
+	ctlcache_clear();
+	ck_assert_ptr_null(ctlcache_find(forms[2].p, forms[2].len, &len));
+	for (i = 0; i < 3; i++)
+		free(forms[i].p);
+	free(q.p);
+	free(qx.p);
+}
+END_TEST
+
+/* Bounded: past CTLCACHE_MAX nothing more is kept. */
+START_TEST(test_ctlcache_bound)
+{
+	size_t chunk = CTLCACHE_MAX / 4, len, i;
+	char key[4][8] = { "k0", "k1", "k2", "k3" };
+
+	ctlcache_clear();
+	for (i = 0; i < 4; i++) {
+		void *buf = malloc(chunk);
+
+		ck_assert_ptr_nonnull(buf);
+		ck_assert_int_eq(ctlcache_room(chunk), i < 3);
+		ctlcache_add(key[i], sizeof(key[i]), buf, chunk);
+	}
+	ck_assert_ptr_nonnull(ctlcache_find(key[2], sizeof(key[2]), &len));
+	ck_assert_uint_eq(len, chunk);
+	/* The fourth did not fit beside its key. */
+	ck_assert_ptr_null(ctlcache_find(key[3], sizeof(key[3]), &len));
+	ctlcache_clear();
+	ck_assert_int_eq(ctlcache_room(CTLCACHE_MAX), 1);
+}
+END_TEST
+
 static Suite *
 debctl_suite(void)
 {
@@ -305,6 +416,8 @@ debctl_suite(void)
 	tcase_add_test(tc, test_debctl_forms);
 	tcase_add_test(tc, test_debctl_names);
 	tcase_add_test(tc, test_debctl_left);
+	tcase_add_test(tc, test_deb_control_again);
+	tcase_add_test(tc, test_ctlcache_bound);
 	return s;
 }
 

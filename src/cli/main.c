@@ -20,6 +20,7 @@
 #include "cli/progress.h"
 #include "cli/queries.h"
 #include "cli/render.h"
+#include "deb/ctlcache.h"
 #include "deb/gunzip.h"
 #include "deb/xz.h"
 #include "extract/pathfilter.h"
@@ -234,5 +235,6 @@ main(int argc, char **argv)
 	r = main_run(argc, argv, &o);
 	pathfilter_free(o.filters);
 	free(o.ignore_depends);
+	ctlcache_clear();
 	return r;
 }

@@ -13,6 +13,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "deb/ctlcache.h"
 #include "deb/deb.h"
 #include "deb/gunzip.h"
 #include "deb/xz.h"
@@ -27,7 +28,8 @@ enum deb_state { DEB_AT_CONTROL, DEB_AT_DATA, DEB_FOUND_DATA, DEB_IN_DATA,
 enum deb_read {
 	DEB_TAR,	/* a tar, decompressed here */
 	DEB_RAW,	/* nothing: the decompressed bytes (deb_data_read) */
-	DEB_FED		/* a tar, decompressed elsewhere (deb_data_open_fed) */
+	DEB_FED,	/* a tar, decompressed elsewhere (deb_data_open_fed) */
+	DEB_REPLAY	/* a tar, given again from what ctlcache kept */
 };
 
 struct deb {
@@ -49,6 +51,20 @@ struct deb {
 	char why[320];		/* deb_drain's message */
 	off_t member_off;	/* where its bytes are in the file, or -1 */
 	off_t member_size;
+	/*
+	 * The control member read whole before it is decoded (ctlcache.h):
+	 * its bytes, and whether the container failed after them.
+	 */
+	char *mem;
+	size_t memlen, memoff;
+	bool mem_on, mem_failed;
+	/* What the control member's tar reader took, kept in ctlcache. */
+	archive_read_callback *inner;	/* what gives it */
+	bool capture;		/* copy it into cap */
+	char *cap;
+	size_t caplen, capsize;
+	const char *replay;	/* DEB_REPLAY: the kept copy */
+	size_t replaylen;
 };
 
 static const struct {
@@ -226,10 +242,67 @@ deb_block(struct archive *a, const void **buf)
 	return r == ARCHIVE_OK ? (ssize_t)size : -1;
 }
 
+/*
+ * The current member's next block: from the container, or from the copy
+ * deb_member_slurp made, which ends as the container did (at its end,
+ * or with its error, still in d->ar).
+ */
 static ssize_t
 deb_member_block(void *cookie, const void **buf)
 {
-	return deb_block(((struct deb *)cookie)->ar, buf);
+	struct deb *d = cookie;
+	size_t n;
+
+	if (!d->mem_on)
+		return deb_block(d->ar, buf);
+	if ((n = d->memlen - d->memoff) == 0)
+		return d->mem_failed ? -1 : 0;
+	*buf = d->mem + d->memoff;
+	d->memoff += n;
+	return (ssize_t)n;
+}
+
+/*
+ * Read the current member whole into d->mem, when its header gives a
+ * size of at most CTLCACHE_MEMBER_MAX: 1, or 0 when it is left to be
+ * read as a stream.  A failure of the container is kept for the reader
+ * of the copy to meet where it would have met it.
+ */
+static int
+deb_member_slurp(struct deb *d)
+{
+	const void *buf;
+	ssize_t n;
+	char *v;
+
+	if (d->member_size < 0 || d->member_size > CTLCACHE_MEMBER_MAX)
+		return 0;
+	if ((d->mem = malloc((size_t)d->member_size + 1)) == NULL)
+		return 0;
+	d->memlen = d->memoff = 0;
+	d->mem_failed = false;
+	while ((n = deb_block(d->ar, &buf)) != 0) {
+		if (n < 0) {
+			d->mem_failed = true;
+			break;
+		}
+		/* More than the header said: not for this reader. */
+		if ((size_t)n > (size_t)d->member_size - d->memlen) {
+			if ((v = realloc(d->mem, d->memlen + (size_t)n)) ==
+			    NULL) {
+				d->mem_failed = true;
+				archive_set_error(d->ar, ENOMEM,
+				    "cannot read");
+				break;
+			}
+			d->mem = v;
+			d->member_size = (off_t)(d->memlen + (size_t)n);
+		}
+		memcpy(d->mem + d->memlen, buf, (size_t)n);
+		d->memlen += (size_t)n;
+	}
+	d->mem_on = true;
+	return 1;
 }
 
 /*
@@ -313,9 +386,58 @@ deb_fed_read(struct archive *a, void *cookie, const void **buf)
 	return (la_ssize_t)n;
 }
 
+/* Read callback that copies what it gives the tar reader (d->capture). */
+static la_ssize_t
+deb_capture_read(struct archive *a, void *cookie, const void **buf)
+{
+	struct deb *d = cookie;
+	la_ssize_t n = d->inner(a, cookie, buf);
+	size_t want;
+	char *v;
+
+	if (n <= 0 || !d->capture)
+		return n;
+	want = d->caplen + (size_t)n;
+	if (!ctlcache_room(want)) {
+		d->capture = false;
+		return n;
+	}
+	if (want > d->capsize) {
+		size_t size = d->capsize ? d->capsize : 64 * 1024;
+
+		while (size < want)
+			size *= 2;
+		if ((v = realloc(d->cap, size)) == NULL) {
+			d->capture = false;
+			return n;
+		}
+		d->cap = v;
+		d->capsize = size;
+	}
+	memcpy(d->cap + d->caplen, *buf, (size_t)n);
+	d->caplen = want;
+	return n;
+}
+
+/* Read callback of DEB_REPLAY: the kept bytes, in one block. */
+static la_ssize_t
+deb_replay_read(struct archive *a, void *cookie, const void **buf)
+{
+	struct deb *d = cookie;
+	size_t n = d->replaylen;
+
+	(void)a;
+	*buf = d->replay;
+	d->replay += n;
+	d->replaylen = 0;
+	return (la_ssize_t)n;
+}
+
 /*
  * Open the member named PREFIX + a known compression suffix, read as HOW
- * says.
+ * says.  DEB_REPLAY is given what DEB_TAR's reader was given: the member
+ * decompressed where gunzip.c or xz.c do it, as stored where libarchive
+ * does (its filter runs again).
  */
 static int
 deb_member_open(struct deb *d, const char *prefix, enum deb_read how,
@@ -349,14 +471,19 @@ deb_member_open(struct deb *d, const char *prefix, enum deb_read how,
 		archive_read_support_format_raw(d->tar);
 	else
 		archive_read_support_format_tar(d->tar);
-	if (how != DEB_FED && strcmp(suffix, ".gz") == 0 &&
+	if ((how == DEB_TAR || how == DEB_RAW) && strcmp(suffix, ".gz") == 0 &&
 	    gunzip_new(&d->gz, deb_member_block, d) != 0)
 		return dbp_err(err, ENOMEM, "", "cannot read '%s'", d->member);
-	if (how != DEB_FED && strcmp(suffix, ".xz") == 0 &&
+	if ((how == DEB_TAR || how == DEB_RAW) && strcmp(suffix, ".xz") == 0 &&
 	    xz_new(&d->xz, deb_member_block, d) != 0)
 		return dbp_err(err, ENOMEM, "", "cannot read '%s'", d->member);
-	fn = how == DEB_FED ? deb_fed_read : d->gz != NULL ? deb_gz_read :
+	fn = how == DEB_FED ? deb_fed_read : how == DEB_REPLAY ?
+	    deb_replay_read : d->gz != NULL ? deb_gz_read :
 	    d->xz != NULL ? deb_xz_read : deb_member_read;
+	if (d->capture) {
+		d->inner = fn;
+		fn = deb_capture_read;
+	}
 	if (archive_read_open(d->tar, d, NULL, fn, NULL) != ARCHIVE_OK) {
 		const char *e = archive_error_string(d->tar);
 		size_t n = strlen(d->member);
@@ -517,8 +644,13 @@ deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 	if (r <= 0)
 		return r < 0 ? r : dbp_err(err, 0, "",
 		    "missing control member");
-	if ((r = deb_member_open(d, "control.tar", DEB_TAR, err)) != 0)
-		return r;
+	/* Read before in this process: not decoded again (ctlcache.h). */
+	if (deb_member_slurp(d) && !d->mem_failed)
+		d->replay = ctlcache_find(d->mem, d->memlen, &d->replaylen);
+	d->capture = d->mem_on && !d->mem_failed && d->replay == NULL;
+	if ((r = deb_member_open(d, "control.tar", d->replay != NULL ?
+	    DEB_REPLAY : DEB_TAR, err)) != 0)
+		goto out;
 	while ((r = archive_read_next_header(d->tar, &ae)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(ae);
 
@@ -564,6 +696,18 @@ deb_read_control(struct deb *d, struct control **ctl, struct dbp_error *err)
 out:
 	free(text);
 	deb_member_close(d);
+	if (r == 0 && d->capture) {
+		ctlcache_add(d->mem, d->memlen, d->cap, d->caplen);
+		d->cap = NULL;
+	}
+	free(d->cap);
+	d->cap = NULL;
+	free(d->mem);
+	d->mem = NULL;
+	d->mem_on = false;
+	d->caplen = d->capsize = 0;
+	d->capture = false;
+	d->replay = NULL;
 	d->state = DEB_AT_DATA;
 	return r;
 }
@@ -793,6 +937,8 @@ deb_close(struct deb *d)
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d->conffiles);
+	free(d->mem);
+	free(d->cap);
 	deb_info_free(d->info, d->ninfo);
 	free(d);
 }
