@@ -759,6 +759,47 @@ unpack_set_fill(struct unpack *u, struct store_fill *f)
 	u->fill = f;
 }
 
+/*
+ * Every directory a package from the store needs is known before its
+ * first entry: those missing from the root are announced to the journal
+ * together (dirs_ahead), one wait for all where each directory made
+ * would wait for its own line.  Paths are taken as the archive has
+ * them; one that a diversion or a filter moves or drops costs a line
+ * for nothing.
+ */
+static int
+unpack_stored_dirs(struct unpack *u, struct store_pkg *p,
+    struct dbp_error *err)
+{
+	char path[PATH_MAX], *c;
+	struct dbp_error ignored;
+	size_t i;
+	bool dir;
+	int r;
+
+	for (i = 0; i < store_pkg_count(p); i++) {
+		if (names_path(store_pkg_path(p, i, &dir), path, sizeof(path),
+		    &ignored) != 0)
+			continue;
+		if (!dir && (c = strrchr(path, '/')) != NULL)
+			*c = '\0';
+		else if (!dir)
+			continue;
+		/* Parents first: a repair removes the deepest first. */
+		for (c = path; (c = strchr(c, '/')) != NULL; *c++ = '/') {
+			*c = '\0';
+			if ((r = dirs_ahead(u->dirs, path)) != 0)
+				return dbp_err(err, -r, path,
+				    "cannot write journal");
+		}
+		if ((r = dirs_ahead(u->dirs, path)) != 0)
+			return dbp_err(err, -r, path, "cannot write journal");
+	}
+	if ((r = dirs_ahead_done(u->dirs)) != 0)
+		return dbp_err(err, -r, "", "cannot write journal");
+	return 0;
+}
+
 int
 unpack_stored(struct unpack *u, struct store *s, struct store_pkg *p,
     unsigned pkg, struct record *rec, enum store_how *how,
@@ -775,6 +816,7 @@ unpack_stored(struct unpack *u, struct store *s, struct store_pkg *p,
 	u->store = s;
 	u->stored = p;
 	u->how = STORE_CLONED;
+	r = unpack_stored_dirs(u, p, err);
 	for (i = 0; i < store_pkg_count(p) && r == 0; i++) {
 		u->stored_i = i;
 		if ((ae = store_pkg_entry(p, i)) == NULL)

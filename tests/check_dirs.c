@@ -117,9 +117,9 @@ log_kinds(void *ctx, enum dirs_log kind, const char *path,
 	(void)ctx;
 	(void)path;
 	(void)times;
-	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ge(fd, kind == DIRS_LOG_AHEAD ? -1 : 0);
 	ck_assert_uint_lt(n, sizeof(logged) - 1);
-	logged[n] = "FMAU"[kind];
+	logged[n] = "FMAUH"[kind];
 	return 0;
 }
 
@@ -151,6 +151,43 @@ START_TEST(test_dirs_log_use)
 	ck_assert_uint_eq(dirs_flags(d, i) & DIR_OWED, 0);
 	ck_assert_int_ge(dirs_fd(d, i), 0);
 	ck_assert_str_eq(logged, "FMU");
+	free_table();
+}
+END_TEST
+
+/*
+ * Directories announced ahead: only those missing are told (H), those
+ * found join the table (F); below a file nothing is told.  The end of
+ * the announcements uses the top directory (found, then U), and what is
+ * then made is told as ever (M).  A dry run announces nothing.
+ */
+START_TEST(test_dirs_ahead)
+{
+	checkutil_mkdir("usr");
+	checkutil_write("usr/f", "a file");
+	memset(logged, 0, sizeof(logged));
+	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
+	dirs_set_log(d, log_kinds, NULL);
+	ck_assert_int_eq(dirs_ahead(d, "usr"), 0);
+	ck_assert_int_eq(dirs_ahead(d, "usr/share"), 0);
+	ck_assert_int_eq(dirs_ahead(d, "usr/share/doc"), 0);
+	ck_assert_int_eq(dirs_ahead(d, "usr/f"), 0);
+	ck_assert_int_eq(dirs_ahead(d, "usr/f/x"), 0);
+	ck_assert_int_eq(dirs_ahead(d, ""), 0);
+	ck_assert_str_eq(logged, "FHH");
+	ck_assert_int_eq(dirs_ahead_done(d), 0);
+	ck_assert_str_eq(logged, "FHHFU");
+	(void)get(d, "usr/share/doc", true, 0755);
+	ck_assert_str_eq(logged, "FHHFUMM");
+	ck_assert(checkutil_exists("usr/share/doc"));
+	free_table();
+	memset(logged, 0, sizeof(logged));
+	ck_assert_int_eq(dirs_new(&d, &rf, 16), 0);
+	dirs_set_log(d, log_kinds, NULL);
+	dirs_set_plan(d);
+	ck_assert_int_eq(dirs_ahead(d, "var/new"), 0);
+	ck_assert_int_eq(dirs_ahead_done(d), 0);
+	ck_assert_str_eq(logged, "");
 	free_table();
 }
 END_TEST
@@ -688,6 +725,7 @@ dirs_suite(void)
 	tcase_add_test(tc, test_dirs_fd_stale);
 	tcase_add_test(tc, test_dirs_enotdir);
 	tcase_add_test(tc, test_dirs_remove_created_evicted);
+	tcase_add_test(tc, test_dirs_ahead);
 	return s;
 }
 

@@ -359,6 +359,84 @@ START_TEST(test_journal_use)
 }
 END_TEST
 
+/* How many of the LEN bytes of BUF's lines are LINE. */
+static size_t
+count_lines(const char *buf, size_t len, const char *line)
+{
+	size_t n = 0, l = strlen(line);
+	const char *p = buf, *end = buf + len, *nl;
+
+	for (; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		if ((size_t)(nl - p) == l && memcmp(p, line, l) == 0)
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Directories announced ahead (journal_mkdir_ahead) go on disk together,
+ * with the next use; making one then writes no second line and waits for
+ * nothing more, unless a line is owed again, or the directory is on
+ * another filesystem (/proc here), where only a sync covers it.  A
+ * repair removes those made, deepest first, and passes over the others.
+ */
+START_TEST(test_journal_mkdir_ahead)
+{
+	unsigned long each = fskind_volatile(admfd) ||
+	    fskind_extents_late(admfd) ? 0 : 1;
+	struct timespec t[2] = { { 1, 0 }, { 2, 0 } };
+	struct recover_result res;
+	struct dbp_error err;
+	unsigned long n;
+	char *buf;
+	size_t len;
+	int otherfd;
+
+	ck_assert_int_eq(journal_open(j, admfd, "adm", &err), 0);
+	n = ahead_calls();
+	ck_assert_int_eq(journal_mkdir_ahead(j, "p"), 0);
+	ck_assert_int_eq(journal_mkdir_ahead(j, "p/q"), 0);
+	ck_assert_int_eq(journal_mkdir_ahead(j, "p/q"), 0);
+	ck_assert_int_eq(journal_mkdir_ahead(j, "never"), 0);
+	ck_assert_uint_eq(ahead_calls(), n);
+	ck_assert_int_eq(journal_use(j, rf.fd), 0);
+	ck_assert_uint_eq(ahead_calls(), n + each);
+	ck_assert_int_eq(journal_dir(j, "p", NULL, rf.fd), 0);
+	checkutil_mkdir("p");
+	ck_assert_int_eq(journal_dir(j, "p/q", NULL, rf.fd), 0);
+	checkutil_mkdir("p/q");
+	checkutil_write("p/q/f" NAMES_TMP_SUFFIX, "new");
+	ck_assert_uint_eq(ahead_calls(), n + each);
+	/* A line owed since: the next one made waits for it. */
+	ck_assert_int_eq(journal_mkdir_ahead(j, "r"), 0);
+	ck_assert_int_eq(journal_dir(j, "found", t, rf.fd), 0);
+	ck_assert_int_eq(journal_dir(j, "r", NULL, rf.fd), 0);
+	ck_assert_uint_eq(ahead_calls(), n + 2 * each);
+	checkutil_mkdir("r");
+	otherfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(otherfd, 0);
+	ck_assert_int_eq(journal_mkdir_ahead(j, "s"), 0);
+	st.calls[SC_FDATASYNC] = 0;
+	ck_assert_int_eq(journal_dir(j, "s", NULL, otherfd), 0);
+	ck_assert_uint_eq(st.calls[SC_FDATASYNC], 1);
+	close(otherfd);
+	/* One line each. */
+	ck_assert_int_eq(fileat_read(admfd, JOURNAL_NAME, &buf, &len), 0);
+	ck_assert_uint_eq(count_lines(buf, len, "mkdir\tp"), 1);
+	ck_assert_uint_eq(count_lines(buf, len, "mkdir\tp/q"), 1);
+	ck_assert_uint_eq(count_lines(buf, len, "mkdir\tnever"), 1);
+	free(buf);
+	journal_kill();
+	repair(&res);
+	ck_assert(!res.forward);
+	ck_assert(!checkutil_exists("p"));
+	ck_assert(!checkutil_exists("r"));
+	ck_assert(!checkutil_exists("never"));
+}
+END_TEST
+
 /*
  * A journal that is not durable only writes (_i 0).  Nor is anything
  * waited for under debunpack-nosync (_i 1), whose run's syncs do nothing:
@@ -398,6 +476,7 @@ journal_suite(void)
 	tcase_add_test(tc, test_journal_undo_made_dirs);
 	tcase_add_test(tc, test_journal_none);
 	tcase_add_test(tc, test_journal_ahead);
+	tcase_add_test(tc, test_journal_mkdir_ahead);
 	tcase_add_test(tc, test_journal_use);
 	tcase_add_loop_test(tc, test_journal_ahead_none, 0, 2);
 	tcase_set_timeout(tc, 30);

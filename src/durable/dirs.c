@@ -291,6 +291,36 @@ dirs_find(struct dirs *d, const char *rel, size_t *idx)
 	return dirs_add(d, rel, fd, DIR_NONE, 0, idx);
 }
 
+int
+dirs_ahead(struct dirs *d, const char *rel)
+{
+	size_t idx;
+	int r;
+
+	if (d->log == NULL || d->plan || rel[0] == '\0')
+		return 0;
+	/* Only where the lookup says nothing is there at all. */
+	if ((r = dirs_find(d, rel, &idx)) != -ENOENT) {
+		if (r == 0 || !d->log_failed)
+			return 0;
+		d->log_failed = false;
+		return r;
+	}
+	return d->log(d->log_ctx, DIRS_LOG_AHEAD, rel, NULL, -1);
+}
+
+int
+dirs_ahead_done(struct dirs *d)
+{
+	size_t idx;
+	int fd;
+
+	if (d->log == NULL || d->plan || dirs_find(d, "", &idx) != 0 ||
+	    (fd = dirs_fd_look(d, idx)) < 0)
+		return 0;
+	return d->log(d->log_ctx, DIRS_LOG_USE, "", NULL, fd);
+}
+
 /*
  * The package's own non-directory BASE (path REL) is where it now has a
  * directory: keep it under its backup name until the run is over, the

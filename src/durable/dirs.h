@@ -34,7 +34,8 @@ enum dirs_log {
 	DIRS_LOG_FOUND,		/* it exists; TIMES are its times */
 	DIRS_LOG_MAKE,		/* it is about to be made */
 	DIRS_LOG_ASIDE,		/* a file is about to be moved aside for it */
-	DIRS_LOG_USE		/* one found is about to be used (FD) */
+	DIRS_LOG_USE,		/* one found is about to be used (FD) */
+	DIRS_LOG_AHEAD		/* it may be made soon (dirs_ahead) */
 };
 
 struct dir_meta {
@@ -82,6 +83,20 @@ void dirs_set_guard(struct dirs *d, int (*guard)(void *ctx, size_t pidx,
  */
 void dirs_set_log(struct dirs *d, int (*log)(void *ctx, enum dirs_log kind,
     const char *path, const struct timespec *times, int fd), void *ctx);
+
+/*
+ * Directory REL (root-relative) is about to be needed, and made if it is
+ * missing: where REL does not exist in the root, the log callback is
+ * told so now (DIRS_LOG_AHEAD), ahead of DIRS_LOG_MAKE.  Called with
+ * every directory a package needs, before its first entry, parents
+ * first; dirs_ahead_done then tells the log callback, once, that they
+ * are about to be used (DIRS_LOG_USE with the top directory): their
+ * lines reach the disk together, where each would wait for its own.
+ * Found directories join the table as dirs_get finds them.  Errors of
+ * the log callback only: anything else is left to dirs_get.
+ */
+int dirs_ahead(struct dirs *d, const char *rel);
+int dirs_ahead_done(struct dirs *d);
 
 /*
  * DISPLACE is asked when a directory REL is to be made where a

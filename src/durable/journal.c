@@ -10,6 +10,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <search.h>
 #include <sys/stat.h>
 #include <linux/falloc.h>
 #include <unistd.h>
@@ -73,7 +74,9 @@ struct journal {
 	bool durable;
 	bool dirsynced;		/* its name is durable */
 	bool dirty;		/* lines written since the last sync */
-	bool owed;		/* a "dir" line not yet ahead (journal_use) */
+	bool owed;		/* a "dir" line not yet ahead (journal_use),
+				   or a "mkdir" line of journal_mkdir_ahead */
+	void *mkdirs;		/* the paths of those "mkdir" lines (tsearch) */
 	bool created;		/* this run made the file: its to remove */
 	bool committed;		/* the commit line may be in the file */
 	struct stats *st;	/* its sync calls are counted with the run's */
@@ -327,8 +330,37 @@ journal_dir(struct journal *j, const char *path, const struct timespec *t,
 		j->owed = true;
 		return j->err;
 	}
+	/* Its line went ahead of it: on disk if nothing is owed. */
+	if (j->mkdirs != NULL && tfind(path, &j->mkdirs,
+	    (int (*)(const void *, const void *))strcmp) != NULL)
+		return journal_ahead(j, fd, true);
 	journal_put(j, JOURNAL_MKDIR, NULL, names);
 	return journal_ahead(j, fd, false);
+}
+
+int
+journal_mkdir_ahead(struct journal *j, const char *path)
+{
+	char *copy, **slot;
+
+	if (j->fp == NULL || path[0] == '\0')
+		return 0;
+	if ((copy = strdup(path)) == NULL)
+		return -ENOMEM;
+	slot = tsearch(copy, &j->mkdirs,
+	    (int (*)(const void *, const void *))strcmp);
+	if (slot == NULL) {
+		free(copy);
+		return -ENOMEM;
+	}
+	/* Told twice: the first line stands. */
+	if (*slot != copy) {
+		free(copy);
+		return 0;
+	}
+	journal_put(j, JOURNAL_MKDIR, NULL, (const char *const *)&copy);
+	j->owed = true;
+	return j->err;
 }
 
 int
@@ -534,5 +566,6 @@ journal_free(struct journal *j)
 	free(j->mem);
 	if (j->admfd >= 0)
 		close(j->admfd);
+	tdestroy(j->mkdirs, free);
 	free(j);
 }

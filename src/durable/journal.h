@@ -82,6 +82,16 @@ int journal_dir(struct journal *j, const char *path,
     const struct timespec *times, int fd);
 
 /*
+ * Directory PATH (root-relative), missing from the root, may be made
+ * soon: its "mkdir" line is written now, and reaches the disk with the
+ * next journal_use, together with the lines written before it.
+ * journal_dir, when PATH is then made, writes no second line and waits
+ * only for what is still owed.  A directory announced and never made
+ * costs a repair one rmdir that fails.
+ */
+int journal_mkdir_ahead(struct journal *j, const char *path);
+
+/*
  * Directory FD, found and logged by journal_dir, is about to get
  * something: the lines not yet on disk go there first (nothing to do
  * when an earlier call put them there).

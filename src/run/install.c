@@ -93,6 +93,8 @@ install_journal_dir(void *ctx, enum dirs_log kind, const char *path,
 		return journal_aside(ctx, path);
 	if (kind == DIRS_LOG_USE)
 		return journal_use(ctx, fd);
+	if (kind == DIRS_LOG_AHEAD)
+		return journal_mkdir_ahead(ctx, path);
 	return journal_dir(ctx, path, kind == DIRS_LOG_FOUND ? times : NULL,
 	    fd);
 }

@@ -335,6 +335,13 @@ store_pkg_count(const struct store_pkg *p)
 	return p->es.n;
 }
 
+const char *
+store_pkg_path(const struct store_pkg *p, size_t i, bool *dir)
+{
+	*dir = p->es.v[i].type == 'd';
+	return p->es.v[i].path;
+}
+
 struct archive_entry *
 store_pkg_entry(struct store_pkg *p, size_t i)
 {

@@ -96,6 +96,8 @@ uint64_t store_pkg_bytes(const struct store_pkg *p);
 /* Entries of P, in archive order: *AE (P's, valid until the next call). */
 size_t store_pkg_count(const struct store_pkg *p);
 struct archive_entry *store_pkg_entry(struct store_pkg *p, size_t i);
+/* Entry I's path as the archive has it, and whether it is a directory. */
+const char *store_pkg_path(const struct store_pkg *p, size_t i, bool *dir);
 
 /*
  * Write entry I's content (a regular file of P) into the empty file FD:
