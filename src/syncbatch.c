@@ -200,6 +200,14 @@ syncbatch_written(struct syncbatch *sb, size_t idx, int fd,
 }
 
 int
+syncbatch_written_cloned(struct syncbatch *sb, size_t idx, int fd,
+    struct dbp_error *err)
+{
+	sb->v[idx].cloned = true;
+	return syncbatch_written(sb, idx, fd, err);
+}
+
+int
 syncbatch_link(struct syncbatch *sb, size_t idx, size_t target)
 {
 	if (target >= sb->n || sb->v[target].state != SB_PENDING)

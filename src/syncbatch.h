@@ -74,6 +74,16 @@ int syncbatch_written(struct syncbatch *sb, size_t idx, int fd,
     struct dbp_error *err);
 
 /*
+ * syncbatch_written for a file whose data FD shares with a file already
+ * durable (FICLONE from the store): only its metadata is new.  Where the
+ * filesystem keeps its changes in order and syncfs carries the batch,
+ * nothing is written back or waited for (syncfs.c); elsewhere as any
+ * file.
+ */
+int syncbatch_written_cloned(struct syncbatch *sb, size_t idx, int fd,
+    struct dbp_error *err);
+
+/*
  * A later entry of the run replaces the not yet committed IDX: remove its
  * temporary now so that the new one can take the name.
  */

@@ -218,9 +218,14 @@ unpack_data(struct unpack *u, struct archive *a, struct archive_entry *ae,
 	int r;
 
 	if (u->stored != NULL) {
+		enum store_how how = STORE_CLONED;
+
 		if ((r = store_pkg_write(u->store, u->stored, u->stored_i, fd,
-		    path, digest, md5, &u->how, err)) == 0)
+		    path, digest, md5, &how, err)) == 0)
 			u->st->bytes += (uint64_t)archive_entry_size(ae);
+		if (how == STORE_COPIED)
+			u->how = STORE_COPIED;
+		u->cloned = how == STORE_CLONED;
 		return r;
 	}
 	if (fd >= 0)
@@ -348,7 +353,9 @@ unpack_file(struct unpack *u, struct archive *a, struct archive_entry *ae,
 		close(fd);
 		return r;
 	}
-	if ((r = syncbatch_written(u->sb, t->item, fd, err)) != 0)
+	if ((r = u->stored != NULL && u->cloned ?
+	    syncbatch_written_cloned(u->sb, t->item, fd, err) :
+	    syncbatch_written(u->sb, t->item, fd, err)) != 0)
 		return r;
 recorded:
 	if ((r = unpack_shared_check(u, t, S_IFREG, digest, NULL, 0,

@@ -149,6 +149,24 @@ for fs in btrfs xfs ext4; do
 	"$DEBUNPACK" -v --root "$m/v" --cache "$S" "$B1" 2> "$T/v" || fail "$fs: -v"
 	grep -q "^debunpack: b $want from the cache ([0-9]* bytes not decoded)\$" "$T/v" ||
 	    fail "$fs: -v: $(cat "$T/v")"
+	# A clone has nothing of its own to write back nor to settle: an
+	# install from the store starts writeback (sync_file_range) and
+	# settles (fiemap) only what it writes (records, dpkg's database).
+	# A copy (ext4) is written, and counts as a decoded file does; an
+	# empty file has no data anywhere.
+	run "$m/wb-ref" "$A1" "$B1"
+	wb=$(($(calls sync_file_range_write) + $(calls fiemap)))
+	run "$m/wb-hit" --cache "$S" "$A1" "$B1"
+	got=$(($(calls sync_file_range_write) + $(calls fiemap)))
+	nf=$(find "$m/ref/etc" "$m/ref/usr" -type f -printf "%i\n" | sort -u | wc -l)
+	case $want in
+	cloned) [ "$got" -le $((wb - nf)) ] ||
+		fail "$fs: $got writebacks and settles from the store, $wb decoded, $nf files" ;;
+	copied) ne=$(find "$m/ref/etc" "$m/ref/usr" -type f -empty -printf "%i\n" | sort -u | wc -l)
+		[ "$got" = $((wb - ne)) ] ||
+		fail "$fs: $got writebacks and settles from the store, $wb decoded, $ne empty files" ;;
+	esac
+	same "$m/wb-ref" "$m/wb-hit"
 	# --stats says it for each package too, in both forms.
 	run "$m/st" --cache "$S" "$A1" "$B1"
 	python3 -c 'import json, sys

@@ -143,6 +143,20 @@ fsset_settles(const struct fsset *fs)
 	return fs->n == 1 && fs->v[0].settles;
 }
 
+bool
+fsset_in_order(const struct fsset *fs, int fd)
+{
+	uint64_t key;
+	size_t i;
+
+	if (fsset_key(fd, &key) != 0)
+		return false;
+	for (i = 0; i < fs->n; i++)
+		if (fs->v[i].key == key)
+			return fs->v[i].ordered || fs->v[i].settles;
+	return false;
+}
+
 size_t
 fsset_count(const struct fsset *fs)
 {

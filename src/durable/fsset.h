@@ -47,6 +47,13 @@ bool fsset_ordered(const struct fsset *fs);
  */
 bool fsset_settles(const struct fsset *fs);
 
+/*
+ * Whether FD's filesystem, in the set, keeps its changes in order as
+ * fsset_ordered or fsset_settles say, whatever else is in the set: a
+ * change made there before another reaches the disk with it.
+ */
+bool fsset_in_order(const struct fsset *fs, int fd);
+
 /* How many filesystems the set holds; the Ith one's first path and kind. */
 size_t fsset_count(const struct fsset *fs);
 const char *fsset_get(const struct fsset *fs, size_t i,

@@ -30,6 +30,7 @@ struct sb_item {
 				   it: kept open, checked after the barrier */
 	bool wait;		/* ... kept open, for the data barrier to wait
 				   for its writeback (syncfs.c) */
+	bool cloned;		/* its data is a clone of durable data */
 	enum sb_state state;
 	bool backup;		/* the old NAME is kept as its backup name */
 	bool backup_dir;	/* ... and is an empty directory, moved there

@@ -85,6 +85,17 @@ syncfs_written(struct syncbatch *sb, struct sb_item *it,
 			return dbp_err(err, errno, it->path, "cannot sync");
 		return 0;
 	}
+	/*
+	 * A clone of durable data (the store's) has nothing to write back:
+	 * its new extent map is metadata, which reaches the disk in the
+	 * filesystem's journal (xfs) or transaction (btrfs) before any
+	 * rename made after it, with the names barrier's commit.  Nothing
+	 * to wait for, nor to settle, at the data barrier.
+	 */
+	if (it->cloned && fsset_in_order(sb->fs->set, it->fd)) {
+		it->data = false;
+		return 0;
+	}
 	sb->fs->data = true;
 	/* Kept open where the data barrier may wait for it instead. */
 	it->wait = fsset_ordered(sb->fs->set) || fsset_settles(sb->fs->set);

@@ -68,6 +68,7 @@ struct unpack {
 	struct store_pkg *stored;
 	size_t stored_i;
 	enum store_how how;
+	bool cloned;		/* the current file was cloned from it */
 };
 
 /* The current entry's path as its package ships it: U->from, or PATH. */
