@@ -4,11 +4,94 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "run/installcache.h"
+
+/*
+ * Looking a package up reads all of it (its key) and stats each of its
+ * contents in the store: on a cold cache, waits for the disk more than
+ * work.  A few threads overlap those waits; each takes the next package
+ * and keeps its note, told afterwards in the packages' order.
+ */
+#define INSTALL_CACHE_THREADS	4
+
+struct install_lookups {
+	struct install_cache *c;
+	char *const *files;
+	size_t n, next;
+	char (*notes)[STORE_NOTE_MAX];
+	pthread_mutex_t mu;
+};
+
+static void *
+install_cache_lookups(void *arg)
+{
+	struct install_lookups *l = arg;
+	struct install_cache *c = l->c;
+	struct digest *sha;
+	size_t i;
+	int fd;
+
+	if (digest_new(&sha) != 0)
+		return NULL;
+	for (;;) {
+		pthread_mutex_lock(&l->mu);
+		i = l->next < l->n ? l->next++ : l->n;
+		pthread_mutex_unlock(&l->mu);
+		if (i == l->n)
+			break;
+		if ((fd = open(l->files[i], O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		if (fstat(fd, &c->st[i]) == 0)
+			store_lookup_quiet(c->s, fd, c->key[i], &c->hit[i], sha,
+			    l->notes[i]);
+		close(fd);
+	}
+	digest_free(sha);
+	return NULL;
+}
+
+/*
+ * Look FILES[0..N-1] up, on threads where there are several; a package
+ * the threads did not get to (one could not start) is looked up here.
+ */
+static void
+install_cache_lookup_all(struct install_cache *c, char *const *files,
+    size_t n)
+{
+	struct install_lookups l = { .c = c, .files = files, .n = n };
+	pthread_t t[INSTALL_CACHE_THREADS];
+	size_t i, nt = 0;
+
+	if (n > 1 && (l.notes = calloc(n, sizeof(*l.notes))) != NULL &&
+	    pthread_mutex_init(&l.mu, NULL) == 0) {
+		for (nt = 0; nt < INSTALL_CACHE_THREADS && nt < n; nt++)
+			if (pthread_create(&t[nt], NULL, install_cache_lookups,
+			    &l) != 0)
+				break;
+		for (i = 0; i < nt; i++)
+			pthread_join(t[i], NULL);
+		pthread_mutex_destroy(&l.mu);
+	}
+	for (i = 0; i < n; i++) {
+		int fd;
+
+		if (i >= l.next || nt == 0) {
+			if ((fd = open(files[i], O_RDONLY | O_CLOEXEC)) >= 0) {
+				if (fstat(fd, &c->st[i]) == 0)
+					store_lookup(c->s, fd, c->key[i],
+					    &c->hit[i]);
+				close(fd);
+			}
+		} else
+			store_tell(c->s, l.notes[i]);
+	}
+	free(l.notes);
+}
 
 int
 install_cache_open(struct install_cache *c, const char *dir,
@@ -16,7 +99,6 @@ install_cache_open(struct install_cache *c, const char *dir,
     size_t n, store_note_fn *note, void *ctx)
 {
 	size_t i;
-	int fd;
 
 	memset(c, 0, sizeof(*c));
 	c->fed = (char **)files;
@@ -43,13 +125,9 @@ install_cache_open(struct install_cache *c, const char *dir,
 	 * decoded, not even ahead of its turn.
 	 */
 	c->nfed = 0;
+	if (c->s != NULL)
+		install_cache_lookup_all(c, files, n);
 	for (i = 0; i < n; i++) {
-		if (c->s != NULL && (fd = open(files[i], O_RDONLY |
-		    O_CLOEXEC)) >= 0) {
-			if (fstat(fd, &c->st[i]) == 0)
-				store_lookup(c->s, fd, c->key[i], &c->hit[i]);
-			close(fd);
-		}
 		c->fidx[i] = c->nfed;
 		if (c->hit[i] == NULL)
 			c->fed[c->nfed++] = files[i];

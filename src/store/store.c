@@ -208,14 +208,14 @@ store_count(struct store *s, char c)
 }
 
 static int
-store_key(struct store *s, int fd, uint8_t key[DIGEST_LEN])
+store_key(struct digest *sha, int fd, uint8_t key[DIGEST_LEN])
 {
 	uint8_t buf[1 << 16];
 	off_t off = 0;
 	ssize_t n;
 	int r;
 
-	if ((r = digest_start(s->sha)) != 0)
+	if ((r = digest_start(sha)) != 0)
 		return r;
 	while ((n = pread(fd, buf, sizeof(buf), off)) != 0) {
 		if (n < 0) {
@@ -223,15 +223,15 @@ store_key(struct store *s, int fd, uint8_t key[DIGEST_LEN])
 				continue;
 			return -errno;
 		}
-		digest_add(s->sha, buf, (size_t)n);
+		digest_add(sha, buf, (size_t)n);
 		off += n;
 	}
-	return digest_end(s->sha, key);
+	return digest_end(sha, key);
 }
 
 /* --cache-verify: the object NAME's bytes hash to SHA.  0 or -errno. */
 static int
-store_object_hash(struct store *s, const char *name,
+store_object_hash(struct store *s, struct digest *d, const char *name,
     const uint8_t sha[DIGEST_LEN])
 {
 	uint8_t got[DIGEST_LEN];
@@ -240,7 +240,7 @@ store_object_hash(struct store *s, const char *name,
 	if ((fd = openat(s->dfd, name, O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
 		return -errno;
-	r = digest_fd(s->sha, fd, got);
+	r = digest_fd(d, fd, got);
 	close(fd);
 	if (r == 0 && memcmp(got, sha, DIGEST_LEN) != 0)
 		r = -EUCLEAN;
@@ -251,6 +251,23 @@ void
 store_lookup(struct store *s, int fd, uint8_t key[DIGEST_LEN],
     struct store_pkg **out)
 {
+	char note[STORE_NOTE_MAX];
+
+	store_lookup_quiet(s, fd, key, out, s->sha, note);
+	store_tell(s, note);
+}
+
+void
+store_tell(struct store *s, const char *note)
+{
+	if (note[0] != '\0')
+		store_note(s, "%s", note);
+}
+
+void
+store_lookup_quiet(struct store *s, int fd, uint8_t key[DIGEST_LEN],
+    struct store_pkg **out, struct digest *sha, char note[STORE_NOTE_MAX])
+{
 	char name[8 + 2 * DIGEST_LEN + 1], obj[80];
 	struct store_pkg *p;
 	const char *why = NULL;
@@ -258,7 +275,8 @@ store_lookup(struct store *s, int fd, uint8_t key[DIGEST_LEN],
 	int mfd, r;
 
 	*out = NULL;
-	if (store_key(s, fd, key) != 0) {
+	note[0] = '\0';
+	if (store_key(sha, fd, key) != 0) {
 		memset(key, 0, DIGEST_LEN);
 		return;
 	}
@@ -282,8 +300,8 @@ store_lookup(struct store *s, int fd, uint8_t key[DIGEST_LEN],
 			if ((r = store_object_ok(s->dfd, obj, &p->es.v[i])) != 0)
 				why = r == -ENOENT ? "a content is missing" :
 				    "a content was changed";
-			else if (s->verify && (r = store_object_hash(s, obj,
-			    p->es.v[i].sha)) != 0) {
+			else if (s->verify && (r = store_object_hash(s, sha,
+			    obj, p->es.v[i].sha)) != 0) {
 				why = "a content does not match its hash";
 				/* Its stamp is right: the fill would keep it. */
 				if (r == -EUCLEAN)
@@ -293,7 +311,8 @@ store_lookup(struct store *s, int fd, uint8_t key[DIGEST_LEN],
 	} else if (why == NULL)
 		why = strerror(-r);
 	if (r != 0) {
-		store_note(s, "cache entry '%s' not used: %s", name, why);
+		snprintf(note, STORE_NOTE_MAX, "cache entry '%s' not used: %s",
+		    name, why);
 		store_pkg_free(p);
 		close(mfd);
 		store_count(s, 'm');

@@ -88,6 +88,17 @@ void store_close(struct store *s);
  */
 void store_lookup(struct store *s, int fd, uint8_t key[DIGEST_LEN],
     struct store_pkg **out);
+
+/*
+ * store_lookup, safe to run for several packages at once on one store:
+ * hashing with SHA (the caller's), and a damaged entry's note left in
+ * NOTE (empty when there is none) for store_tell to tell, in the order
+ * the caller chooses.
+ */
+#define STORE_NOTE_MAX	256
+void store_lookup_quiet(struct store *s, int fd, uint8_t key[DIGEST_LEN],
+    struct store_pkg **out, struct digest *sha, char note[STORE_NOTE_MAX]);
+void store_tell(struct store *s, const char *note);
 void store_pkg_free(struct store_pkg *p);
 
 /* The bytes of P's regular files: what its install did not decode. */
