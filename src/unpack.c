@@ -778,9 +778,9 @@ static int
 unpack_stored_dirs(struct unpack *u, struct store_pkg *p,
     struct dbp_error *err)
 {
-	char path[PATH_MAX], *c;
+	char path[PATH_MAX], last[PATH_MAX] = "", *c;
 	struct dbp_error ignored;
-	size_t i;
+	size_t i, done;
 	bool dir;
 	int r;
 
@@ -792,8 +792,21 @@ unpack_stored_dirs(struct unpack *u, struct store_pkg *p,
 			*c = '\0';
 		else if (!dir)
 			continue;
+		/*
+		 * Entries come directory by directory: what the last one
+		 * walked (LAST and its parents) is not looked up again.
+		 */
+		for (done = 0; path[done] != '\0' && path[done] == last[done];
+		    done++)
+			;
+		if (path[done] == '\0' && (last[done] == '\0' ||
+		    last[done] == '/'))
+			continue;
+		while (done > 0 && path[done] != '/')
+			done--;
 		/* Parents first: a repair removes the deepest first. */
-		for (c = path; (c = strchr(c, '/')) != NULL; *c++ = '/') {
+		for (c = path + done + (done > 0); (c = strchr(c, '/')) != NULL;
+		    *c++ = '/') {
 			*c = '\0';
 			if ((r = dirs_ahead(u->dirs, path)) != 0)
 				return dbp_err(err, -r, path,
@@ -801,6 +814,7 @@ unpack_stored_dirs(struct unpack *u, struct store_pkg *p,
 		}
 		if ((r = dirs_ahead(u->dirs, path)) != 0)
 			return dbp_err(err, -r, path, "cannot write journal");
+		memcpy(last, path, strlen(path) + 1);
 	}
 	if ((r = dirs_ahead_done(u->dirs)) != 0)
 		return dbp_err(err, -r, "", "cannot write journal");
