@@ -231,6 +231,9 @@ dirs_add(struct dirs *d, const char *rel, int fd, size_t parent,
 	v->base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
 	v->dev = st.st_dev;
 	v->ino = st.st_ino;
+	v->uid = st.st_uid;
+	v->gid = st.st_gid;
+	v->mode = st.st_mode;
 	v->parent = parent;
 	v->flags = flags | (dirs_is_admin(d, path) ? DIR_ADMIN : 0) |
 	    (!(flags & DIR_CREATED) && d->log != NULL ? DIR_OWED : 0);

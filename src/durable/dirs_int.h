@@ -20,6 +20,9 @@ struct dir {
 	char *path;		/* root-relative path it was first reached by */
 	dev_t dev;
 	ino_t ino;
+	uid_t uid;		/* owner and mode as last found or set */
+	gid_t gid;
+	mode_t mode;
 	size_t parent;		/* for created directories: where to rmdir */
 	const char *base;	/* last component, inside path */
 	unsigned flags;

@@ -17,7 +17,9 @@ dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m,
     struct dbp_error *err)
 {
 	struct dir *v = &d->v[idx];
-	int fd;
+	mode_t mode;
+	bool own;
+	int fd = -1;
 
 	if (!(v->flags & DIR_CREATED))
 		return 0;
@@ -31,17 +33,29 @@ dirs_set_meta(struct dirs *d, size_t idx, const struct dir_meta *m,
 	 * Owner and mode now, so that a run killed before dirs_fixup leaves
 	 * them right (a rerun keeps existing directories as they are); only
 	 * the mtime must wait for the renames.  Without root the owner keeps
-	 * access until the fixup.
+	 * access until the fixup.  What the directory was made with (the
+	 * run's owner, the mode less the umask) is left alone where it is
+	 * what the entry says: each change is an inode update, which btrfs
+	 * pays in its tree.
 	 */
-	if ((fd = dirs_fd_look(d, idx)) < 0)
+	own = m->chown && (v->uid != m->uid || v->gid != m->gid);
+	mode = (m->mode & 07777) | (m->chown ? 0 : S_IRWXU);
+	if ((own || (v->mode & 07777) != mode) &&
+	    (fd = dirs_fd_look(d, idx)) < 0)
 		return dbp_err(err, -fd, dirs_show(d, v->path),
 		    "cannot open directory");
-	if (m->chown && fchown(fd, m->uid, m->gid) != 0)
+	if (own && fchown(fd, m->uid, m->gid) != 0)
 		return users_chown_err(err, errno, dirs_show(d, v->path),
 		    m->uid, m->gid);
-	if (fchmod(fd, (m->mode & 07777) | (m->chown ? 0 : S_IRWXU)) != 0)
+	if (own) {
+		v->uid = m->uid;
+		v->gid = m->gid;
+	}
+	/* After a chown always: it may clear setgid. */
+	if ((own || (v->mode & 07777) != mode) && fchmod(fd, mode) != 0)
 		return dbp_err(err, errno, dirs_show(d, v->path),
 		    "cannot change mode");
+	v->mode = (v->mode & ~(mode_t)07777) | mode;
 	/* Exact as root: the fixup has only the mtime left to set. */
 	v->meta_set = m->chown;
 	return 0;
