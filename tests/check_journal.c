@@ -279,6 +279,16 @@ ahead_calls(void)
 }
 
 /*
+ * The calls one putting of the lines on disk counts here: none on a
+ * tmpfs, nor for btrfs's fallocate, which is not a sync call.
+ */
+static unsigned long
+ahead_each(void)
+{
+	return fskind_volatile(admfd) || fskind_extents_late(admfd) ? 0 : 1;
+}
+
+/*
  * A directory's line is on disk before the run touches the directory:
  * written back on the journal's own filesystem (the filesystem's commits
  * keep it in order), synced where the directory is on another (/proc
@@ -287,9 +297,7 @@ ahead_calls(void)
  */
 START_TEST(test_journal_ahead)
 {
-	/* btrfs's fallocate is not a sync call: not counted. */
-	unsigned long each = fskind_volatile(admfd) ||
-	    fskind_extents_late(admfd) ? 0 : 1;
+	unsigned long each = ahead_each();
 	struct dbp_error err;
 	char *buf;
 	size_t len;
@@ -323,9 +331,7 @@ END_TEST
  */
 START_TEST(test_journal_use)
 {
-	/* btrfs's fallocate is not a sync call: not counted. */
-	unsigned long each = fskind_volatile(admfd) ||
-	    fskind_extents_late(admfd) ? 0 : 1;
+	unsigned long each = ahead_each();
 	struct timespec t[2] = { { 1, 0 }, { 2, 0 } };
 	struct dbp_error err;
 	unsigned long n;
@@ -384,8 +390,7 @@ count_lines(const char *buf, size_t len, const char *line)
  */
 START_TEST(test_journal_mkdir_ahead)
 {
-	unsigned long each = fskind_volatile(admfd) ||
-	    fskind_extents_late(admfd) ? 0 : 1;
+	unsigned long each = ahead_each();
 	struct timespec t[2] = { { 1, 0 }, { 2, 0 } };
 	struct recover_result res;
 	struct dbp_error err;
