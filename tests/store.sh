@@ -178,6 +178,15 @@ for fs in btrfs xfs ext4; do
 		    fail "$fs: $got_waits waits from the store, $waits decoded, $nf files"
 	fi
 	same "$m/wb-ref" "$m/wb-hit"
+	# A package through a FIFO is decoded, never looked up: reading it
+	# for its key would leave nothing to install.
+	mkfifo "$T/pipe-$fs.deb"
+	cat "$A1" > "$T/pipe-$fs.deb" &
+	run "$m/fifo" --cache "$S" "$T/pipe-$fs.deb" "$B1"
+	wait
+	[ "$(cache decoded)" = 1 ] && [ "$(cache $want)" = 1 ] ||
+	    fail "$fs: a FIFO's package: $(cat "$T/stats.json")"
+	same "$m/ref" "$m/fifo"
 	# --stats says it for each package too, in both forms.
 	run "$m/st" --cache "$S" "$A1" "$B1"
 	python3 -c 'import json, sys

@@ -27,14 +27,38 @@ struct install_lookups {
 	pthread_mutex_t mu;
 };
 
+/*
+ * Look package FILE (the run's I-th) up, hashing with SHA, its note left
+ * in NOTE; without SHA, by store_lookup, its note told.  A package that
+ * is not a regular file is decoded: a FIFO cannot be read twice, and
+ * opening one would release its writer to a reader that goes away.
+ */
+static void
+install_cache_look(struct install_cache *c, const char *file, size_t i,
+    struct digest *sha, char *note)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return;
+	if (fstat(fd, &c->st[i]) == 0 && S_ISREG(c->st[i].st_mode)) {
+		if (sha != NULL)
+			store_lookup_quiet(c->s, fd, c->key[i], &c->hit[i],
+			    sha, note);
+		else
+			store_lookup(c->s, fd, c->key[i], &c->hit[i]);
+	}
+	close(fd);
+}
+
 static void *
 install_cache_lookups(void *arg)
 {
 	struct install_lookups *l = arg;
-	struct install_cache *c = l->c;
 	struct digest *sha;
 	size_t i;
-	int fd;
 
 	if (digest_new(&sha) != 0)
 		return NULL;
@@ -44,12 +68,7 @@ install_cache_lookups(void *arg)
 		pthread_mutex_unlock(&l->mu);
 		if (i == l->n)
 			break;
-		if ((fd = open(l->files[i], O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		if (fstat(fd, &c->st[i]) == 0)
-			store_lookup_quiet(c->s, fd, c->key[i], &c->hit[i], sha,
-			    l->notes[i]);
-		close(fd);
+		install_cache_look(l->c, l->files[i], i, sha, l->notes[i]);
 	}
 	digest_free(sha);
 	return NULL;
@@ -77,19 +96,11 @@ install_cache_lookup_all(struct install_cache *c, char *const *files,
 			pthread_join(t[i], NULL);
 		pthread_mutex_destroy(&l.mu);
 	}
-	for (i = 0; i < n; i++) {
-		int fd;
-
-		if (i >= l.next || nt == 0) {
-			if ((fd = open(files[i], O_RDONLY | O_CLOEXEC)) >= 0) {
-				if (fstat(fd, &c->st[i]) == 0)
-					store_lookup(c->s, fd, c->key[i],
-					    &c->hit[i]);
-				close(fd);
-			}
-		} else
+	for (i = 0; i < n; i++)
+		if (i >= l.next || nt == 0)
+			install_cache_look(c, files[i], i, NULL, NULL);
+		else
 			store_tell(c->s, l.notes[i]);
-	}
 	free(l.notes);
 }
 

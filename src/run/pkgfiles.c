@@ -88,11 +88,17 @@ pkgfiles_id(const char *file, struct pkgfiles_id *id)
 static void
 pkgfiles_ahead(char *const *files, size_t n)
 {
+	struct stat st;
 	size_t i;
 	int fd;
 
+	/*
+	 * Regular files only: opening a FIFO, even to close it at once,
+	 * would let its writer's open return, and its writes then fail.
+	 */
 	for (i = 0; i < n; i++)
-		if ((fd = open(files[i], O_RDONLY | O_CLOEXEC |
+		if (stat(files[i], &st) == 0 && S_ISREG(st.st_mode) &&
+		    (fd = open(files[i], O_RDONLY | O_CLOEXEC | O_NOCTTY |
 		    O_NONBLOCK)) >= 0) {
 			(void)posix_fadvise(fd, 0, PKGFILES_AHEAD,
 			    POSIX_FADV_WILLNEED);
