@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,45 +96,130 @@ maintscript_dev_setup(int rootfd, struct dbp_error *err)
 	return r;
 }
 
+/* The variables dpkg sets for a script (its src/main/script.c), at most. */
+#define MAINTSCRIPT_NVARS	11
+
+/* Add NAME=VALUE to ENV (*N entries so far); 0 or -ENOMEM. */
+static int
+maintscript_var(char **env, size_t *n, const char *name, const char *value)
+{
+	size_t ln = strlen(name), lv = strlen(value);
+
+	if ((env[*n] = malloc(ln + lv + 2)) == NULL)
+		return -ENOMEM;
+	memcpy(env[*n], name, ln);
+	env[*n][ln] = '=';
+	memcpy(env[*n] + ln + 1, value, lv + 1);
+	(*n)++;
+	return 0;
+}
+
+/* Whether environment entry V is variable NAME. */
+static bool
+maintscript_is(const char *v, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(v, name, n) == 0 && v[n] == '=';
+}
+
+/*
+ * The script's environment, made before the fork: ours with dpkg's
+ * variables (its src/main/script.c) in place of any of the same name.
+ * The child only execs it: after a fork in a process whose other threads
+ * may hold the allocator's lock (the decoding threads), the child must
+ * not allocate, and setenv does.  *OUT is freed by maintscript_env_free.
+ */
+static int
+maintscript_env(const struct maintscript_env *e, const char *admin,
+    char ***out)
+{
+	extern char **environ;
+	const char *names[MAINTSCRIPT_NVARS], *values[MAINTSCRIPT_NVARS];
+	char count[16], **env;
+	size_t n = 0, nv = 0, i, j;
+	bool path = false;
+
+	snprintf(count, sizeof(count), "%u", e->refcount > 0 ? e->refcount : 1);
+#define MAINTSCRIPT_SET(k, v)	(names[nv] = (k), values[nv++] = (v))
+	MAINTSCRIPT_SET("DPKG_MAINTSCRIPT_PACKAGE", e->pkg);
+	MAINTSCRIPT_SET("DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT", count);
+	MAINTSCRIPT_SET("DPKG_MAINTSCRIPT_ARCH", e->arch != NULL ? e->arch : "");
+	MAINTSCRIPT_SET("DPKG_MAINTSCRIPT_NAME", e->script);
+	MAINTSCRIPT_SET("DPKG_MAINTSCRIPT_DEBUG", "0");
+	if (e->debconf)
+		MAINTSCRIPT_SET("DEBCONF_PACKAGE", e->pkg);
+	if (e->running_version != NULL)
+		MAINTSCRIPT_SET("DPKG_RUNNING_VERSION", e->running_version);
+	if (e->force != NULL)
+		MAINTSCRIPT_SET("DPKG_FORCE", e->force);
+	/*
+	 * Chrooted, the root is "/": dpkg's DPKG_ROOT is empty; chrootless,
+	 * the scripts find the root and the database by these two.
+	 */
+	MAINTSCRIPT_SET("DPKG_ADMINDIR", admin);
+	MAINTSCRIPT_SET("DPKG_ROOT", e->chrootless ? e->root : "");
+#undef MAINTSCRIPT_SET
+	for (i = 0; environ != NULL && environ[i] != NULL; i++)
+		;
+	if ((env = calloc(i + nv + 2, sizeof(*env))) == NULL)
+		return -ENOMEM;
+	for (i = 0; environ != NULL && environ[i] != NULL; i++) {
+		for (j = 0; j < nv && !maintscript_is(environ[i], names[j]); j++)
+			;
+		if (j < nv)
+			continue;
+		path = path || maintscript_is(environ[i], "PATH");
+		/* Shared with ours, not freed (maintscript_env_free). */
+		env[n++] = environ[i];
+	}
+	env[n] = NULL;
+	*out = env;
+	for (j = 0; j < nv; j++)
+		if (maintscript_var(env, &n, names[j], values[j]) != 0)
+			return -ENOMEM;
+	/* dpkg refuses to run without the sbin directories in PATH. */
+	if (!path && maintscript_var(env, &n, "PATH", "/usr/local/sbin:"
+	    "/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin") != 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Free what maintscript_env made: the entries environ does not hold. */
+static void
+maintscript_env_free(char **env)
+{
+	extern char **environ;
+	size_t i, j;
+
+	for (i = 0; env != NULL && env[i] != NULL; i++) {
+		for (j = 0; environ != NULL && environ[j] != NULL &&
+		    environ[j] != env[i]; j++)
+			;
+		if (environ == NULL || environ[j] == NULL)
+			free(env[i]);
+	}
+	free(env);
+}
+
 /*
  * In the child: enter the root (unless chrootless) and become the
- * script, with dpkg's environment (its src/main/script.c).  What fails is
- * told to the parent through REPORT (close-on-exec: an exec closes it),
- * as the step and its errno; nothing below main.c prints.
+ * script with the environment ENV.  What fails is told to the parent
+ * through REPORT (close-on-exec: an exec closes it), as the step and its
+ * errno; nothing below main.c prints.  No allocation here
+ * (maintscript_env).
  */
 static void
 maintscript_exec(const struct maintscript_env *e, const char *path,
-    const char *admin, char *const argv[], int report)
+    char *const argv[], char *const env[], int report)
 {
-	char count[16];
 	int why[2];
 
 	if (!e->chrootless && (chroot(e->root) != 0 || chdir("/") != 0)) {
 		why[0] = 0;
 		goto fail;
 	}
-	setenv("DPKG_MAINTSCRIPT_PACKAGE", e->pkg, 1);
-	snprintf(count, sizeof(count), "%u", e->refcount > 0 ? e->refcount : 1);
-	setenv("DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT", count, 1);
-	setenv("DPKG_MAINTSCRIPT_ARCH", e->arch != NULL ? e->arch : "", 1);
-	setenv("DPKG_MAINTSCRIPT_NAME", e->script, 1);
-	setenv("DPKG_MAINTSCRIPT_DEBUG", "0", 1);
-	if (e->debconf)
-		setenv("DEBCONF_PACKAGE", e->pkg, 1);
-	if (e->running_version != NULL)
-		setenv("DPKG_RUNNING_VERSION", e->running_version, 1);
-	if (e->force != NULL)
-		setenv("DPKG_FORCE", e->force, 1);
-	/*
-	 * Chrooted, the root is "/": dpkg's DPKG_ROOT is empty; chrootless,
-	 * the scripts find the root and the database by these two.
-	 */
-	setenv("DPKG_ADMINDIR", admin, 1);
-	setenv("DPKG_ROOT", e->chrootless ? e->root : "", 1);
-	/* dpkg refuses to run without the sbin directories in PATH. */
-	setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:"
-	    "/sbin:/bin", 0);
-	execv(path, argv);
+	execve(path, argv, env);
 	why[0] = 1;
 fail:
 	why[1] = errno;
@@ -199,7 +285,7 @@ int
 maintscript_run(const struct maintscript_env *e, const char *path,
     char *const argv[], int *status, struct dbp_error *err)
 {
-	char full[PATH_MAX], admin[PATH_MAX];
+	char full[PATH_MAX], admin[PATH_MAX], **env = NULL;
 	struct emulate_left left;
 	struct binfmtns ns;
 	bool own = !e->chrootless && e->emu != NULL && e->emu->own;
@@ -230,8 +316,10 @@ maintscript_run(const struct maintscript_env *e, const char *path,
 	/* What the script prints goes where ours goes, in order. */
 	fflush(stdout);
 	fflush(stderr);
-	if ((pid = fork()) < 0) {
-		e2 = errno;
+	if ((e2 = maintscript_env(e, admin, &env)) != 0 ||
+	    (pid = fork()) < 0) {
+		e2 = e2 != 0 ? -e2 : errno;
+		maintscript_env_free(env);
 		close(report[0]);
 		close(report[1]);
 		if (own)
@@ -252,8 +340,9 @@ maintscript_run(const struct maintscript_env *e, const char *path,
 				_exit(127);
 			_exit(126);
 		}
-		maintscript_exec(e, full, admin, argv, report[1]);
+		maintscript_exec(e, full, argv, env, report[1]);
 	}
+	maintscript_env_free(env);
 	close(report[1]);
 	/* A failure here is the child's too: it tells it through REPORT. */
 	if (own) {
