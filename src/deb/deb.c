@@ -273,7 +273,6 @@ deb_member_slurp(struct deb *d)
 {
 	const void *buf;
 	ssize_t n;
-	char *v;
 
 	if (d->member_size < 0 || d->member_size > CTLCACHE_MEMBER_MAX)
 		return 0;
@@ -286,17 +285,12 @@ deb_member_slurp(struct deb *d)
 			d->mem_failed = true;
 			break;
 		}
-		/* More than the header said: not for this reader. */
+		/* libarchive gives no more than the header says. */
 		if ((size_t)n > (size_t)d->member_size - d->memlen) {
-			if ((v = realloc(d->mem, d->memlen + (size_t)n)) ==
-			    NULL) {
-				d->mem_failed = true;
-				archive_set_error(d->ar, ENOMEM,
-				    "cannot read");
-				break;
-			}
-			d->mem = v;
-			d->member_size = (off_t)(d->memlen + (size_t)n);
+			d->mem_failed = true;
+			archive_set_error(d->ar, EFBIG, "member longer than"
+			    " its header says");
+			break;
 		}
 		memcpy(d->mem + d->memlen, buf, (size_t)n);
 		d->memlen += (size_t)n;
